@@ -1,0 +1,11 @@
+#!/usr/bin/env python3
+"""Prints the exported-function names declared with GDAP_API in the public headers, sorted.
+Used by tests/abi to check that abi/gdap.map lists exactly these."""
+import pathlib, re, sys
+root = pathlib.Path(__file__).resolve().parent.parent
+names = set()
+for header in sorted((root / "include" / "gdap").glob("*.h")):
+    text = header.read_text()
+    for m in re.finditer(r"GDAP_API\s+[^;{]*?\b(gdap_\w+)\s*\(", text):
+        names.add(m.group(1))
+print("\n".join(sorted(names)))

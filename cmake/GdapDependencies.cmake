@@ -1,0 +1,77 @@
+# Finds gdap's dependencies. Required: fmt, nlohmann-json and a DLPack >= 1.0 header.
+# Optional (AUTO/ON/OFF): CUDA with cuBLAS, NCCL, MPI.
+
+find_package(fmt REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+
+# DLPack >= 1.0 (DLManagedTensorVersioned). Debian's libdlpack-dev is 0.6, too old, so by default
+# we take the dlpack.h that the apache-tvm-ffi Python package ships (pip install apache-tvm-ffi);
+# GDAP_DLPACK_INCLUDE_DIR overrides. See docs/dependencies.md.
+set(GDAP_DLPACK_INCLUDE_DIR "" CACHE PATH "Directory holding dlpack/dlpack.h (DLPack >= 1.0)")
+if(NOT GDAP_DLPACK_INCLUDE_DIR)
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  if(Python3_Interpreter_FOUND)
+    execute_process(
+      COMMAND ${Python3_EXECUTABLE} -c
+        "import importlib.util,os; s=importlib.util.find_spec('tvm_ffi'); print(os.path.join(os.path.dirname(s.origin),'include') if s else '')"
+      OUTPUT_VARIABLE _gdap_tvm_include OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    if(_gdap_tvm_include AND EXISTS "${_gdap_tvm_include}/dlpack/dlpack.h")
+      set(GDAP_DLPACK_INCLUDE_DIR "${_gdap_tvm_include}" CACHE PATH "" FORCE)
+    endif()
+  endif()
+endif()
+if(NOT GDAP_DLPACK_INCLUDE_DIR OR NOT EXISTS "${GDAP_DLPACK_INCLUDE_DIR}/dlpack/dlpack.h")
+  message(FATAL_ERROR
+    "gdap needs a DLPack >= 1.0 dlpack.h: run 'python3 -m pip install apache-tvm-ffi' "
+    "or pass -DGDAP_DLPACK_INCLUDE_DIR=<dir holding dlpack/dlpack.h>")
+endif()
+file(STRINGS "${GDAP_DLPACK_INCLUDE_DIR}/dlpack/dlpack.h" _gdap_dlpack_major REGEX "#define DLPACK_MAJOR_VERSION")
+string(REGEX MATCH "[0-9]+" _gdap_dlpack_major "${_gdap_dlpack_major}")
+if(NOT _gdap_dlpack_major OR _gdap_dlpack_major LESS 1)
+  message(FATAL_ERROR "${GDAP_DLPACK_INCLUDE_DIR}/dlpack/dlpack.h is DLPack major '${_gdap_dlpack_major}'; gdap needs >= 1")
+endif()
+
+# CUDA (+ cuBLAS).
+set(GDAP_HAVE_CUDA OFF)
+if(NOT GDAP_WITH_CUDA STREQUAL "OFF")
+  include(CheckLanguage)
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    set(CMAKE_CUDA_ARCHITECTURES ${GDAP_CUDA_ARCHITECTURES})
+    enable_language(CUDA)
+    # CMake 3.25 has no CUDA20 flags for nvcc 13; kernels are written in C++17.
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    find_package(CUDAToolkit REQUIRED)
+    set(GDAP_HAVE_CUDA ON)
+  elseif(GDAP_WITH_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "GDAP_WITH_CUDA=ON but no CUDA compiler was found")
+  endif()
+endif()
+
+# NCCL (needs CUDA).
+set(GDAP_HAVE_NCCL OFF)
+if(GDAP_HAVE_CUDA AND NOT GDAP_WITH_NCCL STREQUAL "OFF")
+  find_path(GDAP_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/include)
+  find_library(GDAP_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/lib/x86_64-linux-gnu)
+  if(GDAP_NCCL_INCLUDE_DIR AND GDAP_NCCL_LIBRARY)
+    set(GDAP_HAVE_NCCL ON)
+  endif()
+endif()
+if(GDAP_WITH_NCCL STREQUAL "ON" AND NOT GDAP_HAVE_NCCL)
+  message(FATAL_ERROR "GDAP_WITH_NCCL=ON but NCCL (with CUDA) was not found")
+endif()
+
+# MPI.
+set(GDAP_HAVE_MPI OFF)
+if(NOT GDAP_WITH_MPI STREQUAL "OFF")
+  find_package(MPI COMPONENTS C CXX QUIET)
+  if(MPI_FOUND)
+    set(GDAP_HAVE_MPI ON)
+  elseif(GDAP_WITH_MPI STREQUAL "ON")
+    message(FATAL_ERROR "GDAP_WITH_MPI=ON but MPI was not found")
+  endif()
+endif()

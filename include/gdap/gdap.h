@@ -1,0 +1,494 @@
+/*
+ * gdap.h — the C ABI of gdap, an implementation of the Distributed Array Protocol (DAP 0.10.0)
+ * for arrays whose local sections live in host or GPU memory.
+ *
+ * This header needs no MPI, CUDA or DLPack header: DLPack tensors appear only as pointers to
+ * the forward-declared structs below, and gdap_dtype / gdap_device have the layout of
+ * DLDataType / DLDevice. It compiles as C99 and as C++.
+ *
+ * Conventions (see docs/api.md):
+ *  - Every function returns gdap_status; results come back through out-parameters, listed first.
+ *  - On failure, gdap_last_error() gives this thread's detail, naming the dimension, key, value
+ *    or rank that was wrong; nothing the caller passed is modified.
+ *  - Pointer parameters say whether they are *borrowed* (read during the call only), *retained*
+ *    (must outlive the handle) or *taken* (gdap frees it).
+ *  - Indices, sizes, counts and strides are int64_t; strides count elements, not bytes.
+ *    Every product is overflow-checked and overflow is GDAP_ERR_OVERFLOW.
+ *  - Handles are opaque; gdap_x_destroy(NULL) is a no-op. Distinct handles may be used from
+ *    distinct threads at once; one handle is safe to read from several threads, but not to
+ *    read and destroy at once.
+ *  - No function in this header is collective: each works on the data of one process.
+ */
+#ifndef GDAP_H
+#define GDAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Visibility and versions
+ * ------------------------------------------------------------------------------------------- */
+
+#if defined(GDAP_STATIC_DEFINE)
+#define GDAP_API
+#elif defined(_WIN32)
+#ifdef GDAP_BUILDING_LIBRARY
+#define GDAP_API __declspec(dllexport)
+#else
+#define GDAP_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define GDAP_API __attribute__((visibility("default")))
+#else
+#define GDAP_API
+#endif
+
+/** Library version (semantic): a minor release adds functions and appends struct fields only. */
+#define GDAP_VERSION_MAJOR 0
+#define GDAP_VERSION_MINOR 1
+#define GDAP_VERSION_PATCH 0
+#define GDAP_VERSION_NUMBER (GDAP_VERSION_MAJOR * 10000 + GDAP_VERSION_MINOR * 100 + GDAP_VERSION_PATCH)
+
+/** The Distributed Array Protocol version gdap produces. */
+#define GDAP_PROTOCOL_VERSION "0.10.0"
+#define GDAP_PROTOCOL_MAJOR 0
+#define GDAP_PROTOCOL_MINOR 10
+
+/* ---------------------------------------------------------------------------------------------
+ * Status and errors
+ * ------------------------------------------------------------------------------------------- */
+
+/** The result of every gdap call. Values are stable across releases; new ones are appended. */
+typedef enum gdap_status {
+  GDAP_SUCCESS = 0,
+  GDAP_ERR_INVALID_ARGUMENT = 1, /**< a NULL pointer, a bad enum value, a size the call cannot take */
+  GDAP_ERR_PROTOCOL = 2,         /**< a descriptor breaks a rule of the protocol */
+  GDAP_ERR_VERSION = 3,          /**< a protocol or DLPack version this gdap does not know */
+  GDAP_ERR_OVERFLOW = 4,         /**< a size, offset or product does not fit in int64_t */
+  GDAP_ERR_OUT_OF_RANGE = 5,     /**< an index, rank or dimension outside its range */
+  GDAP_ERR_NOT_FOUND = 6,        /**< a global index this process (or any process) does not hold */
+  GDAP_ERR_BUFFER_TOO_SMALL = 7, /**< an output buffer is smaller than the result; the count says how large */
+  GDAP_ERR_NO_MEMORY = 8,        /**< an allocation failed */
+  GDAP_ERR_UNSUPPORTED = 9,      /**< a device, dtype or feature this build does not support */
+  GDAP_ERR_DEVICE = 10,          /**< a CUDA call failed (no device, out of device memory, ...) */
+  GDAP_ERR_COMM = 11,            /**< a communication call failed (MPI, NCCL) */
+  GDAP_ERR_REMOTE = 12,          /**< another rank failed a collective call */
+  GDAP_ERR_TIMEOUT = 13,         /**< a collective call did not complete in time */
+  GDAP_ERR_IO = 14,              /**< reading or writing a file failed */
+  GDAP_ERR_INTERNAL = 15         /**< a bug in gdap: please report it with gdap_last_error() */
+} gdap_status;
+
+/** The name of a status code, e.g. "GDAP_ERR_PROTOCOL". Static string: never free it. */
+GDAP_API const char* gdap_status_string(gdap_status status);
+
+/**
+ * The detail of the last failed gdap call on this thread, e.g.
+ * "dimension 1 ('b'): stop (12) > size (10)". A successful call does not clear it.
+ * Returns "" if no call has failed on this thread. The string is owned by gdap and valid until
+ * the next failing gdap call on this thread; copy it to keep it. Thread-safe (thread-local).
+ */
+GDAP_API const char* gdap_last_error(void);
+
+/** The library version as GDAP_VERSION_NUMBER of the build that is loaded (never fails). */
+GDAP_API int gdap_version(void);
+
+/** The library version as a static string "major.minor.patch" (never fails). */
+GDAP_API const char* gdap_version_string(void);
+
+/**
+ * Checks a protocol version string ("major.minor.patch").
+ * Accepts major 0 with a minor up to GDAP_PROTOCOL_MINOR (older minors are subsets);
+ * GDAP_ERR_VERSION for another major or a newer minor, GDAP_ERR_INVALID_ARGUMENT for a string
+ * that is not three dot-separated non-negative integers. `version` is borrowed.
+ */
+GDAP_API gdap_status gdap_protocol_version_check(const char* version);
+
+/* ---------------------------------------------------------------------------------------------
+ * Dimension descriptors (layer 1): one protocol dimension dictionary
+ * ------------------------------------------------------------------------------------------- */
+
+/** The protocol's dist_type values; the enum value is the protocol's character. */
+typedef enum gdap_dist_type {
+  GDAP_DIST_UNDISTRIBUTED = 0,  /**< the empty dictionary {}: an alias resolved from the buffer shape */
+  GDAP_DIST_BLOCK = 'b',        /**< block: start, stop; optional padding, periodic */
+  GDAP_DIST_CYCLIC = 'c',       /**< cyclic / block-cyclic: start; optional block_size */
+  GDAP_DIST_UNSTRUCTURED = 'u'  /**< unstructured: indices; optional one_to_one */
+} gdap_dist_type;
+
+/** Bits of gdap_dim.given: which optional keys the dictionary holds. */
+#define GDAP_KEY_PADDING (1u << 0)    /**< 'b': padding */
+#define GDAP_KEY_PERIODIC (1u << 1)   /**< 'b': periodic */
+#define GDAP_KEY_BLOCK_SIZE (1u << 2) /**< 'c': block_size */
+#define GDAP_KEY_ONE_TO_ONE (1u << 3) /**< 'u': one_to_one */
+
+/**
+ * One dimension dictionary. Initialise with GDAP_DIM_INIT (or a gdap_dim_set_* call), then fill
+ * the keys of its dist_type. Optional keys count only when their GDAP_KEY_* bit is in `given`;
+ * an optional field holding a non-default value without its bit is an error, so a forgotten bit
+ * is reported rather than ignored. Fields of other dist_types must keep their initial values.
+ *
+ * Growth: the struct only grows at its end; `struct_size` tells gdap how much the caller knows,
+ * and arrays of gdap_dim are read with a stride of dims[0].struct_size.
+ */
+typedef struct gdap_dim {
+  uint32_t struct_size;   /**< sizeof(gdap_dim) as the caller compiled it (GDAP_DIM_INIT sets it) */
+  uint32_t given;         /**< GDAP_KEY_* bits of the optional keys present */
+  int32_t dist_type;      /**< a gdap_dist_type */
+  int32_t periodic;       /**< 'b': non-zero if the dimension wraps (needs GDAP_KEY_PERIODIC) */
+  int64_t size;           /**< global number of elements along this dimension, >= 0 */
+  int64_t proc_grid_size; /**< processes along this dimension of the process grid, >= 1 */
+  int64_t proc_grid_rank; /**< this process's coordinate along it, 0 <= rank < proc_grid_size */
+  int64_t start;          /**< 'b', 'c': first global index held (for 'b' including padding) */
+  int64_t stop;           /**< 'b': one past the last global index held (including padding) */
+  int64_t padding[2];     /**< 'b': elements of padding below and above (needs GDAP_KEY_PADDING) */
+  int64_t block_size;     /**< 'c': length of the blocks dealt round-robin, >= 1 (default 1) */
+  const int64_t* indices; /**< 'u': global indices held, in local order; borrowed or owned as the
+                               function that filled the struct says */
+  int64_t num_indices;    /**< 'u': length of `indices` */
+  int32_t one_to_one;     /**< 'u': non-zero if every global index lives on exactly one process */
+  int32_t reserved;       /**< must be 0 */
+} gdap_dim;
+
+/** A gdap_dim with struct_size set, block_size 1 and everything else zero (dist_type {}). */
+#define GDAP_DIM_INIT {sizeof(gdap_dim), 0u, GDAP_DIST_UNDISTRIBUTED, 0, 0, 1, 0, 0, 0, {0, 0}, 1, NULL, 0, 0, 0}
+
+/** Sets `*dim` to GDAP_DIM_INIT. `dim` is borrowed. */
+GDAP_API gdap_status gdap_dim_init(gdap_dim* dim);
+
+/** Sets `*dim` to a block dimension without optional keys. Checks nothing: see gdap_dim_validate. */
+GDAP_API gdap_status gdap_dim_set_block(gdap_dim* dim, int64_t size, int64_t proc_grid_size,
+                                        int64_t proc_grid_rank, int64_t start, int64_t stop);
+
+/** Adds the optional 'padding' key to a block dimension. */
+GDAP_API gdap_status gdap_dim_set_padding(gdap_dim* dim, int64_t lower, int64_t upper);
+
+/** Adds the optional 'periodic' key to a block dimension. */
+GDAP_API gdap_status gdap_dim_set_periodic(gdap_dim* dim, int periodic);
+
+/**
+ * Sets `*dim` to a cyclic dimension. `block_size` 0 leaves the optional key out (default 1);
+ * any other value is given as the 'block_size' key.
+ */
+GDAP_API gdap_status gdap_dim_set_cyclic(gdap_dim* dim, int64_t size, int64_t proc_grid_size,
+                                         int64_t proc_grid_rank, int64_t start, int64_t block_size);
+
+/**
+ * Sets `*dim` to an unstructured dimension. `indices` is retained: it must outlive every use of
+ * `*dim`. `one_to_one` < 0 leaves the optional key out (default false); 0 or 1 gives it.
+ */
+GDAP_API gdap_status gdap_dim_set_unstructured(gdap_dim* dim, int64_t size, int64_t proc_grid_size,
+                                               int64_t proc_grid_rank, const int64_t* indices,
+                                               int64_t num_indices, int one_to_one);
+
+/**
+ * Sets `*dim` to what the empty dictionary {} stands for, for a buffer extent `extent`:
+ * {'dist_type':'b','proc_grid_rank':0,'proc_grid_size':1,'start':0,'stop':extent,'size':extent}.
+ */
+GDAP_API gdap_status gdap_dim_set_undistributed(gdap_dim* dim, int64_t extent);
+
+/**
+ * Checks one dimension dictionary against every per-process rule of the protocol.
+ * `extent` is the buffer's length along this dimension, or -1 if unknown (the rules that need it
+ * are then skipped, and an empty dictionary {} is refused since it cannot be resolved).
+ * `dim_index` only labels messages ("dimension 2 ('c'): ..."). `dim` is borrowed.
+ * Returns GDAP_ERR_PROTOCOL (or GDAP_ERR_OVERFLOW) with a message naming the dimension, the key
+ * and the values. Cost: O(1), except O(n log n) for the uniqueness of n unstructured indices.
+ */
+GDAP_API gdap_status gdap_dim_validate(const gdap_dim* dim, int64_t dim_index, int64_t extent);
+
+/**
+ * Checks a whole per-process dim_data: each dictionary as gdap_dim_validate does, with
+ * `shape[i]` as dimension i's extent. `shape` may be NULL (extents unknown). `ndim` may be 0
+ * (a 0-d array). `dims` (stride dims[0].struct_size) and `shape` are borrowed.
+ */
+GDAP_API gdap_status gdap_dims_validate(const gdap_dim* dims, int64_t ndim, const int64_t* shape);
+
+/**
+ * Number of global indices this process owns along one dimension: for 'b' the held range less
+ * communication padding, for 'c' the protocol's count (the trailing partial block belongs to grid
+ * rank (size / block_size) % proc_grid_size), for 'u' the number of indices. The dimension must be
+ * valid (gdap_dim_validate); an empty dictionary is refused.
+ */
+GDAP_API gdap_status gdap_dim_owned_count(int64_t* count, const gdap_dim* dim);
+
+/**
+ * Buffer extent along one dimension that this dictionary implies: stop - start for 'b' (padding
+ * included), the owned count for 'c', num_indices for 'u'.
+ */
+GDAP_API gdap_status gdap_dim_local_extent(int64_t* extent, const gdap_dim* dim);
+
+/**
+ * Local index of global index `global` in this process's buffer. GDAP_ERR_NOT_FOUND if this
+ * process does not hold it. For 'b' the held range counts, padding included. O(1) for 'b' and
+ * 'c'; O(n) for 'u' (use gdap_array_global_to_local or gdap_map for repeated look-ups).
+ */
+GDAP_API gdap_status gdap_dim_global_to_local(int64_t* local, const gdap_dim* dim, int64_t global);
+
+/** Global index held at local index `local`; GDAP_ERR_OUT_OF_RANGE outside the buffer. O(1). */
+GDAP_API gdap_status gdap_dim_local_to_global(int64_t* global, const gdap_dim* dim, int64_t local);
+
+/* ---------------------------------------------------------------------------------------------
+ * Process grid and owned runs (layer 2)
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * Grid coordinates of `rank` on a process grid of `ndim` dimensions `grid_shape`, in C order
+ * (last coordinate fastest, as MPI_Cart_create). `coords` (ndim) is written; `grid_shape` borrowed.
+ */
+GDAP_API gdap_status gdap_grid_rank_to_coords(int64_t* coords, int64_t ndim, const int64_t* grid_shape,
+                                              int64_t rank);
+
+/** The rank at grid coordinates `coords` (C order). The inverse of gdap_grid_rank_to_coords. */
+GDAP_API gdap_status gdap_grid_coords_to_rank(int64_t* rank, int64_t ndim, const int64_t* grid_shape,
+                                              const int64_t* coords);
+
+/**
+ * A run of owned global indices that sit contiguously in the local buffer:
+ * global indices [global_start, global_start + length) live at local
+ * [local_start, local_start + length) along one dimension.
+ */
+typedef struct gdap_run {
+  int64_t global_start;
+  int64_t length;
+  int64_t local_start;
+} gdap_run;
+
+/**
+ * Number of owned runs along one dimension: 1 (or 0 when empty) for 'b', one per block held for
+ * 'c', and for 'u' the maximal runs in which both global and local indices step by one.
+ */
+GDAP_API gdap_status gdap_dim_num_runs(int64_t* num_runs, const gdap_dim* dim);
+
+/**
+ * Writes runs [first, first + capacity) of one dimension, in increasing global order, to `runs`;
+ * `*written` is how many were written (fewer at the end). Lets a caller walk any number of runs
+ * in chunks of its choosing. O(capacity) for 'b' and 'c'; 'u' sorts its indices (O(n log n)).
+ */
+GDAP_API gdap_status gdap_dim_runs(gdap_run* runs, int64_t* written, const gdap_dim* dim, int64_t first,
+                                   int64_t capacity);
+
+/* ---------------------------------------------------------------------------------------------
+ * Global maps (layer 2): every rank's dim_data, checked collectively, with O(1) look-ups
+ * ------------------------------------------------------------------------------------------- */
+
+/** The global view of one distribution: every rank's dictionaries. Opaque. */
+typedef struct gdap_map gdap_map;
+
+/**
+ * Builds the global view of a distribution from every rank's dim_data and checks every
+ * cross-process rule of the protocol: same ndim, dist_type, size and proc_grid_size everywhere;
+ * the product of proc_grid_size equals `nranks`; each rank's proc_grid_rank values are its C-order
+ * grid coordinates; identical dictionaries along an axis; owned ranges that tile [0, size) with
+ * no gap or overlap; communication padding equal to the neighbour's and no wider than what the
+ * neighbour owns; padding given on all ranks of a dimension or on none; one_to_one indices held
+ * exactly once. Errors name the rank: "rank 3, dimension 0 ('b'): ...".
+ *
+ * `dims` holds nranks * ndim dictionaries, rank-major (rank r's dimension i at r * ndim + i), with
+ * stride dims[0].struct_size; empty dictionaries must be resolved (gdap_dim_set_undistributed).
+ * `dims` and every `indices` array are borrowed: the map keeps its own copies.
+ * Owner look-ups are O(1) for even 'b' and all 'c', O(log P) for irregular 'b', O(log n) for 'u'.
+ * On success `*out` is a new map the caller destroys with gdap_map_destroy.
+ */
+GDAP_API gdap_status gdap_map_create(gdap_map** out, int64_t nranks, int64_t ndim, const gdap_dim* dims);
+
+/** Destroys a map. NULL is a no-op. */
+GDAP_API gdap_status gdap_map_destroy(gdap_map* map);
+
+/** Number of array dimensions, and number of ranks. */
+GDAP_API gdap_status gdap_map_ndim(int64_t* ndim, const gdap_map* map);
+GDAP_API gdap_status gdap_map_nranks(int64_t* nranks, const gdap_map* map);
+
+/** Global shape (ndim sizes) and process grid shape (ndim proc_grid_sizes). */
+GDAP_API gdap_status gdap_map_global_shape(int64_t* shape, const gdap_map* map);
+GDAP_API gdap_status gdap_map_grid_shape(int64_t* grid_shape, const gdap_map* map);
+
+/** Rank `rank`'s dictionary for dimension `dim`, copied into `*out`; its `indices` (for 'u')
+ *  point into the map and stay valid while the map lives. */
+GDAP_API gdap_status gdap_map_dim(gdap_dim* out, const gdap_map* map, int64_t rank, int64_t dim);
+
+/** Rank `rank`'s buffer shape (padding included) and owned shape (ndim each). */
+GDAP_API gdap_status gdap_map_local_shape(int64_t* shape, const gdap_map* map, int64_t rank);
+GDAP_API gdap_status gdap_map_owned_shape(int64_t* shape, const gdap_map* map, int64_t rank);
+
+/** Number of elements rank `rank` owns (the product of its owned shape; overflow-checked). */
+GDAP_API gdap_status gdap_map_owned_count(int64_t* count, const gdap_map* map, int64_t rank);
+
+/**
+ * The rank owning global index `global` (ndim coordinates) and the local index (ndim) there.
+ * For unstructured dimensions without one_to_one, the lowest such rank. GDAP_ERR_NOT_FOUND if no
+ * rank owns it (e.g. an unstructured index absent everywhere); GDAP_ERR_OUT_OF_RANGE outside
+ * [0, size) for 'b' and 'c'. `local` may be NULL.
+ */
+GDAP_API gdap_status gdap_map_owner(int64_t* rank, int64_t* local, const gdap_map* map, const int64_t* global);
+
+/**
+ * Every rank that owns global index `global` (replicas of unstructured dimensions included),
+ * ascending, into `ranks` (capacity `capacity`). `*count` is the total; GDAP_ERR_BUFFER_TOO_SMALL
+ * if it exceeds `capacity` (then nothing is written). `ranks` may be NULL with capacity 0 to count.
+ */
+GDAP_API gdap_status gdap_map_owners(int64_t* ranks, int64_t* count, const gdap_map* map,
+                                     const int64_t* global, int64_t capacity);
+
+/**
+ * Batched gdap_map_owner for `count` global indices: `globals` is count x ndim (row-major); for
+ * each, ranks[k] gets the owning rank (-1 if no rank owns it or it is out of range: one bad index
+ * does not fail the batch) and, if `locals` is not NULL, locals[k * ndim + i] its local index.
+ * `device` says where the three arrays live. Host memory (GDAP_DEVICE_CPU, CUDA_HOST, CUDA_MANAGED):
+ * computed on the CPU before the call returns; `stream` is ignored. CUDA device memory: computed
+ * by a kernel enqueued on `stream` (a cudaStream_t; NULL is the legacy default stream), so the call
+ * returns before the results are ready; the map's tables are copied to that device once and
+ * cached. The arrays are borrowed for the call (and, on a device, until the stream reaches that
+ * point). The map must outlive the queued work. GDAP_ERR_UNSUPPORTED without CUDA.
+ */
+GDAP_API gdap_status gdap_map_owner_batch(int64_t* ranks, int64_t* locals, const gdap_map* map,
+                                          const int64_t* globals, int64_t count, gdap_device device,
+                                          void* stream);
+
+/** Global index (ndim) held at local index `local` (ndim) of rank `rank`'s buffer. */
+GDAP_API gdap_status gdap_map_local_to_global(int64_t* global, const gdap_map* map, int64_t rank,
+                                              const int64_t* local);
+
+/** Owned runs of rank `rank` along dimension `dim`; as gdap_dim_num_runs / gdap_dim_runs. */
+GDAP_API gdap_status gdap_map_num_runs(int64_t* num_runs, const gdap_map* map, int64_t rank, int64_t dim);
+GDAP_API gdap_status gdap_map_runs(gdap_run* runs, int64_t* written, const gdap_map* map, int64_t rank,
+                                   int64_t dim, int64_t first, int64_t capacity);
+
+/* ---------------------------------------------------------------------------------------------
+ * Local arrays (layer 3): one process's section plus its distribution; zero-copy DLPack
+ * ------------------------------------------------------------------------------------------- */
+
+struct DLManagedTensorVersioned; /* dlpack.h, DLPack >= 1.0 */
+struct DLManagedTensor;          /* dlpack.h, the unversioned form older producers hand out */
+
+/** Element type; the same layout and codes as DLPack's DLDataType. */
+typedef struct gdap_dtype {
+  uint8_t code; /**< GDAP_DTYPE_* (DLPack's DLDataTypeCode) */
+  uint8_t bits; /**< bits per lane: 8, 16, 32, 64 or 128 */
+  uint16_t lanes; /**< 1 for scalars */
+} gdap_dtype;
+
+enum {
+  GDAP_DTYPE_INT = 0,
+  GDAP_DTYPE_UINT = 1,
+  GDAP_DTYPE_FLOAT = 2,
+  GDAP_DTYPE_BFLOAT = 4,
+  GDAP_DTYPE_COMPLEX = 5,
+  GDAP_DTYPE_BOOL = 6
+};
+
+/** Where the data lives; the same layout and codes as DLPack's DLDevice. */
+typedef struct gdap_device {
+  int32_t type; /**< GDAP_DEVICE_* (DLPack's DLDeviceType) */
+  int32_t id;   /**< device ordinal; 0 for host memory */
+} gdap_device;
+
+enum {
+  GDAP_DEVICE_CPU = 1,          /**< ordinary host memory */
+  GDAP_DEVICE_CUDA = 2,         /**< CUDA device memory */
+  GDAP_DEVICE_CUDA_HOST = 3,    /**< CUDA pinned host memory */
+  GDAP_DEVICE_CUDA_MANAGED = 13 /**< CUDA managed (unified) memory */
+};
+
+/** One process's local section and its distribution. Opaque. */
+typedef struct gdap_array gdap_array;
+
+/**
+ * Wraps a DLPack tensor as a local array, without copying any element.
+ * Checks the tensor (DLPack major 1, a supported device and dtype, shape and strides whose
+ * extent fits int64_t) and the dictionaries against it (gdap_dims_validate with the tensor's
+ * shape; ndim must equal the tensor's ndim; empty dictionaries are resolved from the shape).
+ * `version` is the producer's protocol version string, or NULL for GDAP_PROTOCOL_VERSION.
+ *
+ * Ownership: on success `tensor` is *taken*: gdap calls its deleter exactly once, when the array
+ * and every tensor exported from it are gone. On failure it is untouched and still the caller's,
+ * who must call its deleter (safe even when the DLPack major differs). `dims`, their `indices`
+ * and `version` are borrowed (copied). Cost: O(ndim) plus a copy of unstructured indices.
+ * On success `*out` is a new array the caller destroys with gdap_array_destroy.
+ */
+GDAP_API gdap_status gdap_array_from_dlpack(gdap_array** out, struct DLManagedTensorVersioned* tensor,
+                                            const gdap_dim* dims, int64_t ndim, const char* version);
+
+/** As gdap_array_from_dlpack, for the unversioned DLManagedTensor (taken on success likewise). */
+GDAP_API gdap_status gdap_array_from_dlpack_unversioned(gdap_array** out, struct DLManagedTensor* tensor,
+                                                        const gdap_dim* dims, int64_t ndim,
+                                                        const char* version);
+
+/**
+ * Wraps memory the caller keeps: `data` is *retained* (it must outlive the array and every tensor
+ * exported from it; gdap never frees it). `strides` (ndim, in elements) may be NULL for a
+ * C-contiguous buffer; the shape is each dictionary's local extent. `dims` are borrowed (copied).
+ * This is how C and Fortran codes hand their own arrays to gdap.
+ */
+GDAP_API gdap_status gdap_array_wrap(gdap_array** out, void* data, gdap_dtype dtype, gdap_device device,
+                                     const int64_t* strides, const gdap_dim* dims, int64_t ndim);
+
+/**
+ * Allocates a C-contiguous local section owned by the array, with the shape the dictionaries
+ * imply, on `device`: host memory (64-byte aligned, zero-filled), or, when gdap was built with
+ * CUDA, device, pinned or managed memory (not initialised). GDAP_ERR_UNSUPPORTED for a CUDA
+ * device in a build without CUDA; GDAP_ERR_DEVICE if the CUDA allocation fails (message says why).
+ */
+GDAP_API gdap_status gdap_array_create(gdap_array** out, gdap_dtype dtype, gdap_device device,
+                                       const gdap_dim* dims, int64_t ndim);
+
+/**
+ * Destroys the handle. The memory is released (deleter called, or freed if gdap allocated it)
+ * once no exported tensor still refers to it. NULL is a no-op.
+ */
+GDAP_API gdap_status gdap_array_destroy(gdap_array* array);
+
+/**
+ * Exports the local section as a new DLPack tensor sharing the same memory (no element copied).
+ * The caller owns `*out` and must call `(*out)->deleter(*out)` exactly once; the memory stays
+ * valid until then, even after gdap_array_destroy. The flags carry read-only if the imported
+ * tensor was read-only. O(ndim).
+ */
+GDAP_API gdap_status gdap_array_to_dlpack(struct DLManagedTensorVersioned** out, gdap_array* array);
+
+/** As gdap_array_to_dlpack, as an unversioned DLManagedTensor (for consumers of DLPack < 1.0). */
+GDAP_API gdap_status gdap_array_to_dlpack_unversioned(struct DLManagedTensor** out, gdap_array* array);
+
+/** Number of dimensions of the local section. */
+GDAP_API gdap_status gdap_array_ndim(int64_t* ndim, const gdap_array* array);
+
+/** Address of element (0, ..., 0) (data plus byte offset). Borrowed: valid while the array lives. */
+GDAP_API gdap_status gdap_array_data(void** data, const gdap_array* array);
+
+/** Shape (ndim) and strides (ndim, in elements; always filled, also for compact buffers). */
+GDAP_API gdap_status gdap_array_shape(int64_t* shape, const gdap_array* array);
+GDAP_API gdap_status gdap_array_strides(int64_t* strides, const gdap_array* array);
+
+/** Element type and device. */
+GDAP_API gdap_status gdap_array_dtype(gdap_dtype* dtype, const gdap_array* array);
+GDAP_API gdap_status gdap_array_device(gdap_device* device, const gdap_array* array);
+
+/** Non-zero if the section may not be written (DLPack read-only flag). */
+GDAP_API gdap_status gdap_array_readonly(int* readonly, const gdap_array* array);
+
+/**
+ * Dimension `dim`'s dictionary, copied into `*out` (empty dictionaries resolved). Its `indices`
+ * (for 'u') point into the array and stay valid while the array lives.
+ */
+GDAP_API gdap_status gdap_array_dim(gdap_dim* out, const gdap_array* array, int64_t dim);
+
+/** The protocol version string the array was described with. Borrowed: valid while it lives. */
+GDAP_API gdap_status gdap_array_version(const char** version, const gdap_array* array);
+
+/**
+ * Local index (ndim) of global index `global` (ndim) in this section; GDAP_ERR_NOT_FOUND if not
+ * held here (padding counts as held). O(1) for 'b' and 'c', O(log n) for 'u' (index built once).
+ */
+GDAP_API gdap_status gdap_array_global_to_local(int64_t* local, const gdap_array* array, const int64_t* global);
+
+/** Global index (ndim) of local index `local` (ndim). */
+GDAP_API gdap_status gdap_array_local_to_global(int64_t* global, const gdap_array* array, const int64_t* local);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* GDAP_H */

@@ -1,0 +1,49 @@
+// The protocol's dimension dictionary inside gdap: reading the caller's gdap_dim arrays (whose
+// stride is the caller's struct_size), the per-process rules, and the per-dimension counts that
+// every higher layer uses. Everything here throws gdap::Error; the C entry points guard it.
+#pragma once
+
+#include <gdap/gdap.h>
+
+#include <cstdint>
+#include <string>
+
+namespace gdap {
+
+// Copies dimension `i` of a caller's array: reads dims[0].struct_size bytes per element (the
+// caller's layout), fills fields the caller's struct does not cover with GDAP_DIM_INIT values.
+// Throws GDAP_ERR_INVALID_ARGUMENT for a NULL array or a struct_size smaller than the first
+// release's gdap_dim or not a multiple of 8.
+gdap_dim read_dim(const gdap_dim* dims, int64_t i);
+
+// "dimension 2 ('c')" — the label every message about a dimension starts with.
+std::string dim_label(const gdap_dim& dim, int64_t dim_index);
+
+// Per-process rules of PROTOCOL.md for one dictionary; `extent` is the buffer length along it
+// or -1 if unknown. Throws GDAP_ERR_PROTOCOL / GDAP_ERR_OVERFLOW naming dimension, key, values.
+void validate_dim(const gdap_dim& dim, int64_t dim_index, int64_t extent);
+
+// Replaces an empty dictionary {} by what it stands for, given the buffer extent.
+gdap_dim resolve_alias(const gdap_dim& dim, int64_t extent);
+
+// Effective optional values (defaults when the key was not given).
+int64_t block_size_of(const gdap_dim& dim);  // 'c': 1 unless given
+bool is_periodic(const gdap_dim& dim);       // 'b'
+bool is_one_to_one(const gdap_dim& dim);     // 'u'
+
+// Communication padding below / above for 'b' (0 for other types): padding on a side with a
+// neighbour, or every padding when the dimension is periodic. The rest is boundary padding.
+int64_t comm_padding_lower(const gdap_dim& dim);
+int64_t comm_padding_upper(const gdap_dim& dim);
+
+// Owned global indices along the dimension (see gdap_dim_owned_count). Needs a valid dictionary.
+int64_t owned_count(const gdap_dim& dim);
+
+// Buffer extent the dictionary implies (see gdap_dim_local_extent).
+int64_t local_extent(const gdap_dim& dim);
+
+// Owned count of grid rank `grid_rank` of a cyclic dimension of `size` over `grid_size` ranks
+// in blocks of `block_size` (the protocol's rule: the partial block goes to rank nb % P).
+int64_t cyclic_owned_count(int64_t size, int64_t grid_size, int64_t block_size, int64_t grid_rank);
+
+}  // namespace gdap
