@@ -20,9 +20,13 @@ if(NOT GDAP_DLPACK_INCLUDE_DIR)
     endif()
   endif()
 endif()
+# tools/deps.sh unpacks the same wheel into .deps/ where pip cannot install (PEP 668 systems).
+if(NOT GDAP_DLPACK_INCLUDE_DIR AND EXISTS "${PROJECT_SOURCE_DIR}/.deps/tvm_ffi/include/dlpack/dlpack.h")
+  set(GDAP_DLPACK_INCLUDE_DIR "${PROJECT_SOURCE_DIR}/.deps/tvm_ffi/include" CACHE PATH "" FORCE)
+endif()
 if(NOT GDAP_DLPACK_INCLUDE_DIR OR NOT EXISTS "${GDAP_DLPACK_INCLUDE_DIR}/dlpack/dlpack.h")
   message(FATAL_ERROR
-    "gdap needs a DLPack >= 1.0 dlpack.h: run 'python3 -m pip install apache-tvm-ffi' "
+    "gdap needs a DLPack >= 1.0 dlpack.h: run tools/deps.sh (or 'python3 -m pip install apache-tvm-ffi') "
     "or pass -DGDAP_DLPACK_INCLUDE_DIR=<dir holding dlpack/dlpack.h>")
 endif()
 file(STRINGS "${GDAP_DLPACK_INCLUDE_DIR}/dlpack/dlpack.h" _gdap_dlpack_major REGEX "#define DLPACK_MAJOR_VERSION")
