@@ -108,6 +108,39 @@ GDAP_API const char* gdap_version_string(void);
 GDAP_API gdap_status gdap_protocol_version_check(const char* version);
 
 /* ---------------------------------------------------------------------------------------------
+ * Element types and devices (DLPack-compatible)
+ * ------------------------------------------------------------------------------------------- */
+
+/** Element type; the same layout and codes as DLPack's DLDataType. */
+typedef struct gdap_dtype {
+  uint8_t code; /**< GDAP_DTYPE_* (DLPack's DLDataTypeCode) */
+  uint8_t bits; /**< bits per lane: 8, 16, 32, 64 or 128 */
+  uint16_t lanes; /**< 1 for scalars */
+} gdap_dtype;
+
+enum {
+  GDAP_DTYPE_INT = 0,
+  GDAP_DTYPE_UINT = 1,
+  GDAP_DTYPE_FLOAT = 2,
+  GDAP_DTYPE_BFLOAT = 4,
+  GDAP_DTYPE_COMPLEX = 5,
+  GDAP_DTYPE_BOOL = 6
+};
+
+/** Where the data lives; the same layout and codes as DLPack's DLDevice. */
+typedef struct gdap_device {
+  int32_t type; /**< GDAP_DEVICE_* (DLPack's DLDeviceType) */
+  int32_t id;   /**< device ordinal; 0 for host memory */
+} gdap_device;
+
+enum {
+  GDAP_DEVICE_CPU = 1,          /**< ordinary host memory */
+  GDAP_DEVICE_CUDA = 2,         /**< CUDA device memory */
+  GDAP_DEVICE_CUDA_HOST = 3,    /**< CUDA pinned host memory */
+  GDAP_DEVICE_CUDA_MANAGED = 13 /**< CUDA managed (unified) memory */
+};
+
+/* ---------------------------------------------------------------------------------------------
  * Dimension descriptors (layer 1): one protocol dimension dictionary
  * ------------------------------------------------------------------------------------------- */
 
@@ -363,35 +396,6 @@ GDAP_API gdap_status gdap_map_runs(gdap_run* runs, int64_t* written, const gdap_
 
 struct DLManagedTensorVersioned; /* dlpack.h, DLPack >= 1.0 */
 struct DLManagedTensor;          /* dlpack.h, the unversioned form older producers hand out */
-
-/** Element type; the same layout and codes as DLPack's DLDataType. */
-typedef struct gdap_dtype {
-  uint8_t code; /**< GDAP_DTYPE_* (DLPack's DLDataTypeCode) */
-  uint8_t bits; /**< bits per lane: 8, 16, 32, 64 or 128 */
-  uint16_t lanes; /**< 1 for scalars */
-} gdap_dtype;
-
-enum {
-  GDAP_DTYPE_INT = 0,
-  GDAP_DTYPE_UINT = 1,
-  GDAP_DTYPE_FLOAT = 2,
-  GDAP_DTYPE_BFLOAT = 4,
-  GDAP_DTYPE_COMPLEX = 5,
-  GDAP_DTYPE_BOOL = 6
-};
-
-/** Where the data lives; the same layout and codes as DLPack's DLDevice. */
-typedef struct gdap_device {
-  int32_t type; /**< GDAP_DEVICE_* (DLPack's DLDeviceType) */
-  int32_t id;   /**< device ordinal; 0 for host memory */
-} gdap_device;
-
-enum {
-  GDAP_DEVICE_CPU = 1,          /**< ordinary host memory */
-  GDAP_DEVICE_CUDA = 2,         /**< CUDA device memory */
-  GDAP_DEVICE_CUDA_HOST = 3,    /**< CUDA pinned host memory */
-  GDAP_DEVICE_CUDA_MANAGED = 13 /**< CUDA managed (unified) memory */
-};
 
 /** One process's local section and its distribution. Opaque. */
 typedef struct gdap_array gdap_array;

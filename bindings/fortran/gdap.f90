@@ -1,0 +1,574 @@
+! gdap — Fortran binding of the C ABI (include/gdap/gdap.h) over ISO_C_BINDING.
+!
+! Every C function has an interface of the same name and arguments; each returns the
+! gdap_status as integer(c_int) and takes handles (gdap_map, gdap_array) as type(c_ptr).
+! Index and size arguments are integer(c_int64_t), 0-based like the protocol.
+!
+! Row and column order. The protocol describes C-order (row-major) local sections: dimension 0
+! varies slowest. A Fortran array is column-major, so the Fortran view of a C-order section with
+! shape (n0, n1, ..., nk) has shape (nk, ..., n1, n0): the index order is reversed, no element
+! moves. gdap_fortran_shape gives that reversed shape, and gdap_array_wrap_fortran describes a
+! Fortran array to gdap with its dimensions listed in C order (last Fortran dimension first).
+module gdap
+  use, intrinsic :: iso_c_binding
+  implicit none
+  private
+
+  ! gdap_status
+  integer(c_int), parameter, public :: GDAP_SUCCESS = 0, GDAP_ERR_INVALID_ARGUMENT = 1, &
+    GDAP_ERR_PROTOCOL = 2, GDAP_ERR_VERSION = 3, GDAP_ERR_OVERFLOW = 4, GDAP_ERR_OUT_OF_RANGE = 5, &
+    GDAP_ERR_NOT_FOUND = 6, GDAP_ERR_BUFFER_TOO_SMALL = 7, GDAP_ERR_NO_MEMORY = 8, &
+    GDAP_ERR_UNSUPPORTED = 9, GDAP_ERR_DEVICE = 10, GDAP_ERR_COMM = 11, GDAP_ERR_REMOTE = 12, &
+    GDAP_ERR_TIMEOUT = 13, GDAP_ERR_IO = 14, GDAP_ERR_INTERNAL = 15
+
+  ! gdap_dist_type (the protocol's character codes) and GDAP_KEY_* bits of gdap_dim%given
+  integer(c_int32_t), parameter, public :: GDAP_DIST_UNDISTRIBUTED = 0, GDAP_DIST_BLOCK = 98, &
+    GDAP_DIST_CYCLIC = 99, GDAP_DIST_UNSTRUCTURED = 117
+  integer(c_int32_t), parameter, public :: GDAP_KEY_PADDING = 1, GDAP_KEY_PERIODIC = 2, &
+    GDAP_KEY_BLOCK_SIZE = 4, GDAP_KEY_ONE_TO_ONE = 8
+
+  ! dtype codes and device types (DLPack's)
+  integer(c_int8_t), parameter, public :: GDAP_DTYPE_INT = 0, GDAP_DTYPE_UINT = 1, &
+    GDAP_DTYPE_FLOAT = 2, GDAP_DTYPE_BFLOAT = 4, GDAP_DTYPE_COMPLEX = 5, GDAP_DTYPE_BOOL = 6
+  integer(c_int32_t), parameter, public :: GDAP_DEVICE_CPU = 1, GDAP_DEVICE_CUDA = 2, &
+    GDAP_DEVICE_CUDA_HOST = 3, GDAP_DEVICE_CUDA_MANAGED = 13
+
+  !> One dimension dictionary; the defaults are GDAP_DIM_INIT. struct_size is the C sizeof
+  !> (104 bytes); the test program checks it against c_sizeof.
+  type, bind(C), public :: gdap_dim
+    integer(c_int32_t) :: struct_size = 104
+    integer(c_int32_t) :: given = 0
+    integer(c_int32_t) :: dist_type = GDAP_DIST_UNDISTRIBUTED
+    integer(c_int32_t) :: periodic = 0
+    integer(c_int64_t) :: size = 0
+    integer(c_int64_t) :: proc_grid_size = 1
+    integer(c_int64_t) :: proc_grid_rank = 0
+    integer(c_int64_t) :: start = 0
+    integer(c_int64_t) :: stop = 0
+    integer(c_int64_t) :: padding(2) = 0
+    integer(c_int64_t) :: block_size = 1
+    type(c_ptr) :: indices = c_null_ptr
+    integer(c_int64_t) :: num_indices = 0
+    integer(c_int32_t) :: one_to_one = 0
+    integer(c_int32_t) :: reserved = 0
+  end type gdap_dim
+
+  type, bind(C), public :: gdap_run
+    integer(c_int64_t) :: global_start, length, local_start
+  end type gdap_run
+
+  type, bind(C), public :: gdap_dtype
+    integer(c_int8_t) :: code
+    integer(c_int8_t) :: bits
+    integer(c_int16_t) :: lanes
+  end type gdap_dtype
+
+  type, bind(C), public :: gdap_device
+    integer(c_int32_t) :: type
+    integer(c_int32_t) :: id
+  end type gdap_device
+
+  public :: gdap_status_string, gdap_last_error, gdap_version, gdap_version_string
+  public :: gdap_protocol_version_check
+  public :: gdap_dim_init, gdap_dim_set_block, gdap_dim_set_padding, gdap_dim_set_periodic
+  public :: gdap_dim_set_cyclic, gdap_dim_set_unstructured, gdap_dim_set_undistributed
+  public :: gdap_dim_validate, gdap_dims_validate, gdap_dim_owned_count, gdap_dim_local_extent
+  public :: gdap_dim_global_to_local, gdap_dim_local_to_global, gdap_dim_num_runs, gdap_dim_runs
+  public :: gdap_grid_rank_to_coords, gdap_grid_coords_to_rank
+  public :: gdap_map_create, gdap_map_destroy, gdap_map_ndim, gdap_map_nranks
+  public :: gdap_map_global_shape, gdap_map_grid_shape, gdap_map_dim, gdap_map_local_shape
+  public :: gdap_map_owned_shape, gdap_map_owned_count, gdap_map_owner, gdap_map_owners
+  public :: gdap_map_owner_batch, gdap_map_local_to_global, gdap_map_num_runs, gdap_map_runs
+  public :: gdap_array_from_dlpack, gdap_array_from_dlpack_unversioned, gdap_array_wrap
+  public :: gdap_array_create, gdap_array_destroy, gdap_array_to_dlpack
+  public :: gdap_array_to_dlpack_unversioned, gdap_array_ndim, gdap_array_data, gdap_array_shape
+  public :: gdap_array_strides, gdap_array_dtype, gdap_array_device, gdap_array_readonly
+  public :: gdap_array_dim, gdap_array_version, gdap_array_global_to_local
+  public :: gdap_array_local_to_global
+  ! Fortran conveniences (no C counterpart)
+  public :: gdap_error_message, gdap_status_name, gdap_fortran_shape, gdap_array_wrap_fortran
+
+  interface
+    ! --- status, errors, versions ---
+    function gdap_status_string(status) bind(C, name='gdap_status_string') result(name)
+      import :: c_int, c_ptr
+      integer(c_int), value :: status
+      type(c_ptr) :: name  ! static C string: read it with gdap_status_name
+    end function
+    function gdap_last_error() bind(C, name='gdap_last_error') result(message)
+      import :: c_ptr
+      type(c_ptr) :: message  ! thread-local C string: read it with gdap_error_message
+    end function
+    function gdap_version() bind(C, name='gdap_version') result(v)
+      import :: c_int
+      integer(c_int) :: v
+    end function
+    function gdap_version_string() bind(C, name='gdap_version_string') result(v)
+      import :: c_ptr
+      type(c_ptr) :: v
+    end function
+    function gdap_protocol_version_check(version) bind(C, name='gdap_protocol_version_check') result(s)
+      import :: c_int, c_char
+      character(kind=c_char), intent(in) :: version(*)  ! NUL-terminated: 'x.y.z'//c_null_char
+      integer(c_int) :: s
+    end function
+
+    ! --- dimension descriptors ---
+    function gdap_dim_init(dim) bind(C, name='gdap_dim_init') result(s)
+      import :: c_int, gdap_dim
+      type(gdap_dim), intent(out) :: dim
+      integer(c_int) :: s
+    end function
+    function gdap_dim_set_block(dim, size, proc_grid_size, proc_grid_rank, start, stop) &
+        bind(C, name='gdap_dim_set_block') result(s)
+      import :: c_int, c_int64_t, gdap_dim
+      type(gdap_dim), intent(inout) :: dim
+      integer(c_int64_t), value :: size, proc_grid_size, proc_grid_rank, start, stop
+      integer(c_int) :: s
+    end function
+    function gdap_dim_set_padding(dim, lower, upper) bind(C, name='gdap_dim_set_padding') result(s)
+      import :: c_int, c_int64_t, gdap_dim
+      type(gdap_dim), intent(inout) :: dim
+      integer(c_int64_t), value :: lower, upper
+      integer(c_int) :: s
+    end function
+    function gdap_dim_set_periodic(dim, periodic) bind(C, name='gdap_dim_set_periodic') result(s)
+      import :: c_int, gdap_dim
+      type(gdap_dim), intent(inout) :: dim
+      integer(c_int), value :: periodic
+      integer(c_int) :: s
+    end function
+    function gdap_dim_set_cyclic(dim, size, proc_grid_size, proc_grid_rank, start, block_size) &
+        bind(C, name='gdap_dim_set_cyclic') result(s)
+      import :: c_int, c_int64_t, gdap_dim
+      type(gdap_dim), intent(inout) :: dim
+      integer(c_int64_t), value :: size, proc_grid_size, proc_grid_rank, start, block_size
+      integer(c_int) :: s
+    end function
+    !> `indices` is retained: give it the TARGET attribute and keep it alive while `dim` is used.
+    function gdap_dim_set_unstructured(dim, size, proc_grid_size, proc_grid_rank, indices, &
+        num_indices, one_to_one) bind(C, name='gdap_dim_set_unstructured') result(s)
+      import :: c_int, c_int64_t, c_ptr, gdap_dim
+      type(gdap_dim), intent(inout) :: dim
+      integer(c_int64_t), value :: size, proc_grid_size, proc_grid_rank
+      type(c_ptr), value :: indices  ! c_loc of an integer(c_int64_t) array
+      integer(c_int64_t), value :: num_indices
+      integer(c_int), value :: one_to_one
+      integer(c_int) :: s
+    end function
+    function gdap_dim_set_undistributed(dim, extent) bind(C, name='gdap_dim_set_undistributed') result(s)
+      import :: c_int, c_int64_t, gdap_dim
+      type(gdap_dim), intent(inout) :: dim
+      integer(c_int64_t), value :: extent
+      integer(c_int) :: s
+    end function
+    function gdap_dim_validate(dim, dim_index, extent) bind(C, name='gdap_dim_validate') result(s)
+      import :: c_int, c_int64_t, gdap_dim
+      type(gdap_dim), intent(in) :: dim
+      integer(c_int64_t), value :: dim_index, extent
+      integer(c_int) :: s
+    end function
+    !> `shape` is in C order (dims(1) is C dimension 0); leave it out when unknown.
+    function gdap_dims_validate(dims, ndim, shape) bind(C, name='gdap_dims_validate') result(s)
+      import :: c_int, c_int64_t, gdap_dim
+      type(gdap_dim), intent(in) :: dims(*)
+      integer(c_int64_t), value :: ndim
+      integer(c_int64_t), intent(in), optional :: shape(*)
+      integer(c_int) :: s
+    end function
+    function gdap_dim_owned_count(count, dim) bind(C, name='gdap_dim_owned_count') result(s)
+      import :: c_int, c_int64_t, gdap_dim
+      integer(c_int64_t), intent(out) :: count
+      type(gdap_dim), intent(in) :: dim
+      integer(c_int) :: s
+    end function
+    function gdap_dim_local_extent(extent, dim) bind(C, name='gdap_dim_local_extent') result(s)
+      import :: c_int, c_int64_t, gdap_dim
+      integer(c_int64_t), intent(out) :: extent
+      type(gdap_dim), intent(in) :: dim
+      integer(c_int) :: s
+    end function
+    function gdap_dim_global_to_local(local, dim, global) bind(C, name='gdap_dim_global_to_local') result(s)
+      import :: c_int, c_int64_t, gdap_dim
+      integer(c_int64_t), intent(out) :: local
+      type(gdap_dim), intent(in) :: dim
+      integer(c_int64_t), value :: global
+      integer(c_int) :: s
+    end function
+    function gdap_dim_local_to_global(global, dim, local) bind(C, name='gdap_dim_local_to_global') result(s)
+      import :: c_int, c_int64_t, gdap_dim
+      integer(c_int64_t), intent(out) :: global
+      type(gdap_dim), intent(in) :: dim
+      integer(c_int64_t), value :: local
+      integer(c_int) :: s
+    end function
+
+    ! --- process grid and runs ---
+    function gdap_grid_rank_to_coords(coords, ndim, grid_shape, rank) &
+        bind(C, name='gdap_grid_rank_to_coords') result(s)
+      import :: c_int, c_int64_t
+      integer(c_int64_t), intent(out) :: coords(*)
+      integer(c_int64_t), value :: ndim
+      integer(c_int64_t), intent(in) :: grid_shape(*)
+      integer(c_int64_t), value :: rank
+      integer(c_int) :: s
+    end function
+    function gdap_grid_coords_to_rank(rank, ndim, grid_shape, coords) &
+        bind(C, name='gdap_grid_coords_to_rank') result(s)
+      import :: c_int, c_int64_t
+      integer(c_int64_t), intent(out) :: rank
+      integer(c_int64_t), value :: ndim
+      integer(c_int64_t), intent(in) :: grid_shape(*), coords(*)
+      integer(c_int) :: s
+    end function
+    function gdap_dim_num_runs(num_runs, dim) bind(C, name='gdap_dim_num_runs') result(s)
+      import :: c_int, c_int64_t, gdap_dim
+      integer(c_int64_t), intent(out) :: num_runs
+      type(gdap_dim), intent(in) :: dim
+      integer(c_int) :: s
+    end function
+    function gdap_dim_runs(runs, written, dim, first, capacity) bind(C, name='gdap_dim_runs') result(s)
+      import :: c_int, c_int64_t, gdap_dim, gdap_run
+      type(gdap_run), intent(inout) :: runs(*)
+      integer(c_int64_t), intent(out) :: written
+      type(gdap_dim), intent(in) :: dim
+      integer(c_int64_t), value :: first, capacity
+      integer(c_int) :: s
+    end function
+
+    ! --- global maps (handles are type(c_ptr)) ---
+    function gdap_map_create(map, nranks, ndim, dims) bind(C, name='gdap_map_create') result(s)
+      import :: c_int, c_int64_t, c_ptr, gdap_dim
+      type(c_ptr), intent(out) :: map
+      integer(c_int64_t), value :: nranks, ndim
+      type(gdap_dim), intent(in) :: dims(*)  ! rank-major: rank r's C dimension i at r*ndim+i+1
+      integer(c_int) :: s
+    end function
+    function gdap_map_destroy(map) bind(C, name='gdap_map_destroy') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: map
+      integer(c_int) :: s
+    end function
+    function gdap_map_ndim(ndim, map) bind(C, name='gdap_map_ndim') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out) :: ndim
+      type(c_ptr), value :: map
+      integer(c_int) :: s
+    end function
+    function gdap_map_nranks(nranks, map) bind(C, name='gdap_map_nranks') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out) :: nranks
+      type(c_ptr), value :: map
+      integer(c_int) :: s
+    end function
+    function gdap_map_global_shape(shape, map) bind(C, name='gdap_map_global_shape') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out) :: shape(*)
+      type(c_ptr), value :: map
+      integer(c_int) :: s
+    end function
+    function gdap_map_grid_shape(grid_shape, map) bind(C, name='gdap_map_grid_shape') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out) :: grid_shape(*)
+      type(c_ptr), value :: map
+      integer(c_int) :: s
+    end function
+    function gdap_map_dim(out, map, rank, dim) bind(C, name='gdap_map_dim') result(s)
+      import :: c_int, c_int64_t, c_ptr, gdap_dim
+      type(gdap_dim), intent(out) :: out
+      type(c_ptr), value :: map
+      integer(c_int64_t), value :: rank, dim
+      integer(c_int) :: s
+    end function
+    function gdap_map_local_shape(shape, map, rank) bind(C, name='gdap_map_local_shape') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out) :: shape(*)
+      type(c_ptr), value :: map
+      integer(c_int64_t), value :: rank
+      integer(c_int) :: s
+    end function
+    function gdap_map_owned_shape(shape, map, rank) bind(C, name='gdap_map_owned_shape') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out) :: shape(*)
+      type(c_ptr), value :: map
+      integer(c_int64_t), value :: rank
+      integer(c_int) :: s
+    end function
+    function gdap_map_owned_count(count, map, rank) bind(C, name='gdap_map_owned_count') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out) :: count
+      type(c_ptr), value :: map
+      integer(c_int64_t), value :: rank
+      integer(c_int) :: s
+    end function
+    function gdap_map_owner(rank, local, map, global) bind(C, name='gdap_map_owner') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out) :: rank
+      integer(c_int64_t), intent(out), optional :: local(*)
+      type(c_ptr), value :: map
+      integer(c_int64_t), intent(in) :: global(*)
+      integer(c_int) :: s
+    end function
+    function gdap_map_owners(ranks, count, map, global, capacity) bind(C, name='gdap_map_owners') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out), optional :: ranks(*)  ! leave out (capacity 0) to count
+      integer(c_int64_t), intent(out) :: count
+      type(c_ptr), value :: map
+      integer(c_int64_t), intent(in) :: global(*)
+      integer(c_int64_t), value :: capacity
+      integer(c_int) :: s
+    end function
+    !> ranks, locals, globals: c_loc of host arrays, or CUDA device pointers (CUDA Fortran /
+    !> OpenACC host_data use_device) with device%type = GDAP_DEVICE_CUDA and the stream.
+    function gdap_map_owner_batch(ranks, locals, map, globals, count, device, stream) &
+        bind(C, name='gdap_map_owner_batch') result(s)
+      import :: c_int, c_int64_t, c_ptr, gdap_device
+      type(c_ptr), value :: ranks, locals, map, globals
+      integer(c_int64_t), value :: count
+      type(gdap_device), value :: device
+      type(c_ptr), value :: stream
+      integer(c_int) :: s
+    end function
+    function gdap_map_local_to_global(global, map, rank, local) bind(C, name='gdap_map_local_to_global') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out) :: global(*)
+      type(c_ptr), value :: map
+      integer(c_int64_t), value :: rank
+      integer(c_int64_t), intent(in) :: local(*)
+      integer(c_int) :: s
+    end function
+    function gdap_map_num_runs(num_runs, map, rank, dim) bind(C, name='gdap_map_num_runs') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out) :: num_runs
+      type(c_ptr), value :: map
+      integer(c_int64_t), value :: rank, dim
+      integer(c_int) :: s
+    end function
+    function gdap_map_runs(runs, written, map, rank, dim, first, capacity) bind(C, name='gdap_map_runs') result(s)
+      import :: c_int, c_int64_t, c_ptr, gdap_run
+      type(gdap_run), intent(inout) :: runs(*)
+      integer(c_int64_t), intent(out) :: written
+      type(c_ptr), value :: map
+      integer(c_int64_t), value :: rank, dim, first, capacity
+      integer(c_int) :: s
+    end function
+
+    ! --- local arrays (handles and DLPack tensors are type(c_ptr)) ---
+    function gdap_array_from_dlpack(array, tensor, dims, ndim, version) &
+        bind(C, name='gdap_array_from_dlpack') result(s)
+      import :: c_int, c_int64_t, c_ptr, gdap_dim
+      type(c_ptr), intent(out) :: array
+      type(c_ptr), value :: tensor   ! DLManagedTensorVersioned*: taken on success
+      type(gdap_dim), intent(in) :: dims(*)
+      integer(c_int64_t), value :: ndim
+      type(c_ptr), value :: version  ! NUL-terminated string or c_null_ptr
+      integer(c_int) :: s
+    end function
+    function gdap_array_from_dlpack_unversioned(array, tensor, dims, ndim, version) &
+        bind(C, name='gdap_array_from_dlpack_unversioned') result(s)
+      import :: c_int, c_int64_t, c_ptr, gdap_dim
+      type(c_ptr), intent(out) :: array
+      type(c_ptr), value :: tensor   ! DLManagedTensor*: taken on success
+      type(gdap_dim), intent(in) :: dims(*)
+      integer(c_int64_t), value :: ndim
+      type(c_ptr), value :: version
+      integer(c_int) :: s
+    end function
+    !> `data` is retained (keep the Fortran array alive, TARGET attribute); strides c_null_ptr =
+    !> C-contiguous. See gdap_array_wrap_fortran for a Fortran array.
+    function gdap_array_wrap(array, data, dtype, device, strides, dims, ndim) &
+        bind(C, name='gdap_array_wrap') result(s)
+      import :: c_int, c_int64_t, c_ptr, gdap_dim, gdap_dtype, gdap_device
+      type(c_ptr), intent(out) :: array
+      type(c_ptr), value :: data
+      type(gdap_dtype), value :: dtype
+      type(gdap_device), value :: device
+      type(c_ptr), value :: strides
+      type(gdap_dim), intent(in) :: dims(*)
+      integer(c_int64_t), value :: ndim
+      integer(c_int) :: s
+    end function
+    function gdap_array_create(array, dtype, device, dims, ndim) bind(C, name='gdap_array_create') result(s)
+      import :: c_int, c_int64_t, c_ptr, gdap_dim, gdap_dtype, gdap_device
+      type(c_ptr), intent(out) :: array
+      type(gdap_dtype), value :: dtype
+      type(gdap_device), value :: device
+      type(gdap_dim), intent(in) :: dims(*)
+      integer(c_int64_t), value :: ndim
+      integer(c_int) :: s
+    end function
+    function gdap_array_destroy(array) bind(C, name='gdap_array_destroy') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: array
+      integer(c_int) :: s
+    end function
+    function gdap_array_to_dlpack(tensor, array) bind(C, name='gdap_array_to_dlpack') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(out) :: tensor  ! DLManagedTensorVersioned*: the caller calls its deleter
+      type(c_ptr), value :: array
+      integer(c_int) :: s
+    end function
+    function gdap_array_to_dlpack_unversioned(tensor, array) bind(C, name='gdap_array_to_dlpack_unversioned') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(out) :: tensor
+      type(c_ptr), value :: array
+      integer(c_int) :: s
+    end function
+    function gdap_array_ndim(ndim, array) bind(C, name='gdap_array_ndim') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out) :: ndim
+      type(c_ptr), value :: array
+      integer(c_int) :: s
+    end function
+    !> Host sections: c_f_pointer(data, x, gdap_fortran_shape(...)). Device sections: pass `data`
+    !> on as a device pointer (CUDA Fortran: c_f_pointer into a device array; OpenACC: deviceptr).
+    function gdap_array_data(data, array) bind(C, name='gdap_array_data') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(out) :: data
+      type(c_ptr), value :: array
+      integer(c_int) :: s
+    end function
+    function gdap_array_shape(shape, array) bind(C, name='gdap_array_shape') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out) :: shape(*)  ! C order
+      type(c_ptr), value :: array
+      integer(c_int) :: s
+    end function
+    function gdap_array_strides(strides, array) bind(C, name='gdap_array_strides') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out) :: strides(*)  ! C order, in elements
+      type(c_ptr), value :: array
+      integer(c_int) :: s
+    end function
+    function gdap_array_dtype(dtype, array) bind(C, name='gdap_array_dtype') result(s)
+      import :: c_int, c_ptr, gdap_dtype
+      type(gdap_dtype), intent(out) :: dtype
+      type(c_ptr), value :: array
+      integer(c_int) :: s
+    end function
+    function gdap_array_device(device, array) bind(C, name='gdap_array_device') result(s)
+      import :: c_int, c_ptr, gdap_device
+      type(gdap_device), intent(out) :: device
+      type(c_ptr), value :: array
+      integer(c_int) :: s
+    end function
+    function gdap_array_readonly(readonly, array) bind(C, name='gdap_array_readonly') result(s)
+      import :: c_int, c_ptr
+      integer(c_int), intent(out) :: readonly
+      type(c_ptr), value :: array
+      integer(c_int) :: s
+    end function
+    function gdap_array_dim(out, array, dim) bind(C, name='gdap_array_dim') result(s)
+      import :: c_int, c_int64_t, c_ptr, gdap_dim
+      type(gdap_dim), intent(out) :: out
+      type(c_ptr), value :: array
+      integer(c_int64_t), value :: dim
+      integer(c_int) :: s
+    end function
+    function gdap_array_version(version, array) bind(C, name='gdap_array_version') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(out) :: version  ! C string owned by the array
+      type(c_ptr), value :: array
+      integer(c_int) :: s
+    end function
+    function gdap_array_global_to_local(local, array, global) bind(C, name='gdap_array_global_to_local') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out) :: local(*)
+      type(c_ptr), value :: array
+      integer(c_int64_t), intent(in) :: global(*)
+      integer(c_int) :: s
+    end function
+    function gdap_array_local_to_global(global, array, local) bind(C, name='gdap_array_local_to_global') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(out) :: global(*)
+      type(c_ptr), value :: array
+      integer(c_int64_t), intent(in) :: local(*)
+      integer(c_int) :: s
+    end function
+  end interface
+
+  interface
+    function c_strlen(s) bind(C, name='strlen') result(n)
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+      integer(c_size_t) :: n
+    end function
+  end interface
+
+contains
+
+  !> A C string as a Fortran string ('' for NULL).
+  function fortran_string(p) result(text)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: text
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    if (.not. c_associated(p)) then
+      text = ''
+      return
+    end if
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate(character(len=n) :: text)
+    do i = 1, n
+      text(i:i) = chars(i)
+    end do
+  end function fortran_string
+
+  !> This thread's last error detail (gdap_last_error) as a Fortran string.
+  function gdap_error_message() result(text)
+    character(len=:), allocatable :: text
+    text = fortran_string(gdap_last_error())
+  end function gdap_error_message
+
+  !> The name of a status code (gdap_status_string) as a Fortran string.
+  function gdap_status_name(status) result(text)
+    integer(c_int), intent(in) :: status
+    character(len=:), allocatable :: text
+    text = fortran_string(gdap_status_string(status))
+  end function gdap_status_name
+
+  !> The shape of a host section as a Fortran array sees it (C shape reversed), for
+  !> c_f_pointer(data, x, fshape). Fails with GDAP_ERR_UNSUPPORTED unless the section is
+  !> C-contiguous, since c_f_pointer can only describe contiguous memory.
+  function gdap_fortran_shape(fshape, array) result(s)
+    integer(c_int64_t), intent(out) :: fshape(:)
+    type(c_ptr), intent(in) :: array
+    integer(c_int) :: s
+    integer(c_int64_t) :: ndim, expected
+    integer(c_int64_t), allocatable :: shape(:), strides(:)
+    integer :: i
+    s = gdap_array_ndim(ndim, array)
+    if (s /= GDAP_SUCCESS) return
+    if (size(fshape) /= ndim) then
+      s = GDAP_ERR_INVALID_ARGUMENT
+      return
+    end if
+    allocate(shape(max(ndim, 1_c_int64_t)), strides(max(ndim, 1_c_int64_t)))
+    s = gdap_array_shape(shape, array)
+    if (s == GDAP_SUCCESS) s = gdap_array_strides(strides, array)
+    if (s /= GDAP_SUCCESS) return
+    expected = 1
+    do i = int(ndim), 1, -1
+      if (shape(i) > 1 .and. strides(i) /= expected) then
+        s = GDAP_ERR_UNSUPPORTED
+        return
+      end if
+      expected = expected * shape(i)
+    end do
+    fshape = shape(ndim:1:-1)
+  end function gdap_fortran_shape
+
+  !> Wraps a contiguous Fortran array (retained: TARGET, kept alive) as a local section.
+  !> `dims` lists the dictionaries in C order: dims(1) describes the LAST Fortran dimension.
+  function gdap_array_wrap_fortran(array, data, dtype, dims) result(s)
+    type(c_ptr), intent(out) :: array
+    type(c_ptr), intent(in) :: data
+    type(gdap_dtype), intent(in) :: dtype
+    type(gdap_dim), intent(in) :: dims(:)
+    integer(c_int) :: s
+    s = gdap_array_wrap(array, data, dtype, gdap_device(GDAP_DEVICE_CPU, 0), c_null_ptr, dims, &
+                        int(size(dims), c_int64_t))
+  end function gdap_array_wrap_fortran
+
+end module gdap

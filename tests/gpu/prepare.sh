@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Run here (Debian, with network) before a GPU call: unpacks the header-only dependencies and
+# GoogleTest from Debian packages into .deps/root and copies the DLPack header into .deps/tvm_ffi,
+# so that the call can carry `.deps` to a GPU machine that has no package registry.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+mkdir -p .deps/debs .deps/root
+(cd .deps/debs && apt-get download libfmt-dev libfmt9 nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev googletest)
+for f in .deps/debs/*.deb; do dpkg -x "$f" .deps/root; done
+if [ ! -f .deps/tvm_ffi/include/dlpack/dlpack.h ]; then
+  inc=$(python3 -c 'import tvm_ffi,os;print(os.path.join(os.path.dirname(tvm_ffi.__file__),"include"))')
+  mkdir -p .deps/tvm_ffi && cp -r "$inc" .deps/tvm_ffi/
+fi
+echo "ready: carry .deps"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# One call on a lent GPU machine: configure with CUDA, build, run the whole test suite including
+# the tests labelled gpu, then the gpu tests again under compute-sanitizer. The GPU machines have
+# no internet: fmt, nlohmann-json, CLI11 and GoogleTest travel unpacked from Debian packages in
+# .deps/root and the DLPack header in .deps/tvm_ffi (both made by tests/gpu/prepare.sh here).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${OUT:-/tmp/gdap-gpu-out}
+mkdir -p "$out"
+{
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+  nvcc --version | tail -1
+} | tee "$out/machine.txt"
+export CMAKE_PREFIX_PATH=$PWD/.deps/root/usr
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDAP_WITH_CUDA=ON \
+  -DGDAP_DLPACK_INCLUDE_DIR=$PWD/.deps/tvm_ffi/include >"$out/configure.log" 2>&1 \
+  || { tail -30 "$out/configure.log"; exit 1; }
+grep 'gdap:' "$out/configure.log"
+cmake --build build-gpu -j16 >"$out/build.log" 2>&1 || { grep -B2 -A8 'error' "$out/build.log" | head -80; exit 1; }
+ctest --test-dir build-gpu --output-on-failure -j8 >"$out/ctest.log" 2>&1
+rc=$?
+grep -E 'tests passed|tests failed|\(Failed\)|\(SEGFAULT\)|Skipped|Not Run' "$out/ctest.log" | head -40
+echo "--- gpu-labelled tests:"
+ctest --test-dir build-gpu -L gpu -V 2>&1 | grep -E '^\S+: \[ *(OK|FAILED|SKIPPED) *\]|tests passed|tests failed' | head -60 | tee "$out/gpu_tests.txt"
+echo "--- compute-sanitizer (memcheck) on the gpu test executables:"
+for exe in $(find build-gpu/tests -name 'test_*_gpu' -type f -executable); do
+  compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$exe" >"$out/$(basename $exe).memcheck.log" 2>&1
+  echo "$(basename $exe): memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$out/$(basename $exe).memcheck.log" | tail -1)"
+done
+exit $rc
