@@ -1,0 +1,486 @@
+"""
+    GDAP
+
+Julia binding of gdap's C ABI (`include/gdap/gdap.h`): distributed-array descriptors of the
+Distributed Array Protocol, their validation and global maps, and local sections shared without
+copying. Each C function has a `ccall` wrapper of the same name (status returned as `Cint`);
+the friendlier layer (`DAPArray`, `GlobalMap`, `local_view`, `distarray`) throws `GDAPError`.
+
+Row and column order: the protocol's sections are C-order (row-major). A Julia `Array` is
+column-major, so `local_view` returns the section with its dimensions reversed: C index
+`(i0, i1)` is Julia index `[i1 + 1, i0 + 1]`. No element moves.
+
+The library is found through `ENV["GDAP_LIBRARY"]` (a path to libgdap.so) or the loader's path.
+"""
+module GDAP
+
+using Libdl
+
+export Dim, DType, Device, Run, GDAPError, DAPArray, GlobalMap
+export block, cyclic, unstructured, undistributed, validate, owned_count
+export local_view, distarray, cuda_pointer, owner, destroy!
+
+const libgdap = get(ENV, "GDAP_LIBRARY", "libgdap")
+
+# ---------------------------------------------------------------------------------------------
+# Status, errors, versions
+# ---------------------------------------------------------------------------------------------
+
+const SUCCESS = Cint(0)
+const ERR_INVALID_ARGUMENT = Cint(1)
+const ERR_PROTOCOL = Cint(2)
+const ERR_VERSION = Cint(3)
+const ERR_OVERFLOW = Cint(4)
+const ERR_OUT_OF_RANGE = Cint(5)
+const ERR_NOT_FOUND = Cint(6)
+const ERR_BUFFER_TOO_SMALL = Cint(7)
+const ERR_NO_MEMORY = Cint(8)
+const ERR_UNSUPPORTED = Cint(9)
+const ERR_DEVICE = Cint(10)
+
+"""A failed gdap call: the status name and `gdap_last_error()`'s detail."""
+struct GDAPError <: Exception
+    status::Cint
+    name::String
+    message::String
+end
+Base.showerror(io::IO, e::GDAPError) = print(io, e.name, ": ", e.message)
+
+gdap_status_string(status::Integer) = ccall((:gdap_status_string, libgdap), Cstring, (Cint,), status)
+gdap_last_error() = ccall((:gdap_last_error, libgdap), Cstring, ())
+gdap_version() = ccall((:gdap_version, libgdap), Cint, ())
+gdap_version_string() = ccall((:gdap_version_string, libgdap), Cstring, ())
+gdap_protocol_version_check(version::AbstractString) =
+    ccall((:gdap_protocol_version_check, libgdap), Cint, (Cstring,), version)
+
+"""Throws `GDAPError` unless `status` is success."""
+function check(status::Cint)
+    status == SUCCESS && return nothing
+    throw(GDAPError(status, unsafe_string(gdap_status_string(status)), unsafe_string(gdap_last_error())))
+end
+
+version() = VersionNumber(unsafe_string(gdap_version_string()))
+
+# ---------------------------------------------------------------------------------------------
+# Plain structs with the C layout
+# ---------------------------------------------------------------------------------------------
+
+"""One dimension dictionary, laid out as C's `gdap_dim` (104 bytes)."""
+struct Dim
+    struct_size::UInt32
+    given::UInt32
+    dist_type::Int32
+    periodic::Int32
+    size::Int64
+    proc_grid_size::Int64
+    proc_grid_rank::Int64
+    start::Int64
+    stop::Int64
+    padding::NTuple{2,Int64}
+    block_size::Int64
+    indices::Ptr{Int64}
+    num_indices::Int64
+    one_to_one::Int32
+    reserved::Int32
+end
+
+"""`GDAP_DIM_INIT`: the empty dictionary `{}`."""
+Dim() = Dim(UInt32(104), UInt32(0), Int32(0), Int32(0), 0, 1, 0, 0, 0, (0, 0), 1, C_NULL, 0, Int32(0), Int32(0))
+
+"""Element type with DLPack's `DLDataType` layout."""
+struct DType
+    code::UInt8
+    bits::UInt8
+    lanes::UInt16
+end
+
+"""Memory location with DLPack's `DLDevice` layout; type 1 = host, 2 = CUDA, 3 = pinned, 13 = managed."""
+struct Device
+    type::Int32
+    id::Int32
+end
+const CPU = Device(1, 0)
+const DEVICE_CUDA = Int32(2)
+
+"""An owned run: global `[global_start, global_start + length)` at local `local_start`."""
+struct Run
+    global_start::Int64
+    length::Int64
+    local_start::Int64
+end
+
+const KEY_PADDING = UInt32(1)
+const KEY_PERIODIC = UInt32(2)
+const KEY_BLOCK_SIZE = UInt32(4)
+const KEY_ONE_TO_ONE = UInt32(8)
+
+DType(::Type{Float64}) = DType(2, 64, 1)
+DType(::Type{Float32}) = DType(2, 32, 1)
+DType(::Type{Int64}) = DType(0, 64, 1)
+DType(::Type{Int32}) = DType(0, 32, 1)
+DType(::Type{UInt8}) = DType(1, 8, 1)
+DType(::Type{ComplexF64}) = DType(5, 128, 1)
+
+function julia_type(d::DType)
+    d.lanes == 1 || throw(ArgumentError("vector dtypes (lanes $(d.lanes)) have no Julia element type here"))
+    d.code == 2 && d.bits == 64 && return Float64
+    d.code == 2 && d.bits == 32 && return Float32
+    d.code == 0 && d.bits == 64 && return Int64
+    d.code == 0 && d.bits == 32 && return Int32
+    d.code == 1 && d.bits == 8 && return UInt8
+    d.code == 5 && d.bits == 128 && return ComplexF64
+    throw(ArgumentError("no Julia element type for DLPack dtype code $(d.code), $(d.bits) bits"))
+end
+
+# ---------------------------------------------------------------------------------------------
+# Dimension descriptors (the C functions, then constructors that throw)
+# ---------------------------------------------------------------------------------------------
+
+gdap_dim_init(dim::Ref{Dim}) = ccall((:gdap_dim_init, libgdap), Cint, (Ref{Dim},), dim)
+gdap_dim_set_block(dim::Ref{Dim}, size, grid_size, grid_rank, start, stop) =
+    ccall((:gdap_dim_set_block, libgdap), Cint, (Ref{Dim}, Int64, Int64, Int64, Int64, Int64),
+          dim, size, grid_size, grid_rank, start, stop)
+gdap_dim_set_padding(dim::Ref{Dim}, lower, upper) =
+    ccall((:gdap_dim_set_padding, libgdap), Cint, (Ref{Dim}, Int64, Int64), dim, lower, upper)
+gdap_dim_set_periodic(dim::Ref{Dim}, periodic) =
+    ccall((:gdap_dim_set_periodic, libgdap), Cint, (Ref{Dim}, Cint), dim, periodic)
+gdap_dim_set_cyclic(dim::Ref{Dim}, size, grid_size, grid_rank, start, block_size) =
+    ccall((:gdap_dim_set_cyclic, libgdap), Cint, (Ref{Dim}, Int64, Int64, Int64, Int64, Int64),
+          dim, size, grid_size, grid_rank, start, block_size)
+gdap_dim_set_unstructured(dim::Ref{Dim}, size, grid_size, grid_rank, indices::Ptr{Int64}, n, one_to_one) =
+    ccall((:gdap_dim_set_unstructured, libgdap), Cint,
+          (Ref{Dim}, Int64, Int64, Int64, Ptr{Int64}, Int64, Cint),
+          dim, size, grid_size, grid_rank, indices, n, one_to_one)
+gdap_dim_set_undistributed(dim::Ref{Dim}, extent) =
+    ccall((:gdap_dim_set_undistributed, libgdap), Cint, (Ref{Dim}, Int64), dim, extent)
+gdap_dim_validate(dim::Ref{Dim}, dim_index, extent) =
+    ccall((:gdap_dim_validate, libgdap), Cint, (Ref{Dim}, Int64, Int64), dim, dim_index, extent)
+gdap_dims_validate(dims::Vector{Dim}, ndim, shape) =
+    ccall((:gdap_dims_validate, libgdap), Cint, (Ptr{Dim}, Int64, Ptr{Int64}), dims, ndim, shape)
+gdap_dim_owned_count(count::Ref{Int64}, dim::Ref{Dim}) =
+    ccall((:gdap_dim_owned_count, libgdap), Cint, (Ref{Int64}, Ref{Dim}), count, dim)
+gdap_dim_local_extent(extent::Ref{Int64}, dim::Ref{Dim}) =
+    ccall((:gdap_dim_local_extent, libgdap), Cint, (Ref{Int64}, Ref{Dim}), extent, dim)
+gdap_dim_global_to_local(local_index::Ref{Int64}, dim::Ref{Dim}, global_index) =
+    ccall((:gdap_dim_global_to_local, libgdap), Cint, (Ref{Int64}, Ref{Dim}, Int64), local_index, dim, global_index)
+gdap_dim_local_to_global(global_index::Ref{Int64}, dim::Ref{Dim}, local_index) =
+    ccall((:gdap_dim_local_to_global, libgdap), Cint, (Ref{Int64}, Ref{Dim}, Int64), global_index, dim, local_index)
+gdap_dim_num_runs(n::Ref{Int64}, dim::Ref{Dim}) =
+    ccall((:gdap_dim_num_runs, libgdap), Cint, (Ref{Int64}, Ref{Dim}), n, dim)
+gdap_dim_runs(runs::Vector{Run}, written::Ref{Int64}, dim::Ref{Dim}, first, capacity) =
+    ccall((:gdap_dim_runs, libgdap), Cint, (Ptr{Run}, Ref{Int64}, Ref{Dim}, Int64, Int64),
+          runs, written, dim, first, capacity)
+
+"""A block dimension; `padding` and `periodic` are given only when passed."""
+function block(size, grid_size, grid_rank, start, stop; padding=nothing, periodic=nothing)
+    d = Ref(Dim())
+    check(gdap_dim_set_block(d, size, grid_size, grid_rank, start, stop))
+    padding === nothing || check(gdap_dim_set_padding(d, padding[1], padding[2]))
+    periodic === nothing || check(gdap_dim_set_periodic(d, periodic ? 1 : 0))
+    return d[]
+end
+
+"""A cyclic dimension; `block_size = 0` leaves the optional key out."""
+function cyclic(size, grid_size, grid_rank, start; block_size=0)
+    d = Ref(Dim())
+    check(gdap_dim_set_cyclic(d, size, grid_size, grid_rank, start, block_size))
+    return d[]
+end
+
+"""
+An unstructured dimension. The returned `Dim` points into `indices`: keep `indices` alive
+(`GC.@preserve indices ...`) while the `Dim` is used. `one_to_one = -1` leaves the key out.
+"""
+function unstructured(size, grid_size, grid_rank, indices::Vector{Int64}; one_to_one=-1)
+    d = Ref(Dim())
+    check(gdap_dim_set_unstructured(d, size, grid_size, grid_rank, pointer(indices), length(indices), one_to_one))
+    return d[]
+end
+
+"""What the empty dictionary `{}` stands for, for a buffer extent."""
+function undistributed(extent)
+    d = Ref(Dim())
+    check(gdap_dim_set_undistributed(d, extent))
+    return d[]
+end
+
+"""Checks one dictionary (`extent = -1` when the buffer length is unknown); throws `GDAPError`."""
+validate(dim::Dim; index=0, extent=-1) = check(gdap_dim_validate(Ref(dim), index, extent))
+
+"""Checks a whole dim_data against a C-order `shape`; throws `GDAPError`."""
+function validate(dims::Vector{Dim}, shape::Vector{Int64})
+    length(shape) == length(dims) || throw(ArgumentError("shape has $(length(shape)) entries for $(length(dims)) dimensions"))
+    check(gdap_dims_validate(dims, length(dims), shape))
+end
+
+function owned_count(dim::Dim)
+    n = Ref{Int64}(0)
+    check(gdap_dim_owned_count(n, Ref(dim)))
+    return n[]
+end
+
+# ---------------------------------------------------------------------------------------------
+# Process grid and global maps
+# ---------------------------------------------------------------------------------------------
+
+gdap_grid_rank_to_coords(coords::Vector{Int64}, ndim, grid_shape::Vector{Int64}, rank) =
+    ccall((:gdap_grid_rank_to_coords, libgdap), Cint, (Ptr{Int64}, Int64, Ptr{Int64}, Int64),
+          coords, ndim, grid_shape, rank)
+gdap_grid_coords_to_rank(rank::Ref{Int64}, ndim, grid_shape::Vector{Int64}, coords::Vector{Int64}) =
+    ccall((:gdap_grid_coords_to_rank, libgdap), Cint, (Ref{Int64}, Int64, Ptr{Int64}, Ptr{Int64}),
+          rank, ndim, grid_shape, coords)
+
+gdap_map_create(out::Ref{Ptr{Cvoid}}, nranks, ndim, dims::Vector{Dim}) =
+    ccall((:gdap_map_create, libgdap), Cint, (Ref{Ptr{Cvoid}}, Int64, Int64, Ptr{Dim}), out, nranks, ndim, dims)
+gdap_map_destroy(map::Ptr{Cvoid}) = ccall((:gdap_map_destroy, libgdap), Cint, (Ptr{Cvoid},), map)
+gdap_map_ndim(n::Ref{Int64}, map::Ptr{Cvoid}) = ccall((:gdap_map_ndim, libgdap), Cint, (Ref{Int64}, Ptr{Cvoid}), n, map)
+gdap_map_nranks(n::Ref{Int64}, map::Ptr{Cvoid}) =
+    ccall((:gdap_map_nranks, libgdap), Cint, (Ref{Int64}, Ptr{Cvoid}), n, map)
+gdap_map_global_shape(shape::Vector{Int64}, map::Ptr{Cvoid}) =
+    ccall((:gdap_map_global_shape, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}), shape, map)
+gdap_map_grid_shape(shape::Vector{Int64}, map::Ptr{Cvoid}) =
+    ccall((:gdap_map_grid_shape, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}), shape, map)
+gdap_map_dim(out::Ref{Dim}, map::Ptr{Cvoid}, rank, dim) =
+    ccall((:gdap_map_dim, libgdap), Cint, (Ref{Dim}, Ptr{Cvoid}, Int64, Int64), out, map, rank, dim)
+gdap_map_local_shape(shape::Vector{Int64}, map::Ptr{Cvoid}, rank) =
+    ccall((:gdap_map_local_shape, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}, Int64), shape, map, rank)
+gdap_map_owned_shape(shape::Vector{Int64}, map::Ptr{Cvoid}, rank) =
+    ccall((:gdap_map_owned_shape, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}, Int64), shape, map, rank)
+gdap_map_owned_count(n::Ref{Int64}, map::Ptr{Cvoid}, rank) =
+    ccall((:gdap_map_owned_count, libgdap), Cint, (Ref{Int64}, Ptr{Cvoid}, Int64), n, map, rank)
+gdap_map_owner(rank::Ref{Int64}, local_index::Vector{Int64}, map::Ptr{Cvoid}, global_index::Vector{Int64}) =
+    ccall((:gdap_map_owner, libgdap), Cint, (Ref{Int64}, Ptr{Int64}, Ptr{Cvoid}, Ptr{Int64}),
+          rank, local_index, map, global_index)
+gdap_map_owners(ranks::Vector{Int64}, count::Ref{Int64}, map::Ptr{Cvoid}, global_index::Vector{Int64}, capacity) =
+    ccall((:gdap_map_owners, libgdap), Cint, (Ptr{Int64}, Ref{Int64}, Ptr{Cvoid}, Ptr{Int64}, Int64),
+          ranks, count, map, global_index, capacity)
+gdap_map_owner_batch(ranks::Ptr{Int64}, locals::Ptr{Int64}, map::Ptr{Cvoid}, globals::Ptr{Int64}, count,
+                     device::Device, stream::Ptr{Cvoid}) =
+    ccall((:gdap_map_owner_batch, libgdap), Cint,
+          (Ptr{Int64}, Ptr{Int64}, Ptr{Cvoid}, Ptr{Int64}, Int64, Device, Ptr{Cvoid}),
+          ranks, locals, map, globals, count, device, stream)
+gdap_map_local_to_global(global_index::Vector{Int64}, map::Ptr{Cvoid}, rank, local_index::Vector{Int64}) =
+    ccall((:gdap_map_local_to_global, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}, Int64, Ptr{Int64}),
+          global_index, map, rank, local_index)
+gdap_map_num_runs(n::Ref{Int64}, map::Ptr{Cvoid}, rank, dim) =
+    ccall((:gdap_map_num_runs, libgdap), Cint, (Ref{Int64}, Ptr{Cvoid}, Int64, Int64), n, map, rank, dim)
+gdap_map_runs(runs::Vector{Run}, written::Ref{Int64}, map::Ptr{Cvoid}, rank, dim, first, capacity) =
+    ccall((:gdap_map_runs, libgdap), Cint, (Ptr{Run}, Ref{Int64}, Ptr{Cvoid}, Int64, Int64, Int64, Int64),
+          runs, written, map, rank, dim, first, capacity)
+
+"""The global view of a distribution: every rank's dictionaries, checked collectively."""
+mutable struct GlobalMap
+    handle::Ptr{Cvoid}
+    ndim::Int
+end
+
+"""`dims[r][i]` is rank `r-1`'s dictionary for C dimension `i-1`."""
+function GlobalMap(dims::Vector{Vector{Dim}})
+    ndim = isempty(dims) ? 0 : length(dims[1])
+    flat = reduce(vcat, dims; init=Dim[])
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(gdap_map_create(out, length(dims), ndim, flat))
+    map = GlobalMap(out[], ndim)
+    finalizer(destroy!, map)
+    return map
+end
+
+function destroy!(map::GlobalMap)
+    map.handle == C_NULL || gdap_map_destroy(map.handle)
+    map.handle = C_NULL
+    return nothing
+end
+
+"""(rank, C-order local index) owning a C-order global index (0-based)."""
+function owner(map::GlobalMap, global_index::Vector{Int64})
+    rank = Ref{Int64}(-1)
+    local_index = zeros(Int64, map.ndim)
+    check(gdap_map_owner(rank, local_index, map.handle, global_index))
+    return rank[], local_index
+end
+
+function owned_count(map::GlobalMap, rank::Integer)
+    n = Ref{Int64}(0)
+    check(gdap_map_owned_count(n, map.handle, rank))
+    return n[]
+end
+
+# ---------------------------------------------------------------------------------------------
+# Local arrays
+# ---------------------------------------------------------------------------------------------
+
+gdap_array_from_dlpack(out::Ref{Ptr{Cvoid}}, tensor::Ptr{Cvoid}, dims::Vector{Dim}, ndim, version::Ptr{UInt8}) =
+    ccall((:gdap_array_from_dlpack, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Ptr{Dim}, Int64, Ptr{UInt8}),
+          out, tensor, dims, ndim, version)
+gdap_array_from_dlpack_unversioned(out::Ref{Ptr{Cvoid}}, tensor::Ptr{Cvoid}, dims::Vector{Dim}, ndim,
+                                   version::Ptr{UInt8}) =
+    ccall((:gdap_array_from_dlpack_unversioned, libgdap), Cint,
+          (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Ptr{Dim}, Int64, Ptr{UInt8}), out, tensor, dims, ndim, version)
+gdap_array_wrap(out::Ref{Ptr{Cvoid}}, data::Ptr{Cvoid}, dtype::DType, device::Device, strides::Ptr{Int64},
+                dims::Vector{Dim}, ndim) =
+    ccall((:gdap_array_wrap, libgdap), Cint,
+          (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, DType, Device, Ptr{Int64}, Ptr{Dim}, Int64),
+          out, data, dtype, device, strides, dims, ndim)
+gdap_array_create(out::Ref{Ptr{Cvoid}}, dtype::DType, device::Device, dims::Vector{Dim}, ndim) =
+    ccall((:gdap_array_create, libgdap), Cint, (Ref{Ptr{Cvoid}}, DType, Device, Ptr{Dim}, Int64),
+          out, dtype, device, dims, ndim)
+gdap_array_destroy(array::Ptr{Cvoid}) = ccall((:gdap_array_destroy, libgdap), Cint, (Ptr{Cvoid},), array)
+gdap_array_to_dlpack(out::Ref{Ptr{Cvoid}}, array::Ptr{Cvoid}) =
+    ccall((:gdap_array_to_dlpack, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}), out, array)
+gdap_array_to_dlpack_unversioned(out::Ref{Ptr{Cvoid}}, array::Ptr{Cvoid}) =
+    ccall((:gdap_array_to_dlpack_unversioned, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}), out, array)
+gdap_array_ndim(n::Ref{Int64}, array::Ptr{Cvoid}) =
+    ccall((:gdap_array_ndim, libgdap), Cint, (Ref{Int64}, Ptr{Cvoid}), n, array)
+gdap_array_data(data::Ref{Ptr{Cvoid}}, array::Ptr{Cvoid}) =
+    ccall((:gdap_array_data, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}), data, array)
+gdap_array_shape(shape::Vector{Int64}, array::Ptr{Cvoid}) =
+    ccall((:gdap_array_shape, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}), shape, array)
+gdap_array_strides(strides::Vector{Int64}, array::Ptr{Cvoid}) =
+    ccall((:gdap_array_strides, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}), strides, array)
+gdap_array_dtype(dtype::Ref{DType}, array::Ptr{Cvoid}) =
+    ccall((:gdap_array_dtype, libgdap), Cint, (Ref{DType}, Ptr{Cvoid}), dtype, array)
+gdap_array_device(device::Ref{Device}, array::Ptr{Cvoid}) =
+    ccall((:gdap_array_device, libgdap), Cint, (Ref{Device}, Ptr{Cvoid}), device, array)
+gdap_array_readonly(readonly::Ref{Cint}, array::Ptr{Cvoid}) =
+    ccall((:gdap_array_readonly, libgdap), Cint, (Ref{Cint}, Ptr{Cvoid}), readonly, array)
+gdap_array_dim(out::Ref{Dim}, array::Ptr{Cvoid}, dim) =
+    ccall((:gdap_array_dim, libgdap), Cint, (Ref{Dim}, Ptr{Cvoid}, Int64), out, array, dim)
+gdap_array_version(version::Ref{Ptr{UInt8}}, array::Ptr{Cvoid}) =
+    ccall((:gdap_array_version, libgdap), Cint, (Ref{Ptr{UInt8}}, Ptr{Cvoid}), version, array)
+gdap_array_global_to_local(local_index::Vector{Int64}, array::Ptr{Cvoid}, global_index::Vector{Int64}) =
+    ccall((:gdap_array_global_to_local, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}, Ptr{Int64}),
+          local_index, array, global_index)
+gdap_array_local_to_global(global_index::Vector{Int64}, array::Ptr{Cvoid}, local_index::Vector{Int64}) =
+    ccall((:gdap_array_local_to_global, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}, Ptr{Int64}),
+          global_index, array, local_index)
+
+"""
+One process's local section and its distribution (a `gdap_array` handle). `keepalive` holds the
+Julia array a section wraps, so the GC cannot free memory gdap still points at.
+"""
+mutable struct DAPArray
+    handle::Ptr{Cvoid}
+    keepalive::Any
+end
+
+function adopt(handle::Ptr{Cvoid}, keepalive)
+    a = DAPArray(handle, keepalive)
+    finalizer(destroy!, a)
+    return a
+end
+
+function destroy!(a::DAPArray)
+    a.handle == C_NULL || gdap_array_destroy(a.handle)
+    a.handle = C_NULL
+    a.keepalive = nothing
+    return nothing
+end
+
+"""Allocates a C-contiguous section of element type `T` on `device` for C-order `dims`."""
+function DAPArray(::Type{T}, dims::Vector{Dim}; device::Device=CPU) where {T}
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(gdap_array_create(out, DType(T), device, dims, length(dims)))
+    return adopt(out[], nothing)
+end
+
+"""
+Shares a Julia array with gdap without copying. `dims` are in C order: `dims[1]` describes the
+LAST Julia dimension (the protocol's dimension 0).
+"""
+function DAPArray(A::Array{T}, dims::Vector{Dim}) where {T}
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    GC.@preserve A check(gdap_array_wrap(out, Ptr{Cvoid}(pointer(A)), DType(T), CPU, Ptr{Int64}(C_NULL),
+                                          dims, length(dims)))
+    return adopt(out[], A)
+end
+
+function c_shape(a::DAPArray)
+    n = Ref{Int64}(0)
+    check(gdap_array_ndim(n, a.handle))
+    shape = zeros(Int64, n[])
+    check(gdap_array_shape(shape, a.handle))
+    return shape
+end
+
+function element_type(a::DAPArray)
+    dtype = Ref{DType}(DType(0, 0, 0))
+    check(gdap_array_dtype(dtype, a.handle))
+    return julia_type(dtype[])
+end
+
+function data_pointer(a::DAPArray)
+    data = Ref{Ptr{Cvoid}}(C_NULL)
+    check(gdap_array_data(data, a.handle))
+    return data[]
+end
+
+function device(a::DAPArray)
+    d = Ref{Device}(CPU)
+    check(gdap_array_device(d, a.handle))
+    return d[]
+end
+
+"""
+The host section as a Julia `Array` sharing its memory (dimensions reversed: column-major view
+of a row-major section). Valid while `a` lives. Throws for device memory (use `cuda_pointer`)
+and for non-contiguous sections.
+"""
+function local_view(a::DAPArray)
+    device(a).type == DEVICE_CUDA && throw(ArgumentError("the section is in CUDA device memory: use cuda_pointer"))
+    shape = c_shape(a)
+    strides = zeros(Int64, length(shape))
+    check(gdap_array_strides(strides, a.handle))
+    expected = 1
+    for i in length(shape):-1:1
+        shape[i] > 1 && strides[i] != expected && throw(ArgumentError("the section is not C-contiguous"))
+        expected *= shape[i]
+    end
+    T = element_type(a)
+    return unsafe_wrap(Array, Ptr{T}(data_pointer(a)), Tuple(reverse(shape)); own=false)
+end
+
+"""
+For CUDA.jl users: `(address, julia_dims, T)` of a device section, to wrap without copying as
+`unsafe_wrap(CuArray, CuPtr{T}(address), julia_dims)`. The section must outlive the CuArray.
+"""
+function cuda_pointer(a::DAPArray)
+    device(a).type == DEVICE_CUDA || throw(ArgumentError("the section is not in CUDA device memory"))
+    return UInt(data_pointer(a)), Tuple(reverse(c_shape(a))), element_type(a)
+end
+
+function dim_dict(d::Dim)
+    dict = Dict{String,Any}("dist_type" => string(Char(d.dist_type)), "size" => d.size,
+                            "proc_grid_size" => d.proc_grid_size, "proc_grid_rank" => d.proc_grid_rank)
+    if d.dist_type == Int32('b')
+        dict["start"] = d.start
+        dict["stop"] = d.stop
+        (d.given & KEY_PADDING) != 0 && (dict["padding"] = d.padding)
+        (d.given & KEY_PERIODIC) != 0 && (dict["periodic"] = d.periodic != 0)
+    elseif d.dist_type == Int32('c')
+        dict["start"] = d.start
+        (d.given & KEY_BLOCK_SIZE) != 0 && (dict["block_size"] = d.block_size)
+    elseif d.dist_type == Int32('u')
+        dict["indices"] = copy(unsafe_wrap(Array, d.indices, d.num_indices))
+        (d.given & KEY_ONE_TO_ONE) != 0 && (dict["one_to_one"] = d.one_to_one != 0)
+    end
+    return dict
+end
+
+"""
+The equivalent of Python's `__distarray__()`: `"__version__"`, `"buffer"` (the host section
+shared, as `local_view`) and `"dim_data"` (a tuple of Dicts with the protocol's keys).
+"""
+function distarray(a::DAPArray)
+    n = length(c_shape(a))
+    dims = map(0:n-1) do i
+        d = Ref(Dim())
+        check(gdap_array_dim(d, a.handle, i))
+        dim_dict(d[])
+    end
+    version = Ref{Ptr{UInt8}}(C_NULL)
+    check(gdap_array_version(version, a.handle))
+    return Dict{String,Any}("__version__" => unsafe_string(version[]), "buffer" => local_view(a),
+                            "dim_data" => Tuple(dims))
+end
+
+end # module GDAP
