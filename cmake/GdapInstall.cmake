@@ -1,0 +1,29 @@
+# Installation: headers, shared and static library, Fortran module, the CMake package
+# (find_package(gdap CONFIG): gdap::gdap, gdap::gdap_static, gdap::fortran) and gdap.pc.
+include(CMakePackageConfigHelpers)
+
+install(DIRECTORY include/gdap DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+set(_gdap_install_targets gdap gdap_static)
+if(TARGET gdap_fortran)
+  list(APPEND _gdap_install_targets gdap_fortran)
+  set_target_properties(gdap_fortran PROPERTIES EXPORT_NAME fortran)
+  target_include_directories(gdap_fortran PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/gdap/fortran>)
+  install(DIRECTORY ${CMAKE_BINARY_DIR}/bindings/fortran/mod/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gdap/fortran)
+endif()
+install(TARGETS ${_gdap_install_targets} EXPORT gdapTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT gdapTargets NAMESPACE gdap:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gdap)
+
+set(GDAP_CONFIG_HAVE_CUDA ${GDAP_HAVE_CUDA})
+configure_package_config_file(cmake/gdapConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/gdapConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gdap)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/gdapConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gdapConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/gdapConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gdap)
+
+configure_file(cmake/gdap.pc.in ${CMAKE_CURRENT_BINARY_DIR}/gdap.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gdap.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
