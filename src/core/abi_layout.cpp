@@ -1,0 +1,49 @@
+// Compile-time proof of the public structs' layout: sizes and field offsets are part of the ABI
+// (Fortran and Julia mirror them field by field), and gdap_dtype / gdap_device must stay
+// byte-compatible with DLPack's DLDataType / DLDevice. A change here is an ABI break: see docs/abi.md.
+#include <gdap/gdap.h>
+
+#include <dlpack/dlpack.h>
+
+#include <cstddef>
+
+namespace {
+
+static_assert(sizeof(gdap_dim) == 104, "gdap_dim layout is ABI");
+static_assert(offsetof(gdap_dim, struct_size) == 0);
+static_assert(offsetof(gdap_dim, given) == 4);
+static_assert(offsetof(gdap_dim, dist_type) == 8);
+static_assert(offsetof(gdap_dim, periodic) == 12);
+static_assert(offsetof(gdap_dim, size) == 16);
+static_assert(offsetof(gdap_dim, proc_grid_size) == 24);
+static_assert(offsetof(gdap_dim, proc_grid_rank) == 32);
+static_assert(offsetof(gdap_dim, start) == 40);
+static_assert(offsetof(gdap_dim, stop) == 48);
+static_assert(offsetof(gdap_dim, padding) == 56);
+static_assert(offsetof(gdap_dim, block_size) == 72);
+static_assert(offsetof(gdap_dim, indices) == 80);
+static_assert(offsetof(gdap_dim, num_indices) == 88);
+static_assert(offsetof(gdap_dim, one_to_one) == 96);
+static_assert(offsetof(gdap_dim, reserved) == 100);
+
+static_assert(sizeof(gdap_run) == 24);
+static_assert(offsetof(gdap_run, global_start) == 0);
+static_assert(offsetof(gdap_run, length) == 8);
+static_assert(offsetof(gdap_run, local_start) == 16);
+
+static_assert(sizeof(gdap_dtype) == sizeof(DLDataType));
+static_assert(offsetof(gdap_dtype, code) == offsetof(DLDataType, code));
+static_assert(offsetof(gdap_dtype, bits) == offsetof(DLDataType, bits));
+static_assert(offsetof(gdap_dtype, lanes) == offsetof(DLDataType, lanes));
+constexpr int code(int value) { return value; }
+static_assert(code(GDAP_DTYPE_INT) == kDLInt && code(GDAP_DTYPE_UINT) == kDLUInt &&
+              code(GDAP_DTYPE_FLOAT) == kDLFloat && code(GDAP_DTYPE_BFLOAT) == kDLBfloat &&
+              code(GDAP_DTYPE_COMPLEX) == kDLComplex && code(GDAP_DTYPE_BOOL) == kDLBool);
+
+static_assert(sizeof(gdap_device) == sizeof(DLDevice));
+static_assert(offsetof(gdap_device, type) == offsetof(DLDevice, device_type));
+static_assert(offsetof(gdap_device, id) == offsetof(DLDevice, device_id));
+static_assert(code(GDAP_DEVICE_CPU) == kDLCPU && code(GDAP_DEVICE_CUDA) == kDLCUDA &&
+              code(GDAP_DEVICE_CUDA_HOST) == kDLCUDAHost && code(GDAP_DEVICE_CUDA_MANAGED) == kDLCUDAManaged);
+
+}  // namespace
