@@ -1,0 +1,193 @@
+// gdap_map_owner_batch on a CUDA device (see owner_batch.hpp).
+#include "maps/map.hpp"
+#include "maps/owner_batch.hpp"
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+namespace gdap {
+
+// One axis as the kernel reads it; offsets index DeviceTables::data.
+struct FlatAxis {
+  int64_t type, size, grid, block_size, even_width;
+  int64_t owned_off;  // 'b': grid + 1 owned starts
+  int64_t start_off;  // 'b': grid starts (the held range's first global index)
+  int64_t table_off;  // 'u': table_len triples (global, grid rank, local), sorted
+  int64_t table_len;
+};
+
+struct DeviceTables {
+  int device = 0;
+  FlatAxis* axes = nullptr;
+  int64_t* data = nullptr;
+};
+
+void release_device_tables(DeviceTables* tables) noexcept {
+  if (tables == nullptr) return;
+  int current = 0;
+  const bool restore = cudaGetDevice(&current) == cudaSuccess;
+  if (cudaSetDevice(tables->device) == cudaSuccess) {
+    cudaFree(tables->axes);
+    cudaFree(tables->data);
+  }
+  if (restore) cudaSetDevice(current);
+  delete tables;
+}
+
+namespace {
+
+__device__ bool axis_owner(const FlatAxis& a, const int64_t* data, int64_t g, int64_t& grid_rank, int64_t& local) {
+  if (a.type == 'b' || a.type == 'c') {
+    if (g < 0 || g >= a.size) return false;
+  }
+  if (a.type == 'b') {
+    if (a.even_width > 0) {
+      grid_rank = g / a.even_width;
+    } else {  // last owned start <= g
+      int64_t lo = 0, hi = a.grid;  // answer in [lo, hi)
+      while (hi - lo > 1) {
+        const int64_t mid = (lo + hi) / 2;
+        if (data[a.owned_off + mid] <= g) lo = mid; else hi = mid;
+      }
+      grid_rank = lo;
+    }
+    local = g - data[a.start_off + grid_rank];
+    return true;
+  }
+  if (a.type == 'c') {
+    const int64_t block = g / a.block_size;
+    grid_rank = block % a.grid;
+    local = block / a.grid * a.block_size + g % a.block_size;
+    return true;
+  }
+  int64_t lo = 0, hi = a.table_len;  // first entry with global >= g
+  while (lo < hi) {
+    const int64_t mid = (lo + hi) / 2;
+    if (data[a.table_off + 3 * mid] < g) lo = mid + 1; else hi = mid;
+  }
+  if (lo == a.table_len || data[a.table_off + 3 * lo] != g) return false;
+  grid_rank = data[a.table_off + 3 * lo + 1];
+  local = data[a.table_off + 3 * lo + 2];
+  return true;
+}
+
+__global__ void owner_kernel(const FlatAxis* axes, const int64_t* data, int64_t ndim, const int64_t* globals,
+                             int64_t count, int64_t* ranks, int64_t* locals) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += step) {
+    int64_t rank = 0;
+    bool ok = true;
+    for (int64_t i = 0; i < ndim && ok; ++i) {
+      int64_t grid_rank = 0, local = 0;
+      ok = axis_owner(axes[i], data, globals[k * ndim + i], grid_rank, local);
+      rank = rank * axes[i].grid + grid_rank;
+      if (ok && locals != nullptr) locals[k * ndim + i] = local;
+    }
+    ranks[k] = ok ? rank : -1;
+  }
+}
+
+void flatten(const gdap_map& map, std::vector<FlatAxis>& axes, std::vector<int64_t>& data) {
+  for (const AxisMap& axis : map.axes) {
+    FlatAxis a{};
+    a.type = axis.dist_type();
+    a.size = axis.size();
+    a.grid = axis.grid_size();
+    a.block_size = axis.dim(0).block_size;
+    a.even_width = axis.even_width();
+    a.owned_off = static_cast<int64_t>(data.size());
+    data.insert(data.end(), axis.owned_starts().begin(), axis.owned_starts().end());
+    a.start_off = static_cast<int64_t>(data.size());
+    for (int64_t g = 0; g < axis.grid_size(); ++g) data.push_back(axis.dim(g).start);
+    a.table_off = static_cast<int64_t>(data.size());
+    a.table_len = static_cast<int64_t>(axis.table().size());
+    for (const UnstructuredEntry& e : axis.table()) data.insert(data.end(), {e.global, e.grid_rank, e.local});
+    axes.push_back(a);
+  }
+}
+
+std::string cuda_message(const char* what, cudaError_t err) {
+  return std::string(what) + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
+}
+
+// The map's tables on `device` (the current device), uploaded on first use.
+std::string tables_on(gdap_map& map, int device, DeviceTables*& out) {
+  std::lock_guard<std::mutex> lock(map.device_mutex);
+  for (auto& [d, t] : map.device_tables) {
+    if (d == device) {
+      out = t;
+      return "";
+    }
+  }
+  std::vector<FlatAxis> axes;
+  std::vector<int64_t> data;
+  flatten(map, axes, data);
+  auto* t = new DeviceTables{device, nullptr, nullptr};
+  cudaError_t err = cudaMalloc(&t->axes, sizeof(FlatAxis) * (axes.size() + 1));
+  if (err == cudaSuccess) err = cudaMalloc(&t->data, sizeof(int64_t) * (data.size() + 1));
+  if (err == cudaSuccess && !axes.empty()) {
+    err = cudaMemcpy(t->axes, axes.data(), sizeof(FlatAxis) * axes.size(), cudaMemcpyHostToDevice);
+  }
+  if (err == cudaSuccess && !data.empty()) {
+    err = cudaMemcpy(t->data, data.data(), sizeof(int64_t) * data.size(), cudaMemcpyHostToDevice);
+  }
+  if (err != cudaSuccess) {
+    release_device_tables(t);
+    return cuda_message("uploading the map's tables", err);
+  }
+  map.device_tables.emplace_back(device, t);
+  out = t;
+  return "";
+}
+
+// "" if `p` is device or managed memory usable on `device`.
+std::string check_pointer(const void* p, const char* name, int device) {
+  cudaPointerAttributes attr{};
+  const cudaError_t err = cudaPointerGetAttributes(&attr, p);
+  if (err != cudaSuccess) return cuda_message(name, err);
+  if (attr.type == cudaMemoryTypeManaged) return "";
+  if (attr.type != cudaMemoryTypeDevice) {
+    return std::string(name) + " is not CUDA device memory; pass GDAP_DEVICE_CPU for host arrays";
+  }
+  if (attr.device != device) {
+    return std::string(name) + " lives on CUDA device " + std::to_string(attr.device) + ", not device " +
+           std::to_string(device);
+  }
+  return "";
+}
+
+std::string launch(gdap_map& map, int64_t* ranks, int64_t* locals, const int64_t* globals, int64_t count, int device,
+                   void* stream) {
+  for (auto [p, name] : {std::pair<const void*, const char*>{ranks, "ranks"}, {globals, "globals"}, {locals, "locals"}}) {
+    if (p == nullptr) continue;
+    if (std::string m = check_pointer(p, name, device); !m.empty()) return m;
+  }
+  DeviceTables* tables = nullptr;
+  if (std::string m = tables_on(map, device, tables); !m.empty()) return m;
+  if (count == 0) return "";
+  const int threads = 256;
+  const int64_t wanted = (count + threads - 1) / threads;
+  const int blocks = static_cast<int>(wanted < 65535 ? wanted : 65535);
+  owner_kernel<<<blocks, threads, 0, static_cast<cudaStream_t>(stream)>>>(tables->axes, tables->data, map.ndim(),
+                                                                           globals, count, ranks, locals);
+  const cudaError_t err = cudaGetLastError();
+  return err == cudaSuccess ? "" : cuda_message("launching the owner look-up kernel", err);
+}
+
+}  // namespace
+
+std::string owner_batch_cuda(gdap_map& map, int64_t* ranks, int64_t* locals, const int64_t* globals, int64_t count,
+                             int device_id, void* stream) {
+  int current = 0;
+  cudaError_t err = cudaGetDevice(&current);
+  if (err != cudaSuccess) return cuda_message("finding the current CUDA device", err);
+  err = cudaSetDevice(device_id);
+  if (err != cudaSuccess) return cuda_message(("selecting CUDA device " + std::to_string(device_id)).c_str(), err);
+  std::string message = launch(map, ranks, locals, globals, count, device_id, stream);
+  cudaSetDevice(current);
+  return message;
+}
+
+}  // namespace gdap
