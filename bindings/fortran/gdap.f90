@@ -2,6 +2,8 @@
 !
 ! Every C function has an interface of the same name and arguments; each returns the
 ! gdap_status as integer(c_int) and takes handles (gdap_map, gdap_array) as type(c_ptr).
+! Out-parameters are intent(inout), not intent(out): gdap leaves them untouched when a call
+! fails, and intent(out) would let the compiler discard the caller's value before the call.
 ! Index and size arguments are integer(c_int64_t), 0-based like the protocol.
 !
 ! Row and column order. The protocol describes C-order (row-major) local sections: dimension 0
@@ -116,7 +118,7 @@ module gdap
     ! --- dimension descriptors ---
     function gdap_dim_init(dim) bind(C, name='gdap_dim_init') result(s)
       import :: c_int, gdap_dim
-      type(gdap_dim), intent(out) :: dim
+      type(gdap_dim), intent(inout) :: dim
       integer(c_int) :: s
     end function
     function gdap_dim_set_block(dim, size, proc_grid_size, proc_grid_rank, start, stop) &
@@ -178,26 +180,26 @@ module gdap
     end function
     function gdap_dim_owned_count(count, dim) bind(C, name='gdap_dim_owned_count') result(s)
       import :: c_int, c_int64_t, gdap_dim
-      integer(c_int64_t), intent(out) :: count
+      integer(c_int64_t), intent(inout) :: count
       type(gdap_dim), intent(in) :: dim
       integer(c_int) :: s
     end function
     function gdap_dim_local_extent(extent, dim) bind(C, name='gdap_dim_local_extent') result(s)
       import :: c_int, c_int64_t, gdap_dim
-      integer(c_int64_t), intent(out) :: extent
+      integer(c_int64_t), intent(inout) :: extent
       type(gdap_dim), intent(in) :: dim
       integer(c_int) :: s
     end function
     function gdap_dim_global_to_local(local, dim, global) bind(C, name='gdap_dim_global_to_local') result(s)
       import :: c_int, c_int64_t, gdap_dim
-      integer(c_int64_t), intent(out) :: local
+      integer(c_int64_t), intent(inout) :: local
       type(gdap_dim), intent(in) :: dim
       integer(c_int64_t), value :: global
       integer(c_int) :: s
     end function
     function gdap_dim_local_to_global(global, dim, local) bind(C, name='gdap_dim_local_to_global') result(s)
       import :: c_int, c_int64_t, gdap_dim
-      integer(c_int64_t), intent(out) :: global
+      integer(c_int64_t), intent(inout) :: global
       type(gdap_dim), intent(in) :: dim
       integer(c_int64_t), value :: local
       integer(c_int) :: s
@@ -207,7 +209,7 @@ module gdap
     function gdap_grid_rank_to_coords(coords, ndim, grid_shape, rank) &
         bind(C, name='gdap_grid_rank_to_coords') result(s)
       import :: c_int, c_int64_t
-      integer(c_int64_t), intent(out) :: coords(*)
+      integer(c_int64_t), intent(inout) :: coords(*)
       integer(c_int64_t), value :: ndim
       integer(c_int64_t), intent(in) :: grid_shape(*)
       integer(c_int64_t), value :: rank
@@ -216,21 +218,21 @@ module gdap
     function gdap_grid_coords_to_rank(rank, ndim, grid_shape, coords) &
         bind(C, name='gdap_grid_coords_to_rank') result(s)
       import :: c_int, c_int64_t
-      integer(c_int64_t), intent(out) :: rank
+      integer(c_int64_t), intent(inout) :: rank
       integer(c_int64_t), value :: ndim
       integer(c_int64_t), intent(in) :: grid_shape(*), coords(*)
       integer(c_int) :: s
     end function
     function gdap_dim_num_runs(num_runs, dim) bind(C, name='gdap_dim_num_runs') result(s)
       import :: c_int, c_int64_t, gdap_dim
-      integer(c_int64_t), intent(out) :: num_runs
+      integer(c_int64_t), intent(inout) :: num_runs
       type(gdap_dim), intent(in) :: dim
       integer(c_int) :: s
     end function
     function gdap_dim_runs(runs, written, dim, first, capacity) bind(C, name='gdap_dim_runs') result(s)
       import :: c_int, c_int64_t, gdap_dim, gdap_run
       type(gdap_run), intent(inout) :: runs(*)
-      integer(c_int64_t), intent(out) :: written
+      integer(c_int64_t), intent(inout) :: written
       type(gdap_dim), intent(in) :: dim
       integer(c_int64_t), value :: first, capacity
       integer(c_int) :: s
@@ -239,7 +241,7 @@ module gdap
     ! --- global maps (handles are type(c_ptr)) ---
     function gdap_map_create(map, nranks, ndim, dims) bind(C, name='gdap_map_create') result(s)
       import :: c_int, c_int64_t, c_ptr, gdap_dim
-      type(c_ptr), intent(out) :: map
+      type(c_ptr), intent(inout) :: map
       integer(c_int64_t), value :: nranks, ndim
       type(gdap_dim), intent(in) :: dims(*)  ! rank-major: rank r's C dimension i at r*ndim+i+1
       integer(c_int) :: s
@@ -251,68 +253,68 @@ module gdap
     end function
     function gdap_map_ndim(ndim, map) bind(C, name='gdap_map_ndim') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out) :: ndim
+      integer(c_int64_t), intent(inout) :: ndim
       type(c_ptr), value :: map
       integer(c_int) :: s
     end function
     function gdap_map_nranks(nranks, map) bind(C, name='gdap_map_nranks') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out) :: nranks
+      integer(c_int64_t), intent(inout) :: nranks
       type(c_ptr), value :: map
       integer(c_int) :: s
     end function
     function gdap_map_global_shape(shape, map) bind(C, name='gdap_map_global_shape') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out) :: shape(*)
+      integer(c_int64_t), intent(inout) :: shape(*)
       type(c_ptr), value :: map
       integer(c_int) :: s
     end function
     function gdap_map_grid_shape(grid_shape, map) bind(C, name='gdap_map_grid_shape') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out) :: grid_shape(*)
+      integer(c_int64_t), intent(inout) :: grid_shape(*)
       type(c_ptr), value :: map
       integer(c_int) :: s
     end function
     function gdap_map_dim(out, map, rank, dim) bind(C, name='gdap_map_dim') result(s)
       import :: c_int, c_int64_t, c_ptr, gdap_dim
-      type(gdap_dim), intent(out) :: out
+      type(gdap_dim), intent(inout) :: out
       type(c_ptr), value :: map
       integer(c_int64_t), value :: rank, dim
       integer(c_int) :: s
     end function
     function gdap_map_local_shape(shape, map, rank) bind(C, name='gdap_map_local_shape') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out) :: shape(*)
+      integer(c_int64_t), intent(inout) :: shape(*)
       type(c_ptr), value :: map
       integer(c_int64_t), value :: rank
       integer(c_int) :: s
     end function
     function gdap_map_owned_shape(shape, map, rank) bind(C, name='gdap_map_owned_shape') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out) :: shape(*)
+      integer(c_int64_t), intent(inout) :: shape(*)
       type(c_ptr), value :: map
       integer(c_int64_t), value :: rank
       integer(c_int) :: s
     end function
     function gdap_map_owned_count(count, map, rank) bind(C, name='gdap_map_owned_count') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out) :: count
+      integer(c_int64_t), intent(inout) :: count
       type(c_ptr), value :: map
       integer(c_int64_t), value :: rank
       integer(c_int) :: s
     end function
     function gdap_map_owner(rank, local, map, global) bind(C, name='gdap_map_owner') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out) :: rank
-      integer(c_int64_t), intent(out), optional :: local(*)
+      integer(c_int64_t), intent(inout) :: rank
+      integer(c_int64_t), intent(inout), optional :: local(*)
       type(c_ptr), value :: map
       integer(c_int64_t), intent(in) :: global(*)
       integer(c_int) :: s
     end function
     function gdap_map_owners(ranks, count, map, global, capacity) bind(C, name='gdap_map_owners') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out), optional :: ranks(*)  ! leave out (capacity 0) to count
-      integer(c_int64_t), intent(out) :: count
+      integer(c_int64_t), intent(inout), optional :: ranks(*)  ! leave out (capacity 0) to count
+      integer(c_int64_t), intent(inout) :: count
       type(c_ptr), value :: map
       integer(c_int64_t), intent(in) :: global(*)
       integer(c_int64_t), value :: capacity
@@ -331,7 +333,7 @@ module gdap
     end function
     function gdap_map_local_to_global(global, map, rank, local) bind(C, name='gdap_map_local_to_global') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out) :: global(*)
+      integer(c_int64_t), intent(inout) :: global(*)
       type(c_ptr), value :: map
       integer(c_int64_t), value :: rank
       integer(c_int64_t), intent(in) :: local(*)
@@ -339,7 +341,7 @@ module gdap
     end function
     function gdap_map_num_runs(num_runs, map, rank, dim) bind(C, name='gdap_map_num_runs') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out) :: num_runs
+      integer(c_int64_t), intent(inout) :: num_runs
       type(c_ptr), value :: map
       integer(c_int64_t), value :: rank, dim
       integer(c_int) :: s
@@ -347,7 +349,7 @@ module gdap
     function gdap_map_runs(runs, written, map, rank, dim, first, capacity) bind(C, name='gdap_map_runs') result(s)
       import :: c_int, c_int64_t, c_ptr, gdap_run
       type(gdap_run), intent(inout) :: runs(*)
-      integer(c_int64_t), intent(out) :: written
+      integer(c_int64_t), intent(inout) :: written
       type(c_ptr), value :: map
       integer(c_int64_t), value :: rank, dim, first, capacity
       integer(c_int) :: s
@@ -357,7 +359,7 @@ module gdap
     function gdap_array_from_dlpack(array, tensor, dims, ndim, version) &
         bind(C, name='gdap_array_from_dlpack') result(s)
       import :: c_int, c_int64_t, c_ptr, gdap_dim
-      type(c_ptr), intent(out) :: array
+      type(c_ptr), intent(inout) :: array
       type(c_ptr), value :: tensor   ! DLManagedTensorVersioned*: taken on success
       type(gdap_dim), intent(in) :: dims(*)
       integer(c_int64_t), value :: ndim
@@ -367,7 +369,7 @@ module gdap
     function gdap_array_from_dlpack_unversioned(array, tensor, dims, ndim, version) &
         bind(C, name='gdap_array_from_dlpack_unversioned') result(s)
       import :: c_int, c_int64_t, c_ptr, gdap_dim
-      type(c_ptr), intent(out) :: array
+      type(c_ptr), intent(inout) :: array
       type(c_ptr), value :: tensor   ! DLManagedTensor*: taken on success
       type(gdap_dim), intent(in) :: dims(*)
       integer(c_int64_t), value :: ndim
@@ -379,7 +381,7 @@ module gdap
     function gdap_array_wrap(array, data, dtype, device, strides, dims, ndim) &
         bind(C, name='gdap_array_wrap') result(s)
       import :: c_int, c_int64_t, c_ptr, gdap_dim, gdap_dtype, gdap_device
-      type(c_ptr), intent(out) :: array
+      type(c_ptr), intent(inout) :: array
       type(c_ptr), value :: data
       type(gdap_dtype), value :: dtype
       type(gdap_device), value :: device
@@ -390,7 +392,7 @@ module gdap
     end function
     function gdap_array_create(array, dtype, device, dims, ndim) bind(C, name='gdap_array_create') result(s)
       import :: c_int, c_int64_t, c_ptr, gdap_dim, gdap_dtype, gdap_device
-      type(c_ptr), intent(out) :: array
+      type(c_ptr), intent(inout) :: array
       type(gdap_dtype), value :: dtype
       type(gdap_device), value :: device
       type(gdap_dim), intent(in) :: dims(*)
@@ -404,19 +406,19 @@ module gdap
     end function
     function gdap_array_to_dlpack(tensor, array) bind(C, name='gdap_array_to_dlpack') result(s)
       import :: c_int, c_ptr
-      type(c_ptr), intent(out) :: tensor  ! DLManagedTensorVersioned*: the caller calls its deleter
+      type(c_ptr), intent(inout) :: tensor  ! DLManagedTensorVersioned*: the caller calls its deleter
       type(c_ptr), value :: array
       integer(c_int) :: s
     end function
     function gdap_array_to_dlpack_unversioned(tensor, array) bind(C, name='gdap_array_to_dlpack_unversioned') result(s)
       import :: c_int, c_ptr
-      type(c_ptr), intent(out) :: tensor
+      type(c_ptr), intent(inout) :: tensor
       type(c_ptr), value :: array
       integer(c_int) :: s
     end function
     function gdap_array_ndim(ndim, array) bind(C, name='gdap_array_ndim') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out) :: ndim
+      integer(c_int64_t), intent(inout) :: ndim
       type(c_ptr), value :: array
       integer(c_int) :: s
     end function
@@ -424,63 +426,63 @@ module gdap
     !> on as a device pointer (CUDA Fortran: c_f_pointer into a device array; OpenACC: deviceptr).
     function gdap_array_data(data, array) bind(C, name='gdap_array_data') result(s)
       import :: c_int, c_ptr
-      type(c_ptr), intent(out) :: data
+      type(c_ptr), intent(inout) :: data
       type(c_ptr), value :: array
       integer(c_int) :: s
     end function
     function gdap_array_shape(shape, array) bind(C, name='gdap_array_shape') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out) :: shape(*)  ! C order
+      integer(c_int64_t), intent(inout) :: shape(*)  ! C order
       type(c_ptr), value :: array
       integer(c_int) :: s
     end function
     function gdap_array_strides(strides, array) bind(C, name='gdap_array_strides') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out) :: strides(*)  ! C order, in elements
+      integer(c_int64_t), intent(inout) :: strides(*)  ! C order, in elements
       type(c_ptr), value :: array
       integer(c_int) :: s
     end function
     function gdap_array_dtype(dtype, array) bind(C, name='gdap_array_dtype') result(s)
       import :: c_int, c_ptr, gdap_dtype
-      type(gdap_dtype), intent(out) :: dtype
+      type(gdap_dtype), intent(inout) :: dtype
       type(c_ptr), value :: array
       integer(c_int) :: s
     end function
     function gdap_array_device(device, array) bind(C, name='gdap_array_device') result(s)
       import :: c_int, c_ptr, gdap_device
-      type(gdap_device), intent(out) :: device
+      type(gdap_device), intent(inout) :: device
       type(c_ptr), value :: array
       integer(c_int) :: s
     end function
     function gdap_array_readonly(readonly, array) bind(C, name='gdap_array_readonly') result(s)
       import :: c_int, c_ptr
-      integer(c_int), intent(out) :: readonly
+      integer(c_int), intent(inout) :: readonly
       type(c_ptr), value :: array
       integer(c_int) :: s
     end function
     function gdap_array_dim(out, array, dim) bind(C, name='gdap_array_dim') result(s)
       import :: c_int, c_int64_t, c_ptr, gdap_dim
-      type(gdap_dim), intent(out) :: out
+      type(gdap_dim), intent(inout) :: out
       type(c_ptr), value :: array
       integer(c_int64_t), value :: dim
       integer(c_int) :: s
     end function
     function gdap_array_version(version, array) bind(C, name='gdap_array_version') result(s)
       import :: c_int, c_ptr
-      type(c_ptr), intent(out) :: version  ! C string owned by the array
+      type(c_ptr), intent(inout) :: version  ! C string owned by the array
       type(c_ptr), value :: array
       integer(c_int) :: s
     end function
     function gdap_array_global_to_local(local, array, global) bind(C, name='gdap_array_global_to_local') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out) :: local(*)
+      integer(c_int64_t), intent(inout) :: local(*)
       type(c_ptr), value :: array
       integer(c_int64_t), intent(in) :: global(*)
       integer(c_int) :: s
     end function
     function gdap_array_local_to_global(global, array, local) bind(C, name='gdap_array_local_to_global') result(s)
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(out) :: global(*)
+      integer(c_int64_t), intent(inout) :: global(*)
       type(c_ptr), value :: array
       integer(c_int64_t), intent(in) :: local(*)
       integer(c_int) :: s
@@ -532,7 +534,7 @@ contains
   !> c_f_pointer(data, x, fshape). Fails with GDAP_ERR_UNSUPPORTED unless the section is
   !> C-contiguous, since c_f_pointer can only describe contiguous memory.
   function gdap_fortran_shape(fshape, array) result(s)
-    integer(c_int64_t), intent(out) :: fshape(:)
+    integer(c_int64_t), intent(inout) :: fshape(:)
     type(c_ptr), intent(in) :: array
     integer(c_int) :: s
     integer(c_int64_t) :: ndim, expected
@@ -562,7 +564,7 @@ contains
   !> Wraps a contiguous Fortran array (retained: TARGET, kept alive) as a local section.
   !> `dims` lists the dictionaries in C order: dims(1) describes the LAST Fortran dimension.
   function gdap_array_wrap_fortran(array, data, dtype, dims) result(s)
-    type(c_ptr), intent(out) :: array
+    type(c_ptr), intent(inout) :: array
     type(c_ptr), intent(in) :: data
     type(gdap_dtype), intent(in) :: dtype
     type(gdap_dim), intent(in) :: dims(:)

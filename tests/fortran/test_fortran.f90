@@ -1,6 +1,7 @@
 ! The Fortran binding, end to end: struct layout, descriptors and their errors, a 2x2 global map
 ! (block x block-cyclic), a Fortran array shared with gdap without a copy (row/column order),
-! and a DLPack round trip. Prints "fortran binding: N passed, M failed"; exits 1 on a failure.
+! and a DLPack round trip. Each call is made in a statement of its own before its results are
+! checked: Fortran may evaluate the operands of .and. in any order. Prints "fortran binding: N passed, M failed"; exits 1 on a failure.
 program test_fortran
   use, intrinsic :: iso_c_binding
   use gdap
@@ -48,8 +49,8 @@ contains
     type(gdap_dim) :: d
     call check(c_sizeof(d) == 104, 'sizeof(gdap_dim) is 104 bytes as in C')
     call check(d%struct_size == c_sizeof(d), 'default struct_size equals c_sizeof')
-    call check(gdap_dim_init(d) == GDAP_SUCCESS .and. d%struct_size == 104 .and. d%block_size == 1, &
-               'gdap_dim_init fills GDAP_DIM_INIT')
+    call check(gdap_dim_init(d) == GDAP_SUCCESS, 'gdap_dim_init')
+    call check(d%struct_size == 104 .and. d%block_size == 1, 'gdap_dim_init fills GDAP_DIM_INIT')
     call check(gdap_version() >= 100, 'gdap_version is 0.1.0 or later')
     call check(gdap_protocol_version_check('0.10.0'//c_null_char) == GDAP_SUCCESS, 'protocol 0.10.0 accepted')
     call check(gdap_protocol_version_check('1.0.0'//c_null_char) == GDAP_ERR_VERSION, 'protocol 1.0.0 refused')
@@ -63,23 +64,28 @@ contains
                == GDAP_SUCCESS, 'padded block')
     call check(gdap_dim_set_padding(d, 1_c_int64_t, 1_c_int64_t) == GDAP_SUCCESS, 'set_padding')
     call check(gdap_dim_validate(d, 0_c_int64_t, 10_c_int64_t) == GDAP_SUCCESS, 'padded block is valid')
-    call check(gdap_dim_owned_count(n, d) == GDAP_SUCCESS .and. n == 9, &
-               'owned count leaves out the communication padding, keeps the boundary padding')
-    call check(gdap_dim_global_to_local(local, d, 12_c_int64_t) == GDAP_SUCCESS .and. local == 4, 'global 12 -> local 4')
-    call check(gdap_dim_local_to_global(global, d, 0_c_int64_t) == GDAP_SUCCESS .and. global == 8, 'local 0 -> global 8')
+    call check(gdap_dim_owned_count(n, d) == GDAP_SUCCESS, 'gdap_dim_owned_count')
+    call check(n == 9, 'owned count leaves out the communication padding, keeps the boundary padding')
+    call check(gdap_dim_global_to_local(local, d, 12_c_int64_t) == GDAP_SUCCESS, 'gdap_dim_global_to_local')
+    call check(local == 4, 'global 12 -> local 4')
+    call check(gdap_dim_local_to_global(global, d, 0_c_int64_t) == GDAP_SUCCESS, 'gdap_dim_local_to_global')
+    call check(global == 8, 'local 0 -> global 8')
   end subroutine block_dimension_counts
 
   subroutine invalid_dimension_names_dimension_and_key()
     type(gdap_dim) :: d
     character(len=:), allocatable :: msg
     integer(c_int64_t) :: n
+    integer(c_int) :: status
     call check(gdap_dim_set_block(d, 10_c_int64_t, 1_c_int64_t, 0_c_int64_t, 0_c_int64_t, 12_c_int64_t) &
                == GDAP_SUCCESS, 'set_block stores without checking')
     call check(gdap_dim_validate(d, 1_c_int64_t, -1_c_int64_t) == GDAP_ERR_PROTOCOL, 'stop > size is refused')
     msg = gdap_error_message()
     call check(index(msg, 'dimension 1') > 0 .and. index(msg, 'stop') > 0, 'message names dimension and key: '//msg)
     n = -7
-    call check(gdap_dim_owned_count(n, d) /= GDAP_SUCCESS .and. n == -7, 'output untouched on failure')
+    status = gdap_dim_owned_count(n, d)
+    call check(status /= GDAP_SUCCESS, 'owned count of an invalid dimension fails')
+    call check(n == -7, 'output untouched on failure')
   end subroutine invalid_dimension_names_dimension_and_key
 
   subroutine map_of_block_by_block_cyclic()
@@ -90,8 +96,10 @@ contains
       call rank_dims(int(r), dims(2 * r + 1:2 * r + 2))
     end do
     call check(gdap_map_create(map, 4_c_int64_t, 2_c_int64_t, dims) == GDAP_SUCCESS, 'map of 4 ranks')
-    call check(gdap_map_global_shape(shape, map) == GDAP_SUCCESS .and. all(shape == [6, 10]), 'global shape')
-    call check(gdap_map_grid_shape(grid, map) == GDAP_SUCCESS .and. all(grid == [2, 2]), 'grid shape')
+    call check(gdap_map_global_shape(shape, map) == GDAP_SUCCESS, 'gdap_map_global_shape')
+    call check(all(shape == [6, 10]), 'global shape')
+    call check(gdap_map_grid_shape(grid, map) == GDAP_SUCCESS, 'gdap_map_grid_shape')
+    call check(all(grid == [2, 2]), 'grid shape')
     total = 0
     do r = 0, 3
       call check(gdap_map_owned_count(n, map, r) == GDAP_SUCCESS, 'owned count')
@@ -99,7 +107,7 @@ contains
     end do
     call check(total == 60, 'owned counts sum to the global size')
     global = [4_c_int64_t, 7_c_int64_t]
-    call check(gdap_map_owner(rank, local, map, global) == GDAP_SUCCESS, 'owner of (4, 7)')
+    call check(gdap_map_owner(rank, local, map, global) == GDAP_SUCCESS, 'gdap_map_owner of (4, 7)')
     call check(rank == 3 .and. all(local == [1, 3]), 'row block 1, column block 3 -> rank 3, local (1, 3)')
     call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy map')
     dims(3)%start = 1  ! rank 1's row block no longer starts at 0
@@ -126,14 +134,15 @@ contains
         a(j, i) = real(global(1) * 1000 + global(2), c_double)
       end do
     end do
-    call check(gdap_array_data(data, array) == GDAP_SUCCESS .and. c_associated(data, c_loc(a)), &
-               'gdap hands back the Fortran array''s own address')
-    call check(gdap_fortran_shape(fshape, array) == GDAP_SUCCESS .and. all(fshape == [4, 3]), &
-               'Fortran view shape is the C shape reversed')
+    call check(gdap_array_data(data, array) == GDAP_SUCCESS, 'gdap_array_data')
+    call check(c_associated(data, c_loc(a)), 'gdap hands back the Fortran array''s own address')
+    call check(gdap_fortran_shape(fshape, array) == GDAP_SUCCESS, 'gdap_fortran_shape')
+    call check(all(fshape == [4, 3]), 'Fortran view shape is the C shape reversed')
     call c_f_pointer(data, view, fshape)
     view(2, 1) = -1.0_c_double
     call check(a(2, 1) == -1.0_c_double, 'a write through the view is seen in the array')
-    call check(gdap_array_global_to_local(local, array, [4_c_int64_t, 7_c_int64_t]) == GDAP_SUCCESS, 'global_to_local')
+    call check(gdap_array_global_to_local(local, array, [4_c_int64_t, 7_c_int64_t]) == GDAP_SUCCESS, &
+               'gdap_array_global_to_local')
     call check(all(local == [1, 3]) .and. a(local(2) + 1, local(1) + 1) == 4007.0_c_double, &
                'global (4, 7) is a(4, 2) holding 4007')
     call check(gdap_array_destroy(array) == GDAP_SUCCESS, 'destroy leaves the Fortran array alone')
@@ -150,11 +159,11 @@ contains
     call check(gdap_array_to_dlpack(tensor, array) == GDAP_SUCCESS, 'export to DLPack')
     call check(gdap_array_from_dlpack(again, tensor, dims, 2_c_int64_t, c_null_ptr) == GDAP_SUCCESS, &
                're-import the DLPack tensor')
-    call check(gdap_array_data(data1, array) == GDAP_SUCCESS .and. gdap_array_data(data2, again) == GDAP_SUCCESS, &
-               'data pointers')
+    call check(gdap_array_data(data1, array) == GDAP_SUCCESS, 'data pointer of the original')
+    call check(gdap_array_data(data2, again) == GDAP_SUCCESS, 'data pointer of the re-import')
     call check(c_associated(data1, data2), 'the round trip copies nothing')
-    call check(gdap_array_destroy(array) == GDAP_SUCCESS .and. gdap_array_destroy(again) == GDAP_SUCCESS, &
-               'destroy both (memory freed once, by whichever goes last)')
+    call check(gdap_array_destroy(array) == GDAP_SUCCESS, 'destroy the original')
+    call check(gdap_array_destroy(again) == GDAP_SUCCESS, 'destroy the re-import (memory freed once, now)')
   end subroutine dlpack_round_trip_keeps_the_pointer
 
 end program test_fortran
