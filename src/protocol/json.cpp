@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -43,34 +44,28 @@ int32_t parse_dist_type(const json& dict, int64_t dim_index) {
   fail(GDAP_ERR_PROTOCOL, "dimension {}: dist_type '{}' is not 'b', 'c' or 'u'", dim_index, text.substr(0, 20));
 }
 
-// Keys each dist_type may hold; the protocol's required ones first.
+// Keys each dist_type may hold, the protocol's required ones and its optional ones.
 struct KeySet {
-  std::initializer_list<const char*> required;
-  std::initializer_list<const char*> optional;
+  std::vector<std::string> required;
+  std::vector<std::string> optional;
 };
 
-KeySet keys_for(int32_t dist_type) {
-  switch (dist_type) {
-    case GDAP_DIST_BLOCK: return {{"start", "stop"}, {"padding", "periodic"}};
-    case GDAP_DIST_CYCLIC: return {{"start"}, {"block_size"}};
-    default: return {{"indices"}, {"one_to_one"}};
-  }
+const KeySet& keys_for(int32_t dist_type) {
+  static const KeySet block{{"start", "stop"}, {"padding", "periodic"}};
+  static const KeySet cyclic{{"start"}, {"block_size"}};
+  static const KeySet unstructured{{"indices"}, {"one_to_one"}};
+  return dist_type == GDAP_DIST_BLOCK ? block : dist_type == GDAP_DIST_CYCLIC ? cyclic : unstructured;
 }
 
-bool listed(std::initializer_list<const char*> keys, const std::string& key) {
-  for (const char* k : keys) {
-    if (key == k) return true;
-  }
-  return false;
+bool listed(const std::vector<std::string>& keys, const std::string& key) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
 void check_keys(const json& dict, int32_t dist_type, const std::string& label) {
-  const KeySet keys = keys_for(dist_type);
-  static constexpr std::initializer_list<const char*> common = {"dist_type", "size", "proc_grid_size",
-                                                                "proc_grid_rank"};
-  static constexpr std::initializer_list<const char*> any_type = {"start",   "stop",       "padding",
-                                                                  "periodic", "block_size", "indices",
-                                                                  "one_to_one"};
+  static const std::vector<std::string> common = {"dist_type", "size", "proc_grid_size", "proc_grid_rank"};
+  static const std::vector<std::string> any_type = {"start",      "stop",    "padding",   "periodic",
+                                                    "block_size", "indices", "one_to_one"};
+  const KeySet& keys = keys_for(dist_type);
   for (const auto& item : dict.items()) {
     const std::string& key = item.key();
     if (listed(common, key) || listed(keys.required, key) || listed(keys.optional, key)) continue;
@@ -80,11 +75,10 @@ void check_keys(const json& dict, int32_t dist_type, const std::string& label) {
     }
     fail(GDAP_ERR_PROTOCOL, "{}: unknown key '{}'", label, key.substr(0, 40));
   }
-  for (const char* key : common) {
-    if (!dict.contains(key)) fail(GDAP_ERR_PROTOCOL, "{}: missing required key '{}'", label, key);
-  }
-  for (const char* key : keys.required) {
-    if (!dict.contains(key)) fail(GDAP_ERR_PROTOCOL, "{}: missing required key '{}'", label, key);
+  for (const auto* list : {&common, &keys.required}) {
+    for (const std::string& key : *list) {
+      if (!dict.contains(key)) fail(GDAP_ERR_PROTOCOL, "{}: missing required key '{}'", label, key);
+    }
   }
 }
 
