@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #if GDAP_HAVE_CUDA
-#include <cuda_runtime_api.h>
+#include <cuda_runtime.h>
 #endif
 
 #include <random>
