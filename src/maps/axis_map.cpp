@@ -7,12 +7,6 @@
 #include <algorithm>
 
 namespace gdap {
-namespace {
-
-const char* gap_or_overlap(int64_t ends, int64_t starts) { return starts > ends ? "a gap" : "an overlap"; }
-
-}  // namespace
-
 AxisMap::AxisMap(int64_t axis, DimData reps, const std::function<std::string(int64_t)>& who)
     : axis_(axis), reps_(std::move(reps)) {
   switch (dist_type()) {
@@ -30,26 +24,33 @@ void AxisMap::check_block(const std::function<std::string(int64_t)>& who) {
   for (int64_t g = 0; g < P; ++g) {
     const gdap_dim& d = reps_[g];
     if ((d.given & GDAP_KEY_PADDING) != padding_given) {
-      fail(GDAP_ERR_PROTOCOL, "{}, {}: 'padding' is given on some grid ranks and not on others; give it on all or none",
-           who(g), label);
+      fail(GDAP_ERR_PROTOCOL,
+           "{}, {}: 'padding' is given here but not on grid rank 0, or the reverse; give it on all grid ranks of a "
+           "dimension or on none", who(g), label);
     }
     if (d.periodic != reps_[0].periodic) {
       fail(GDAP_ERR_PROTOCOL, "{}, {}: periodic ({}) differs from grid rank 0's ({})", who(g), label, d.periodic,
            reps_[0].periodic);
     }
-    owned_start_[static_cast<size_t>(g)] = d.start + comm_padding_lower(d);
-    if (g > 0) {
-      const gdap_dim& left = reps_[g - 1];
-      const int64_t left_end = left.stop - comm_padding_upper(left);
-      if (owned_start_[static_cast<size_t>(g)] != left_end) {
-        fail(GDAP_ERR_PROTOCOL, "{}, {}: owned range starts at {} but grid rank {} owns up to {} ({})", who(g), label,
-             owned_start_[static_cast<size_t>(g)], g - 1, left_end,
-             gap_or_overlap(left_end, owned_start_[static_cast<size_t>(g)]));
+    const int64_t starts = d.start + comm_padding_lower(d);
+    owned_start_[static_cast<size_t>(g)] = starts;
+    // Owned ranges tile [0, size): each starts where the previous one ends.
+    const int64_t expected = g == 0 ? 0 : reps_[g - 1].stop - comm_padding_upper(reps_[g - 1]);
+    if (starts != expected) {
+      if (g == 0) {
+        fail(GDAP_ERR_PROTOCOL, "{}, {}: owned range of grid rank 0 starts at {}, not 0", who(g), label, starts);
       }
+      fail(GDAP_ERR_PROTOCOL, "{}, {}: owned range starts at {} but grid rank {} ends at {} ({})", who(g), label,
+           starts, g - 1, expected, starts > expected ? "gap" : "overlap");
     }
   }
+  const gdap_dim& last = reps_[P - 1];
+  if (last.stop - comm_padding_upper(last) != size()) {
+    fail(GDAP_ERR_PROTOCOL, "{}, {}: owned range of the last grid rank ends at {}, not at size ({})", who(P - 1), label,
+         last.stop - comm_padding_upper(last), size());
+  }
   owned_start_[static_cast<size_t>(P)] = size();
-  // Communication padding must mirror the neighbour's and fit in what the neighbour owns.
+  // Communication padding mirrors the neighbour's and fits in what the neighbour owns.
   const int64_t pairs = reps_[0].periodic ? P : P - 1;
   for (int64_t g = 0; g < pairs; ++g) {
     const int64_t h = (g + 1) % P;
@@ -57,16 +58,22 @@ void AxisMap::check_block(const std::function<std::string(int64_t)>& who) {
     const gdap_dim& right = reps_[h];
     if (left.padding[1] != right.padding[0]) {
       fail(GDAP_ERR_PROTOCOL,
-           "{}, {}: communication padding[0] ({}) != padding[1] ({}) of its neighbour, grid rank {}", who(h), label,
-           right.padding[0], left.padding[1], g);
+           "{}, {}: communication padding[0] ({}) != padding[1] ({}) of its lower neighbour, grid rank {}", who(h),
+           label, right.padding[0], left.padding[1], g);
     }
-    if (left.padding[1] > owned_count(right) || right.padding[0] > owned_count(left)) {
+    if (right.padding[0] > owned_count(left)) {
       fail(GDAP_ERR_PROTOCOL,
-           "{}, {}: communication padding {} is wider than what the neighbour owns (grid ranks {} and {} own {} and {})",
-           who(h), label, left.padding[1], g, h, owned_count(left), owned_count(right));
+           "{}, {}: communication padding[0] ({}) is wider than what its lower neighbour, grid rank {}, owns ({})",
+           who(h), label, right.padding[0], g, owned_count(left));
+    }
+    if (left.padding[1] > owned_count(right)) {
+      fail(GDAP_ERR_PROTOCOL,
+           "{}, {}: communication padding[1] ({}) is wider than what its upper neighbour, grid rank {}, owns ({})",
+           who(g), label, left.padding[1], h, owned_count(right));
     }
   }
-  // O(1) owner look-up when the owned counts are even (a shorter or empty tail allowed).
+  // O(1) owner look-up when the owned counts are even: owned_start_[g] == min(g * w, size),
+  // which allows a shorter or empty tail.
   const int64_t w = owned_count(reps_[0]);
   bool even = w > 0;
   for (int64_t g = 0; even && g <= P; ++g) {

@@ -6,6 +6,8 @@
 #include "protocol/dim.hpp"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 namespace gdap {
 namespace {
@@ -217,26 +219,23 @@ GDAP_API gdap_status gdap_map_owner_batch(int64_t* ranks, int64_t* locals, const
   return guard([&] {
     const gdap_map& m = gdap::map_ref(map);
     if (count < 0) fail(GDAP_ERR_INVALID_ARGUMENT, "count ({}) < 0", count);
-    if (count == 0) return;
-    require(ranks, "ranks");
-    if (m.ndim() > 0) require(globals, "globals");
-    gdap::checked_mul(count, std::max<int64_t>(m.ndim(), 1), "count * ndim");
-    switch (device.type) {
-      case GDAP_DEVICE_CPU:
-      case GDAP_DEVICE_CUDA_HOST:
-      case GDAP_DEVICE_CUDA_MANAGED: gdap::owner_batch_host(m, ranks, locals, globals, count); return;
-      case GDAP_DEVICE_CUDA: {
-        // The device tables are a cache: filling it does not change what the map describes.
-        std::string message =
-            gdap::owner_batch_cuda(const_cast<gdap_map&>(m), ranks, locals, globals, count, device.id, stream);
-        if (!message.empty()) {
-          fail(message.find("without CUDA") != std::string::npos ? GDAP_ERR_UNSUPPORTED : GDAP_ERR_DEVICE, "{}",
-               message);
-        }
-        return;
-      }
-      default: fail(GDAP_ERR_UNSUPPORTED, "device type {} is not supported", device.type);
+    const bool on_host = device.type == GDAP_DEVICE_CPU || device.type == GDAP_DEVICE_CUDA_HOST ||
+                         device.type == GDAP_DEVICE_CUDA_MANAGED;
+    if (!on_host && device.type != GDAP_DEVICE_CUDA) {
+      fail(GDAP_ERR_UNSUPPORTED, "device type {} is not supported; use GDAP_DEVICE_CPU, CUDA, CUDA_HOST or CUDA_MANAGED",
+           device.type);
     }
+    if (count > 0) {
+      require(ranks, "ranks");
+      if (m.ndim() > 0) require(globals, "globals");
+      gdap::checked_mul(count, m.ndim(), "count * ndim");
+    }
+    if (on_host) {
+      gdap::owner_batch_host(m, ranks, locals, globals, count);
+      return;
+    }
+    const std::string message = gdap::owner_batch_cuda(m, ranks, locals, globals, count, device.id, stream);
+    if (!message.empty()) fail(GDAP_ERR_DEVICE, "gdap_map_owner_batch on CUDA device {}: {}", device.id, message);
   });
 }
 

@@ -4,11 +4,9 @@
 #include "maps/map.hpp"
 
 #include "core/checked.hpp"
-#include "maps/grid.hpp"
 #include "protocol/dim.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 
 namespace gdap {
@@ -16,14 +14,26 @@ namespace {
 
 std::string rank_label(int64_t rank) { return fmt::format("rank {}", rank); }
 
-bool same_dict(const gdap_dim& a, const gdap_dim& b) {
-  if (a.dist_type != b.dist_type || a.given != b.given || a.periodic != b.periodic || a.size != b.size ||
-      a.proc_grid_size != b.proc_grid_size || a.proc_grid_rank != b.proc_grid_rank || a.start != b.start ||
-      a.stop != b.stop || a.padding[0] != b.padding[0] || a.padding[1] != b.padding[1] ||
-      a.block_size != b.block_size || a.num_indices != b.num_indices || a.one_to_one != b.one_to_one) {
-    return false;
-  }
-  return a.num_indices == 0 || std::equal(a.indices, a.indices + a.num_indices, b.indices);
+// The first key in which two dictionaries differ, or nullptr if they are identical.
+const char* first_difference(const gdap_dim& a, const gdap_dim& b) {
+  if (a.dist_type != b.dist_type) return "dist_type";
+  if (a.size != b.size) return "size";
+  if (a.proc_grid_size != b.proc_grid_size) return "proc_grid_size";
+  if (a.proc_grid_rank != b.proc_grid_rank) return "proc_grid_rank";
+  if (a.start != b.start) return "start";
+  if (a.stop != b.stop) return "stop";
+  if (a.padding[0] != b.padding[0] || a.padding[1] != b.padding[1]) return "padding";
+  if (a.periodic != b.periodic) return "periodic";
+  if (a.block_size != b.block_size) return "block_size";
+  if (a.one_to_one != b.one_to_one) return "one_to_one";
+  const uint32_t given = a.given ^ b.given;
+  if (given & GDAP_KEY_PADDING) return "whether 'padding' is given";
+  if (given & GDAP_KEY_PERIODIC) return "whether 'periodic' is given";
+  if (given & GDAP_KEY_BLOCK_SIZE) return "whether 'block_size' is given";
+  if (given & GDAP_KEY_ONE_TO_ONE) return "whether 'one_to_one' is given";
+  if (a.num_indices != b.num_indices) return "the number of indices";
+  if (a.num_indices > 0 && !std::equal(a.indices, a.indices + a.num_indices, b.indices)) return "indices";
+  return nullptr;
 }
 
 // Every rank's dictionaries, each checked per process ("rank 3, dimension 1 ('c'): ...").
@@ -37,7 +47,8 @@ std::vector<gdap_dim> read_all(int64_t nranks, int64_t ndim, const gdap_dim* dim
     gdap_dim d = read_dim(dims, k);
     if (d.dist_type == GDAP_DIST_UNDISTRIBUTED) {
       fail(GDAP_ERR_PROTOCOL,
-           "rank {}, dimension {}: an empty dictionary {{}} must be resolved first (gdap_dim_set_undistributed)",
+           "rank {}, dimension {} ({{}}): an empty dictionary must be resolved first; call "
+           "gdap_dim_set_undistributed with the buffer's extent",
            k / ndim, k % ndim);
     }
     try {
@@ -50,6 +61,13 @@ std::vector<gdap_dim> read_all(int64_t nranks, int64_t ndim, const gdap_dim* dim
   return all;
 }
 
+// "2 x 3", or "0-d" for an empty grid shape.
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string text;
+  for (int64_t g : shape) text += (text.empty() ? "" : " x ") + std::to_string(g);
+  return text.empty() ? "0-d" : text;
+}
+
 }  // namespace
 }  // namespace gdap
 
@@ -58,6 +76,7 @@ using gdap::fail;
 gdap_map::gdap_map(int64_t n, int64_t ndim, const gdap_dim* dims) : nranks(n) {
   const std::vector<gdap_dim> all = gdap::read_all(n, ndim, dims);
   auto at = [&](int64_t r, int64_t i) -> const gdap_dim& { return all[static_cast<size_t>(r * ndim + i)]; };
+  // Same dist_type, size and proc_grid_size along each dimension on every rank.
   for (int64_t i = 0; i < ndim; ++i) {
     const gdap_dim& first = at(0, i);
     for (int64_t r = 1; r < n; ++r) {
@@ -67,7 +86,9 @@ gdap_map::gdap_map(int64_t n, int64_t ndim, const gdap_dim* dims) : nranks(n) {
         fail(GDAP_ERR_PROTOCOL, "rank {}, {}: dist_type differs from rank 0's ('{}')", r, label,
              static_cast<char>(first.dist_type));
       }
-      if (d.size != first.size) fail(GDAP_ERR_PROTOCOL, "rank {}, {}: size ({}) != rank 0's ({})", r, label, d.size, first.size);
+      if (d.size != first.size) {
+        fail(GDAP_ERR_PROTOCOL, "rank {}, {}: size ({}) != rank 0's ({})", r, label, d.size, first.size);
+      }
       if (d.proc_grid_size != first.proc_grid_size) {
         fail(GDAP_ERR_PROTOCOL, "rank {}, {}: proc_grid_size ({}) != rank 0's ({})", r, label, d.proc_grid_size,
              first.proc_grid_size);
@@ -76,59 +97,61 @@ gdap_map::gdap_map(int64_t n, int64_t ndim, const gdap_dim* dims) : nranks(n) {
     grid_shape.push_back(first.proc_grid_size);
     global_shape.push_back(first.size);
   }
-  std::string shape_text;
-  for (int64_t g : grid_shape) shape_text += (shape_text.empty() ? "" : " x ") + std::to_string(g);
+  // The grid's product is the number of ranks; it must fit int64 before it can be compared.
   int64_t product = 1;
-  for (int64_t g : grid_shape) {
-    if (__builtin_mul_overflow(product, g, &product)) product = -1;
-    if (product < 0) break;
+  bool overflow = false;
+  for (int64_t g : grid_shape) overflow = overflow || __builtin_mul_overflow(product, g, &product);
+  if (overflow || product != n) {
+    fail(GDAP_ERR_PROTOCOL, "the process grid ({}, the proc_grid_size of each dimension) has {} ranks, but {} ranks "
+         "gave dictionaries", gdap::shape_text(grid_shape),
+         overflow ? std::string("more than int64 can count") : std::to_string(product), n);
   }
-  if (product != n) {
-    fail(GDAP_ERR_PROTOCOL, "the process grid ({}) has {} ranks, but {} ranks gave dictionaries",
-         shape_text.empty() ? "0-d" : shape_text, product < 0 ? std::string("too many") : std::to_string(product), n);
+  grid_stride.assign(static_cast<size_t>(ndim), 1);
+  for (int64_t i = ndim - 1; i > 0; --i) {
+    grid_stride[static_cast<size_t>(i - 1)] = grid_stride[static_cast<size_t>(i)] * grid_shape[static_cast<size_t>(i)];
   }
-  // Each rank's proc_grid_rank values are its C-order coordinates; one dictionary per coordinate.
-  std::vector<gdap::DimData> reps(static_cast<size_t>(ndim));
+  // Each rank's proc_grid_rank values are its C-order coordinates; ranks sharing a coordinate
+  // along an axis hold the same dictionary for it, kept once (the first such rank's).
   std::vector<std::vector<int64_t>> first_rank(static_cast<size_t>(ndim));
-  for (int64_t i = 0; i < ndim; ++i) first_rank[static_cast<size_t>(i)].assign(static_cast<size_t>(grid_shape[static_cast<size_t>(i)]), -1);
+  for (int64_t i = 0; i < ndim; ++i) {
+    first_rank[static_cast<size_t>(i)].assign(static_cast<size_t>(grid_shape[static_cast<size_t>(i)]), -1);
+  }
   for (int64_t r = 0; r < n; ++r) {
-    const auto c = gdap::rank_to_coords(grid_shape.data(), ndim, r);
     for (int64_t i = 0; i < ndim; ++i) {
       const gdap_dim& d = at(r, i);
-      const int64_t g = c[static_cast<size_t>(i)];
+      const int64_t g = coord(r, i);
       if (d.proc_grid_rank != g) {
         fail(GDAP_ERR_PROTOCOL,
-             "rank {}, {}: proc_grid_rank ({}) != {}, the rank's coordinate on the {} grid in C order", r,
-             gdap::dim_label(d, i), d.proc_grid_rank, g, shape_text);
+             "rank {}, {}: proc_grid_rank ({}) != {}, the rank's coordinate on the {} process grid in C order", r,
+             gdap::dim_label(d, i), d.proc_grid_rank, g, gdap::shape_text(grid_shape));
       }
-      int64_t& owner = first_rank[static_cast<size_t>(i)][static_cast<size_t>(g)];
-      if (owner < 0) {
-        owner = r;
-      } else if (!gdap::same_dict(d, at(owner, i))) {
-        fail(GDAP_ERR_PROTOCOL, "rank {}, {}: the dictionary differs from rank {}'s, which has the same grid coordinate {}",
-             r, gdap::dim_label(d, i), owner, g);
+      int64_t& keeper = first_rank[static_cast<size_t>(i)][static_cast<size_t>(g)];
+      if (keeper < 0) {
+        keeper = r;
+      } else if (const char* key = gdap::first_difference(d, at(keeper, i))) {
+        fail(GDAP_ERR_PROTOCOL,
+             "rank {}, {}: the dictionary differs from rank {}'s in {}, but both have grid coordinate {} along it", r,
+             gdap::dim_label(d, i), keeper, key, g);
       }
     }
   }
+  axes.reserve(static_cast<size_t>(ndim));
   for (int64_t i = 0; i < ndim; ++i) {
-    gdap::DimData axis;
-    for (int64_t owner : first_rank[static_cast<size_t>(i)]) axis.push_back(at(owner, i));
-    const auto& names = first_rank[static_cast<size_t>(i)];
-    axes.emplace_back(i, std::move(axis), [&](int64_t g) { return gdap::rank_label(names[static_cast<size_t>(g)]); });
+    const auto& keepers = first_rank[static_cast<size_t>(i)];
+    gdap::DimData reps;
+    for (int64_t keeper : keepers) reps.push_back(at(keeper, i));
+    axes.emplace_back(i, std::move(reps), [&](int64_t g) { return gdap::rank_label(keepers[static_cast<size_t>(g)]); });
   }
 }
 
 gdap_map::~gdap_map() {
-  for (auto& [device, tables] : device_tables) gdap::release_device_tables(tables);
+  for (auto& entry : device_tables) gdap::release_device_tables(entry.second);
 }
 
-std::vector<int64_t> gdap_map::coords(int64_t rank) const { return gdap::rank_to_coords(grid_shape.data(), ndim(), rank); }
-
-int64_t gdap_map::rank_of(const std::vector<int64_t>& c) const { return gdap::coords_to_rank(grid_shape.data(), ndim(), c.data()); }
-
 const gdap_dim& gdap_map::dim(int64_t rank, int64_t axis) const {
+  if (rank < 0 || rank >= nranks) fail(GDAP_ERR_OUT_OF_RANGE, "rank {} is outside [0, {})", rank, nranks);
   if (axis < 0 || axis >= ndim()) fail(GDAP_ERR_OUT_OF_RANGE, "dimension {} is outside [0, {})", axis, ndim());
-  return axes[static_cast<size_t>(axis)].dim(coords(rank)[static_cast<size_t>(axis)]);
+  return axes[static_cast<size_t>(axis)].dim(coord(rank, axis));
 }
 
 bool gdap_map::try_owner(const int64_t* global, int64_t& rank, int64_t* local) const {
@@ -136,7 +159,7 @@ bool gdap_map::try_owner(const int64_t* global, int64_t& rank, int64_t* local) c
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t g = 0, l = 0;
     if (!axes[i].owner(global[i], g, l)) return false;
-    r = r * grid_shape[i] + g;
+    r += g * grid_stride[i];
     if (local != nullptr) local[i] = l;
   }
   rank = r;

@@ -1,5 +1,6 @@
 // gdap_map: the global view of a distribution (every rank's dictionaries), checked collectively,
-// with owner and run look-ups. One AxisMap per dimension; ranks are C-order grid coordinates.
+// with owner and run look-ups. One AxisMap per dimension holds one dictionary per grid coordinate,
+// so the map's memory is O(sum of proc_grid_size + unstructured indices), not O(nranks * ndim).
 #pragma once
 
 #include "maps/axis_map.hpp"
@@ -7,8 +8,8 @@
 #include <gdap/gdap.h>
 
 #include <cstdint>
-#include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 namespace gdap {
@@ -27,17 +28,23 @@ struct gdap_map {
   int64_t nranks;
   std::vector<int64_t> grid_shape;
   std::vector<int64_t> global_shape;
+  std::vector<int64_t> grid_stride;  // ranks between neighbours along each axis (C order)
   std::vector<gdap::AxisMap> axes;
 
   int64_t ndim() const { return static_cast<int64_t>(axes.size()); }
-  std::vector<int64_t> coords(int64_t rank) const;
-  int64_t rank_of(const std::vector<int64_t>& coords) const;
+  // Rank `rank`'s grid coordinate along `axis` (both range-checked by the caller).
+  int64_t coord(int64_t rank, int64_t axis) const {
+    const auto i = static_cast<size_t>(axis);
+    return rank / grid_stride[i] % grid_shape[i];
+  }
+  // Rank `rank`'s dictionary for `axis`; throws GDAP_ERR_OUT_OF_RANGE for a bad rank or axis.
   const gdap_dim& dim(int64_t rank, int64_t axis) const;
 
-  // Owner of a global index without throwing: false if no rank owns it.
+  // Owner of a global index without throwing: false if no rank owns it. `local` may be NULL.
   bool try_owner(const int64_t* global, int64_t& rank, int64_t* local) const;
 
-  // Tables on a CUDA device, uploaded once per device (owner_batch.cu).
-  std::mutex device_mutex;
-  std::vector<std::pair<int, gdap::DeviceTables*>> device_tables;
+  // Tables on CUDA devices, uploaded on first use per device (owner_batch.cu). A cache: filling
+  // it does not change what the map describes, hence mutable, guarded by the mutex.
+  mutable std::mutex device_mutex;
+  mutable std::vector<std::pair<int, gdap::DeviceTables*>> device_tables;
 };

@@ -4,7 +4,9 @@
 
 #include <cuda_runtime.h>
 
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gdap {
@@ -100,7 +102,9 @@ void flatten(const gdap_map& map, std::vector<FlatAxis>& axes, std::vector<int64
     a.owned_off = static_cast<int64_t>(data.size());
     data.insert(data.end(), axis.owned_starts().begin(), axis.owned_starts().end());
     a.start_off = static_cast<int64_t>(data.size());
-    for (int64_t g = 0; g < axis.grid_size(); ++g) data.push_back(axis.dim(g).start);
+    if (a.type == GDAP_DIST_BLOCK) {
+      for (int64_t g = 0; g < axis.grid_size(); ++g) data.push_back(axis.dim(g).start);
+    }
     a.table_off = static_cast<int64_t>(data.size());
     a.table_len = static_cast<int64_t>(axis.table().size());
     for (const UnstructuredEntry& e : axis.table()) data.insert(data.end(), {e.global, e.grid_rank, e.local});
@@ -108,12 +112,37 @@ void flatten(const gdap_map& map, std::vector<FlatAxis>& axes, std::vector<int64
   }
 }
 
+// The message for a failed CUDA call. Also resets the thread's CUDA error state, so that an
+// error gdap reports is not reported again by the caller's next cudaGetLastError.
 std::string cuda_message(const char* what, cudaError_t err) {
+  cudaGetLastError();
   return std::string(what) + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
 }
 
-// The map's tables on `device` (the current device), uploaded on first use.
-std::string tables_on(gdap_map& map, int device, DeviceTables*& out) {
+// Copies the flat tables to the current device on a private stream and waits for that stream
+// alone: the tables must be complete before any stream of the caller's reads them, and the
+// caller's streams are not touched.
+cudaError_t upload(DeviceTables& t, const std::vector<FlatAxis>& axes, const std::vector<int64_t>& data) {
+  cudaError_t err = cudaMalloc(&t.axes, sizeof(FlatAxis) * (axes.size() + 1));
+  if (err == cudaSuccess) err = cudaMalloc(&t.data, sizeof(int64_t) * (data.size() + 1));
+  if (err != cudaSuccess) return err;
+  cudaStream_t copy_stream = nullptr;
+  err = cudaStreamCreateWithFlags(&copy_stream, cudaStreamNonBlocking);
+  if (err != cudaSuccess) return err;
+  if (!axes.empty()) {
+    err = cudaMemcpyAsync(t.axes, axes.data(), sizeof(FlatAxis) * axes.size(), cudaMemcpyHostToDevice, copy_stream);
+  }
+  if (err == cudaSuccess && !data.empty()) {
+    err = cudaMemcpyAsync(t.data, data.data(), sizeof(int64_t) * data.size(), cudaMemcpyHostToDevice, copy_stream);
+  }
+  const cudaError_t synced = cudaStreamSynchronize(copy_stream);
+  const cudaError_t destroyed = cudaStreamDestroy(copy_stream);
+  if (err == cudaSuccess) err = synced;
+  return err == cudaSuccess ? destroyed : err;
+}
+
+// The map's tables on `device` (the current device), uploaded on first use. Thread-safe.
+std::string tables_on(const gdap_map& map, int device, DeviceTables*& out) {
   std::lock_guard<std::mutex> lock(map.device_mutex);
   for (auto& [d, t] : map.device_tables) {
     if (d == device) {
@@ -125,51 +154,48 @@ std::string tables_on(gdap_map& map, int device, DeviceTables*& out) {
   std::vector<int64_t> data;
   flatten(map, axes, data);
   auto* t = new DeviceTables{device, nullptr, nullptr};
-  cudaError_t err = cudaMalloc(&t->axes, sizeof(FlatAxis) * (axes.size() + 1));
-  if (err == cudaSuccess) err = cudaMalloc(&t->data, sizeof(int64_t) * (data.size() + 1));
-  if (err == cudaSuccess && !axes.empty()) {
-    err = cudaMemcpy(t->axes, axes.data(), sizeof(FlatAxis) * axes.size(), cudaMemcpyHostToDevice);
-  }
-  if (err == cudaSuccess && !data.empty()) {
-    err = cudaMemcpy(t->data, data.data(), sizeof(int64_t) * data.size(), cudaMemcpyHostToDevice);
-  }
+  const cudaError_t err = upload(*t, axes, data);
   if (err != cudaSuccess) {
     release_device_tables(t);
-    return cuda_message("uploading the map's tables", err);
+    return cuda_message(("uploading the map's tables to CUDA device " + std::to_string(device)).c_str(), err);
   }
   map.device_tables.emplace_back(device, t);
   out = t;
   return "";
 }
 
-// "" if `p` is device or managed memory usable on `device`.
+// "" if `p` is device memory of `device` or managed memory, else why not.
 std::string check_pointer(const void* p, const char* name, int device) {
   cudaPointerAttributes attr{};
   const cudaError_t err = cudaPointerGetAttributes(&attr, p);
-  if (err != cudaSuccess) return cuda_message(name, err);
-  if (attr.type == cudaMemoryTypeManaged) return "";
-  if (attr.type != cudaMemoryTypeDevice) {
-    return std::string(name) + " is not CUDA device memory; pass GDAP_DEVICE_CPU for host arrays";
+  if (err != cudaSuccess) {
+    return cuda_message((std::string("asking CUDA where ") + name + " lives").c_str(), err);
   }
-  if (attr.device != device) {
-    return std::string(name) + " lives on CUDA device " + std::to_string(attr.device) + ", not device " +
-           std::to_string(device);
+  switch (attr.type) {
+    case cudaMemoryTypeManaged: return "";
+    case cudaMemoryTypeDevice:
+      if (attr.device == device) return "";
+      return std::string(name) + " lives on CUDA device " + std::to_string(attr.device) + ", not on device " +
+             std::to_string(device) + " that the call named";
+    case cudaMemoryTypeHost:
+      return std::string(name) + " is pinned host memory, not CUDA device memory: pass GDAP_DEVICE_CUDA_HOST";
+    default:
+      return std::string(name) + " is not CUDA memory (an ordinary host pointer?): pass GDAP_DEVICE_CPU for host arrays";
   }
-  return "";
 }
 
-std::string launch(gdap_map& map, int64_t* ranks, int64_t* locals, const int64_t* globals, int64_t count, int device,
-                   void* stream) {
-  for (auto [p, name] : {std::pair<const void*, const char*>{ranks, "ranks"}, {globals, "globals"}, {locals, "locals"}}) {
-    if (p == nullptr) continue;
+std::string launch(const gdap_map& map, int64_t* ranks, int64_t* locals, const int64_t* globals, int64_t count,
+                   int device, void* stream) {
+  const std::pair<const void*, const char*> arrays[] = {{ranks, "ranks"}, {globals, "globals"}, {locals, "locals"}};
+  for (const auto& [p, name] : arrays) {
+    if (p == nullptr) continue;  // globals of a 0-d map, locals not wanted
     if (std::string m = check_pointer(p, name, device); !m.empty()) return m;
   }
   DeviceTables* tables = nullptr;
   if (std::string m = tables_on(map, device, tables); !m.empty()) return m;
-  if (count == 0) return "";
-  const int threads = 256;
+  constexpr int threads = 256;
   const int64_t wanted = (count + threads - 1) / threads;
-  const int blocks = static_cast<int>(wanted < 65535 ? wanted : 65535);
+  const int blocks = static_cast<int>(wanted < 65535 ? wanted : 65535);  // the grid-stride loop does the rest
   owner_kernel<<<blocks, threads, 0, static_cast<cudaStream_t>(stream)>>>(tables->axes, tables->data, map.ndim(),
                                                                            globals, count, ranks, locals);
   const cudaError_t err = cudaGetLastError();
@@ -178,15 +204,25 @@ std::string launch(gdap_map& map, int64_t* ranks, int64_t* locals, const int64_t
 
 }  // namespace
 
-std::string owner_batch_cuda(gdap_map& map, int64_t* ranks, int64_t* locals, const int64_t* globals, int64_t count,
+std::string owner_batch_cuda(const gdap_map& map, int64_t* ranks, int64_t* locals, const int64_t* globals, int64_t count,
                              int device_id, void* stream) {
-  int current = 0;
+  if (count == 0) return "";  // nothing to enqueue (the arrays may be NULL)
+  int current = 0, devices = 0;
   cudaError_t err = cudaGetDevice(&current);
   if (err != cudaSuccess) return cuda_message("finding the current CUDA device", err);
+  err = cudaGetDeviceCount(&devices);
+  if (err != cudaSuccess) return cuda_message("counting CUDA devices", err);
+  if (device_id < 0 || device_id >= devices) {  // refused before CUDA sees it: no error state left
+    return "CUDA device " + std::to_string(device_id) + " (device.id) does not exist: this machine has " +
+           std::to_string(devices) + " CUDA device(s)";
+  }
   err = cudaSetDevice(device_id);
-  if (err != cudaSuccess) return cuda_message(("selecting CUDA device " + std::to_string(device_id)).c_str(), err);
+  if (err != cudaSuccess) {
+    return cuda_message(("selecting CUDA device " + std::to_string(device_id) + " (device.id)").c_str(), err);
+  }
   std::string message = launch(map, ranks, locals, globals, count, device_id, stream);
-  cudaSetDevice(current);
+  err = cudaSetDevice(current);
+  if (message.empty() && err != cudaSuccess) return cuda_message("restoring the current CUDA device", err);
   return message;
 }
 

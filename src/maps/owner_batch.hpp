@@ -10,9 +10,11 @@ struct gdap_map;
 
 namespace gdap {
 
-// Enqueues the look-up of `count` indices on `stream` (a cudaStream_t) of device `device_id`.
-// Returns "" on success, else what went wrong (the caller raises GDAP_ERR_DEVICE).
-std::string owner_batch_cuda(gdap_map& map, int64_t* ranks, int64_t* locals, const int64_t* globals, int64_t count,
-                             int device_id, void* stream);
+// Enqueues the look-up of `count` (>= 0) indices on `stream` (a cudaStream_t) of CUDA device
+// `device_id`; the caller's current device is restored. Returns "" on success, else what went
+// wrong (the caller raises GDAP_ERR_DEVICE). In a build without CUDA it throws
+// GDAP_ERR_UNSUPPORTED instead (owner_batch_nocuda.cpp).
+std::string owner_batch_cuda(const gdap_map& map, int64_t* ranks, int64_t* locals, const int64_t* globals,
+                             int64_t count, int device_id, void* stream);
 
 }  // namespace gdap
