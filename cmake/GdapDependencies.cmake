@@ -1,6 +1,8 @@
 # Finds gdap's dependencies. Required: fmt, nlohmann-json and a DLPack >= 1.0 header.
 # Optional (AUTO/ON/OFF): CUDA with cuBLAS, NCCL, MPI.
 
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_package(Threads REQUIRED)
 find_package(fmt REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 
