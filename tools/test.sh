@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds gdap and passes the whole test suite, as CI does: a full build (CUDA code compiled when
+# the toolkit is there; Fortran; the CLI) with every test except those labelled gpu, which need a
+# GPU machine (tests/gpu/run.sh), then the same suite again under AddressSanitizer and
+# UndefinedBehaviorSanitizer. Installs what it needs first (tools/deps.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/deps.sh
+jobs=$(nproc)
+python=$PWD/.deps/venv/bin/python3
+
+echo "== build (RelWithDebInfo)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE="$python" >/dev/null
+cmake --build build -j"$jobs"
+echo "== tests"
+ctest --test-dir build --output-on-failure -LE gpu -j"$jobs"
+
+# The sanitizer build leaves CUDA out: the CUDA runtime and ASan's shadow memory do not mix, and
+# building without CUDA also tests that every CUDA request fails cleanly with GDAP_ERR_UNSUPPORTED.
+echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer, without CUDA)"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGDAP_SANITIZE=address,undefined \
+  -DGDAP_WITH_CUDA=OFF -DPython3_EXECUTABLE="$python" >/dev/null
+cmake --build build-asan -j"$jobs"
+echo "== tests under ASan + UBSan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -LE gpu -j"$jobs"
