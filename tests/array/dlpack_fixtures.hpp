@@ -6,6 +6,8 @@
 
 #include <dlpack/dlpack.h>
 
+#include "support/dims.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <vector>
@@ -42,16 +44,5 @@ struct Producer {
   }
 };
 
-inline gdap_dim block_dim(int64_t size, int64_t P, int64_t r, int64_t start, int64_t stop) {
-  gdap_dim d = GDAP_DIM_INIT;
-  gdap_dim_set_block(&d, size, P, r, start, stop);
-  return d;
-}
-
-inline gdap_dim undistributed(int64_t n) {
-  gdap_dim d = GDAP_DIM_INIT;
-  gdap_dim_set_undistributed(&d, n);
-  return d;
-}
 
 }  // namespace gdap_test

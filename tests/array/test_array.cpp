@@ -17,7 +17,7 @@
 
 namespace {
 
-using gdap_test::block_dim;
+using gdap_test::block;
 using gdap_test::Producer;
 using gdap_test::undistributed;
 
@@ -66,7 +66,7 @@ TEST(Ownership, FailedImportLeavesTheTensorWithTheCaller) {
   double data[6] = {};
   Producer p(data, {2, 3});
   const DLManagedTensorVersioned before = p.versioned;
-  gdap_dim bad[2] = {block_dim(2, 1, 0, 0, 2), block_dim(3, 1, 0, 0, 4)};  // stop 4 > size 3
+  gdap_dim bad[2] = {block(2, 1, 0, 0, 2), block(3, 1, 0, 0, 4)};  // stop 4 > size 3
   gdap_array* a = reinterpret_cast<gdap_array*>(0x1);
   EXPECT_EQ(gdap_array_from_dlpack(&a, &p.versioned, bad, 2, nullptr), GDAP_ERR_PROTOCOL);
   EXPECT_TRUE(contains(gdap_last_error(), "dimension 1 ('b')")) << gdap_last_error();
@@ -91,7 +91,7 @@ TEST(ZeroCopy, ExportSharesElementZeroAndWritesAreSeen) {
   double data[8] = {};
   Producer p(data, {2, 3}, {kDLFloat, 64, 1}, {}, {kDLCPU, 0});
   p.versioned.dl_tensor.byte_offset = 2 * sizeof(double);  // element 0 is data[2]
-  gdap_dim dims[2] = {block_dim(4, 2, 1, 2, 4), undistributed(3)};
+  gdap_dim dims[2] = {block(4, 2, 1, 2, 4), undistributed(3)};
   ArrayHandle h;
   ASSERT_EQ(gdap_array_from_dlpack(&h.a, &p.versioned, dims, 2, nullptr), GDAP_SUCCESS) << gdap_last_error();
   void* first = nullptr;
@@ -141,7 +141,7 @@ TEST(ZeroCopy, StridedViewsKeepTheirStrides) {
 TEST(ZeroCopy, UnversionedRoundTrip) {
   int32_t data[5] = {1, 2, 3, 4, 5};
   Producer p(data, {5}, {kDLInt, 32, 1});
-  gdap_dim d = block_dim(10, 2, 1, 5, 10);
+  gdap_dim d = block(10, 2, 1, 5, 10);
   ArrayHandle h;
   ASSERT_EQ(gdap_array_from_dlpack_unversioned(&h.a, &p.unversioned, &d, 1, nullptr), GDAP_SUCCESS);
   DLManagedTensor* out = nullptr;
@@ -210,7 +210,7 @@ TEST(Import, EveryRejectionNamesTheProblem) {
     c.spoil(p);
     p.versioned.dl_tensor.shape = p.shape.data();
     gdap_dim dims[2] = {GDAP_DIM_INIT, undistributed(3)};  // {} is resolved from the tensor's shape
-    if (std::string(c.rule) == "dims must fit the buffer") dims[0] = block_dim(2, 1, 0, 0, 2);
+    if (std::string(c.rule) == "dims must fit the buffer") dims[0] = block(2, 1, 0, 0, 2);
     gdap_array* a = nullptr;
     EXPECT_EQ(gdap_array_from_dlpack(&a, &p.versioned, dims, 2, nullptr), c.expected) << c.rule << ": " << gdap_last_error();
     EXPECT_TRUE(contains(gdap_last_error(), c.words)) << c.rule << ": " << gdap_last_error();
@@ -263,21 +263,21 @@ TEST(Create, HostSectionIsZeroedAlignedAndShapedByItsDims) {
 }
 
 TEST(Create, RefusesWhatItCannotAllocate) {
-  gdap_dim d = block_dim(INT64_MAX, 1, 0, 0, INT64_MAX);
+  gdap_dim d = block(INT64_MAX, 1, 0, 0, INT64_MAX);
   gdap_array* a = nullptr;
   EXPECT_EQ(gdap_array_create(&a, {GDAP_DTYPE_FLOAT, 64, 1}, {GDAP_DEVICE_CPU, 0}, &d, 1), GDAP_ERR_OVERFLOW)
       << "INT64_MAX doubles overflow the byte count: " << gdap_last_error();
   gdap_dim alias = GDAP_DIM_INIT;
   EXPECT_EQ(gdap_array_create(&a, {GDAP_DTYPE_FLOAT, 64, 1}, {GDAP_DEVICE_CPU, 0}, &alias, 1), GDAP_ERR_PROTOCOL)
       << "{} has no extent to allocate";
-  gdap_dim ok = block_dim(4, 1, 0, 0, 4);
+  gdap_dim ok = block(4, 1, 0, 0, 4);
   EXPECT_EQ(gdap_array_create(&a, {GDAP_DTYPE_FLOAT, 12, 1}, {GDAP_DEVICE_CPU, 0}, &ok, 1), GDAP_ERR_UNSUPPORTED);
   EXPECT_EQ(gdap_array_create(&a, {GDAP_DTYPE_FLOAT, 64, 1}, {99, 0}, &ok, 1), GDAP_ERR_UNSUPPORTED);
   EXPECT_EQ(a, nullptr);
 }
 
 TEST(Create, CudaMemoryWithoutADeviceIsAClearError) {
-  gdap_dim d = block_dim(4, 1, 0, 0, 4);
+  gdap_dim d = block(4, 1, 0, 0, 4);
   gdap_array* a = nullptr;
   const gdap_status s = gdap_array_create(&a, {GDAP_DTYPE_FLOAT, 32, 1}, {GDAP_DEVICE_CUDA, 0}, &d, 1);
 #if GDAP_HAVE_CUDA
@@ -297,7 +297,7 @@ TEST(Create, CudaMemoryWithoutADeviceIsAClearError) {
 
 TEST(Wrap, CallerMemoryIsSharedNeverFreed) {
   std::vector<double> mine(12, 1.5);
-  gdap_dim dims[2] = {block_dim(8, 2, 1, 4, 8), undistributed(3)};
+  gdap_dim dims[2] = {block(8, 2, 1, 4, 8), undistributed(3)};
   const int64_t strides[2] = {3, 1};
   ArrayHandle h;
   ASSERT_EQ(gdap_array_wrap(&h.a, mine.data(), {GDAP_DTYPE_FLOAT, 64, 1}, {GDAP_DEVICE_CPU, 0}, strides, dims, 2),
@@ -368,14 +368,14 @@ TEST(Threads, ManyThreadsCreateExportAndDestroyTheirOwnArrays) {
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([t, &failures] {
       for (int k = 0; k < 200; ++k) {
-        gdap_dim d = block_dim(100, 4, t % 4, 25 * (t % 4), 25 * (t % 4) + 25);
+        gdap_dim d = block(100, 4, t % 4, 25 * (t % 4), 25 * (t % 4) + 25);
         gdap_array* a = nullptr;
         DLManagedTensorVersioned* out = nullptr;
         if (gdap_array_create(&a, {GDAP_DTYPE_FLOAT, 32, 1}, {GDAP_DEVICE_CPU, 0}, &d, 1) != GDAP_SUCCESS ||
             gdap_array_to_dlpack(&out, a) != GDAP_SUCCESS) {
           failures++;
         }
-        gdap_dim bad = block_dim(10, 1, 0, 0, 11);
+        gdap_dim bad = block(10, 1, 0, 0, 11);
         if (gdap_dim_validate(&bad, 0, -1) != GDAP_ERR_PROTOCOL || !contains(gdap_last_error(), "stop (11)")) failures++;
         gdap_array_destroy(a);
         if (out != nullptr) out->deleter(out);

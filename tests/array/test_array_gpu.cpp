@@ -25,7 +25,7 @@ TEST(ArrayGpu, CreateExportReimportOnEveryCudaMemoryKind) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device: run this test on a GPU machine";
   for (int32_t type : {GDAP_DEVICE_CUDA, GDAP_DEVICE_CUDA_HOST, GDAP_DEVICE_CUDA_MANAGED}) {
     SCOPED_TRACE("device type " + std::to_string(type));
-    gdap_dim dims[2] = {gdap_test::block_dim(1000, 4, 2, 500, 750), gdap_test::undistributed(333)};
+    gdap_dim dims[2] = {gdap_test::block(1000, 4, 2, 500, 750), gdap_test::undistributed(333)};
     gdap_dim_set_undistributed(&dims[1], 333);
     gdap_array* a = nullptr;
     ASSERT_EQ(gdap_array_create(&a, {GDAP_DTYPE_FLOAT, 32, 1}, {type, 0}, dims, 2), GDAP_SUCCESS) << gdap_last_error();
@@ -64,7 +64,7 @@ TEST(ArrayGpu, ProducerDeviceTensorIsTakenAndReleasedOnce) {
   double* d = nullptr;
   ASSERT_EQ(cudaMalloc(&d, 64 * sizeof(double)), cudaSuccess);
   gdap_test::Producer p(d, {8, 8}, {kDLFloat, 64, 1}, {}, {kDLCUDA, 0});
-  gdap_dim dims[2] = {gdap_test::block_dim(16, 2, 1, 8, 16), gdap_test::block_dim(8, 1, 0, 0, 8)};
+  gdap_dim dims[2] = {gdap_test::block(16, 2, 1, 8, 16), gdap_test::block(8, 1, 0, 0, 8)};
   gdap_array* a = nullptr;
   ASSERT_EQ(gdap_array_from_dlpack(&a, &p.versioned, dims, 2, nullptr), GDAP_SUCCESS) << gdap_last_error();
   gdap_device dev{};

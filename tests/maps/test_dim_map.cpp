@@ -5,30 +5,18 @@
 
 #include <gtest/gtest.h>
 
+#include "support/dims.hpp"
+
 #include <climits>
 #include <string>
 #include <vector>
 
 namespace {
 
-gdap_dim block(int64_t size, int64_t P, int64_t r, int64_t start, int64_t stop) {
-  gdap_dim d = GDAP_DIM_INIT;
-  EXPECT_EQ(gdap_dim_set_block(&d, size, P, r, start, stop), GDAP_SUCCESS);
-  return d;
-}
-gdap_dim padded(gdap_dim d, int64_t lo, int64_t hi) {
-  EXPECT_EQ(gdap_dim_set_padding(&d, lo, hi), GDAP_SUCCESS);
-  return d;
-}
-gdap_dim periodic(gdap_dim d) {
-  EXPECT_EQ(gdap_dim_set_periodic(&d, 1), GDAP_SUCCESS);
-  return d;
-}
-gdap_dim cyclic(int64_t size, int64_t P, int64_t r, int64_t start, int64_t bs = 0) {
-  gdap_dim d = GDAP_DIM_INIT;
-  EXPECT_EQ(gdap_dim_set_cyclic(&d, size, P, r, start, bs), GDAP_SUCCESS);
-  return d;
-}
+using gdap_test::block;
+using gdap_test::cyclic;
+using gdap_test::padded;
+using gdap_test::periodic;
 gdap_dim unstructured(const std::vector<int64_t>& idx, int64_t size = 10) {
   gdap_dim d = GDAP_DIM_INIT;
   EXPECT_EQ(gdap_dim_set_unstructured(&d, size, 2, 0, idx.data(), static_cast<int64_t>(idx.size()), -1),

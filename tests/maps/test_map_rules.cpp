@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/dims.hpp"
+
 #include <functional>
 #include <string>
 #include <utility>
@@ -17,24 +19,10 @@ namespace {
 using gdap_test::Axis;
 using gdap_test::Layout;
 
-gdap_dim block(int64_t size, int64_t P, int64_t r, int64_t start, int64_t stop) {
-  gdap_dim d = GDAP_DIM_INIT;
-  gdap_dim_set_block(&d, size, P, r, start, stop);
-  return d;
-}
-gdap_dim padded(gdap_dim d, int64_t lo, int64_t hi) {
-  gdap_dim_set_padding(&d, lo, hi);
-  return d;
-}
-gdap_dim periodic(gdap_dim d) {
-  gdap_dim_set_periodic(&d, 1);
-  return d;
-}
-gdap_dim cyclic(int64_t size, int64_t P, int64_t r, int64_t start, int64_t bs = 0) {
-  gdap_dim d = GDAP_DIM_INIT;
-  gdap_dim_set_cyclic(&d, size, P, r, start, bs);
-  return d;
-}
+using gdap_test::block;
+using gdap_test::cyclic;
+using gdap_test::padded;
+using gdap_test::periodic;
 // Static index arrays: the dictionaries only borrow them.
 const int64_t kU01[] = {0, 1};
 const int64_t kU12[] = {1, 2};

@@ -5,30 +5,18 @@
 
 #include <gtest/gtest.h>
 
+#include "support/dims.hpp"
+
 #include <climits>
 #include <string>
 #include <vector>
 
 namespace {
 
-gdap_dim block(int64_t size, int64_t P, int64_t r, int64_t start, int64_t stop) {
-  gdap_dim d = GDAP_DIM_INIT;
-  EXPECT_EQ(gdap_dim_set_block(&d, size, P, r, start, stop), GDAP_SUCCESS);
-  return d;
-}
-gdap_dim padded(gdap_dim d, int64_t lo, int64_t hi) {
-  EXPECT_EQ(gdap_dim_set_padding(&d, lo, hi), GDAP_SUCCESS);
-  return d;
-}
-gdap_dim periodic(gdap_dim d) {
-  EXPECT_EQ(gdap_dim_set_periodic(&d, 1), GDAP_SUCCESS);
-  return d;
-}
-gdap_dim cyclic(int64_t size, int64_t P, int64_t r, int64_t start, int64_t bs = 0) {
-  gdap_dim d = GDAP_DIM_INIT;
-  EXPECT_EQ(gdap_dim_set_cyclic(&d, size, P, r, start, bs), GDAP_SUCCESS);
-  return d;
-}
+using gdap_test::block;
+using gdap_test::cyclic;
+using gdap_test::padded;
+using gdap_test::periodic;
 const int64_t kIdx[] = {19, 1, 0, 12, 2, 15, 4};
 const int64_t kDup[] = {3, 7, 3};
 const int64_t kNeg[] = {-5, 40, 2};
@@ -37,11 +25,7 @@ gdap_dim unstructured(const int64_t* idx, int64_t n, int one_to_one = -1) {
   EXPECT_EQ(gdap_dim_set_unstructured(&d, 30, 3, 0, idx, n, one_to_one), GDAP_SUCCESS);
   return d;
 }
-template <typename F>
-gdap_dim with(gdap_dim d, F change) {
-  change(d);
-  return d;
-}
+using gdap_test::with;
 
 struct Case {
   const char* rule;
