@@ -13,8 +13,7 @@ endif()
 install(TARGETS ${_gdap_install_targets} EXPORT gdapTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
-  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT gdapTargets NAMESPACE gdap:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gdap)
 
 set(GDAP_CONFIG_HAVE_CUDA ${GDAP_HAVE_CUDA})
@@ -25,5 +24,7 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/gdapConfigVersion.c
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gdapConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/gdapConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gdap)
 
+# Relocatable: the prefix is found from the .pc file's own place, so `cmake --install --prefix` works.
+file(RELATIVE_PATH GDAP_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
 configure_file(cmake/gdap.pc.in ${CMAKE_CURRENT_BINARY_DIR}/gdap.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gdap.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
