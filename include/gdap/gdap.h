@@ -1,4 +1,5 @@
-/*
+/**
+ * @file gdap.h
  * gdap.h — the C ABI of gdap, an implementation of the Distributed Array Protocol (DAP 0.10.0)
  * for arrays whose local sections live in host or GPU memory.
  *
@@ -33,6 +34,7 @@ extern "C" {
  * Visibility and versions
  * ------------------------------------------------------------------------------------------- */
 
+/** Marks every exported function (visibility / dllexport); define GDAP_STATIC_DEFINE when linking libgdap.a. */
 #if defined(GDAP_STATIC_DEFINE)
 #define GDAP_API
 #elif defined(_WIN32)
@@ -49,14 +51,15 @@ extern "C" {
 
 /** Library version (semantic): a minor release adds functions and appends struct fields only. */
 #define GDAP_VERSION_MAJOR 0
-#define GDAP_VERSION_MINOR 1
-#define GDAP_VERSION_PATCH 0
+#define GDAP_VERSION_MINOR 1 /**< minor version: functions added, fields appended */
+#define GDAP_VERSION_PATCH 0 /**< patch version: fixes only */
+/** The version as one number, major * 10000 + minor * 100 + patch; compare with gdap_version(). */
 #define GDAP_VERSION_NUMBER (GDAP_VERSION_MAJOR * 10000 + GDAP_VERSION_MINOR * 100 + GDAP_VERSION_PATCH)
 
 /** The Distributed Array Protocol version gdap produces. */
 #define GDAP_PROTOCOL_VERSION "0.10.0"
-#define GDAP_PROTOCOL_MAJOR 0
-#define GDAP_PROTOCOL_MINOR 10
+#define GDAP_PROTOCOL_MAJOR 0  /**< protocol major version gdap reads */
+#define GDAP_PROTOCOL_MINOR 10 /**< newest protocol minor version gdap reads */
 
 /* ---------------------------------------------------------------------------------------------
  * Status and errors
@@ -285,9 +288,9 @@ GDAP_API gdap_status gdap_grid_coords_to_rank(int64_t* rank, int64_t ndim, const
  * [local_start, local_start + length) along one dimension.
  */
 typedef struct gdap_run {
-  int64_t global_start;
-  int64_t length;
-  int64_t local_start;
+  int64_t global_start; /**< first global index of the run */
+  int64_t length;       /**< number of indices in the run, >= 1 */
+  int64_t local_start;  /**< local index of global_start in the buffer */
 } gdap_run;
 
 /**
@@ -331,20 +334,23 @@ GDAP_API gdap_status gdap_map_create(gdap_map** out, int64_t nranks, int64_t ndi
 /** Destroys a map. NULL is a no-op. */
 GDAP_API gdap_status gdap_map_destroy(gdap_map* map);
 
-/** Number of array dimensions, and number of ranks. */
+/** Number of array dimensions of the distribution. */
 GDAP_API gdap_status gdap_map_ndim(int64_t* ndim, const gdap_map* map);
+/** Number of ranks (processes) of the distribution. */
 GDAP_API gdap_status gdap_map_nranks(int64_t* nranks, const gdap_map* map);
 
-/** Global shape (ndim sizes) and process grid shape (ndim proc_grid_sizes). */
+/** Global shape: each dimension's size (ndim values written to `shape`). */
 GDAP_API gdap_status gdap_map_global_shape(int64_t* shape, const gdap_map* map);
+/** Process grid shape: each dimension's proc_grid_size (ndim values). */
 GDAP_API gdap_status gdap_map_grid_shape(int64_t* grid_shape, const gdap_map* map);
 
 /** Rank `rank`'s dictionary for dimension `dim`, copied into `*out`; its `indices` (for 'u')
  *  point into the map and stay valid while the map lives. */
 GDAP_API gdap_status gdap_map_dim(gdap_dim* out, const gdap_map* map, int64_t rank, int64_t dim);
 
-/** Rank `rank`'s buffer shape (padding included) and owned shape (ndim each). */
+/** Rank `rank`'s buffer shape, padding included (ndim values). */
 GDAP_API gdap_status gdap_map_local_shape(int64_t* shape, const gdap_map* map, int64_t rank);
+/** Rank `rank`'s owned shape: owned indices per dimension (ndim values). */
 GDAP_API gdap_status gdap_map_owned_shape(int64_t* shape, const gdap_map* map, int64_t rank);
 
 /** Number of elements rank `rank` owns (the product of its owned shape; overflow-checked). */
@@ -385,8 +391,9 @@ GDAP_API gdap_status gdap_map_owner_batch(int64_t* ranks, int64_t* locals, const
 GDAP_API gdap_status gdap_map_local_to_global(int64_t* global, const gdap_map* map, int64_t rank,
                                               const int64_t* local);
 
-/** Owned runs of rank `rank` along dimension `dim`; as gdap_dim_num_runs / gdap_dim_runs. */
+/** Number of owned runs of rank `rank` along dimension `dim` (as gdap_dim_num_runs). */
 GDAP_API gdap_status gdap_map_num_runs(int64_t* num_runs, const gdap_map* map, int64_t rank, int64_t dim);
+/** Owned runs [first, first + capacity) of rank `rank` along dimension `dim` (as gdap_dim_runs). */
 GDAP_API gdap_status gdap_map_runs(gdap_run* runs, int64_t* written, const gdap_map* map, int64_t rank,
                                    int64_t dim, int64_t first, int64_t capacity);
 
@@ -462,12 +469,14 @@ GDAP_API gdap_status gdap_array_ndim(int64_t* ndim, const gdap_array* array);
 /** Address of element (0, ..., 0) (data plus byte offset). Borrowed: valid while the array lives. */
 GDAP_API gdap_status gdap_array_data(void** data, const gdap_array* array);
 
-/** Shape (ndim) and strides (ndim, in elements; always filled, also for compact buffers). */
+/** Shape of the local section (ndim values, padding included). */
 GDAP_API gdap_status gdap_array_shape(int64_t* shape, const gdap_array* array);
+/** Strides in elements (ndim values; always filled, also for compact buffers). */
 GDAP_API gdap_status gdap_array_strides(int64_t* strides, const gdap_array* array);
 
-/** Element type and device. */
+/** Element type of the section. */
 GDAP_API gdap_status gdap_array_dtype(gdap_dtype* dtype, const gdap_array* array);
+/** Where the section's memory lives. */
 GDAP_API gdap_status gdap_array_device(gdap_device* device, const gdap_array* array);
 
 /** Non-zero if the section may not be written (DLPack read-only flag). */
