@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ gcc gfortran make pkg-config binutils libgtest-dev libgmock-dev
-          nlohmann-json3-dev libcli11-dev libfmt-dev abigail-tools doxygen python3 python3-venv python3-pip)
+          nlohmann-json3-dev libcli11-dev libfmt-dev abigail-tools doxygen clang libclang-rt-dev python3 python3-venv python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -24,3 +24,12 @@ cmake --build build-asan -j"$jobs"
 echo "== tests under ASan + UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -LE gpu -j"$jobs"
+
+# The parsers and validators under libFuzzer (clang), each target for a bounded time: any crash,
+# leak or sanitizer report fails. New inputs it finds stay in build-fuzz/tests/fuzz/found.
+echo "== fuzz targets (clang, libFuzzer + ASan + UBSan)"
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDAP_BUILD_FUZZERS=ON \
+  -DGDAP_SANITIZE=address,undefined -DGDAP_WITH_CUDA=OFF -DGDAP_WITH_FORTRAN=OFF -DGDAP_BUILD_CLI=OFF \
+  -DPython3_EXECUTABLE="$python" >/dev/null
+cmake --build build-fuzz -j"$jobs" --target fuzz_json fuzz_dims
+ctest --test-dir build-fuzz --output-on-failure -L fuzz
