@@ -1,9 +1,8 @@
-// C entry points of layer 1: protocol versions and dimension descriptors.
-#include "core/checked.hpp"
+// C entry points of layer 1: protocol versions and dimension descriptors. Each body runs in
+// gdap::guard and computes into locals, so a failing call leaves every output as it was.
 #include "core/error.hpp"
 #include "protocol/dim.hpp"
 #include "protocol/version.hpp"
-
 
 namespace gdap {
 namespace {
@@ -14,11 +13,14 @@ gdap_dim valid_dim(const gdap_dim* dim) {
   return d;
 }
 
-gdap_dim& block_dim(gdap_dim* dim) {
+// padding and periodic are added to a dictionary gdap_dim_set_block made.
+gdap_dim& block_dim(gdap_dim* dim, const char* key) {
   require(dim, "dim");
   if (dim->dist_type != GDAP_DIST_BLOCK) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "padding and periodic are keys of block dimensions; this one has dist_type {}",
-         dim->dist_type);
+    const bool printable = dim->dist_type >= 32 && dim->dist_type < 127;
+    fail(GDAP_ERR_INVALID_ARGUMENT, "key '{}' is a key of dist_type 'b', but dim has dist_type {}{}{} ({}); call "
+         "gdap_dim_set_block first", key, printable ? "'" : "", printable ? static_cast<char>(dim->dist_type) : '?',
+         printable ? "'" : "", dim->dist_type);
   }
   return *dim;
 }
@@ -59,7 +61,7 @@ GDAP_API gdap_status gdap_dim_set_block(gdap_dim* dim, int64_t size, int64_t pro
 
 GDAP_API gdap_status gdap_dim_set_padding(gdap_dim* dim, int64_t lower, int64_t upper) {
   return guard([&] {
-    gdap_dim& d = gdap::block_dim(dim);
+    gdap_dim& d = gdap::block_dim(dim, "padding");
     d.padding[0] = lower;
     d.padding[1] = upper;
     d.given |= GDAP_KEY_PADDING;
@@ -68,7 +70,7 @@ GDAP_API gdap_status gdap_dim_set_padding(gdap_dim* dim, int64_t lower, int64_t 
 
 GDAP_API gdap_status gdap_dim_set_periodic(gdap_dim* dim, int periodic) {
   return guard([&] {
-    gdap_dim& d = gdap::block_dim(dim);
+    gdap_dim& d = gdap::block_dim(dim, "periodic");
     d.periodic = periodic != 0 ? 1 : 0;
     d.given |= GDAP_KEY_PERIODIC;
   });
@@ -141,14 +143,16 @@ GDAP_API gdap_status gdap_dims_validate(const gdap_dim* dims, int64_t ndim, cons
 GDAP_API gdap_status gdap_dim_owned_count(int64_t* count, const gdap_dim* dim) {
   return guard([&] {
     require(count, "count");
-    *count = gdap::owned_count(gdap::valid_dim(dim));
+    const int64_t result = gdap::owned_count(gdap::valid_dim(dim));
+    *count = result;
   });
 }
 
 GDAP_API gdap_status gdap_dim_local_extent(int64_t* extent, const gdap_dim* dim) {
   return guard([&] {
     require(extent, "extent");
-    *extent = gdap::local_extent(gdap::valid_dim(dim));
+    const int64_t result = gdap::local_extent(gdap::valid_dim(dim));
+    *extent = result;
   });
 }
 

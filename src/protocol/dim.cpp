@@ -1,11 +1,14 @@
 // Per-process rules of the protocol for one dimension dictionary, and the per-dimension counts
 // (owned count, local extent, communication padding) that every higher layer builds on.
+// Every check runs on caller-controlled int64 values, so each sum, difference and product is either
+// proven in range by an earlier check (said in a comment) or overflow-checked.
 #include "protocol/dim.hpp"
 
 #include "core/checked.hpp"
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -33,6 +36,41 @@ uint32_t keys_of(int32_t dist_type) {
   }
 }
 
+// The name of a `given` bit, for messages.
+std::string bit_names(uint32_t bits) {
+  static constexpr std::pair<uint32_t, const char*> kNames[] = {{GDAP_KEY_PADDING, "GDAP_KEY_PADDING"},
+                                                                {GDAP_KEY_PERIODIC, "GDAP_KEY_PERIODIC"},
+                                                                {GDAP_KEY_BLOCK_SIZE, "GDAP_KEY_BLOCK_SIZE"},
+                                                                {GDAP_KEY_ONE_TO_ONE, "GDAP_KEY_ONE_TO_ONE"}};
+  std::string out;
+  for (const auto& [bit, name] : kNames) {
+    if ((bits & bit) == 0) continue;
+    out += out.empty() ? "" : " | ";
+    out += name;
+    bits &= ~bit;
+  }
+  if (bits != 0) out += fmt::format("{}unknown bits {:#x}", out.empty() ? "" : " | ", bits);
+  return out;
+}
+
+// The first field that differs from GDAP_DIM_INIT, as "key (value)"; "" if none. `dist_type` and
+// `struct_size` are not compared.
+std::string first_set_field(const gdap_dim& d) {
+  if (d.given != 0) return fmt::format("given ({})", bit_names(d.given));
+  if (d.periodic != 0) return fmt::format("periodic ({})", d.periodic);
+  if (d.size != 0) return fmt::format("size ({})", d.size);
+  if (d.proc_grid_size != 1) return fmt::format("proc_grid_size ({})", d.proc_grid_size);
+  if (d.proc_grid_rank != 0) return fmt::format("proc_grid_rank ({})", d.proc_grid_rank);
+  if (d.start != 0) return fmt::format("start ({})", d.start);
+  if (d.stop != 0) return fmt::format("stop ({})", d.stop);
+  if (d.padding[0] != 0 || d.padding[1] != 0) return fmt::format("padding ({}, {})", d.padding[0], d.padding[1]);
+  if (d.block_size != 1) return fmt::format("block_size ({})", d.block_size);
+  if (d.indices != nullptr || d.num_indices != 0) return fmt::format("indices ({} entries)", d.num_indices);
+  if (d.one_to_one != 0) return fmt::format("one_to_one ({})", d.one_to_one);
+  if (d.reserved != 0) return fmt::format("reserved ({})", d.reserved);
+  return "";
+}
+
 // A field that belongs to another dist_type must keep its GDAP_DIM_INIT value.
 void require_unused(bool unused, const std::string& label, const char* key, int32_t dist_type) {
   if (!unused) fail(GDAP_ERR_PROTOCOL, "{}: key '{}' is not a key of dist_type {}", label, key, type_name(dist_type));
@@ -55,27 +93,28 @@ void check_foreign_fields(const gdap_dim& d, const std::string& label) {
   }
 }
 
-// An optional key holding a non-default value must have its bit in `given`.
+// `given` names only optional keys of the dist_type, and an optional key holding a non-default
+// value has its bit (a forgotten bit is reported rather than silently ignored).
 void check_given_bits(const gdap_dim& d, const std::string& label) {
   const uint32_t stray = d.given & ~keys_of(d.dist_type);
   if (stray != 0) {
-    fail(GDAP_ERR_PROTOCOL, "{}: given holds bits {:#x} that are no optional keys of dist_type {}", label, stray,
-         type_name(d.dist_type));
+    fail(GDAP_ERR_PROTOCOL, "{}: given holds {}, which is not an optional key of dist_type {}", label,
+         bit_names(stray), type_name(d.dist_type));
   }
-  auto need = [&](bool non_default, uint32_t bit, const char* key, const char* macro, int64_t value) {
+  auto need = [&](bool non_default, uint32_t bit, const std::string& key_and_value) {
     if (non_default && (d.given & bit) == 0) {
-      fail(GDAP_ERR_PROTOCOL, "{}: {} {} is set but {} is not in given", label, key, value, macro);
+      fail(GDAP_ERR_PROTOCOL, "{}: {} is set but {} is not in given", label, key_and_value, bit_names(bit));
     }
   };
-  need(d.padding[0] != 0 || d.padding[1] != 0, GDAP_KEY_PADDING, "padding",
-       "GDAP_KEY_PADDING", d.padding[0] != 0 ? d.padding[0] : d.padding[1]);
-  need(d.periodic != 0, GDAP_KEY_PERIODIC, "periodic", "GDAP_KEY_PERIODIC", d.periodic);
-  need(d.block_size != 1, GDAP_KEY_BLOCK_SIZE, "block_size", "GDAP_KEY_BLOCK_SIZE", d.block_size);
-  need(d.one_to_one != 0, GDAP_KEY_ONE_TO_ONE, "one_to_one", "GDAP_KEY_ONE_TO_ONE", d.one_to_one);
+  need(d.padding[0] != 0 || d.padding[1] != 0, GDAP_KEY_PADDING,
+       fmt::format("padding ({}, {})", d.padding[0], d.padding[1]));
+  need(d.periodic != 0, GDAP_KEY_PERIODIC, fmt::format("periodic {}", d.periodic));
+  need(d.block_size != 1, GDAP_KEY_BLOCK_SIZE, fmt::format("block_size {}", d.block_size));
+  need(d.one_to_one != 0, GDAP_KEY_ONE_TO_ONE, fmt::format("one_to_one {}", d.one_to_one));
 }
 
 void check_common(const gdap_dim& d, const std::string& label) {
-  if (d.reserved != 0) fail(GDAP_ERR_PROTOCOL, "{}: reserved is {}; it must be 0", label, d.reserved);
+  if (d.reserved != 0) fail(GDAP_ERR_PROTOCOL, "{}: reserved ({}) must be 0", label, d.reserved);
   if (d.size < 0) fail(GDAP_ERR_PROTOCOL, "{}: size ({}) < 0", label, d.size);
   if (d.proc_grid_size < 1) fail(GDAP_ERR_PROTOCOL, "{}: proc_grid_size ({}) < 1", label, d.proc_grid_size);
   if (d.proc_grid_rank < 0 || d.proc_grid_rank >= d.proc_grid_size) {
@@ -90,6 +129,19 @@ void check_common(const gdap_dim& d, const std::string& label) {
   check_given_bits(d, label);
 }
 
+// Overflow-checked arithmetic whose message names the dimension as well as the operands.
+int64_t add_or_fail(const std::string& label, const char* what, int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) fail(GDAP_ERR_OVERFLOW, "{}: {} ({} + {}) overflows int64", label, what, a, b);
+  return r;
+}
+
+int64_t sub_or_fail(const std::string& label, const char* what, int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r)) fail(GDAP_ERR_OVERFLOW, "{}: {} ({} - {}) overflows int64", label, what, a, b);
+  return r;
+}
+
 void check_extent(const std::string& label, const char* what, int64_t implied, int64_t extent) {
   if (extent >= 0 && implied != extent) {
     fail(GDAP_ERR_PROTOCOL, "{}: {} ({}) != buffer shape ({})", label, what, implied, extent);
@@ -100,21 +152,29 @@ void validate_block(const gdap_dim& d, const std::string& label, int64_t extent)
   if (d.padding[0] < 0 || d.padding[1] < 0) {
     fail(GDAP_ERR_PROTOCOL, "{}: padding ({}, {}) has a negative width", label, d.padding[0], d.padding[1]);
   }
-  const bool periodic = d.periodic != 0;
+  const bool periodic = is_periodic(d);
+  // Periodic padding wraps around, so a periodic section may reach padding[0] below 0 and
+  // padding[1] past size. padding[0] >= 0 here, so -padding[0] cannot overflow.
   const int64_t lowest = periodic ? -d.padding[0] : 0;
-  const int64_t highest = periodic ? checked_add(d.size, d.padding[1], "size + padding[1]") : d.size;
+  const int64_t highest = periodic ? add_or_fail(label, "size + padding[1]", d.size, d.padding[1]) : d.size;
   if (d.start < lowest) {
-    fail(GDAP_ERR_PROTOCOL, "{}: start ({}) < {}", label, d.start, periodic ? "-padding[0]" : "0");
+    if (periodic) fail(GDAP_ERR_PROTOCOL, "{}: start ({}) < -padding[0] ({})", label, d.start, lowest);
+    fail(GDAP_ERR_PROTOCOL, "{}: start ({}) < 0", label, d.start);
   }
   if (d.stop < d.start) fail(GDAP_ERR_PROTOCOL, "{}: stop ({}) < start ({})", label, d.stop, d.start);
   if (d.stop > highest) {
-    fail(GDAP_ERR_PROTOCOL, "{}: stop ({}) > {} ({})", label, d.stop, periodic ? "size + padding[1]" : "size", highest);
+    if (periodic) {
+      fail(GDAP_ERR_PROTOCOL, "{}: stop ({}) > size ({}) + padding[1] ({})", label, d.stop, d.size, d.padding[1]);
+    }
+    fail(GDAP_ERR_PROTOCOL, "{}: stop ({}) > size ({})", label, d.stop, d.size);
   }
-  const int64_t held = checked_sub(d.stop, d.start, "stop - start");
+  const int64_t held = sub_or_fail(label, "stop - start", d.stop, d.start);
+  // Compared without forming padding[0] + padding[1], which may overflow.
   if (d.padding[0] > held || d.padding[1] > held - d.padding[0]) {
     fail(GDAP_ERR_PROTOCOL, "{}: padding ({}, {}) is wider than stop - start ({})", label, d.padding[0], d.padding[1],
          held);
   }
+  // start <= start + cl <= stop - cu <= stop by the check above: no overflow.
   const int64_t owned_start = d.start + comm_padding_lower(d);
   const int64_t owned_stop = d.stop - comm_padding_upper(d);
   if (owned_start < 0 || owned_stop > d.size) {
@@ -122,36 +182,40 @@ void validate_block(const gdap_dim& d, const std::string& label, int64_t extent)
          label, owned_start, owned_stop, d.size);
   }
   if (d.proc_grid_rank == 0 && owned_start != 0) {
-    fail(GDAP_ERR_PROTOCOL, "{}: grid rank 0 must own from index 0, but start ({}) + communication padding ({}) = {}",
-         label, d.start, comm_padding_lower(d), owned_start);
+    fail(GDAP_ERR_PROTOCOL,
+         "{}: grid rank 0 must own from index 0, but start ({}) + communication padding[0] ({}) = {}{}", label,
+         d.start, comm_padding_lower(d), owned_start, periodic ? " (a periodic rank 0 has start == -padding[0])" : "");
   }
   if (d.proc_grid_rank == d.proc_grid_size - 1 && owned_stop != d.size) {
     fail(GDAP_ERR_PROTOCOL,
-         "{}: the last grid rank must own up to size ({}), but stop ({}) - communication padding ({}) = {}", label,
+         "{}: the last grid rank must own up to size ({}), but stop ({}) - communication padding[1] ({}) = {}", label,
          d.size, d.stop, comm_padding_upper(d), owned_stop);
   }
   check_extent(label, "stop - start", held, extent);
 }
 
 void validate_cyclic(const gdap_dim& d, const std::string& label, int64_t extent) {
-  if (d.block_size < 1) fail(GDAP_ERR_PROTOCOL, "{}: block_size ({}) < 1", label, d.block_size);
+  const int64_t block_size = block_size_of(d);
+  if (block_size < 1) fail(GDAP_ERR_PROTOCOL, "{}: block_size ({}) < 1", label, block_size);
   if (d.start < 0) fail(GDAP_ERR_PROTOCOL, "{}: start ({}) < 0", label, d.start);
   int64_t expected = 0;
-  const bool fits = !__builtin_mul_overflow(d.proc_grid_rank, d.block_size, &expected);
-  const bool empty_alias = d.start == d.size && (!fits || expected >= d.size);
-  if (!empty_alias && (!fits || d.start != expected)) {
-    fail(GDAP_ERR_PROTOCOL, "{}: start ({}) != proc_grid_rank ({}) * block_size ({})", label, d.start,
-         d.proc_grid_rank, d.block_size);
+  const bool fits = !__builtin_mul_overflow(d.proc_grid_rank, block_size, &expected);
+  // A rank whose first block lies past the end holds nothing and may say so with start == size.
+  const bool empty_at_size = d.start == d.size && (!fits || expected >= d.size);
+  if (!empty_at_size && (!fits || d.start != expected)) {
+    fail(GDAP_ERR_PROTOCOL, "{}: start ({}) != proc_grid_rank ({}) * block_size ({}){}", label, d.start,
+         d.proc_grid_rank, block_size, fits ? "" : " (which overflows int64)");
   }
   check_extent(label, "owned count", owned_count(d), extent);
 }
 
 void validate_unstructured(const gdap_dim& d, const std::string& label, int64_t extent) {
-  if (d.num_indices < 0) fail(GDAP_ERR_PROTOCOL, "{}: number of indices ({}) < 0", label, d.num_indices);
+  if (d.num_indices < 0) fail(GDAP_ERR_PROTOCOL, "{}: num_indices ({}) < 0", label, d.num_indices);
   if (d.num_indices > 0 && d.indices == nullptr) {
-    fail(GDAP_ERR_PROTOCOL, "{}: indices is NULL but holds {} entries", label, d.num_indices);
+    fail(GDAP_ERR_PROTOCOL, "{}: indices is NULL but num_indices is {}", label, d.num_indices);
   }
-  std::vector<std::pair<int64_t, int64_t>> sorted;  // (global, local)
+  // Sort a copy of (global, local) pairs: equal globals end up adjacent, in local order.
+  std::vector<std::pair<int64_t, int64_t>> sorted;
   sorted.reserve(static_cast<size_t>(d.num_indices));
   for (int64_t i = 0; i < d.num_indices; ++i) sorted.emplace_back(d.indices[i], i);
   std::sort(sorted.begin(), sorted.end());
@@ -161,7 +225,16 @@ void validate_unstructured(const gdap_dim& d, const std::string& label, int64_t 
            label, sorted[i].first, sorted[i - 1].second, sorted[i].second);
     }
   }
-  check_extent(label, "number of indices", d.num_indices, extent);
+  check_extent(label, "num_indices", d.num_indices, extent);
+}
+
+[[noreturn]] void fail_unresolved(const gdap_dim& dim) {
+  if (dim.dist_type == GDAP_DIST_UNDISTRIBUTED) {
+    fail(GDAP_ERR_PROTOCOL,
+         "the empty dictionary {{}} has no counts of its own; resolve it from the buffer shape first "
+         "(gdap_dim_set_undistributed)");
+  }
+  fail(GDAP_ERR_PROTOCOL, "dist_type {} is not 'b', 'c' or 'u'", dim.dist_type);
 }
 
 }  // namespace
@@ -171,21 +244,25 @@ gdap_dim read_dim(const gdap_dim* dims, int64_t i) {
   const uint32_t stride = dims[0].struct_size;
   if (stride < sizeof(gdap_dim) || stride % 8 != 0) {
     fail(GDAP_ERR_INVALID_ARGUMENT,
-         "dims[0].struct_size is {}; it must be at least {} and a multiple of 8: set it with GDAP_DIM_INIT or "
-         "gdap_dim_init",
+         "dims[0].struct_size is {}; set it with GDAP_DIM_INIT or gdap_dim_init (it must be at least {} and a "
+         "multiple of 8)",
          stride, sizeof(gdap_dim));
   }
-  const int64_t offset = checked_mul(i, static_cast<int64_t>(stride), "offset of a gdap_dim");
+  int64_t offset = 0;
+  if (i < 0 || __builtin_mul_overflow(i, static_cast<int64_t>(stride), &offset)) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "dimension {} cannot be read: its offset {} * struct_size {} is out of range", i,
+         i, stride);
+  }
+  // A newer caller's larger struct: read the fields this release knows, ignore the rest.
   const auto* element = reinterpret_cast<const unsigned char*>(dims) + offset;
   gdap_dim out = kInit;
-  std::memcpy(&out, element, sizeof(gdap_dim));
+  std::memcpy(&out, element, std::min<size_t>(stride, sizeof(gdap_dim)));
   out.struct_size = sizeof(gdap_dim);
   return out;
 }
 
 std::string dim_label(const gdap_dim& dim, int64_t dim_index) {
-  if (dim.dist_type == GDAP_DIST_BLOCK || dim.dist_type == GDAP_DIST_CYCLIC || dim.dist_type == GDAP_DIST_UNSTRUCTURED ||
-      dim.dist_type == GDAP_DIST_UNDISTRIBUTED) {
+  if (std::strcmp(type_name(dim.dist_type), "?") != 0) {
     return fmt::format("dimension {} ({})", dim_index, type_name(dim.dist_type));
   }
   return fmt::format("dimension {}", dim_index);
@@ -193,6 +270,9 @@ std::string dim_label(const gdap_dim& dim, int64_t dim_index) {
 
 gdap_dim resolve_alias(const gdap_dim& dim, int64_t extent) {
   if (dim.dist_type != GDAP_DIST_UNDISTRIBUTED) return dim;
+  if (extent < 0) {
+    fail(GDAP_ERR_PROTOCOL, "the empty dictionary {{}} needs the buffer shape, but the extent is {}", extent);
+  }
   gdap_dim out = kInit;
   out.dist_type = GDAP_DIST_BLOCK;
   out.size = extent;
@@ -204,15 +284,15 @@ void validate_dim(const gdap_dim& dim, int64_t dim_index, int64_t extent) {
   const std::string label = dim_label(dim, dim_index);
   switch (dim.dist_type) {
     case GDAP_DIST_UNDISTRIBUTED: {
-      gdap_dim init = kInit;
-      init.struct_size = dim.struct_size;
-      if (std::memcmp(&init, &dim, sizeof(gdap_dim)) != 0) {
-        fail(GDAP_ERR_PROTOCOL, "{}: the empty dictionary has keys set; give dist_type 'b', 'c' or 'u'", label);
+      if (const std::string key = first_set_field(dim); !key.empty()) {
+        fail(GDAP_ERR_PROTOCOL, "{}: the empty dictionary has {} set; give dist_type 'b', 'c' or 'u' or leave every "
+             "key at its GDAP_DIM_INIT value", label, key);
       }
       if (extent < 0) {
-        fail(GDAP_ERR_PROTOCOL, "{}: the empty dictionary {{}} needs the buffer shape to be resolved", label);
+        fail(GDAP_ERR_PROTOCOL, "{}: the empty dictionary {{}} needs the buffer shape to be resolved (extent {})",
+             label, extent);
       }
-      validate_dim(resolve_alias(dim, extent), dim_index, extent);
+      validate_dim(resolve_alias(dim, extent), dim_index, extent);  // recurses once: the result is 'b'
       return;
     }
     case GDAP_DIST_BLOCK:
@@ -220,9 +300,11 @@ void validate_dim(const gdap_dim& dim, int64_t dim_index, int64_t extent) {
     case GDAP_DIST_UNSTRUCTURED: break;
     default: {
       const bool printable = dim.dist_type >= 32 && dim.dist_type < 127;
-      fail(GDAP_ERR_PROTOCOL, "{}: dist_type {}{}{} ({}) is not 'b', 'c' or 'u'", label, printable ? "'" : "",
-           printable ? std::string(1, static_cast<char>(dim.dist_type)) : std::string("?"), printable ? "'" : "",
-           dim.dist_type);
+      if (printable) {
+        fail(GDAP_ERR_PROTOCOL, "{}: dist_type '{}' ({}) is not 'b', 'c' or 'u'", label,
+             static_cast<char>(dim.dist_type), dim.dist_type);
+      }
+      fail(GDAP_ERR_PROTOCOL, "{}: dist_type {} is not 'b', 'c' or 'u'", label, dim.dist_type);
     }
   }
   check_common(dim, label);
@@ -231,45 +313,56 @@ void validate_dim(const gdap_dim& dim, int64_t dim_index, int64_t extent) {
   if (dim.dist_type == GDAP_DIST_UNSTRUCTURED) validate_unstructured(dim, label, extent);
 }
 
-int64_t block_size_of(const gdap_dim& dim) { return dim.block_size; }
-bool is_periodic(const gdap_dim& dim) { return dim.periodic != 0; }
-bool is_one_to_one(const gdap_dim& dim) { return dim.one_to_one != 0; }
+int64_t block_size_of(const gdap_dim& dim) { return (dim.given & GDAP_KEY_BLOCK_SIZE) != 0 ? dim.block_size : 1; }
+bool is_periodic(const gdap_dim& dim) { return (dim.given & GDAP_KEY_PERIODIC) != 0 && dim.periodic != 0; }
+bool is_one_to_one(const gdap_dim& dim) { return (dim.given & GDAP_KEY_ONE_TO_ONE) != 0 && dim.one_to_one != 0; }
 
 int64_t comm_padding_lower(const gdap_dim& dim) {
-  if (dim.dist_type != GDAP_DIST_BLOCK) return 0;
+  if (dim.dist_type != GDAP_DIST_BLOCK || (dim.given & GDAP_KEY_PADDING) == 0) return 0;
   return (dim.proc_grid_rank > 0 || is_periodic(dim)) ? dim.padding[0] : 0;
 }
 
 int64_t comm_padding_upper(const gdap_dim& dim) {
-  if (dim.dist_type != GDAP_DIST_BLOCK) return 0;
+  if (dim.dist_type != GDAP_DIST_BLOCK || (dim.given & GDAP_KEY_PADDING) == 0) return 0;
   return (dim.proc_grid_rank < dim.proc_grid_size - 1 || is_periodic(dim)) ? dim.padding[1] : 0;
 }
 
 int64_t cyclic_owned_count(int64_t size, int64_t grid_size, int64_t block_size, int64_t grid_rank) {
+  if (size < 0 || grid_size < 1 || block_size < 1 || grid_rank < 0 || grid_rank >= grid_size) {
+    fail(GDAP_ERR_INVALID_ARGUMENT,
+         "cyclic owned count needs size >= 0, block_size >= 1 and 0 <= rank < grid size; got size {}, block_size {}, "
+         "rank {}, grid size {}",
+         size, block_size, grid_rank, grid_size);
+  }
   const int64_t full_blocks = size / block_size;
   const int64_t remainder = size % block_size;
-  const int64_t partial_owner = full_blocks % grid_size;
+  const int64_t partial_owner = full_blocks % grid_size;  // the rank that would hold block number full_blocks
   const int64_t blocks = full_blocks / grid_size + (grid_rank < partial_owner ? 1 : 0);
-  // blocks * block_size <= size, so neither product nor sum overflows.
+  // blocks <= ceil(full_blocks / grid_size) and a rank holding an extra block holds no partial one,
+  // so the result is at most size: neither product nor sum overflows.
   return blocks * block_size + (grid_rank == partial_owner ? remainder : 0);
 }
 
 int64_t owned_count(const gdap_dim& dim) {
   switch (dim.dist_type) {
-    case GDAP_DIST_BLOCK: return dim.stop - dim.start - comm_padding_lower(dim) - comm_padding_upper(dim);
+    case GDAP_DIST_BLOCK: {
+      const int64_t held = checked_sub(dim.stop, dim.start, "owned count stop - start");
+      const int64_t less_lower = checked_sub(held, comm_padding_lower(dim), "owned count");
+      return checked_sub(less_lower, comm_padding_upper(dim), "owned count");
+    }
     case GDAP_DIST_CYCLIC:
-      return cyclic_owned_count(dim.size, dim.proc_grid_size, dim.block_size, dim.proc_grid_rank);
+      return cyclic_owned_count(dim.size, dim.proc_grid_size, block_size_of(dim), dim.proc_grid_rank);
     case GDAP_DIST_UNSTRUCTURED: return dim.num_indices;
-    default: fail(GDAP_ERR_PROTOCOL, "dimension ({}): an empty dictionary {{}} must be resolved first", type_name(dim.dist_type));
+    default: fail_unresolved(dim);
   }
 }
 
 int64_t local_extent(const gdap_dim& dim) {
   switch (dim.dist_type) {
-    case GDAP_DIST_BLOCK: return dim.stop - dim.start;
+    case GDAP_DIST_BLOCK: return checked_sub(dim.stop, dim.start, "local extent stop - start");
     case GDAP_DIST_CYCLIC: return owned_count(dim);
     case GDAP_DIST_UNSTRUCTURED: return dim.num_indices;
-    default: fail(GDAP_ERR_PROTOCOL, "dimension ({}): an empty dictionary {{}} must be resolved first", type_name(dim.dist_type));
+    default: fail_unresolved(dim);
   }
 }
 

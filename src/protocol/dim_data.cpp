@@ -1,17 +1,29 @@
-// DimData: a dim_data that owns the indices of its unstructured dimensions.
+// DimData: a dim_data that owns the indices of its unstructured dimensions. Every gdap_dim it hands
+// out points at its own storage, so a copy never shares (or dangles on) another's indices.
 #include "protocol/dim_data.hpp"
 
 #include "core/error.hpp"
 
+#include <algorithm>
+#include <utility>
+
 namespace gdap {
+namespace {
+
+// The indices a dictionary holds, copied; empty for other dist_types or a NULL/empty list.
+std::vector<int64_t> copy_indices(const gdap_dim& dim) {
+  if (dim.dist_type != GDAP_DIST_UNSTRUCTURED || dim.indices == nullptr || dim.num_indices <= 0) return {};
+  return std::vector<int64_t>(dim.indices, dim.indices + dim.num_indices);
+}
+
+}  // namespace
 
 DimData::DimData(const DimData& other) : dims_(other.dims_), indices_(other.indices_) { repoint(); }
 
 DimData& DimData::operator=(const DimData& other) {
   if (this != &other) {
-    dims_ = other.dims_;
-    indices_ = other.indices_;
-    repoint();
+    DimData copy(other);  // all allocation first, so a failure leaves *this as it was
+    *this = std::move(copy);
   }
   return *this;
 }
@@ -19,23 +31,26 @@ DimData& DimData::operator=(const DimData& other) {
 DimData DimData::copy_from(const gdap_dim* dims, int64_t ndim) {
   if (ndim < 0) fail(GDAP_ERR_INVALID_ARGUMENT, "ndim ({}) < 0", ndim);
   DimData out;
+  out.dims_.reserve(static_cast<size_t>(std::min<int64_t>(ndim, 64)));
   for (int64_t i = 0; i < ndim; ++i) out.push_back(read_dim(dims, i));
   return out;
 }
 
 void DimData::push_back(const gdap_dim& dim) {
+  std::vector<int64_t> copy = copy_indices(dim);
+  dims_.reserve(dims_.size() + 1);
+  indices_.reserve(indices_.size() + 1);
+  // Nothing below allocates: both vectors stay the same length even if the copy above threw.
   dims_.push_back(dim);
-  indices_.emplace_back();
-  set(ndim() - 1, dim);
+  indices_.push_back(std::move(copy));
+  repoint();
 }
 
 void DimData::set(int64_t i, const gdap_dim& dim) {
-  auto k = static_cast<size_t>(i);
+  if (i < 0 || i >= ndim()) fail(GDAP_ERR_OUT_OF_RANGE, "dimension {} is outside [0, ndim ({}))", i, ndim());
+  std::vector<int64_t> copy = copy_indices(dim);
+  const auto k = static_cast<size_t>(i);
   dims_[k] = dim;
-  std::vector<int64_t> copy;
-  if (dim.dist_type == GDAP_DIST_UNSTRUCTURED && dim.indices != nullptr && dim.num_indices > 0) {
-    copy.assign(dim.indices, dim.indices + dim.num_indices);
-  }
   indices_[k] = std::move(copy);
   repoint();
 }

@@ -8,14 +8,24 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string_view>
+#include <vector>
+
 namespace gdap {
 
 // One dictionary (dimension `dim_index` labels errors). Indices are copied into the DimData by
 // dim_data_from_json; here they are appended to `indices` and dim.indices is left NULL.
 gdap_dim dim_from_json(const nlohmann::json& dict, int64_t dim_index, std::vector<int64_t>& indices);
 
-// A whole dim_data list. Throws GDAP_ERR_PROTOCOL (or GDAP_ERR_INVALID_ARGUMENT when not a list).
+// A whole dim_data list. Throws GDAP_ERR_PROTOCOL naming what it got when it is not a list (or an
+// element not a dictionary), and GDAP_ERR_OVERFLOW for an integer outside int64.
 DimData dim_data_from_json(const nlohmann::json& list);
+
+// Parses JSON text holding a dim_data list, for untrusted input (CLI files, fuzzers): malformed
+// JSON, nesting deeper than a dim_data list can be (list > dict > padding/indices list) and a key
+// repeated within one dictionary are GDAP_ERR_PROTOCOL, found while parsing, so hostile text
+// costs no recursion and no memory beyond a small multiple of its size.
+DimData dim_data_from_json_text(std::string_view text);
 
 // The inverse: only the optional keys in `given` are written; the alias {} stays {}.
 nlohmann::json dim_to_json(const gdap_dim& dim);

@@ -1,24 +1,39 @@
-// Protocol version strings (see version.hpp).
+// Protocol version strings (see version.hpp): "major.minor.patch", three non-empty runs of ASCII
+// digits, each fitting in int. Same major = compatible; a newer minor may add rules we don't know.
 #include "protocol/version.hpp"
 
 #include "core/error.hpp"
 
+#include <climits>
 #include <string>
+#include <string_view>
 
 namespace gdap {
 namespace {
 
-// Parses one dot-separated part of "major.minor.patch"; false if it is not a small decimal.
+// Parses one part at `p`; false unless it is 1+ ASCII digits whose value fits in int.
 bool parse_part(const char*& p, int& value) {
   if (*p < '0' || *p > '9') return false;
   long long v = 0;
   while (*p >= '0' && *p <= '9') {
     v = v * 10 + (*p - '0');
-    if (v > 1000000) return false;
+    if (v > INT_MAX) return false;
     ++p;
   }
   value = static_cast<int>(v);
   return true;
+}
+
+// The caller's string for a message: the first 40 bytes, non-printable ones as \xNN.
+std::string quoted(const char* version) {
+  std::string out;
+  size_t n = 0;
+  for (const char* p = version; *p != '\0'; ++p, ++n) {
+    if (n == 40) return out + "...";
+    const auto c = static_cast<unsigned char>(*p);
+    out += (c >= 0x20 && c < 0x7f) ? std::string(1, static_cast<char>(c)) : fmt::format("\\x{:02x}", c);
+  }
+  return out;
 }
 
 }  // namespace
@@ -30,11 +45,16 @@ void check_protocol_version(const char* version) {
   const bool ok = parse_part(p, major) && *p++ == '.' && parse_part(p, minor) && *p++ == '.' &&
                   parse_part(p, patch) && *p == '\0';
   if (!ok) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "protocol version '{}' is not 'major.minor.patch' with decimal numbers",
-         std::string(version).substr(0, 40));
+    fail(GDAP_ERR_INVALID_ARGUMENT,
+         "protocol version '{}' is not 'major.minor.patch' (three dot-separated decimal numbers, each fitting in int)",
+         quoted(version));
   }
-  if (major != GDAP_PROTOCOL_MAJOR || minor > GDAP_PROTOCOL_MINOR) {
-    fail(GDAP_ERR_VERSION, "protocol version {} is not one gdap knows: it reads major {} up to {}.{}", version, GDAP_PROTOCOL_MAJOR,
+  if (major != GDAP_PROTOCOL_MAJOR) {
+    fail(GDAP_ERR_VERSION, "protocol version {} has major {}; gdap knows major {} up to {}.{}", quoted(version), major,
+         GDAP_PROTOCOL_MAJOR, GDAP_PROTOCOL_MAJOR, GDAP_PROTOCOL_MINOR);
+  }
+  if (minor > GDAP_PROTOCOL_MINOR) {
+    fail(GDAP_ERR_VERSION, "protocol version {} has minor {}, newer than gdap knows ({}.{})", quoted(version), minor,
          GDAP_PROTOCOL_MAJOR, GDAP_PROTOCOL_MINOR);
   }
 }
