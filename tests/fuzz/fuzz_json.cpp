@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -51,8 +52,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::vector<gdap::DimData> ranks;
       for (const auto& r : doc) ranks.push_back(gdap::dim_data_from_json(r));
       if (ranks.size() <= 64) exercise_all_ranks(ranks);
-    } else {
-      exercise_one_rank(gdap::dim_data_from_json(doc));
+    } else {  // the entry point for untrusted text: depth and repeated keys checked while parsing
+      exercise_one_rank(gdap::dim_data_from_json_text(
+          std::string_view(reinterpret_cast<const char*>(data), size)));
     }
   });
   return 0;
