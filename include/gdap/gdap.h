@@ -460,7 +460,10 @@ GDAP_API gdap_status gdap_array_destroy(gdap_array* array);
  */
 GDAP_API gdap_status gdap_array_to_dlpack(struct DLManagedTensorVersioned** out, gdap_array* array);
 
-/** As gdap_array_to_dlpack, as an unversioned DLManagedTensor (for consumers of DLPack < 1.0). */
+/**
+ * As gdap_array_to_dlpack, as an unversioned DLManagedTensor (for consumers of DLPack < 1.0).
+ * GDAP_ERR_UNSUPPORTED for a read-only array: the unversioned struct cannot say read-only.
+ */
 GDAP_API gdap_status gdap_array_to_dlpack_unversioned(struct DLManagedTensor** out, gdap_array* array);
 
 /** Number of dimensions of the local section. */

@@ -1,5 +1,6 @@
 // gdap_array: one process's local section and its distribution. The memory is held through a
-// shared Storage, released exactly once when the array and every tensor exported from it are gone.
+// shared Storage, released exactly once when the array and every tensor exported from it are gone
+// (the shared_ptr's count is atomic, so an exported tensor may be deleted on any thread).
 #pragma once
 
 #include "protocol/dim_data.hpp"
@@ -16,7 +17,7 @@
 namespace gdap {
 
 // Whatever must happen when the last user of the memory goes: a producer's DLPack deleter, a free
-// of gdap's own allocation, or nothing for memory the caller retains.
+// of gdap's own allocation, or nothing for memory the caller retains (an empty function).
 class Storage {
  public:
   explicit Storage(std::function<void()> release) : release_(std::move(release)) {}
@@ -30,28 +31,42 @@ class Storage {
   std::function<void()> release_;
 };
 
-// Element size in bytes of a dtype gdap can hold; throws GDAP_ERR_UNSUPPORTED otherwise.
-int64_t element_size(gdap_dtype dtype);
-
-// Throws GDAP_ERR_UNSUPPORTED unless gdap handles memory of this device type.
-void check_device(gdap_device device);
+// A checked description of a section's memory, before an array is built around it.
+struct Section {
+  void* base = nullptr;      // DLTensor::data: base + byte_offset is element (0, ..., 0)
+  uint64_t byte_offset = 0;  // kept as the producer split it, 0 for gdap's own memory
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;  // in elements, always filled
+  gdap_dtype dtype{};
+  gdap_device device{};
+};
 
 }  // namespace gdap
 
 struct gdap_array {
   std::shared_ptr<gdap::Storage> storage;
-  void* base = nullptr;      // DLTensor::data as exported: base + byte_offset is element (0, ..., 0)
-  uint64_t byte_offset = 0;
-  std::vector<int64_t> shape;
-  std::vector<int64_t> strides;  // in elements, always filled
-  gdap_dtype dtype{};
-  gdap_device device{};
+  gdap::Section section;
   bool readonly = false;
-  gdap::DimData dims;  // empty dictionaries resolved
+  gdap::DimData dims;  // empty dictionaries resolved, each valid for its extent
   std::string version;
   // Per unstructured dimension, (global, local) sorted by global: O(log n) global_to_local.
   std::vector<std::vector<std::pair<int64_t, int64_t>>> unstructured_index;
 
-  int64_t ndim() const { return static_cast<int64_t>(shape.size()); }
-  void* data() const { return static_cast<char*>(base) + byte_offset; }
+  int64_t ndim() const { return static_cast<int64_t>(section.shape.size()); }
+  void* data() const { return static_cast<char*>(section.base) + section.byte_offset; }
 };
+
+namespace gdap {
+
+// Copies `ndim` dictionaries for a buffer of `shape` (ndim must equal its length; GDAP_ERR_PROTOCOL
+// otherwise): each validated against its extent, then {} resolved from it.
+DimData dims_for_shape(const gdap_dim* dims, int64_t ndim, const std::vector<int64_t>& shape);
+
+// `version` checked as gdap_protocol_version_check does; NULL means GDAP_PROTOCOL_VERSION.
+std::string checked_version(const char* version);
+
+// A new array over `section` (storage may be set later by the caller); builds the 'u' indexes.
+// Nothing is taken: on a throw the caller still owns whatever `storage` would release.
+std::unique_ptr<gdap_array> make_array(Section section, DimData dims, std::string version, bool readonly);
+
+}  // namespace gdap

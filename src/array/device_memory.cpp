@@ -14,6 +14,7 @@ namespace gdap {
 namespace {
 
 Allocation host_allocation(int64_t bytes) {
+  // aligned_alloc wants a multiple of the alignment.
   const int64_t rounded = checked_add(bytes, 63, "allocation size") / 64 * 64;
   void* p = std::aligned_alloc(64, static_cast<size_t>(rounded));
   if (p == nullptr) fail(GDAP_ERR_NO_MEMORY, "allocating {} bytes of host memory failed", bytes);
@@ -22,36 +23,90 @@ Allocation host_allocation(int64_t bytes) {
 }
 
 #if GDAP_HAVE_CUDA
-// Runs `body` with `device` current, restoring the caller's current device afterwards.
-template <typename Body>
-cudaError_t on_device(int device, Body&& body) {
-  int current = 0;
-  cudaError_t err = cudaGetDevice(&current);
-  if (err != cudaSuccess) return err;
-  err = cudaSetDevice(device);
-  if (err == cudaSuccess) err = body();
-  cudaSetDevice(current);
-  return err;
+// Makes `device` current while it lives and then makes the caller's device current again. Only
+// switches when needed, so that a caller on `device` sees no cudaSetDevice at all.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    error_ = cudaGetDevice(&previous_);
+    if (error_ == cudaSuccess && previous_ != device) {
+      error_ = cudaSetDevice(device);
+      switched_ = error_ == cudaSuccess;
+    }
+  }
+  ~DeviceScope() { (void)restore(); }  // a destructor has nobody to tell; allocate() restores itself
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+  cudaError_t error() const { return error_; }
+  cudaError_t restore() {
+    if (!switched_) return cudaSuccess;
+    switched_ = false;
+    return cudaSetDevice(previous_);
+  }
+
+ private:
+  int previous_ = 0;
+  bool switched_ = false;
+  cudaError_t error_ = cudaSuccess;
+};
+
+const char* kind_name(int32_t type) {
+  switch (type) {
+    case GDAP_DEVICE_CUDA: return "device";
+    case GDAP_DEVICE_CUDA_HOST: return "pinned host";
+    default: return "managed";
+  }
+}
+
+// Frees with `device` current (cudaFree needs the owning device's context); an error here cannot
+// be reported (it runs from a destructor or a DLPack deleter) and does not stop the free.
+void cuda_free(void* p, int32_t type, int device) {
+  DeviceScope scope(device);
+  (void)(type == GDAP_DEVICE_CUDA_HOST ? cudaFreeHost(p) : cudaFree(p));
+}
+
+[[noreturn]] void fail_cuda(cudaError_t err, const char* step, gdap_device device, int64_t bytes) {
+  // Reported through gdap's status: clear it from the runtime's last error, so that the caller's
+  // next cudaGetLastError does not blame the caller's own work (a sticky error stays regardless).
+  (void)cudaGetLastError();
+  fail(GDAP_ERR_DEVICE, "allocating {} bytes of CUDA {} memory on device {}: {} failed: {} ({})", bytes,
+       kind_name(device.type), device.id, step, cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
 Allocation cuda_allocation(gdap_device device, int64_t bytes) {
-  void* p = nullptr;
   const auto size = static_cast<size_t>(bytes);
-  const cudaError_t err = on_device(device.id, [&] {
-    switch (device.type) {
-      case GDAP_DEVICE_CUDA: return cudaMalloc(&p, size);
-      case GDAP_DEVICE_CUDA_HOST: return cudaMallocHost(&p, size);
-      default: return cudaMallocManaged(&p, size);
-    }
-  });
-  if (err != cudaSuccess) {
-    fail(GDAP_ERR_DEVICE, "allocating {} bytes on CUDA device {} (device type {}) failed: {} ({})", bytes, device.id,
-         device.type, cudaGetErrorName(err), cudaGetErrorString(err));
+  // An ordinal that does not exist is refused before cudaSetDevice sees it: no CUDA error raised.
+  int count = 0;
+  if (const cudaError_t err = cudaGetDeviceCount(&count); err != cudaSuccess) {
+    fail_cuda(err, "counting the devices", device, bytes);
+  }
+  if (device.id >= count) {
+    fail(GDAP_ERR_DEVICE, "allocating {} bytes of CUDA {} memory on device {}: there is no such device ({} CUDA "
+         "device{})", bytes, kind_name(device.type), device.id, count, count == 1 ? "" : "s");
+  }
+  DeviceScope scope(device.id);
+  if (scope.error() != cudaSuccess) fail_cuda(scope.error(), "selecting the device", device, bytes);
+  void* p = nullptr;
+  cudaError_t err = cudaSuccess;
+  switch (device.type) {
+    case GDAP_DEVICE_CUDA: err = cudaMalloc(&p, size); break;
+    case GDAP_DEVICE_CUDA_HOST: err = cudaMallocHost(&p, size); break;
+    default: err = cudaMallocManaged(&p, size, cudaMemAttachGlobal); break;
+  }
+  if (err != cudaSuccess) fail_cuda(err, "the allocation", device, bytes);
+  if (const cudaError_t restored = scope.restore(); restored != cudaSuccess) {
+    cuda_free(p, device.type, device.id);
+    fail_cuda(restored, "restoring the caller's current device", device, bytes);
   }
   const int32_t type = device.type;
-  return {p, [p, type, id = device.id] {
-            on_device(id, [&] { return type == GDAP_DEVICE_CUDA_HOST ? cudaFreeHost(p) : cudaFree(p); });
-          }};
+  const int id = device.id;
+  try {
+    return {p, [p, type, id] { cuda_free(p, type, id); }};
+  } catch (...) {
+    cuda_free(p, type, id);
+    throw;
+  }
 }
 #endif
 
@@ -59,12 +114,13 @@ Allocation cuda_allocation(gdap_device device, int64_t bytes) {
 
 Allocation allocate(gdap_device device, int64_t bytes) {
   if (bytes < 0) fail(GDAP_ERR_INVALID_ARGUMENT, "allocation of {} bytes", bytes);
-  if (bytes == 0) return {};
+  if (bytes == 0) return {};  // an empty section: nothing to allocate, data stays NULL
   if (device.type == GDAP_DEVICE_CPU) return host_allocation(bytes);
 #if GDAP_HAVE_CUDA
   return cuda_allocation(device, bytes);
 #else
-  fail(GDAP_ERR_UNSUPPORTED, "device type {} needs CUDA, but gdap was built without CUDA", device.type);
+  fail(GDAP_ERR_UNSUPPORTED, "device type {} needs CUDA, but gdap was built without CUDA ({} bytes requested)",
+       device.type, bytes);
 #endif
 }
 

@@ -1,0 +1,80 @@
+// Layout checks for local sections (see layout.hpp).
+#include "array/layout.hpp"
+
+#include "core/checked.hpp"
+
+#include <algorithm>
+
+namespace gdap {
+
+int64_t element_size(gdap_dtype dtype) {
+  if (dtype.lanes < 1) {
+    fail(GDAP_ERR_UNSUPPORTED, "dtype (code {}, {} bits) with {} lanes: at least 1 is needed", dtype.code, dtype.bits,
+         dtype.lanes);
+  }
+  if (dtype.bits == 0 || dtype.bits % 8 != 0) {
+    fail(GDAP_ERR_UNSUPPORTED, "dtype (code {}, {} bits): only whole-byte element types are supported", dtype.code,
+         dtype.bits);
+  }
+  if (dtype.code == GDAP_DTYPE_BOOL && dtype.bits != 8) {
+    fail(GDAP_ERR_UNSUPPORTED, "bool dtype of {} bits: only 8-bit bool is supported", dtype.bits);
+  }
+  return static_cast<int64_t>(dtype.bits / 8) * dtype.lanes;
+}
+
+void check_device(gdap_device device) {
+  switch (device.type) {
+    case GDAP_DEVICE_CPU:
+    case GDAP_DEVICE_CUDA:
+    case GDAP_DEVICE_CUDA_HOST:
+    case GDAP_DEVICE_CUDA_MANAGED: break;
+    default:
+      fail(GDAP_ERR_UNSUPPORTED,
+           "device type {} is not supported: gdap holds host (1), CUDA (2), CUDA pinned (3) and CUDA managed (13) "
+           "memory",
+           device.type);
+  }
+  if (device.id < 0) fail(GDAP_ERR_INVALID_ARGUMENT, "device id {} < 0", device.id);
+}
+
+std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t stride = 1;
+  for (size_t k = shape.size(); k-- > 0;) {
+    strides[k] = stride;
+    stride = checked_mul(stride, std::max<int64_t>(shape[k], 1), "compact stride");
+  }
+  return strides;
+}
+
+int64_t check_layout(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, int64_t element_bytes,
+                     uint64_t byte_offset, const char* what) {
+  int64_t count = 1;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] < 0) fail(GDAP_ERR_INVALID_ARGUMENT, "{} shape[{}] ({}) < 0", what, k, shape[k]);
+  }
+  for (size_t k = 0; k < shape.size(); ++k) count = checked_mul(count, shape[k], "number of elements");
+  if (byte_offset > static_cast<uint64_t>(INT64_MAX)) {
+    fail(GDAP_ERR_OVERFLOW, "{} byte_offset {} overflows int64", what, byte_offset);
+  }
+  if (count == 0) return 0;  // no element is ever addressed: strides do not matter
+  // Element offsets of the lowest and highest elements: negative strides reach below element 0.
+  int64_t low = 0;
+  int64_t high = 0;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    const int64_t reach = checked_mul(shape[k] - 1, strides[k], "stride * (extent - 1)");
+    if (reach < 0) {
+      low = checked_add(low, reach, "lowest element offset");
+    } else {
+      high = checked_add(high, reach, "highest element offset");
+    }
+  }
+  const int64_t span = checked_add(checked_sub(high, low, "element span"), 1, "element span");
+  checked_mul(span, element_bytes, "byte span");
+  const auto offset = static_cast<int64_t>(byte_offset);
+  checked_add(offset, checked_mul(high, element_bytes, "highest byte offset"), "byte_offset + highest byte offset");
+  checked_add(offset, checked_mul(low, element_bytes, "lowest byte offset"), "byte_offset + lowest byte offset");
+  return count;
+}
+
+}  // namespace gdap
