@@ -1,0 +1,53 @@
+"""gdap: the Distributed Array Protocol (DAP 0.10.0) for host and GPU arrays, in Python.
+
+A thin layer over the C library (libgdap) through its SWIG extension gdap._gdap_c: every check
+and every index computation is the C library's; this package translates Python objects (dicts,
+NumPy arrays, DLPack capsules, CUDA array interfaces) to the C API and back, without copying
+array elements.
+
+  LocalArray        one process's local section + distribution; __distarray__, __dlpack__,
+                    __array_interface__ (host) and __cuda_array_interface__ (device)
+  from_distarray    a LocalArray from any protocol producer (object or distbuffer dict)
+  from_dlpack       a LocalArray from a NumPy / CuPy / PyTorch / JAX array (or a capsule)
+  empty, wrap       a section gdap allocates / memory the caller owns, at an address
+  validate          check one process's dim_data (and shape) against the protocol
+  GlobalMap         every rank's dim_data: owners, local shapes, owned counts and runs
+  Error, ProtocolError, VersionError, ...   one exception class per gdap_status
+
+Order: shapes, indices and dim_data are in C order (row-major), as NumPy and the protocol have them.
+"""
+
+from . import _gdap_c
+from ._dims import (dim_global_to_local, dim_local_extent, dim_local_to_global, dim_owned_count, dim_runs,
+                    validate)
+from ._errors import (BufferTooSmallError, CollectiveTimeoutError, CommError, DeviceError, Error, FileIOError,
+                      InternalError, InvalidArgumentError, NotFoundError, OutOfMemoryError, OutOfRangeError,
+                      ProtocolError, RemoteError, SizeOverflowError, UnsupportedError, VersionError)
+from ._local import (PROTOCOL_VERSION, LocalArray, empty, from_distarray, from_dlpack, wrap)
+from ._map import GlobalMap, grid_coords_to_rank, grid_rank_to_coords
+
+__version__ = _gdap_c.gdap_version_string()
+
+
+def protocol_version_check(version):
+    """Checks a protocol version string ("major.minor.patch"): None if gdap reads it, VersionError
+    for another major or a newer minor, InvalidArgumentError for a malformed string."""
+    if not isinstance(version, str):
+        raise InvalidArgumentError("version must be a string such as '0.10.0', not %s" % type(version).__name__)
+    _gdap_c.gdap_protocol_version_check(version)
+
+
+def library_version():
+    """The loaded libgdap's version as (string, number): ("0.1.0", 100)."""
+    return _gdap_c.gdap_version_string(), _gdap_c.gdap_version()
+
+
+__all__ = [
+    "LocalArray", "GlobalMap", "from_distarray", "from_dlpack", "empty", "wrap", "validate",
+    "protocol_version_check", "library_version", "PROTOCOL_VERSION",
+    "grid_rank_to_coords", "grid_coords_to_rank",
+    "dim_owned_count", "dim_local_extent", "dim_global_to_local", "dim_local_to_global", "dim_runs",
+    "Error", "InvalidArgumentError", "ProtocolError", "VersionError", "SizeOverflowError", "OutOfRangeError",
+    "NotFoundError", "BufferTooSmallError", "OutOfMemoryError", "UnsupportedError", "DeviceError", "CommError",
+    "RemoteError", "CollectiveTimeoutError", "FileIOError", "InternalError",
+]

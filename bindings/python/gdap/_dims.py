@@ -1,0 +1,250 @@
+"""Dimension dictionaries: Python dicts <-> the C gdap_dim struct.
+
+A protocol dim_data is a tuple of dicts; the C API takes gdap_dim structs filled by the
+gdap_dim_set_* calls. This module only translates: it reads the keys of each dict (refusing
+unknown keys, keys of another dist_type and values of the wrong type, with the same messages as
+gdap's JSON reader) and calls the setter; every rule of the protocol is checked by the C library
+(gdap_dims_validate, gdap_array_*, gdap_map_create), which names the dimension, key and values.
+
+Dicts handed out have Python ints, bools and tuples; 'indices' is a NumPy int64 array (a copy),
+'padding' a 2-tuple. Only the optional keys that were given appear.
+"""
+
+import operator
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import _gdap_c as _c
+from ._errors import ProtocolError, SizeOverflowError
+
+_COMMON = ("dist_type", "size", "proc_grid_size", "proc_grid_rank")
+_KEYS = {  # dist_type: (required, optional)
+    "b": (("start", "stop"), ("padding", "periodic")),
+    "c": (("start",), ("block_size",)),
+    "u": (("indices",), ("one_to_one",)),
+}
+_ANY_TYPE = ("start", "stop", "padding", "periodic", "block_size", "indices", "one_to_one")
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+class Dims:
+    """The gdap_dim structs of one dim_data, with the index arrays they point to kept alive."""
+
+    __slots__ = ("dims", "_keep")
+
+    def __init__(self, dims, keep):
+        self.dims = dims
+        self._keep = keep
+
+    def __len__(self):
+        return len(self.dims)
+
+
+def _describe(value):
+    if isinstance(value, str):
+        return "string %r" % (value[:40],)
+    if isinstance(value, (bool, np.bool_)):
+        return "boolean %s" % bool(value)
+    return "%s %s" % (type(value).__name__, _short(value))
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def _int(value, label, key):
+    if isinstance(value, (bool, np.bool_)):
+        raise ProtocolError("%s: key '%s' must be an integer, not %s" % (label, key, _describe(value)))
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise ProtocolError("%s: key '%s' must be an integer, not %s" % (label, key, _describe(value))) from None
+    if not _INT64_MIN <= v <= _INT64_MAX:
+        raise SizeOverflowError("%s: key '%s' (%d) does not fit in int64" % (label, key, v))
+    return v
+
+
+def _bool(value, label, key):
+    if not isinstance(value, (bool, np.bool_)):
+        raise ProtocolError("%s: key '%s' must be a boolean (True or False), not %s" % (label, key, _describe(value)))
+    return bool(value)
+
+
+def _indices(value, label):
+    if isinstance(value, (str, bytes, Mapping)):
+        raise ProtocolError("%s: key 'indices' must be a 1-d sequence or buffer of integers, not %s"
+                            % (label, _describe(value)))
+    try:
+        a = np.asarray(value)
+    except Exception:
+        raise ProtocolError("%s: key 'indices' must be a 1-d sequence or buffer of integers" % label) from None
+    if a.ndim != 1:
+        raise ProtocolError("%s: key 'indices' must be 1-d, not %d-d" % (label, a.ndim))
+    if a.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if a.dtype.kind == "O":  # Python ints, perhaps too large for int64
+        return np.array([_int(v, label, "indices") for v in a], dtype=np.int64)
+    if a.dtype.kind not in "iu":
+        raise ProtocolError("%s: key 'indices' must hold integers, not %s" % (label, a.dtype))
+    if a.dtype.kind == "u" and a.dtype.itemsize == 8 and int(a.max()) > _INT64_MAX:
+        raise SizeOverflowError("%s: key 'indices' holds %d, which does not fit in int64" % (label, int(a.max())))
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def _label(index, dist_type=None):
+    return "dimension %d ('%s')" % (index, dist_type) if dist_type else "dimension %d" % index
+
+
+def _check_keys(d, dist_type, label):
+    required, optional = _KEYS[dist_type]
+    for key in d:
+        if key in _COMMON or key in required or key in optional:
+            continue
+        if key in _ANY_TYPE:
+            raise ProtocolError("%s: key '%s' is not a key of dist_type '%s'" % (label, key, dist_type))
+        raise ProtocolError("%s: unknown key %s" % (label, _short(key)))
+    for key in _COMMON + required:
+        if key not in d:
+            raise ProtocolError("%s: missing required key '%s'" % (label, key))
+
+
+def dim_from_dict(d, index, keep):
+    """A gdap_dim for dimension `index` of a dim_data; arrays it points to are appended to `keep`."""
+    if not isinstance(d, Mapping):
+        raise ProtocolError("dimension %d: a dimension dictionary must be a dict, not %s"
+                            % (index, type(d).__name__))
+    dim = _c.gdap_dim()
+    if len(d) == 0:
+        return dim  # the {} alias: the C library resolves it from the buffer's shape
+    if "dist_type" not in d:
+        raise ProtocolError("dimension %d: missing required key 'dist_type'" % index)
+    dist_type = d["dist_type"]
+    if not isinstance(dist_type, str):
+        raise ProtocolError("dimension %d: key 'dist_type' must be a string, not %s" % (index, _describe(dist_type)))
+    if dist_type not in _KEYS:
+        raise ProtocolError("dimension %d: dist_type %s is not 'b', 'c' or 'u'" % (index, _short(dist_type)))
+    label = _label(index, dist_type)
+    _check_keys(d, dist_type, label)
+    common = [_int(d[k], label, k) for k in _COMMON[1:]]
+    if dist_type == "b":
+        _c.gdap_dim_set_block(dim, *common, _int(d["start"], label, "start"), _int(d["stop"], label, "stop"))
+        if "padding" in d:
+            padding = d["padding"]
+            if isinstance(padding, (str, bytes, Mapping)) or not hasattr(padding, "__len__") or len(padding) != 2:
+                raise ProtocolError("%s: key 'padding' must be a sequence of 2 integers, not %s"
+                                    % (label, _describe(padding)))
+            _c.gdap_dim_set_padding(dim, _int(padding[0], label, "padding"), _int(padding[1], label, "padding"))
+        if "periodic" in d:
+            _c.gdap_dim_set_periodic(dim, int(_bool(d["periodic"], label, "periodic")))
+    elif dist_type == "c":
+        _c.gdap_dim_set_cyclic(dim, *common, _int(d["start"], label, "start"), 0)
+        if "block_size" in d:
+            # gdap_dim_set_cyclic reads block_size 0 as "key absent"; an explicit value, even an
+            # invalid 0, is given through the fields so that gdap's validation reports it.
+            dim.block_size = _int(d["block_size"], label, "block_size")
+            dim.given |= _c.GDAP_KEY_BLOCK_SIZE
+    else:
+        indices = _indices(d["indices"], label)
+        keep.append(indices)
+        one_to_one = int(_bool(d["one_to_one"], label, "one_to_one")) if "one_to_one" in d else -1
+        _c.gdap_dim_set_unstructured(dim, *common, indices, one_to_one)
+    return dim
+
+
+def dims_from_dim_data(dim_data):
+    """A Dims for a dim_data (a tuple or list of dicts)."""
+    if isinstance(dim_data, (str, bytes, Mapping)) or not hasattr(dim_data, "__iter__"):
+        raise ProtocolError("dim_data must be a tuple of dimension dictionaries, not %s" % type(dim_data).__name__)
+    keep = []
+    return Dims([dim_from_dict(d, i, keep) for i, d in enumerate(dim_data)], keep)
+
+
+def dim_to_dict(dim):
+    """The protocol dict of a gdap_dim (as gdap_array_dim / gdap_map_dim hand them out)."""
+    dist_type = dim.dist_type
+    if dist_type == _c.GDAP_DIST_UNDISTRIBUTED:
+        return {}
+    t = chr(dist_type)
+    out = {"dist_type": t, "size": dim.size, "proc_grid_size": dim.proc_grid_size,
+           "proc_grid_rank": dim.proc_grid_rank}
+    given = dim.given
+    if t == "b":
+        out["start"] = dim.start
+        out["stop"] = dim.stop
+        if given & _c.GDAP_KEY_PADDING:
+            out["padding"] = tuple(dim.padding)
+        if given & _c.GDAP_KEY_PERIODIC:
+            out["periodic"] = bool(dim.periodic)
+    elif t == "c":
+        out["start"] = dim.start
+        if given & _c.GDAP_KEY_BLOCK_SIZE:
+            out["block_size"] = dim.block_size
+    else:
+        out["indices"] = np.frombuffer(dim.indices_bytes(), dtype=np.int64).copy()
+        if given & _c.GDAP_KEY_ONE_TO_ONE:
+            out["one_to_one"] = bool(dim.one_to_one)
+    return out
+
+
+def _shape_arg(shape):
+    if shape is None:
+        return None
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(operator.index(s) for s in shape)
+
+
+def validate(dim_data, shape=None):
+    """Checks a per-process dim_data against every per-process rule of the protocol.
+
+    `shape` is the local buffer's shape (or None: the rules that need it are skipped, and an
+    empty dictionary {} is refused). Returns None; raises ProtocolError (or SizeOverflowError)
+    with a message naming the dimension, the key and the values.
+    """
+    dims = dims_from_dim_data(dim_data)
+    _c.gdap_dims_validate(dims.dims, _shape_arg(shape))
+
+
+def _one(dim):
+    keep = []
+    return dim_from_dict(dim, 0, keep), keep
+
+
+def dim_owned_count(dim):
+    """Number of global indices this process owns along one dimension (a valid dict)."""
+    d, keep = _one(dim)
+    return _c.gdap_dim_owned_count(d)
+
+
+def dim_local_extent(dim):
+    """Buffer extent along one dimension that the dict implies (padding included)."""
+    d, keep = _one(dim)
+    return _c.gdap_dim_local_extent(d)
+
+
+def dim_global_to_local(dim, global_index):
+    """Local index of a global index along one dimension; NotFoundError if not held here."""
+    d, keep = _one(dim)
+    return _c.gdap_dim_global_to_local(d, global_index)
+
+
+def dim_local_to_global(dim, local_index):
+    """Global index held at a local index along one dimension."""
+    d, keep = _one(dim)
+    return _c.gdap_dim_local_to_global(d, local_index)
+
+
+_RUN_CHUNK = 4096
+
+
+def dim_runs(dim):
+    """The owned runs of one dimension, as (global_start, length, local_start) tuples, in
+    increasing global order: global [g, g + n) lives at local [l, l + n)."""
+    d, keep = _one(dim)
+    total = _c.gdap_dim_num_runs(d)
+    runs = []
+    while len(runs) < total:
+        runs.extend(_c.gdap_dim_runs(d, len(runs), min(_RUN_CHUNK, total - len(runs))))
+    return runs

@@ -1,0 +1,112 @@
+"""The exceptions gdap raises: one class per gdap_status, all under gdap.Error.
+
+Every failing C call raises the class of its status with gdap_last_error()'s text as the message
+(the SWIG wrapper calls error_class() below). Where a built-in exception means the same thing, the
+class derives from it too, so `except ValueError` still catches a ProtocolError; no class shadows
+a built-in name.
+"""
+
+from . import _gdap_c as _c
+
+__all__ = [
+    "Error", "InvalidArgumentError", "ProtocolError", "VersionError", "SizeOverflowError",
+    "OutOfRangeError", "NotFoundError", "BufferTooSmallError", "OutOfMemoryError",
+    "UnsupportedError", "DeviceError", "CommError", "RemoteError", "CollectiveTimeoutError",
+    "FileIOError", "InternalError", "error_class",
+]
+
+
+class Error(Exception):
+    """Base class of every gdap error. `status` is the gdap_status code, `status_name` its name."""
+
+    status = None
+
+    @property
+    def status_name(self):
+        return _c.gdap_status_string(self.status) if self.status is not None else None
+
+
+class InvalidArgumentError(Error, ValueError):
+    """GDAP_ERR_INVALID_ARGUMENT: a NULL handle, a bad enum value, a size the call cannot take."""
+    status = _c.GDAP_ERR_INVALID_ARGUMENT
+
+
+class ProtocolError(Error, ValueError):
+    """GDAP_ERR_PROTOCOL: a descriptor breaks a rule of the Distributed Array Protocol."""
+    status = _c.GDAP_ERR_PROTOCOL
+
+
+class VersionError(Error, ValueError):
+    """GDAP_ERR_VERSION: a protocol or DLPack version this gdap does not know."""
+    status = _c.GDAP_ERR_VERSION
+
+
+class SizeOverflowError(Error, OverflowError):
+    """GDAP_ERR_OVERFLOW: a size, offset or product does not fit in int64."""
+    status = _c.GDAP_ERR_OVERFLOW
+
+
+class OutOfRangeError(Error, IndexError):
+    """GDAP_ERR_OUT_OF_RANGE: an index, rank or dimension outside its range."""
+    status = _c.GDAP_ERR_OUT_OF_RANGE
+
+
+class NotFoundError(Error, LookupError):
+    """GDAP_ERR_NOT_FOUND: a global index this process (or any process) does not hold."""
+    status = _c.GDAP_ERR_NOT_FOUND
+
+
+class BufferTooSmallError(Error):
+    """GDAP_ERR_BUFFER_TOO_SMALL: an output buffer is smaller than the result."""
+    status = _c.GDAP_ERR_BUFFER_TOO_SMALL
+
+
+class OutOfMemoryError(Error, MemoryError):
+    """GDAP_ERR_NO_MEMORY: an allocation failed."""
+    status = _c.GDAP_ERR_NO_MEMORY
+
+
+class UnsupportedError(Error):
+    """GDAP_ERR_UNSUPPORTED: a device, dtype or feature this build does not support."""
+    status = _c.GDAP_ERR_UNSUPPORTED
+
+
+class DeviceError(Error):
+    """GDAP_ERR_DEVICE: a CUDA call failed (no device, out of device memory, ...)."""
+    status = _c.GDAP_ERR_DEVICE
+
+
+class CommError(Error):
+    """GDAP_ERR_COMM: a communication call failed (MPI, NCCL)."""
+    status = _c.GDAP_ERR_COMM
+
+
+class RemoteError(Error):
+    """GDAP_ERR_REMOTE: another rank failed a collective call."""
+    status = _c.GDAP_ERR_REMOTE
+
+
+class CollectiveTimeoutError(Error, TimeoutError):
+    """GDAP_ERR_TIMEOUT: a collective call did not complete in time."""
+    status = _c.GDAP_ERR_TIMEOUT
+
+
+class FileIOError(Error, OSError):
+    """GDAP_ERR_IO: reading or writing a file failed."""
+    status = _c.GDAP_ERR_IO
+
+
+class InternalError(Error):
+    """GDAP_ERR_INTERNAL: a bug in gdap; please report it with the message."""
+    status = _c.GDAP_ERR_INTERNAL
+
+
+_BY_STATUS = {cls.status: cls for cls in (
+    InvalidArgumentError, ProtocolError, VersionError, SizeOverflowError, OutOfRangeError,
+    NotFoundError, BufferTooSmallError, OutOfMemoryError, UnsupportedError, DeviceError, CommError,
+    RemoteError, CollectiveTimeoutError, FileIOError, InternalError)}
+
+
+def error_class(status):
+    """The exception class for a gdap_status code (Error for a code this binding does not know)."""
+    return _BY_STATUS.get(status, Error)

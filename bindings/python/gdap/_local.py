@@ -1,0 +1,439 @@
+"""LocalArray: one process's local section plus its distribution, over a C gdap_array handle.
+
+Everything here moves pointers, never elements: a section comes in as a DLPack tensor (from any
+__dlpack__ producer, from a buffer-protocol object through NumPy's own DLPack export, or from a
+__cuda_array_interface__ producer through a tensor that keeps that producer alive) and goes out as
+DLPack capsules, __array_interface__ / __cuda_array_interface__ dicts and __distarray__ dicts
+that all point at the same memory. Ownership follows gdap's C rules: the memory stays valid until
+the LocalArray and every tensor exported from it are gone, whatever the order.
+"""
+
+import operator
+import weakref
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import _gdap_c as _c
+from ._dims import dims_from_dim_data, dim_to_dict
+from ._errors import ProtocolError, UnsupportedError
+
+PROTOCOL_VERSION = _c.GDAP_PROTOCOL_VERSION
+
+CPU = _c.GDAP_DEVICE_CPU
+CUDA = _c.GDAP_DEVICE_CUDA
+CUDA_HOST = _c.GDAP_DEVICE_CUDA_HOST
+CUDA_MANAGED = _c.GDAP_DEVICE_CUDA_MANAGED
+
+_HOST_VISIBLE = (CPU, CUDA_HOST, CUDA_MANAGED)    # __array_interface__ is offered for these
+_DEVICE_VISIBLE = (CUDA, CUDA_HOST, CUDA_MANAGED)  # __cuda_array_interface__ for these
+_DEVICE_NAMES = {"cpu": CPU, "cuda": CUDA, "cuda_host": CUDA_HOST, "cuda_managed": CUDA_MANAGED}
+_NAMES_OF_DEVICE = {v: k for k, v in _DEVICE_NAMES.items()}
+_DLPACK_VERSION = (_c.GDAP_PY_DLPACK_MAJOR, _c.GDAP_PY_DLPACK_MINOR)
+
+# ---- dtypes and devices ----------------------------------------------------------------------
+
+_CODE_OF_KIND = {"i": _c.GDAP_DTYPE_INT, "u": _c.GDAP_DTYPE_UINT, "f": _c.GDAP_DTYPE_FLOAT,
+                 "c": _c.GDAP_DTYPE_COMPLEX, "b": _c.GDAP_DTYPE_BOOL}
+_KIND_OF_CODE = {v: k for k, v in _CODE_OF_KIND.items()}
+
+
+def _bfloat16():
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def dtype_to_c(dtype):
+    """A NumPy dtype (or anything np.dtype takes) as gdap's (code, bits, lanes)."""
+    dt = np.dtype(dtype)
+    if dt.name == "bfloat16":
+        return (_c.GDAP_DTYPE_BFLOAT, 16, 1)
+    if dt.kind not in _CODE_OF_KIND or not dt.isnative:
+        raise UnsupportedError("dtype %s has no DLPack equivalent (native-endian bool, int, uint, float or "
+                               "complex only)" % dt)
+    return (_CODE_OF_KIND[dt.kind], dt.itemsize * 8, 1)
+
+
+def dtype_from_c(code_bits_lanes):
+    """gdap's (code, bits, lanes) as a NumPy dtype; UnsupportedError where NumPy has none."""
+    code, bits, lanes = code_bits_lanes
+    if lanes == 1 and code == _c.GDAP_DTYPE_BFLOAT and bits == 16 and _bfloat16() is not None:
+        return _bfloat16()
+    if lanes == 1 and code in _KIND_OF_CODE and bits % 8 == 0:
+        try:
+            return np.dtype("%s%d" % (_KIND_OF_CODE[code], bits // 8))
+        except TypeError:
+            pass
+    raise UnsupportedError("DLPack dtype (code %d, bits %d, lanes %d) has no NumPy equivalent" % (code, bits, lanes))
+
+
+def device_to_c(device):
+    """'cpu', 'cuda', 'cuda:1', 'cuda_host', 'cuda_managed:0' or a DLPack (type, id) pair -> (type, id)."""
+    if isinstance(device, str):
+        name, _, ordinal = device.partition(":")
+        if name not in _DEVICE_NAMES:
+            raise ValueError("unknown device %r: use 'cpu', 'cuda[:N]', 'cuda_host' or 'cuda_managed[:N]'" % device)
+        try:
+            return (_DEVICE_NAMES[name], int(ordinal) if ordinal else 0)
+        except ValueError:
+            raise ValueError("unknown device %r: the ordinal must be an integer" % device) from None
+    if hasattr(device, "__len__") and len(device) == 2:
+        return (operator.index(device[0]), operator.index(device[1]))
+    raise TypeError("device must be a string such as 'cuda:0' or a (type, id) pair, not %r" % (device,))
+
+
+def device_name(device):
+    """(type, id) -> 'cpu', 'cuda:0', 'cuda_host', 'cuda_managed:0' (or 'dlpack:<type>:<id>')."""
+    type_, id_ = device
+    name = _NAMES_OF_DEVICE.get(type_)
+    if name is None:
+        return "dlpack:%d:%d" % (type_, id_)
+    return name if type_ in (CPU, CUDA_HOST) else "%s:%d" % (name, id_)
+
+
+# ---- the local array --------------------------------------------------------------------------
+
+class LocalArray:
+    """One process's local section and its distribution (a gdap_array handle).
+
+    Make one with from_distarray, from_dlpack, empty or wrap. The handle is destroyed by close(),
+    at the end of a `with` block, or when the object is collected; the memory lives on while any
+    exported view (NumPy array, DLPack consumer) still uses it. After close() the metadata
+    methods raise ValueError.
+    """
+
+    def __init__(self, handle, owner=None):
+        # Private: `handle` is a new gdap_array this object takes over; `owner` is kept alive
+        # with it (the Python object whose memory gdap_array_wrap retained).
+        self._handle = handle
+        self._owner = owner
+        self._pin = None  # an exported tensor that keeps the memory alive for interface views
+        self._finalizer = weakref.finalize(self, _c.gdap_array_destroy, handle)
+
+    # -- life cycle
+
+    def close(self):
+        """Destroys the handle now (idempotent). Views already handed out stay valid."""
+        self._finalizer()
+        self._handle = None
+
+    @property
+    def closed(self):
+        return self._handle is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _h(self):
+        if self._handle is None:
+            raise ValueError("the LocalArray is closed")
+        return self._handle
+
+    # -- metadata
+
+    @property
+    def ndim(self):
+        return _c.gdap_array_ndim(self._h())
+
+    @property
+    def shape(self):
+        """The local section's shape (padding included), in C order."""
+        return _c.gdap_array_shape(self._h())
+
+    @property
+    def strides(self):
+        """Strides in elements (not bytes), in C order."""
+        return _c.gdap_array_strides(self._h())
+
+    @property
+    def dtype(self):
+        return dtype_from_c(_c.gdap_array_dtype(self._h()))
+
+    @property
+    def device(self):
+        """'cpu', 'cuda:N', 'cuda_host' or 'cuda_managed:N'."""
+        return device_name(_c.gdap_array_device(self._h()))
+
+    @property
+    def readonly(self):
+        return _c.gdap_array_readonly(self._h())
+
+    @property
+    def version(self):
+        """The protocol version the section was described with."""
+        return _c.gdap_array_version(self._h())
+
+    @property
+    def data_ptr(self):
+        """Address of element (0, ..., 0), an int."""
+        return _c.gdap_array_data(self._h())
+
+    @property
+    def dim_data(self):
+        """A tuple of protocol dicts, one per dimension ({} resolved to its 'b' form); 'indices'
+        of unstructured dimensions are NumPy int64 arrays (copies)."""
+        h = self._h()
+        return tuple(dim_to_dict(_c.gdap_array_dim(h, i)) for i in range(_c.gdap_array_ndim(h)))
+
+    def global_to_local(self, global_index):
+        """Local index (tuple) of a global index held here; NotFoundError otherwise."""
+        return _c.gdap_array_global_to_local(self._h(), _index_tuple(global_index))
+
+    def local_to_global(self, local_index):
+        """Global index (tuple) held at a local index; OutOfRangeError outside the buffer."""
+        return _c.gdap_array_local_to_global(self._h(), _index_tuple(local_index))
+
+    def __repr__(self):
+        if self._handle is None:
+            return "<gdap.LocalArray (closed)>"
+        return "<gdap.LocalArray shape=%s dtype=%s device=%s>" % (self.shape, _dtype_text(self), self.device)
+
+    # -- the Distributed Array Protocol
+
+    def __distarray__(self):
+        """The protocol's distbuffer: {'__version__', 'buffer', 'dim_data'}. 'buffer' is a NumPy
+        array sharing the memory for host sections, and this LocalArray itself (which offers
+        __dlpack__ and __cuda_array_interface__) for device sections."""
+        h = self._h()
+        device = _c.gdap_array_device(h)
+        buffer = np.asarray(self) if device[0] in _HOST_VISIBLE else self
+        return {"__version__": PROTOCOL_VERSION, "buffer": buffer, "dim_data": self.dim_data}
+
+    # -- DLPack
+
+    def __dlpack_device__(self):
+        return tuple(_c.gdap_array_device(self._h()))
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule sharing the section (the Python DLPack protocol).
+
+        max_version >= (1, 0) gives a "dltensor_versioned" capsule, None or older an unversioned
+        "dltensor" one. gdap never copies: copy=True, or a dl_device other than the section's,
+        raises BufferError. gdap enqueues no work on the section, so `stream` needs no
+        synchronisation and is only checked (CPU sections take None only, as the spec says).
+        """
+        h = self._h()
+        device = tuple(_c.gdap_array_device(h))
+        if copy:
+            raise BufferError("gdap never copies a section; export with copy=None or copy=False")
+        if dl_device is not None and tuple(dl_device) != device:
+            raise BufferError("the section lives on DLPack device %s, not %s; gdap never copies"
+                              % (device, tuple(dl_device)))
+        if stream is not None and device[0] == CPU:
+            raise BufferError("stream must be None for a CPU section, not %r" % (stream,))
+        if max_version is not None and tuple(max_version)[0] >= 1:
+            return _c.gdap_array_to_dlpack(h)
+        return _c.gdap_array_to_dlpack_unversioned(h)
+
+    # -- array interfaces
+
+    def _interface(self, host):
+        h = self._h()
+        device = _c.gdap_array_device(h)
+        if device[0] not in (_HOST_VISIBLE if host else _DEVICE_VISIBLE):
+            raise AttributeError("%s: the section is on %s" % (
+                "__array_interface__" if host else "__cuda_array_interface__", device_name(device)))
+        if self._pin is None:
+            self._pin = _c.gdap_array_to_dlpack(h)  # views of the raw pointer stay valid after close()
+        dtype = dtype_from_c(_c.gdap_array_dtype(h))
+        shape = _c.gdap_array_shape(h)
+        strides = _c.gdap_array_strides(h)
+        compact, step = True, 1
+        for extent, stride in zip(reversed(shape), reversed(strides)):
+            if extent > 1 and stride != step:
+                compact = False
+            step *= extent
+        return {
+            "shape": shape,
+            "typestr": dtype.str,
+            "data": (_c.gdap_array_data(h), _c.gdap_array_readonly(h)),
+            "strides": None if compact else tuple(s * dtype.itemsize for s in strides),
+            "version": 3,
+        }
+
+    @property
+    def __array_interface__(self):
+        """NumPy's array interface (v3), for host-visible sections (CPU, CUDA pinned, managed)."""
+        return self._interface(host=True)
+
+    @property
+    def __cuda_array_interface__(self):
+        """CUDA array interface v3, for device-visible sections (CUDA, pinned, managed).
+        'stream' is None: gdap enqueues no work on the section, so a consumer need not wait."""
+        interface = self._interface(host=False)
+        interface["stream"] = None
+        return interface
+
+
+def _dtype_text(array):
+    try:
+        return str(array.dtype)
+    except UnsupportedError:
+        return str(_c.gdap_array_dtype(array._h()))
+
+
+def _index_tuple(index):
+    if isinstance(index, (int, np.integer)):
+        return (int(index),)
+    return tuple(index)
+
+
+# ---- making local arrays --------------------------------------------------------------------
+
+def _capsule_from_producer(x, stream):
+    """A DLPack capsule from a __dlpack__ producer: versioned if it can, unversioned otherwise."""
+    kwargs = {}
+    if stream is not None:
+        kwargs["stream"] = stream
+    try:
+        return x.__dlpack__(max_version=_DLPACK_VERSION, **kwargs)
+    except TypeError:  # a producer older than DLPack 1.0's max_version keyword
+        return x.__dlpack__(**kwargs)
+
+
+def _from_capsule(capsule, dim_data, version, owner=None):
+    """A LocalArray taking the tensor of an unconsumed DLPack capsule (renamed "used_..." once
+    gdap took it). dim_data None: undistributed, one {} per dimension of the tensor."""
+    if dim_data is None:
+        dim_data = [{}] * _c.gdap_py_capsule_ndim(capsule)
+    dims = dims_from_dim_data(dim_data)
+    if _c.gdap_py_capsule_name(capsule) == "dltensor":
+        handle = _c.gdap_array_from_dlpack_unversioned(capsule, dims.dims, version)
+    else:  # the C glue names what is wrong with anything but an unconsumed versioned capsule
+        handle = _c.gdap_array_from_dlpack(capsule, dims.dims, version)
+    return LocalArray(handle, owner)
+
+
+def from_dlpack(x, dim_data=None, *, version=None, stream=None):
+    """A LocalArray sharing the memory of a DLPack producer (NumPy, CuPy, PyTorch, JAX arrays, a
+    LocalArray, or an unconsumed DLPack capsule), without copying.
+
+    dim_data: the section's dimension dicts (a tuple, one per dimension); None = undistributed
+    (each dimension the empty dict {}, resolved from the shape). version: the producer's protocol
+    version (None: "0.10.0"). stream: passed to the producer's __dlpack__ (for CUDA producers, the
+    stream the consumer will use; None = the legacy default stream).
+    """
+    capsule = x if _is_capsule(x) else _capsule_from_producer(x, stream)
+    return _from_capsule(capsule, dim_data, version)
+
+
+def _is_capsule(x):
+    return type(x).__name__ == "PyCapsule"
+
+
+def _dims_for_shape(shape_or_dim_data):
+    if isinstance(shape_or_dim_data, (int, np.integer)):
+        shape_or_dim_data = (shape_or_dim_data,)
+    items = list(shape_or_dim_data)
+    if items and all(isinstance(d, Mapping) for d in items):
+        return dims_from_dim_data(items)
+    dims = dims_from_dim_data([{}] * len(items))
+    for dim, extent in zip(dims.dims, items):
+        _c.gdap_dim_set_undistributed(dim, operator.index(extent))
+    return dims
+
+
+def empty(shape_or_dim_data, dtype=np.float64, device="cpu"):
+    """A new section that gdap allocates (gdap_array_create): C-contiguous, zero-filled on the host,
+    not initialised on a CUDA device. shape_or_dim_data: a shape (undistributed) or a dim_data
+    whose dicts define the local shape ({} is refused: it has no extent of its own)."""
+    dims = _dims_for_shape(shape_or_dim_data)
+    return LocalArray(_c.gdap_array_create(dtype_to_c(dtype), device_to_c(device), dims.dims))
+
+
+def wrap(address, dtype, shape_or_dim_data, device="cpu", strides=None, owner=None):
+    """A LocalArray over memory at an integer `address` that the caller keeps alive
+    (gdap_array_wrap: the memory is retained, never freed by gdap). `owner`, if given, is kept
+    alive as long as the LocalArray. strides are in elements (None: C-contiguous). Views exported
+    from the result are valid only while that memory lives."""
+    dims = _dims_for_shape(shape_or_dim_data)
+    strides = None if strides is None else tuple(operator.index(s) for s in strides)
+    handle = _c.gdap_array_wrap(operator.index(address), dtype_to_c(dtype), device_to_c(device), strides, dims.dims)
+    return LocalArray(handle, owner)
+
+
+# ---- __distarray__ consumers --------------------------------------------------------------------
+
+_DISTBUFFER_KEYS = ("__version__", "buffer", "dim_data")
+
+
+def from_distarray(obj):
+    """A LocalArray sharing the section of a protocol producer, without copying.
+
+    obj: an object with __distarray__(), or a distbuffer dict {'__version__', 'buffer',
+    'dim_data'}. The buffer may be anything with __dlpack__ (NumPy, CuPy, PyTorch, JAX arrays, a
+    LocalArray), __cuda_array_interface__ (device memory), or the buffer protocol / NumPy's array
+    interface (memoryview, bytearray, array.array, ...). Empty dicts {} are resolved from the
+    buffer's shape.
+    """
+    d = obj.__distarray__() if hasattr(obj, "__distarray__") else obj
+    if not isinstance(d, Mapping):
+        raise ProtocolError("a distbuffer must be a dict with keys '__version__', 'buffer' and 'dim_data', not %s"
+                            % type(d).__name__)
+    for key in d:
+        if key not in _DISTBUFFER_KEYS:
+            raise ProtocolError("distbuffer: unknown key %r" % (key,))
+    for key in _DISTBUFFER_KEYS:
+        if key not in d:
+            raise ProtocolError("distbuffer: missing required key '%s'" % key)
+    version = d["__version__"]
+    if not isinstance(version, str):
+        raise ProtocolError("distbuffer: key '__version__' must be a string, not %s" % type(version).__name__)
+    _c.gdap_protocol_version_check(version)
+    buffer, dim_data = d["buffer"], d["dim_data"]
+    if hasattr(buffer, "__dlpack__"):
+        return _from_capsule(_capsule_from_producer(buffer, None), dim_data, version)
+    if hasattr(buffer, "__cuda_array_interface__"):
+        return _from_cuda_array_interface(buffer, dim_data, version)
+    return _from_capsule(_host_array(buffer).__dlpack__(max_version=_DLPACK_VERSION), dim_data, version)
+
+
+def _host_array(buffer):
+    """A NumPy array over a host buffer (buffer protocol or array interface), never a copy."""
+    if not (hasattr(buffer, "__array_interface__") or hasattr(buffer, "__array_struct__")):
+        try:
+            buffer = memoryview(buffer)
+        except TypeError:
+            raise ProtocolError("distbuffer: 'buffer' (%s) offers none of __dlpack__, __cuda_array_interface__, "
+                                "the buffer protocol or __array_interface__" % type(buffer).__name__) from None
+    return np.asarray(buffer)
+
+
+def _from_cuda_array_interface(buffer, dim_data, version):
+    cai = buffer.__cuda_array_interface__
+    if cai.get("mask") is not None:
+        raise UnsupportedError("__cuda_array_interface__ with a mask is not supported")
+    dtype = np.dtype(cai["typestr"])
+    shape = tuple(int(s) for s in cai["shape"])
+    strides = cai.get("strides")
+    if strides is not None:
+        if any(s % dtype.itemsize for s in strides):
+            raise UnsupportedError("__cuda_array_interface__ strides %s are not multiples of the element size %d"
+                                   % (tuple(strides), dtype.itemsize))
+        strides = tuple(int(s) // dtype.itemsize for s in strides)
+    address, readonly = cai["data"]
+    capsule = _c.gdap_py_tensor_from_pointer(address, shape, strides, dtype_to_c(dtype),
+                                             (CUDA, _cuda_device_of(buffer, address)), int(bool(readonly)), buffer)
+    return _from_capsule(capsule, dim_data, version)
+
+
+def _cuda_device_of(buffer, address):
+    """The CUDA device ordinal of a __cuda_array_interface__ buffer (the interface omits it)."""
+    device = getattr(buffer, "device", None)
+    for attribute in ("id", "index"):  # CuPy's Device.id, PyTorch's device.index
+        ordinal = getattr(device, attribute, None)
+        if isinstance(ordinal, int):
+            return ordinal
+    if address:
+        try:
+            import cupy
+            return int(cupy.cuda.runtime.pointerGetAttributes(address).device)
+        except Exception:
+            pass
+    return 0

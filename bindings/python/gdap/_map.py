@@ -1,0 +1,179 @@
+"""GlobalMap: the global view of a distribution (every rank's dim_data), over a C gdap_map handle;
+and the process-grid helpers. Every check and look-up is the C library's (gdap_map_*)."""
+
+import operator
+import weakref
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import _gdap_c as _c
+from ._dims import dims_from_dim_data, dim_to_dict
+from ._errors import ProtocolError
+
+_RUN_CHUNK = 4096
+
+
+def grid_rank_to_coords(rank, grid_shape):
+    """Grid coordinates (C order, last fastest, as MPI_Cart_create) of `rank`."""
+    return _c.gdap_grid_rank_to_coords(tuple(grid_shape), operator.index(rank))
+
+
+def grid_coords_to_rank(coords, grid_shape):
+    """The rank at grid coordinates `coords` (C order)."""
+    return _c.gdap_grid_coords_to_rank(tuple(grid_shape), tuple(coords))
+
+
+def _rank_dim_data(item, rank):
+    """(dim_data, local shape or None) of one rank's entry."""
+    if hasattr(item, "__distarray__"):
+        item = item.__distarray__()
+    if isinstance(item, Mapping) and "dim_data" in item:
+        buffer = item.get("buffer")
+        shape = getattr(buffer, "shape", None)
+        if shape is None and buffer is not None and not hasattr(buffer, "__cuda_array_interface__"):
+            try:
+                shape = memoryview(buffer).shape
+            except TypeError:
+                shape = None
+        return item["dim_data"], shape
+    if hasattr(item, "dim_data") and hasattr(item, "shape"):  # a LocalArray
+        return item.dim_data, item.shape
+    if isinstance(item, Mapping) or isinstance(item, (str, bytes)):
+        raise ProtocolError("rank %d: expected a dim_data (tuple of dicts), a distbuffer or a LocalArray" % rank)
+    return item, None
+
+
+class GlobalMap:
+    """The global view of one distribution, checked against every cross-process rule.
+
+    GlobalMap(ranks) takes one entry per rank, in rank order: a dim_data (tuple of dicts), a
+    distbuffer dict, an object with __distarray__, or a LocalArray. Empty dicts {} are resolved
+    from the entry's buffer shape, or from `local_shapes[rank]` when given. Raises ProtocolError
+    naming the rank and dimension when the dim_data do not form one distribution.
+    """
+
+    def __init__(self, ranks, local_shapes=None):
+        entries = [_rank_dim_data(item, r) for r, item in enumerate(ranks)]
+        if not entries:
+            raise ProtocolError("a distribution needs at least one rank")
+        nranks, ndim = len(entries), len(entries[0][0])
+        dims, keep = [], []
+        for r, (dim_data, shape) in enumerate(entries):
+            if local_shapes is not None:
+                shape = local_shapes[r]
+            rank_dims = dims_from_dim_data(dim_data)
+            if len(rank_dims) != ndim:
+                raise ProtocolError("rank %d has %d dimensions but rank 0 has %d" % (r, len(rank_dims), ndim))
+            for i, dim in enumerate(rank_dims.dims):
+                if dim.dist_type == _c.GDAP_DIST_UNDISTRIBUTED and shape is not None:
+                    _c.gdap_dim_set_undistributed(dim, operator.index(shape[i]))
+            dims.extend(rank_dims.dims)
+            keep.append(rank_dims)
+        handle = _c.gdap_map_create(nranks, ndim, dims)
+        self._handle = handle
+        self._finalizer = weakref.finalize(self, _c.gdap_map_destroy, handle)
+
+    def close(self):
+        """Destroys the map now (idempotent)."""
+        self._finalizer()
+        self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _h(self):
+        if self._handle is None:
+            raise ValueError("the GlobalMap is closed")
+        return self._handle
+
+    @property
+    def ndim(self):
+        return _c.gdap_map_ndim(self._h())
+
+    @property
+    def nranks(self):
+        return _c.gdap_map_nranks(self._h())
+
+    @property
+    def shape(self):
+        """The global shape."""
+        return _c.gdap_map_global_shape(self._h())
+
+    @property
+    def grid_shape(self):
+        """The process grid shape (each dimension's proc_grid_size)."""
+        return _c.gdap_map_grid_shape(self._h())
+
+    def dim_data(self, rank):
+        """Rank `rank`'s dim_data, a tuple of dicts."""
+        h = self._h()
+        return tuple(dim_to_dict(_c.gdap_map_dim(h, rank, i)) for i in range(_c.gdap_map_ndim(h)))
+
+    def local_shape(self, rank):
+        """Rank `rank`'s buffer shape, padding included."""
+        return _c.gdap_map_local_shape(self._h(), rank)
+
+    def owned_shape(self, rank):
+        """Rank `rank`'s owned indices per dimension."""
+        return _c.gdap_map_owned_shape(self._h(), rank)
+
+    def owned_count(self, rank):
+        """Number of elements rank `rank` owns."""
+        return _c.gdap_map_owned_count(self._h(), rank)
+
+    def owner(self, global_index):
+        """(rank, local index tuple) owning a global index (for replicas, the lowest rank)."""
+        return _c.gdap_map_owner(self._h(), _index(global_index))
+
+    def owners(self, global_index):
+        """Every rank owning a global index, ascending (a tuple)."""
+        h = self._h()
+        ranks, count = _c.gdap_map_owners(h, _index(global_index), _c.gdap_map_nranks(h))
+        return ranks
+
+    def local_to_global(self, rank, local_index):
+        """The global index held at a local index of rank `rank`'s buffer."""
+        return _c.gdap_map_local_to_global(self._h(), rank, _index(local_index))
+
+    def runs(self, rank, dim):
+        """Rank `rank`'s owned runs along dimension `dim`: (global_start, length, local_start)
+        tuples in increasing global order."""
+        h = self._h()
+        total = _c.gdap_map_num_runs(h, rank, dim)
+        runs = []
+        while len(runs) < total:
+            runs.extend(_c.gdap_map_runs(h, rank, dim, len(runs), min(_RUN_CHUNK, total - len(runs))))
+        return runs
+
+    def owner_batch(self, global_indices):
+        """Owners of many global indices at once, on the host: `global_indices` is (count, ndim)
+        (or (count,) for 1-d); returns (ranks, locals) NumPy int64 arrays, rank -1 where no rank
+        owns the index. (Device arrays: call gdap._gdap_c.gdap_map_owner_batch with addresses.)"""
+        h = self._h()
+        ndim = _c.gdap_map_ndim(h)
+        g = np.ascontiguousarray(global_indices, dtype=np.int64)
+        if g.ndim == 1 and ndim == 1:
+            g = g.reshape(-1, 1)
+        if g.ndim != 2 or g.shape[1] != ndim:
+            raise ValueError("global_indices must have shape (count, %d), not %s" % (ndim, g.shape))
+        count = g.shape[0]
+        ranks = np.empty(count, dtype=np.int64)
+        locals_ = np.empty((count, ndim), dtype=np.int64)
+        _c.gdap_map_owner_batch(ranks.ctypes.data, locals_.ctypes.data, h, g.ctypes.data, count,
+                                (_c.GDAP_DEVICE_CPU, 0), None)
+        return ranks, locals_
+
+    def __repr__(self):
+        if self._handle is None:
+            return "<gdap.GlobalMap (closed)>"
+        return "<gdap.GlobalMap shape=%s grid=%s>" % (self.shape, self.grid_shape)
+
+
+def _index(index):
+    if isinstance(index, (int, np.integer)):
+        return (int(index),)
+    return tuple(index)

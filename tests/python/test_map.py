@@ -1,0 +1,105 @@
+"""GlobalMap: owner look-ups, shapes, counts and runs on a 2x2 block x cyclic layout; grid helpers;
+cross-process errors naming the rank."""
+import numpy as np
+import pytest
+
+import gdap
+from conftest import block, cyclic, unstructured
+
+# 4 ranks on a 2x2 grid (C order: rank = 2 * row + column). Dimension 0: block, size 6, 3 rows
+# each; dimension 1: cyclic, size 5, block_size 1 (column 0 holds 0, 2, 4; column 1 holds 1, 3).
+def layout():
+    ranks = []
+    for r in range(4):
+        row, col = divmod(r, 2)
+        ranks.append((block(6, 3 * row, 3 * row + 3, grid=2, rank=row), cyclic(5, 2, col)))
+    return ranks
+
+
+@pytest.fixture
+def m():
+    with gdap.GlobalMap(layout()) as gm:
+        yield gm
+
+
+def test_shapes(m):
+    assert (m.ndim, m.nranks, m.shape, m.grid_shape) == (2, 4, (6, 5), (2, 2))
+    assert [m.local_shape(r) for r in range(4)] == [(3, 3), (3, 2), (3, 3), (3, 2)]
+    assert [m.owned_shape(r) for r in range(4)] == [(3, 3), (3, 2), (3, 3), (3, 2)]
+    assert [m.owned_count(r) for r in range(4)] == [9, 6, 9, 6]
+    assert m.dim_data(3) == layout()[3]
+
+
+OWNERS = [  # (rule, global index, owning rank, local index there)
+    ("first element", (0, 0), 0, (0, 0)),
+    ("cyclic column 1", (0, 1), 1, (0, 0)),
+    ("block row 1", (3, 0), 2, (0, 0)),
+    ("both split", (4, 3), 3, (1, 1)),
+    ("last element", (5, 4), 2, (2, 2)),
+]
+
+
+@pytest.mark.parametrize("rule,global_index,rank,local_index", OWNERS, ids=[case[0] for case in OWNERS])
+def test_owner(m, rule, global_index, rank, local_index):
+    assert m.owner(global_index) == (rank, local_index)
+    assert m.owners(global_index) == (rank,)
+    assert m.local_to_global(rank, local_index) == global_index
+
+
+def test_owner_outside_the_array(m):
+    with pytest.raises(gdap.OutOfRangeError):
+        m.owner((6, 0))
+
+
+def test_owner_batch_matches_owner(m):
+    globals_ = np.array([[i, j] for i in range(6) for j in range(5)] + [[9, 9]], dtype=np.int64)
+    ranks, locals_ = m.owner_batch(globals_)
+    for k, g in enumerate(globals_[:-1]):
+        rank, local = m.owner(tuple(g))
+        assert ranks[k] == rank and tuple(locals_[k]) == local
+    assert ranks[-1] == -1  # one bad index does not fail the batch
+
+
+def test_runs(m):
+    assert m.runs(1, 1) == [(1, 1, 0), (3, 1, 1)]
+    assert m.runs(2, 0) == [(3, 3, 0)]
+
+
+def test_replicated_unstructured_owners():
+    with gdap.GlobalMap([(unstructured(4, [0, 1, 2], grid=2, rank=0),),
+                         (unstructured(4, [3, 2], grid=2, rank=1),)]) as gm:
+        assert gm.owners((2,)) == (0, 1)
+        assert gm.owner((2,)) == (0, (2,))
+        assert gm.owner((3,)) == (1, (0,))
+
+
+def test_map_from_local_arrays_and_distbuffers():
+    a0 = gdap.from_dlpack(np.zeros(3), dim_data=(block(5, 0, 3, grid=2, rank=0),))
+    d1 = {"__version__": "0.10.0", "buffer": np.zeros(2), "dim_data": (block(5, 3, 5, grid=2, rank=1),)}
+    gm = gdap.GlobalMap([a0, d1])
+    assert gm.owner((4,)) == (1, (1,))
+
+
+def test_empty_dicts_resolved_from_local_shapes():
+    gm = gdap.GlobalMap([({}, block(4, 0, 2, grid=2, rank=0)), ({}, block(4, 2, 4, grid=2, rank=1))],
+                        local_shapes=[(3, 2), (3, 2)])
+    assert gm.shape == (3, 4)
+
+
+def test_cross_process_errors_name_the_rank():
+    ranks = layout()
+    ranks[3] = (block(6, 2, 6, grid=2, rank=1), cyclic(5, 2, 1))
+    with pytest.raises(gdap.ProtocolError, match="rank"):
+        gdap.GlobalMap(ranks)
+
+
+@pytest.mark.parametrize("rank,grid,coords", [(0, (2, 2), (0, 0)), (1, (2, 2), (0, 1)), (5, (2, 3), (1, 2)),
+                                              (7, (2, 2, 2), (1, 1, 1))])
+def test_grid_coordinates_are_c_order(rank, grid, coords):
+    assert gdap.grid_rank_to_coords(rank, grid) == coords
+    assert gdap.grid_coords_to_rank(coords, grid) == rank
+
+
+def test_grid_rank_outside():
+    with pytest.raises(gdap.OutOfRangeError):
+        gdap.grid_rank_to_coords(4, (2, 2))
