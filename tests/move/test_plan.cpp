@@ -1,0 +1,392 @@
+// Redistribution planner: every pair of layouts in the table (block, irregular, padded, periodic,
+// cyclic, block-cyclic with partial blocks, unstructured with and without replicas; 1 to 3
+// dimensions; different grids and rank counts) moves every owned element to the right place in a
+// host simulation and leaves padding alone; a one-rank plan equals its slice of the whole plan;
+// both ends of each message agree; counts match hand-computed values; bad pairs are refused.
+#include "move_layouts.hpp"
+
+#include "core/error.hpp"
+#include "move/plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using gdap::move::Part;
+using gdap::move::Planner;
+using gdap::move::RankPlan;
+using gdap::move::RankStats;
+using move_test::Axis;
+using move_test::Layout;
+using move_test::MapHandle;
+namespace mt = move_test;
+
+struct Case {
+  const char* name;
+  Layout src;
+  Layout dst;
+};
+
+// Unstructured axes with negative and unordered indices (the same six on both sides).
+Axis negatives_src() { return mt::unstructured(6, {{3, -5, 10}, {7, -1, 0}}, true); }
+Axis negatives_dst() { return mt::unstructured(6, {{0, 10}, {-5, 7, 3, -1}}, true); }
+
+std::vector<Case> cases() {
+  return {
+      // 1-d
+      {"1d block(3) -> cyclic(4): different rank counts", {{mt::block(13, 3)}}, {{mt::cyclic(13, 4, 1)}}},
+      {"1d irregular with an empty rank -> block-cyclic(2) with a partial block", {{mt::irregular(13, {5, 0, 8})}},
+       {{mt::cyclic(13, 3, 2)}}},
+      {"1d periodic padded -> block: halos are neither read nor written", {{mt::padded(13, {4, 5, 4}, 2, true)}},
+       {{mt::block(13, 3)}}},
+      {"1d block -> padded with boundary padding", {{mt::block(13, 3)}}, {{mt::padded(13, {4, 5, 4}, 1, false, 1, 2)}}},
+      {"1d boundary-padded -> irregular", {{mt::padded(13, {4, 5, 4}, 1, false, 1, 2)}},
+       {{mt::irregular(13, {1, 1, 11})}}},
+      {"1d block-cyclic(4) -> block-cyclic(3) on fewer ranks", {{mt::cyclic(13, 3, 4)}}, {{mt::cyclic(13, 2, 3)}}},
+      {"1d cyclic on one rank -> block: runs merge", {{mt::cyclic(13, 1, 2)}}, {{mt::block(13, 2)}}},
+      {"1d unstructured unordered -> block", {{mt::shuffled(13, 3, 1, false)}}, {{mt::block(13, 2)}}},
+      {"1d unstructured replicas: the lowest holder sends", {{mt::shuffled(13, 3, 2, true)}},
+       {{mt::cyclic(13, 2, 2)}}},
+      {"1d block -> unstructured replicas: every replica receives", {{mt::block(13, 2)}},
+       {{mt::shuffled(13, 4, 3, true)}}},
+      {"1d unstructured -> unstructured, other grid", {{mt::shuffled(13, 2, 4, false)}},
+       {{mt::shuffled(13, 3, 5, true)}}},
+      {"1d unstructured negative indices", {{negatives_src()}}, {{negatives_dst()}}},
+      {"1d identical layouts: local copies only", {{mt::cyclic(13, 3, 2)}}, {{mt::cyclic(13, 3, 2)}}},
+      {"1d one rank -> four (scatter)", {{mt::block(13, 1)}}, {{mt::block(13, 4)}}},
+      {"1d four ranks -> one (gather)", {{mt::cyclic(13, 4, 1)}}, {{mt::block(13, 1)}}},
+      {"1d empty dimension", {{mt::block(0, 2)}}, {{mt::cyclic(0, 3, 2)}}},
+      // 2-d
+      {"2d block 2x2 -> 1x4", {{mt::block(10, 2), mt::block(9, 2)}}, {{mt::block(10, 1), mt::block(9, 4)}}},
+      {"2d block 1x4 -> 4x1", {{mt::block(10, 1), mt::block(9, 4)}}, {{mt::block(10, 4), mt::block(9, 1)}}},
+      {"2d block 4x1 -> 1x1", {{mt::block(10, 4), mt::block(9, 1)}}, {{mt::block(10, 1), mt::block(9, 1)}}},
+      {"2d 1x1 -> cyclic 2x2", {{mt::block(10, 1), mt::block(9, 1)}}, {{mt::cyclic(10, 2, 1), mt::cyclic(9, 2, 1)}}},
+      {"2d rows -> columns", {{mt::block(10, 3), mt::block(9, 1)}}, {{mt::block(10, 1), mt::block(9, 3)}}},
+      {"2d block-cyclic (3,2) -> (2,4) with partial blocks", {{mt::cyclic(10, 2, 3), mt::cyclic(9, 2, 2)}},
+       {{mt::cyclic(10, 2, 2), mt::cyclic(9, 2, 4)}}},
+      {"2d periodic padded 2x2 -> cyclic 1x4",
+       {{mt::padded(10, {6, 4}, 2, true), mt::padded(9, {4, 5}, 1, true)}}, {{mt::block(10, 1), mt::cyclic(9, 4, 1)}}},
+      {"2d irregular 3x1 -> block-cyclic 2x3 (6 ranks)", {{mt::irregular(10, {2, 7, 1}), mt::block(9, 1)}},
+       {{mt::cyclic(10, 2, 2), mt::cyclic(9, 3, 2)}}},
+      {"2d unstructured x block -> cyclic x unstructured replicas",
+       {{mt::shuffled(10, 2, 6, false), mt::block(9, 2)}}, {{mt::cyclic(10, 3, 2), mt::shuffled(9, 1, 7, true)}}},
+      {"2d padded rows -> padded columns", {{mt::padded(10, {3, 3, 4}, 1, false), mt::block(9, 1)}},
+       {{mt::block(10, 1), mt::padded(9, {2, 3, 4}, 2, false, 1, 1)}}},
+      // 3-d
+      {"3d block 2x1x2 -> cyclic 1x2x2", {{mt::block(6, 2), mt::block(5, 1), mt::block(4, 2)}},
+       {{mt::block(6, 1), mt::cyclic(5, 2, 1), mt::cyclic(4, 2, 1)}}},
+      {"3d padded x cyclic x unstructured -> block",
+       {{mt::padded(6, {2, 4}, 1, true), mt::cyclic(5, 2, 2), mt::shuffled(4, 2, 8, true)}},
+       {{mt::block(6, 2), mt::block(5, 2), mt::block(4, 1)}}},
+      {"3d block 2x2x2 -> 1x1x1", {{mt::block(6, 2), mt::block(5, 2), mt::block(4, 2)}},
+       {{mt::block(6, 1), mt::block(5, 1), mt::block(4, 1)}}},
+      {"3d 1x1x1 -> block-cyclic 3x1x2", {{mt::block(6, 1), mt::block(5, 1), mt::block(4, 1)}},
+       {{mt::cyclic(6, 3, 1), mt::block(5, 1), mt::cyclic(4, 2, 3)}}},
+  };
+}
+
+std::vector<RankPlan> one_by_one(const Planner& planner) {
+  std::vector<RankPlan> plans;
+  for (int64_t r = 0; r < planner.nranks(); ++r) plans.push_back(planner.plan_rank(r));
+  return plans;
+}
+
+// Two rank plans hold the same messages with the same segments.
+void expect_same_plan(const RankPlan& a, const RankPlan& b) {
+  ASSERT_EQ(a.rank(), b.rank());
+  for (Part part : {Part::send, Part::recv, Part::local}) {
+    const auto ma = a.messages(part), mb = b.messages(part);
+    ASSERT_EQ(ma.size(), mb.size()) << "rank " << a.rank() << ", part " << static_cast<int>(part);
+    for (size_t k = 0; k < ma.size(); ++k) {
+      EXPECT_EQ(ma[k].peer, mb[k].peer);
+      EXPECT_EQ(ma[k].elements, mb[k].elements);
+      EXPECT_EQ(ma[k].blocks, mb[k].blocks);
+      EXPECT_EQ(ma[k].runs, mb[k].runs);
+      EXPECT_EQ(ma[k].offset, mb[k].offset);
+      for (int64_t i = 0; i < a.ndim(); ++i) {
+        const auto sa = a.segments(part, ma[k], i), sb = b.segments(part, mb[k], i);
+        EXPECT_TRUE(std::equal(sa.begin(), sa.end(), sb.begin(), sb.end())) << "dimension " << i;
+      }
+    }
+  }
+}
+
+// Message r -> p as r sends it equals message r -> p as p receives it, dimension by dimension.
+void expect_ends_agree(const std::vector<RankPlan>& plans) {
+  for (const RankPlan& sender : plans) {
+    for (const auto& m : sender.messages(Part::send)) {
+      const RankPlan& receiver = plans[static_cast<size_t>(m.peer)];
+      const auto recvs = receiver.messages(Part::recv);
+      auto it = std::find_if(recvs.begin(), recvs.end(), [&](const auto& x) { return x.peer == sender.rank(); });
+      ASSERT_NE(it, recvs.end()) << sender.rank() << " -> " << m.peer;
+      EXPECT_EQ(it->elements, m.elements);
+      EXPECT_EQ(it->blocks, m.blocks);
+      EXPECT_EQ(it->runs, m.runs);
+      for (int64_t i = 0; i < sender.ndim(); ++i) {
+        const auto s = sender.segments(Part::send, m, i), r = receiver.segments(Part::recv, *it, i);
+        EXPECT_TRUE(std::equal(s.begin(), s.end(), r.begin(), r.end())) << sender.rank() << " -> " << m.peer;
+      }
+    }
+  }
+}
+
+class PlanCases : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(PlanCases, MovesEveryOwnedElementAndNothingElse) {
+  const Case c = cases()[GetParam()];
+  SCOPED_TRACE(c.name);
+  MapHandle src(c.src), dst(c.dst);
+  ASSERT_NE(src.map, nullptr);
+  ASSERT_NE(dst.map, nullptr);
+  const Planner planner(*src.map, *dst.map);
+  const auto each = one_by_one(planner);
+  const auto all = planner.plan_all();
+  {
+    SCOPED_TRACE("one-rank plans");
+    mt::simulate(c.src, c.dst, each);
+  }
+  {
+    SCOPED_TRACE("plan_all");
+    mt::simulate(c.src, c.dst, all);
+  }
+  // A one-rank plan is the slice of the whole plan, and the whole counts are the rank counts.
+  for (size_t r = 0; r < all.size(); ++r) expect_same_plan(each[r], all[r]);
+  expect_ends_agree(each);
+  const auto stats = planner.stats(8);
+  RankStats sum;
+  for (size_t r = 0; r < all.size(); ++r) {
+    EXPECT_EQ(stats.ranks[r], each[r].stats(8)) << "rank " << r;
+    sum.send_bytes += stats.ranks[r].send_bytes;
+    sum.recv_bytes += stats.ranks[r].recv_bytes;
+  }
+  EXPECT_EQ(stats.total.send_bytes, sum.send_bytes);
+  EXPECT_EQ(stats.total.send_messages, stats.total.recv_messages);
+  EXPECT_EQ(stats.total.send_bytes, stats.total.recv_bytes);
+  EXPECT_EQ(stats.total.send_runs, stats.total.recv_runs);
+  // Every element a destination rank owns arrives exactly once (replicas each get their copy).
+  int64_t owned = 0;
+  for (int64_t r = 0; r < c.dst.nranks(); ++r) {
+    int64_t n = 0;
+    ASSERT_EQ(gdap_map_owned_count(&n, dst.map, r), GDAP_SUCCESS);
+    EXPECT_EQ(stats.ranks[static_cast<size_t>(r)].recv_elements + stats.ranks[static_cast<size_t>(r)].local_elements, n)
+        << "rank " << r;
+    owned += n;
+  }
+  EXPECT_EQ(stats.total.recv_elements + stats.total.local_elements, owned);
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, PlanCases, ::testing::Range<size_t>(0, cases().size()),
+                         [](const ::testing::TestParamInfo<size_t>& param) {
+                           std::string name = cases()[param.param].name;
+                           for (char& ch : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           }
+                           return std::to_string(param.param) + "_" + name;
+                         });
+
+// Random pairs of layouts of one shape: 1-3 dimensions, each side of any type on its own grid.
+Axis random_axis(std::mt19937_64& rng, int64_t size) {
+  const int64_t P = 1 + static_cast<int64_t>(rng() % 3);
+  std::vector<int64_t> counts(static_cast<size_t>(P), 0);
+  for (int64_t k = 0; k < size; ++k) ++counts[rng() % static_cast<uint64_t>(P)];
+  const int64_t min_count = *std::min_element(counts.begin(), counts.end());
+  switch (rng() % 6) {
+    case 0: return mt::irregular(size, counts);
+    case 1: return mt::padded(size, counts, std::min<int64_t>(min_count, 1), false, counts[0] > 0 ? 1 : 0, 0);
+    case 2: return size > 0 ? mt::padded(size, counts, std::min<int64_t>(min_count, 2), true) : mt::block(size, P);
+    case 3: return mt::cyclic(size, P, 1 + static_cast<int64_t>(rng() % 4));
+    case 4: return mt::shuffled(size, P, rng(), true);
+    default: return mt::shuffled(size, P, rng(), false);
+  }
+}
+
+TEST(PlanRandom, RandomPairsOfOneShapeMoveCorrectly) {
+  std::mt19937_64 rng(20240611);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int ndim = 1 + static_cast<int>(rng() % 3);
+    Layout src, dst;
+    for (int i = 0; i < ndim; ++i) {
+      const int64_t size = static_cast<int64_t>(rng() % 8);
+      src.axes.push_back(random_axis(rng, size));
+      dst.axes.push_back(random_axis(rng, size));
+    }
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    MapHandle sm(src), dm(dst);
+    ASSERT_NE(sm.map, nullptr) << gdap_last_error();
+    ASSERT_NE(dm.map, nullptr) << gdap_last_error();
+    const Planner planner(*sm.map, *dm.map);
+    const auto each = one_by_one(planner);
+    mt::simulate(src, dst, each);
+    const auto all = planner.plan_all();
+    for (size_t r = 0; r < all.size(); ++r) expect_same_plan(each[r], all[r]);
+    expect_ends_agree(each);
+    const auto stats = planner.stats(4);
+    for (size_t r = 0; r < all.size(); ++r) EXPECT_EQ(stats.ranks[r], each[r].stats(4)) << "rank " << r;
+  }
+}
+
+// ---- counts against hand-computed values ----
+
+struct Planned {
+  MapHandle src, dst;
+  Planner planner;
+  Planned(const Layout& s, const Layout& d) : src(s), dst(d), planner(*src.map, *dst.map) {}
+};
+
+TEST(PlanStats, TwoRanksRowsToColumnsOf4x4Float32) {
+  // Rank 0 holds rows 0-1, rank 1 rows 2-3; afterwards rank 0 holds columns 0-1, rank 1 columns 2-3.
+  // Each rank keeps a 2x2 quarter and sends a 2x2 quarter: 2 messages of 16 bytes; each quarter is
+  // 2 runs (a row of 2 elements in both buffers, which are 4 and 2 wide).
+  Planned p({{mt::block(4, 2), mt::block(4, 1)}}, {{mt::block(4, 1), mt::block(4, 2)}});
+  const auto s = p.planner.stats(4);
+  EXPECT_EQ(s.total.send_messages, 2);
+  EXPECT_EQ(s.total.send_bytes, 32);
+  EXPECT_EQ(s.total.local_bytes, 32);
+  EXPECT_EQ(s.total.send_runs, 4);
+  EXPECT_EQ(s.total.local_runs, 4);
+  for (const auto& r : s.ranks) {
+    EXPECT_EQ(r.send_messages, 1);
+    EXPECT_EQ(r.recv_messages, 1);
+    EXPECT_EQ(r.send_bytes, 16);
+    EXPECT_EQ(r.recv_bytes, 16);
+    EXPECT_EQ(r.local_bytes, 16);
+  }
+  const auto plan = p.planner.plan_rank(0);
+  ASSERT_EQ(plan.messages(Part::send).size(), 1u);
+  const auto& m = plan.messages(Part::send)[0];
+  EXPECT_EQ(m.peer, 1);
+  const auto rows = plan.segments(Part::send, m, 0), cols = plan.segments(Part::send, m, 1);
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_EQ(cols.size(), 1u);
+  EXPECT_EQ(rows[0], (gdap::move::Segment{0, 2, 0, 0}));
+  EXPECT_EQ(cols[0], (gdap::move::Segment{2, 2, 2, 0}));
+}
+
+TEST(PlanStats, BlockToCyclicOf8Float64) {
+  // Rank 0 holds 0-3, rank 1 4-7; cyclic: rank 0 the even indices. Rank 0 sends 1 and 3 to rank 1
+  // (two runs: 1 sits at local 0, 3 at local 1 of rank 1, but at 1 and 3 of rank 0).
+  Planned p({{mt::block(8, 2)}}, {{mt::cyclic(8, 2, 1)}});
+  const auto s = p.planner.stats(8);
+  EXPECT_EQ(s.total.send_messages, 2);
+  EXPECT_EQ(s.total.send_bytes, 32);
+  EXPECT_EQ(s.total.local_bytes, 32);
+  EXPECT_EQ(s.ranks[0].send_runs, 2);
+  const auto plan = p.planner.plan_rank(0);
+  const auto segs = plan.segments(Part::send, plan.messages(Part::send)[0], 0);
+  ASSERT_EQ(segs.size(), 2u);
+  EXPECT_EQ(segs[0], (gdap::move::Segment{1, 1, 1, 0}));
+  EXPECT_EQ(segs[1], (gdap::move::Segment{3, 1, 3, 1}));
+}
+
+TEST(PlanStats, Block2x2To1x4ColumnsOf4x4Float32) {
+  // Source rank (a, b) holds rows 2a..2a+1 x columns 2b..2b+1 and sends each of its two columns
+  // (2 elements, 2 runs) to the destination rank of that column; ranks 0 and 3 keep one of them.
+  Planned p({{mt::block(4, 2), mt::block(4, 2)}}, {{mt::block(4, 1), mt::block(4, 4)}});
+  const auto s = p.planner.stats(4);
+  EXPECT_EQ(s.total.send_messages, 6);
+  EXPECT_EQ(s.total.send_bytes, 48);
+  EXPECT_EQ(s.total.local_bytes, 16);
+  EXPECT_EQ(s.total.send_runs, 12);
+  EXPECT_EQ(s.ranks[0].send_messages, 1);
+  EXPECT_EQ(s.ranks[1].send_messages, 2);
+  EXPECT_EQ(s.ranks[0].recv_messages, 1);  // column 0: rows 2-3 come from rank 2
+  EXPECT_EQ(s.max.send_messages, 2);
+  EXPECT_EQ(s.max.recv_bytes, 16);  // columns 1 and 2 arrive in two halves from two other ranks
+}
+
+TEST(PlanStats, SameLayoutIsOneLocalRunPerRank) {
+  Planned p({{mt::block(6, 2), mt::block(4, 1)}}, {{mt::block(6, 2), mt::block(4, 1)}});
+  const auto s = p.planner.stats(2);
+  EXPECT_EQ(s.total.send_messages, 0);
+  EXPECT_EQ(s.total.local_bytes, 48);
+  EXPECT_EQ(s.total.local_runs, 2);  // each rank's 3x4 section is contiguous in both buffers
+  EXPECT_EQ(s.total.local_blocks, 2);
+}
+
+TEST(PlanStats, PaddingBreaksRuns) {
+  // Same owned cells, but the destination's rows carry a periodic halo cell at each end: the copy
+  // is one block, contiguous in the source but one run per row in the padded destination.
+  Planned p({{mt::block(4, 2), mt::block(3, 1)}}, {{mt::block(4, 2), mt::padded(3, {3}, 1, true)}});
+  const auto s = p.planner.stats(1);
+  EXPECT_EQ(s.total.send_messages, 0);
+  EXPECT_EQ(s.ranks[0].local_runs, 2);  // two rows of 3
+  EXPECT_EQ(s.ranks[0].local_blocks, 1);
+}
+
+TEST(PlanStats, ZeroDimensionalArrayIsOneLocalElement) {
+  Layout scalar;
+  Planned p(scalar, scalar);
+  const auto s = p.planner.stats(8);
+  EXPECT_EQ(s.total.local_bytes, 8);
+  EXPECT_EQ(s.total.local_runs, 1);
+  mt::simulate(scalar, scalar, p.planner.plan_all());
+}
+
+// ---- refusals ----
+
+// Runs `body`, expecting a gdap::Error with `status` whose message contains `text`.
+void expect_error(const std::function<void()>& body, gdap_status status, const std::string& text) {
+  try {
+    body();
+    ADD_FAILURE() << "no error; expected " << gdap_status_string(status);
+  } catch (const gdap::Error& e) {
+    EXPECT_EQ(e.status(), status) << e.what();
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
+TEST(PlanErrors, ShapeMismatchNamesTheDimension) {
+  MapHandle a(Layout{{mt::block(4, 2), mt::block(4, 1)}}), b(Layout{{mt::block(4, 1), mt::block(5, 2)}});
+  expect_error([&] { Planner(*a.map, *b.map); }, GDAP_ERR_INVALID_ARGUMENT,
+               "dimension 1: the source's size (4) != the destination's (5)");
+}
+
+TEST(PlanErrors, DimensionCountMismatch) {
+  MapHandle a(Layout{{mt::block(4, 2), mt::block(4, 1)}}), b(Layout{{mt::block(16, 2)}});
+  expect_error([&] { Planner(*a.map, *b.map); }, GDAP_ERR_INVALID_ARGUMENT,
+               "the source has 2 dimensions (4 x 4) but the destination has 1 (16)");
+}
+
+TEST(PlanErrors, UnstructuredIndexTheSourceLacks) {
+  MapHandle a(Layout{{mt::unstructured(4, {{0, 1}, {2, 5}}, true)}}), b(Layout{{mt::block(4, 2)}});
+  expect_error([&] { Planner(*a.map, *b.map); }, GDAP_ERR_PROTOCOL,
+               "dimension 0 ('u' -> 'b'): global index 3 is owned by the destination but held by no source rank");
+}
+
+TEST(PlanErrors, UnstructuredIndexNoDestinationOwns) {
+  MapHandle a(Layout{{mt::unstructured(4, {{0, 1}, {2, 3}}, true)}}),
+      b(Layout{{mt::unstructured(4, {{0, 7}, {2, 1}}, true)}});
+  expect_error([&] { Planner(*a.map, *b.map); }, GDAP_ERR_PROTOCOL,
+               "global index 3 is held by the source but owned by no destination rank");
+}
+
+TEST(PlanErrors, BadRankElementSizeAndForeignMessage) {
+  Planned p({{mt::block(4, 2)}}, {{mt::cyclic(4, 2, 1)}});
+  expect_error([&] { p.planner.plan_rank(2); }, GDAP_ERR_OUT_OF_RANGE, "rank 2 is outside [0, 2)");
+  expect_error([&] { p.planner.plan_rank(-1); }, GDAP_ERR_OUT_OF_RANGE, "rank -1");
+  expect_error([&] { p.planner.stats(0); }, GDAP_ERR_INVALID_ARGUMENT, "element size (0 bytes)");
+  const auto r0 = p.planner.plan_rank(0), r1 = p.planner.plan_rank(1);
+  expect_error([&] { r0.segments(Part::send, r1.messages(Part::send)[0], 0); }, GDAP_ERR_INVALID_ARGUMENT,
+               "not one of rank 0's messages");
+  expect_error([&] { r0.segments(Part::send, r0.messages(Part::send)[0], 1); }, GDAP_ERR_OUT_OF_RANGE,
+               "dimension 1");
+}
+
+TEST(PlanReuse, PlansOutliveTheirMapsAndPlanner) {
+  std::vector<RankPlan> plans;
+  const Layout src{{mt::cyclic(9, 3, 2), mt::block(5, 1)}}, dst{{mt::block(9, 2), mt::cyclic(5, 2, 1)}};
+  {
+    MapHandle a(src), b(dst);
+    plans = Planner(*a.map, *b.map).plan_all();
+  }
+  for (int run = 0; run < 2; ++run) mt::simulate(src, dst, plans);  // executed twice from one plan
+}
+
+}  // namespace
