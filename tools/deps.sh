@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Installs what building and testing gdap needs on Debian or Ubuntu, and nothing when it is there.
-# As root it runs apt-get; otherwise it prints the exact apt-get line and stops. Python tools go
-# into a virtual environment in .deps/venv (PEP 668 systems refuse pip outside one):
-#   apache-tvm-ffi (its DLPack >= 1.0 header; Debian's libdlpack-dev is 0.6), tree-sitter and
-#   tree-sitter-julia (the Julia binding's checks).
-# The CUDA toolkit is used from /usr/local/cuda when present; it is not installed here.
+# Installs what building and testing gdap needs on Debian or Ubuntu, and does nothing when it is
+# all there (so repeated runs take a second). As root it runs apt-get; as another user it prints
+# the exact apt-get line and exits 1.
+# Python packages go into a virtual environment, .deps/venv (PEP 668 systems refuse pip outside
+# one): apache-tvm-ffi for its DLPack >= 1.0 header (Debian's libdlpack-dev is 0.6, older than
+# DLManagedTensorVersioned; see docs/dependencies.md), numpy and pytest for the Python binding,
+# tree-sitter and tree-sitter-julia for the Julia binding's checks (no Julia runtime needed).
+# The CUDA toolkit is used from /usr/local/cuda when present; it is never installed here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ gcc gfortran make pkg-config binutils libgtest-dev libgmock-dev
-          nlohmann-json3-dev libcli11-dev libfmt-dev abigail-tools doxygen clang libclang-rt-dev python3 python3-venv python3-pip)
+          nlohmann-json3-dev libcli11-dev libfmt-dev abigail-tools doxygen swig clang libclang-rt-dev
+          python3 python3-dev python3-venv python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -21,18 +24,26 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   else
-    echo "deps: missing packages; run:"
-    echo "  sudo apt-get install -y --no-install-recommends ${missing[*]}"
+    echo "deps: these Debian packages are missing: ${missing[*]}"
+    echo "deps: install them as root, then run this again:"
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}"
     exit 1
   fi
 fi
 
-python_packages=(apache-tvm-ffi tree-sitter tree-sitter-julia)
-if [ ! -x .deps/venv/bin/python3 ]; then
+python_packages=(apache-tvm-ffi numpy pytest swig tree-sitter tree-sitter-julia)
+if ! .deps/venv/bin/python3 -c 'import sys' 2>/dev/null; then
+  rm -rf .deps/venv
   python3 -m venv .deps/venv
 fi
-if ! .deps/venv/bin/python3 -c 'import tvm_ffi, tree_sitter, tree_sitter_julia' 2>/dev/null; then
+if ! .deps/venv/bin/python3 -c 'import tvm_ffi, numpy, pytest, swig, tree_sitter, tree_sitter_julia' 2>/dev/null; then
   echo "deps: installing ${python_packages[*]} into .deps/venv"
   .deps/venv/bin/python3 -m pip install -q --disable-pip-version-check "${python_packages[@]}"
+fi
+
+if [ -x /usr/local/cuda/bin/nvcc ]; then
+  echo "deps: CUDA toolkit: $(/usr/local/cuda/bin/nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p') at /usr/local/cuda"
+else
+  echo "deps: no CUDA toolkit at /usr/local/cuda: building the host-only library"
 fi
 echo "deps: ready"

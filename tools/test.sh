@@ -1,25 +1,32 @@
 #!/usr/bin/env bash
-# Builds gdap and passes the whole test suite, as CI does: a full build (CUDA code compiled when
-# the toolkit is there; Fortran; the CLI) with every test except those labelled gpu, which need a
-# GPU machine (tests/gpu/run.sh), then the same suite again under AddressSanitizer and
-# UndefinedBehaviorSanitizer. Installs what it needs first (tools/deps.sh).
+# Builds gdap and passes the whole test suite, as CI does (.ci/run): installs what is missing
+# (tools/deps.sh); a full build in build/ (CUDA code compiled when the toolkit is there, Fortran,
+# the bindings, the CLI) running every test except those labelled gpu, which need a GPU machine
+# (tests/gpu/run.sh); then the same suite again in build-asan/ under AddressSanitizer and
+# UndefinedBehaviorSanitizer; then the libFuzzer targets for a bounded time. Exits non-zero on the
+# first failure. Fortran and Python are required (ON), so a missing tool cannot drop their tests;
+# CUDA is required when the toolkit is at /usr/local/cuda (CI: the CUDA code must compile there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/deps.sh
 jobs=$(nproc)
 python=$PWD/.deps/venv/bin/python3
+cuda=OFF
+if [ -x /usr/local/cuda/bin/nvcc ]; then cuda=ON; fi
 
-echo "== build (RelWithDebInfo)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE="$python" >/dev/null
+echo "== build (RelWithDebInfo) in build/"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE="$python" \
+  -DGDAP_WITH_CUDA=$cuda -DGDAP_WITH_FORTRAN=ON -DGDAP_WITH_PYTHON=ON
 cmake --build build -j"$jobs"
 echo "== tests"
 ctest --test-dir build --output-on-failure -LE gpu -j"$jobs"
 
 # The sanitizer build leaves CUDA out: the CUDA runtime and ASan's shadow memory do not mix, and
 # building without CUDA also tests that every CUDA request fails cleanly with GDAP_ERR_UNSUPPORTED.
-echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer, without CUDA)"
+# It leaves the Python extension out too: an uninstrumented interpreter cannot load ASan first.
+echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer, without CUDA) in build-asan/"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGDAP_SANITIZE=address,undefined \
-  -DGDAP_WITH_CUDA=OFF -DPython3_EXECUTABLE="$python" >/dev/null
+  -DGDAP_WITH_CUDA=OFF -DGDAP_WITH_PYTHON=OFF -DGDAP_WITH_FORTRAN=ON -DPython3_EXECUTABLE="$python"
 cmake --build build-asan -j"$jobs"
 echo "== tests under ASan + UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -27,9 +34,10 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 
 # The parsers and validators under libFuzzer (clang), each target for a bounded time: any crash,
 # leak or sanitizer report fails. New inputs it finds stay in build-fuzz/tests/fuzz/found.
-echo "== fuzz targets (clang, libFuzzer + ASan + UBSan)"
+echo "== fuzz targets (clang, libFuzzer + ASan + UBSan) in build-fuzz/"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDAP_BUILD_FUZZERS=ON \
-  -DGDAP_SANITIZE=address,undefined -DGDAP_WITH_CUDA=OFF -DGDAP_WITH_FORTRAN=OFF -DGDAP_BUILD_CLI=OFF \
-  -DPython3_EXECUTABLE="$python" >/dev/null
+  -DGDAP_SANITIZE=address,undefined -DGDAP_WITH_CUDA=OFF -DGDAP_WITH_FORTRAN=OFF -DGDAP_WITH_PYTHON=OFF \
+  -DGDAP_BUILD_CLI=OFF -DPython3_EXECUTABLE="$python" >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz_json fuzz_dims
 ctest --test-dir build-fuzz --output-on-failure -L fuzz
+echo "== all tests passed (build/, build-asan/, build-fuzz/)"

@@ -1,4 +1,5 @@
-// The gdap tool's subcommands; each returns the process exit code.
+// The gdap tool's subcommands; each returns the process exit code (0 success, 1 invalid input or a
+// failed check, 2 unreadable input or bad options) and never throws.
 #pragma once
 
 #include <cstdint>
@@ -6,10 +7,11 @@
 
 namespace gdap::cli {
 
-// 0 valid, 1 invalid (message on stderr naming rank, dimension and key), 2 unreadable input.
+// Checks one rank's or every rank's dim_data; prints owned counts (as JSON with `as_json`).
 int validate(const std::string& path, bool as_json);
 
-// As validate, then the ownership picture; `svg_path` non-empty also writes it as SVG.
+// As validate for every rank's dim_data, then the ownership picture; `svg_path` non-empty also
+// writes it as SVG.
 int describe(const std::string& path, const std::string& svg_path);
 
 struct DemoOptions {

@@ -1,10 +1,11 @@
-// gdap demo: ranks as threads of one process (the in-process default, host memory) share a 2-d
-// array in block x block layout. Each rank fills its section by global index, hands it out as a
-// DLPack tensor and takes it back without a copy; then every element is checked against its
-// global index through the global map. One function per step, so later steps can join.
+// gdap demo: ranks as threads of one process (the in-process case, host memory) share a 2-d array
+// in block x block layout. Each rank fills its section by global index, hands it out as a DLPack
+// tensor and takes it back without a copy; then the global map finds every element's owner and the
+// value there is checked. One function per step, all state in `Demo`, so later steps
+// (redistribution, GPU memory) slot in between.
 #include "cli/commands.hpp"
+#include "cli/input.hpp"
 #include "cli/report.hpp"
-#include "core/error.hpp"
 
 #include <dlpack/dlpack.h>
 #include <fmt/format.h>
@@ -16,154 +17,208 @@
 namespace gdap::cli {
 namespace {
 
-struct RankState {
-  gdap_array* array = nullptr;  // the re-imported section
-  bool zero_copy = false;       // export and re-import kept the pointer
+constexpr int64_t kMaxElements = int64_t{1} << 24;  // 128 MiB of float64
+constexpr int64_t kMaxRanks = 256;
+
+using ArrayPtr = std::unique_ptr<gdap_array, gdap_status (*)(gdap_array*)>;
+
+struct Section {  // one rank's state
+  std::vector<gdap_dim> dims;
+  ArrayPtr array{nullptr, gdap_array_destroy};
+  const void* exported = nullptr;     // data pointer before the DLPack round trip
+  const void* reimported = nullptr;   // and after it
   int64_t bytes = 0;
-  std::string error;
+  std::string error;  // a failure on this rank's thread
 };
 
-// [start, stop) of block k of `size` split in `parts` (the first size % parts blocks one longer).
+struct Demo {
+  DemoOptions options;
+  int64_t nranks = 0;
+  std::vector<Section> sections;
+  MapPtr map{nullptr, gdap_map_destroy};
+};
+
+double expected_value(int64_t row, int64_t col) { return static_cast<double>(row * 1000 + col); }
+
+// [start, stop) of block k of `size` split in `parts`: the first size % parts blocks one longer.
 std::pair<int64_t, int64_t> block_bounds(int64_t size, int64_t parts, int64_t k) {
   const int64_t base = size / parts, extra = size % parts;
   const int64_t start = k * base + std::min(k, extra);
   return {start, start + base + (k < extra ? 1 : 0)};
 }
 
-std::vector<gdap_dim> rank_dims(const DemoOptions& o, int64_t rank) {
-  const int64_t gr = rank / o.grid_cols, gc = rank % o.grid_cols;
-  const auto [r0, r1] = block_bounds(o.rows, o.grid_rows, gr);
-  const auto [c0, c1] = block_bounds(o.cols, o.grid_cols, gc);
-  std::vector<gdap_dim> dims(2);
-  check(gdap_dim_set_block(&dims[0], o.rows, o.grid_rows, gr, r0, r1));
-  check(gdap_dim_set_block(&dims[1], o.cols, o.grid_cols, gc, c0, c1));
-  return dims;
+// Step 0 (main thread): each rank's dim_data, block x block on a C-order grid.
+void describe_layout(Demo& d) {
+  const DemoOptions& o = d.options;
+  for (int64_t rank = 0; rank < d.nranks; ++rank) {
+    const int64_t gr = rank / o.grid_cols, gc = rank % o.grid_cols;
+    const auto [r0, r1] = block_bounds(o.rows, o.grid_rows, gr);
+    const auto [c0, c1] = block_bounds(o.cols, o.grid_cols, gc);
+    const gdap_dim init = GDAP_DIM_INIT;
+    std::vector<gdap_dim> dims(2, init);
+    check(gdap_dim_set_block(&dims[0], o.rows, o.grid_rows, gr, r0, r1));
+    check(gdap_dim_set_block(&dims[1], o.cols, o.grid_cols, gc, c0, c1));
+    d.sections[static_cast<size_t>(rank)].dims = std::move(dims);
+  }
 }
 
-double expected_value(int64_t row, int64_t col) { return static_cast<double>(row * 1000 + col); }
-
-// Step 1 (each rank): allocate, fill by global index.
-gdap_array* create_and_fill(const std::vector<gdap_dim>& dims) {
-  gdap_array* a = nullptr;
-  check(gdap_array_create(&a, {GDAP_DTYPE_FLOAT, 64, 1}, {GDAP_DEVICE_CPU, 0}, dims.data(), 2));
+// Step 1 (each rank): allocate the local section and fill each element by its global index.
+void create_and_fill(Section& s) {
+  gdap_array* raw = nullptr;
+  check(gdap_array_create(&raw, {GDAP_DTYPE_FLOAT, 64, 1}, {GDAP_DEVICE_CPU, 0}, s.dims.data(), 2));
+  s.array.reset(raw);
   int64_t shape[2], strides[2];
   void* data = nullptr;
-  check(gdap_array_shape(shape, a));
-  check(gdap_array_strides(strides, a));
-  check(gdap_array_data(&data, a));
+  check(gdap_array_shape(shape, raw));
+  check(gdap_array_strides(strides, raw));
+  check(gdap_array_data(&data, raw));
   for (int64_t i = 0; i < shape[0]; ++i) {
     for (int64_t j = 0; j < shape[1]; ++j) {
       const int64_t local[2] = {i, j};
       int64_t global[2];
-      check(gdap_array_local_to_global(global, a, local));
+      check(gdap_array_local_to_global(global, raw, local));
       static_cast<double*>(data)[i * strides[0] + j * strides[1]] = expected_value(global[0], global[1]);
     }
   }
-  return a;
+  s.bytes = shape[0] * shape[1] * static_cast<int64_t>(sizeof(double));
 }
 
-// Step 2 (each rank): export as DLPack and import again; the pointer must not change.
-void exchange_zero_copy(RankState& state, const std::vector<gdap_dim>& dims) {
+// Step 2 (each rank): export as a DLPack tensor and import it again; the data must not move.
+void share_zero_copy(Section& s) {
   void* before = nullptr;
-  check(gdap_array_data(&before, state.array));
+  check(gdap_array_data(&before, s.array.get()));
   DLManagedTensorVersioned* tensor = nullptr;
-  check(gdap_array_to_dlpack(&tensor, state.array));
+  check(gdap_array_to_dlpack(&tensor, s.array.get()));
   gdap_array* again = nullptr;
-  const gdap_status s = gdap_array_from_dlpack(&again, tensor, dims.data(), 2, GDAP_PROTOCOL_VERSION);
-  if (s != GDAP_SUCCESS) {
+  const gdap_status status = gdap_array_from_dlpack(&again, tensor, s.dims.data(), 2, GDAP_PROTOCOL_VERSION);
+  if (status != GDAP_SUCCESS) {
+    const std::string message = gdap_last_error();
     tensor->deleter(tensor);  // not taken on failure
-    check(s);
+    throw Error(status, message);
   }
-  gdap_array_destroy(state.array);  // the re-import keeps the memory alive
-  state.array = again;
+  s.array.reset(again);  // the tensor, now owned by `again`, keeps the memory alive
   void* after = nullptr;
-  check(gdap_array_data(&after, state.array));
-  state.zero_copy = before == after;
-  int64_t shape[2];
-  check(gdap_array_shape(shape, state.array));
-  state.bytes = shape[0] * shape[1] * 8;
+  check(gdap_array_data(&after, s.array.get()));
+  s.exported = before;
+  s.reimported = after;
 }
 
-void run_rank(const DemoOptions& o, int64_t rank, RankState& state) {
+void run_rank(Section& s) {
   try {
-    const auto dims = rank_dims(o, rank);
-    state.array = create_and_fill(dims);
-    exchange_zero_copy(state, dims);
+    create_and_fill(s);
+    share_zero_copy(s);
   } catch (const std::exception& e) {
-    state.error = e.what();
+    s.error = e.what();
   }
 }
 
-// Step 3 (one thread): every global element, found through the map, holds its own value.
-int64_t check_every_element(const gdap_map* map, const std::vector<RankState>& states, const DemoOptions& o) {
+// Steps 1 and 2 on one thread per rank.
+void run_ranks(Demo& d) {
+  std::vector<std::thread> threads;
+  for (Section& s : d.sections) threads.emplace_back(run_rank, std::ref(s));
+  for (auto& t : threads) t.join();
+  for (size_t r = 0; r < d.sections.size(); ++r) {
+    if (!d.sections[r].error.empty()) throw Error(GDAP_ERR_INTERNAL, fmt::format("rank {}: {}", r, d.sections[r].error));
+  }
+}
+
+// Step 3 (main thread): the global map from every rank's dim_data, checked collectively.
+void build_map(Demo& d) {
+  std::vector<gdap_dim> all;
+  for (const Section& s : d.sections) all.insert(all.end(), s.dims.begin(), s.dims.end());
+  gdap_map* raw = nullptr;
+  check(gdap_map_create(&raw, d.nranks, 2, all.data()));
+  d.map.reset(raw);
+}
+
+// Step 4 (main thread): every global element, found through the map, holds its own value.
+int64_t check_every_element(const Demo& d) {
+  struct View {
+    const double* data;
+    int64_t strides[2];
+  };
+  std::vector<View> views;
+  for (const Section& s : d.sections) {
+    View v{static_cast<const double*>(s.reimported), {0, 0}};
+    check(gdap_array_strides(v.strides, s.array.get()));
+    views.push_back(v);
+  }
   int64_t wrong = 0;
-  for (int64_t i = 0; i < o.rows; ++i) {
-    for (int64_t j = 0; j < o.cols; ++j) {
+  for (int64_t i = 0; i < d.options.rows; ++i) {
+    for (int64_t j = 0; j < d.options.cols; ++j) {
       const int64_t global[2] = {i, j};
-      int64_t rank = -1, local[2], strides[2];
-      void* data = nullptr;
-      check(gdap_map_owner(&rank, local, map, global));
-      const gdap_array* a = states[static_cast<size_t>(rank)].array;
-      check(gdap_array_strides(strides, a));
-      check(gdap_array_data(&data, a));
-      const double v = static_cast<const double*>(data)[local[0] * strides[0] + local[1] * strides[1]];
-      if (v != expected_value(i, j)) ++wrong;
+      int64_t rank = -1, local[2];
+      check(gdap_map_owner(&rank, local, d.map.get(), global));
+      const View& v = views[static_cast<size_t>(rank)];
+      if (v.data[local[0] * v.strides[0] + local[1] * v.strides[1]] != expected_value(i, j)) ++wrong;
     }
   }
   return wrong;
 }
 
-void release(std::vector<RankState>& states) {
-  for (auto& s : states) gdap_array_destroy(s.array);
+void print_sharing(const Demo& d) {
+  int64_t bytes = 0, kept = 0;
+  for (size_t r = 0; r < d.sections.size(); ++r) {
+    const Section& s = d.sections[r];
+    const bool same = s.exported == s.reimported;
+    fmt::print("  rank {:>3}: {:>10} bytes at {} -> DLPack -> {} ({})\n", r, s.bytes, s.exported, s.reimported,
+               same ? "same memory" : "MOVED");
+    bytes += s.bytes;
+    kept += same ? 1 : 0;
+  }
+  fmt::print("  {} of {} ranks kept their memory: {} bytes shared, none copied\n\n", kept, d.nranks, bytes);
+}
+
+bool all_zero_copy(const Demo& d) {
+  for (const Section& s : d.sections) {
+    if (s.exported != s.reimported) return false;
+  }
+  return true;
+}
+
+std::string check_options(const DemoOptions& o) {
+  if (o.rows < 1 || o.cols < 1) return "--rows and --cols must be at least 1";
+  if (o.rows > kMaxElements / o.cols) return fmt::format("the demo array is limited to {} elements", kMaxElements);
+  if (o.grid_rows < 1 || o.grid_cols < 1 || o.grid_rows > kMaxRanks / o.grid_cols) {
+    return fmt::format("--grid needs at least 1 x 1 and at most {} ranks", kMaxRanks);
+  }
+  return "";
+}
+
+int run_demo(Demo& d) {
+  const DemoOptions& o = d.options;
+  fmt::print("gdap {} demo: a {} x {} float64 array, block x block over a {} x {} process grid;\n"
+             "{} ranks as threads of one process, host memory\n\n",
+             gdap_version_string(), o.rows, o.cols, o.grid_rows, o.grid_cols, d.nranks);
+  describe_layout(d);
+  run_ranks(d);
+  build_map(d);
+  fmt::print("step 1  each rank allocated its section and filled it (value = row * 1000 + column):\n{}\n",
+             table(summarize(d.map.get())));
+  fmt::print("step 2  each rank exported its section as DLPack and imported it again:\n");
+  print_sharing(d);
+  fmt::print("step 3  the global map (every rank's dim_data, checked together) says who owns what:\n{}\n",
+             picture(d.map.get()));
+  const int64_t wrong = check_every_element(d);
+  fmt::print("step 4  checked all {} elements through the map and the owners' strides: {} wrong\n\n",
+             o.rows * o.cols, wrong);
+  const bool ok = wrong == 0 && all_zero_copy(d);
+  fmt::print("demo: {}\n", ok ? "OK" : "FAILED");
+  return ok ? 0 : 1;
 }
 
 }  // namespace
 
-int demo(const DemoOptions& o) {
-  if (o.rows < 1 || o.cols < 1 || o.grid_rows < 1 || o.grid_cols < 1 || o.rows > 100000 || o.cols > 100000 ||
-      o.grid_rows * o.grid_cols > 256) {
-    fmt::print(stderr, "gdap demo: rows and cols must be in [1, 100000] and the grid at most 256 ranks\n");
+int demo(const DemoOptions& options) {
+  if (const std::string problem = check_options(options); !problem.empty()) {
+    fmt::print(stderr, "gdap demo: {}\n", problem);
     return 2;
   }
-  const int64_t nranks = o.grid_rows * o.grid_cols;
-  fmt::print("gdap {} demo: {} x {} float64 array, block x block over a {} x {} grid, {} ranks as threads of one "
-             "process, host memory\n\n",
-             gdap_version_string(), o.rows, o.cols, o.grid_rows, o.grid_cols, nranks);
-  std::vector<RankState> states(static_cast<size_t>(nranks));
-  std::vector<std::thread> threads;
-  for (int64_t r = 0; r < nranks; ++r) threads.emplace_back(run_rank, std::cref(o), r, std::ref(states[static_cast<size_t>(r)]));
-  for (auto& t : threads) t.join();
-  for (int64_t r = 0; r < nranks; ++r) {
-    if (!states[static_cast<size_t>(r)].error.empty()) {
-      fmt::print(stderr, "rank {}: {}\n", r, states[static_cast<size_t>(r)].error);
-      release(states);
-      return 1;
-    }
-  }
-  std::vector<gdap_dim> all;
-  for (int64_t r = 0; r < nranks; ++r) {
-    for (const gdap_dim& d : rank_dims(o, r)) all.push_back(d);
-  }
-  gdap_map* raw = nullptr;
-  check(gdap_map_create(&raw, nranks, 2, all.data()));
-  std::unique_ptr<gdap_map, gdap_status (*)(gdap_map*)> map(raw, gdap_map_destroy);
-  const auto ranks = summarize(map.get());
-  fmt::print("step 1  each rank allocated and filled its section (value = row * 1000 + column):\n{}\n", table(ranks));
-  int64_t shared = 0, zero_copy = 0;
-  for (const auto& s : states) {
-    shared += s.bytes;
-    zero_copy += s.zero_copy ? 1 : 0;
-  }
-  fmt::print("step 2  exported as DLPack and re-imported: {} of {} ranks kept the same pointer ({} bytes shared, "
-             "none copied)\n\n",
-             zero_copy, nranks, shared);
-  fmt::print("step 3  the global map says who owns what:\n{}\n", picture(map.get()));
-  const int64_t wrong = check_every_element(map.get(), states, o);
-  fmt::print("step 4  checked all {} elements through the map: {} wrong\n\n", o.rows * o.cols, wrong);
-  release(states);
-  const bool ok = wrong == 0 && zero_copy == nranks;
-  fmt::print("demo: {}\n", ok ? "OK" : "FAILED");
-  return ok ? 0 : 1;
+  Demo d;
+  d.options = options;
+  d.nranks = options.grid_rows * options.grid_cols;
+  d.sections.resize(static_cast<size_t>(d.nranks));
+  return run_command("demo", [&] { return run_demo(d); });
 }
 
 }  // namespace gdap::cli

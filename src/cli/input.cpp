@@ -1,10 +1,13 @@
-// The CLI's JSON input forms (see input.hpp).
+// Reading the CLI's JSON input forms (see input.hpp). The file is untrusted: every shape of JSON
+// gets a sentence naming the rank and what was expected, never a crash.
 #include "cli/input.hpp"
 
-#include "core/error.hpp"
 #include "protocol/json.hpp"
 
+#include <filesystem>
 #include <fstream>
+#include <limits>
+#include <set>
 #include <sstream>
 
 namespace gdap::cli {
@@ -12,71 +15,119 @@ namespace {
 
 using json = nlohmann::json;
 
+const char* kind(const json& value) {
+  if (value.is_array()) return "a list";
+  if (value.is_object()) return "a dictionary";
+  if (value.is_string()) return "a string";
+  if (value.is_number()) return "a number";
+  if (value.is_boolean()) return "a boolean";
+  return "null";
+}
+
+std::vector<int64_t> read_shape(const json& shape) {
+  if (!shape.is_array()) throw Invalid(GDAP_ERR_PROTOCOL, fmt::format("'shape' must be a list of integers, not {}", kind(shape)));
+  std::vector<int64_t> out;
+  for (const auto& v : shape) {
+    const bool fits = v.is_number_integer() &&
+                      (!v.is_number_unsigned() || v.get<uint64_t>() <= uint64_t{std::numeric_limits<int64_t>::max()});
+    if (!fits) throw Invalid(GDAP_ERR_PROTOCOL, fmt::format("'shape' entry {} is not an int64 integer", out.size()));
+    out.push_back(v.get<int64_t>());
+  }
+  return out;
+}
+
+void read_rank_object(const json& value, RankInput& out) {
+  for (const auto& item : value.items()) {
+    if (item.key() != "dim_data" && item.key() != "__version__" && item.key() != "shape") {
+      throw Invalid(GDAP_ERR_PROTOCOL,
+                    fmt::format("unknown key '{}' (expected 'dim_data', '__version__', 'shape')", item.key()));
+    }
+  }
+  const auto dims = value.find("dim_data");
+  if (dims == value.end()) throw Invalid(GDAP_ERR_PROTOCOL, "the dictionary has no 'dim_data'");
+  out.dims = dim_data_from_json(*dims);
+  if (const auto v = value.find("__version__"); v != value.end()) {
+    if (!v->is_string()) throw Invalid(GDAP_ERR_PROTOCOL, fmt::format("'__version__' must be a string, not {}", kind(*v)));
+    out.version = v->get<std::string>();
+  }
+  if (const auto s = value.find("shape"); s != value.end()) out.shape = read_shape(*s);
+}
+
 RankInput read_rank(const json& value, size_t rank) {
   RankInput out;
   try {
     if (value.is_array()) {
       out.dims = dim_data_from_json(value);
-      return out;
-    }
-    if (!value.is_object() || !value.contains("dim_data")) {
-      fail(GDAP_ERR_PROTOCOL, "expected a dim_data list or an object with 'dim_data', got {}", value.type_name());
-    }
-    for (const auto& item : value.items()) {
-      if (item.key() != "dim_data" && item.key() != "__version__" && item.key() != "shape") {
-        fail(GDAP_ERR_PROTOCOL, "unknown key '{}' (expected '__version__', 'dim_data', 'shape')", item.key());
-      }
-    }
-    out.dims = dim_data_from_json(value.at("dim_data"));
-    if (value.contains("__version__")) {
-      if (!value["__version__"].is_string()) fail(GDAP_ERR_PROTOCOL, "'__version__' must be a string");
-      out.version = value["__version__"].get<std::string>();
-    }
-    if (value.contains("shape")) {
-      const json& shape = value["shape"];
-      if (!shape.is_array()) fail(GDAP_ERR_PROTOCOL, "'shape' must be a list of integers");
-      std::vector<int64_t> s;
-      for (const auto& v : shape) {
-        if (!v.is_number_integer()) fail(GDAP_ERR_PROTOCOL, "'shape' must be a list of integers");
-        s.push_back(v.get<int64_t>());
-      }
-      out.shape = std::move(s);
+    } else if (value.is_object()) {
+      read_rank_object(value, out);
+    } else {
+      throw Invalid(GDAP_ERR_PROTOCOL,
+                    fmt::format("expected a dim_data list or a dictionary with 'dim_data', not {}", kind(value)));
     }
   } catch (const Error& e) {
-    throw Error(e.status(), fmt::format("rank {}: {}", rank, e.what()));
+    throw Invalid(e.status(), fmt::format("rank {}: {}", rank, e.what()));
   }
   return out;
 }
 
+// A list whose first entry is itself a list or a {"dim_data": ...} dictionary lists every rank;
+// a list of dimension dictionaries is one rank's dim_data.
 bool is_rank_list(const json& doc) {
   return doc.is_array() && !doc.empty() && (doc[0].is_array() || (doc[0].is_object() && doc[0].contains("dim_data")));
+}
+
+// Parses strictly: a key repeated within one dictionary (which JSON parsers silently resolve to
+// one of the values) and nesting deeper than any input form needs are refused while parsing.
+json parse_strict(const std::string& text) {
+  constexpr int kMaxDepth = 8;  // {"ranks": [{"dim_data": [{"padding": [...]}]}]} is 6 deep
+  std::vector<std::set<std::string>> keys;  // one set per open dictionary
+  auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (depth > kMaxDepth) {
+      throw Invalid(GDAP_ERR_PROTOCOL, fmt::format("the JSON nests deeper than any dim_data file ({} levels)", kMaxDepth));
+    }
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (event == json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second) {
+      throw Invalid(GDAP_ERR_PROTOCOL, fmt::format("key '{}' appears twice in one dictionary",
+                                                   parsed.get<std::string>().substr(0, 40)));
+    }
+    return true;
+  };
+  return json::parse(text, callback);
+}
+
+json parse_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(GDAP_ERR_IO, fmt::format("'{}' is a directory, not a JSON file", path));
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw Error(GDAP_ERR_IO, fmt::format("cannot open '{}'", path));
+  std::stringstream text;
+  text << file.rdbuf();
+  if (file.bad()) throw Error(GDAP_ERR_IO, fmt::format("cannot read '{}'", path));
+  try {
+    return parse_strict(text.str());
+  } catch (const json::exception& e) {
+    throw Error(GDAP_ERR_IO, fmt::format("'{}' is not valid JSON: {}", path, e.what()));
+  }
 }
 
 }  // namespace
 
 Input read_input(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) fail(GDAP_ERR_IO, "cannot open '{}'", path);
-  std::stringstream text;
-  text << file.rdbuf();
-  json doc;
-  try {
-    doc = json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    fail(GDAP_ERR_IO, "'{}' is not valid JSON: {}", path, e.what());
-  }
+  const json doc = parse_file(path);
   Input input;
   const json* ranks = nullptr;
   if (doc.is_object() && doc.contains("ranks")) {
+    if (doc.size() != 1) throw Invalid(GDAP_ERR_PROTOCOL, "a dictionary with 'ranks' must have no other key");
     ranks = &doc["ranks"];
-    if (!ranks->is_array()) fail(GDAP_ERR_PROTOCOL, "'ranks' must be a list");
+    if (!ranks->is_array()) throw Invalid(GDAP_ERR_PROTOCOL, fmt::format("'ranks' must be a list, not {}", kind(*ranks)));
+    if (ranks->empty()) throw Invalid(GDAP_ERR_PROTOCOL, "'ranks' is empty: there must be at least one rank");
   } else if (is_rank_list(doc)) {
     ranks = &doc;
   }
   if (ranks != nullptr) {
     input.all_ranks = true;
     for (size_t r = 0; r < ranks->size(); ++r) input.ranks.push_back(read_rank((*ranks)[r], r));
-    if (input.ranks.empty()) fail(GDAP_ERR_PROTOCOL, "'ranks' is empty");
   } else {
     input.ranks.push_back(read_rank(doc, 0));
   }
@@ -89,21 +140,16 @@ void resolve_aliases(Input& input) {
     for (int64_t i = 0; i < rank.dims.ndim(); ++i) {
       if (rank.dims[i].dist_type != GDAP_DIST_UNDISTRIBUTED) continue;
       if (!rank.shape || static_cast<int64_t>(rank.shape->size()) != rank.dims.ndim()) {
-        fail(GDAP_ERR_PROTOCOL, "rank {}, dimension {}: the empty dictionary {{}} needs the rank's 'shape'", r, i);
+        throw Invalid(GDAP_ERR_PROTOCOL,
+                      fmt::format("rank {}, dimension {}: the empty dictionary {{}} stands for the whole extent "
+                                  "of the buffer, so the rank needs 'shape'",
+                                  r, i));
       }
       gdap_dim d = GDAP_DIM_INIT;
-      gdap_dim_set_undistributed(&d, (*rank.shape)[static_cast<size_t>(i)]);
+      check(gdap_dim_set_undistributed(&d, (*rank.shape)[static_cast<size_t>(i)]));
       rank.dims.set(i, d);
     }
   }
-}
-
-std::vector<gdap_dim> rank_major(const Input& input) {
-  std::vector<gdap_dim> all;
-  for (const RankInput& rank : input.ranks) {
-    for (int64_t i = 0; i < rank.dims.ndim(); ++i) all.push_back(rank.dims[i]);
-  }
-  return all;
 }
 
 }  // namespace gdap::cli

@@ -1,11 +1,18 @@
-// Reading the CLI's JSON input: one rank's dim_data, or every rank's. Accepted forms:
-//   [ {dim dict}, ... ]                                  one rank's dim_data
-//   {"__version__": "0.10.0", "dim_data": [...], "shape": [...]}   one rank, optional keys
-//   {"ranks": [ <one-rank form>, ... ]}  or  [ [ ... ], [ ... ] ]  every rank, in rank order
+// Reading and checking the CLI's JSON input: one rank's dim_data, or every rank's. Accepted forms:
+//   [ {dim dict}, ... ]                                              one rank's dim_data
+//   {"__version__": "0.10.0", "dim_data": [...], "shape": [...]}     one rank, optional keys
+//   {"ranks": [ <one-rank form>, ... ]}  or  [ [ ... ], [ ... ] ]    every rank, in rank order
+// Checking goes through the public C API only (gdap_protocol_version_check, gdap_dims_validate,
+// gdap_map_create), so the tool says exactly what a C caller would be told.
 #pragma once
 
+#include "core/error.hpp"
 #include "protocol/dim_data.hpp"
 
+#include <gdap/gdap.h>
+
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,17 +27,41 @@ struct RankInput {
 
 struct Input {
   std::vector<RankInput> ranks;
-  bool all_ranks = false;
+  bool all_ranks = false;  // the file lists every rank (else: one rank's dim_data)
 };
 
-// Throws gdap::Error: GDAP_ERR_IO for an unreadable file or bad JSON (with the parser's position),
-// GDAP_ERR_PROTOCOL for JSON that is no dim_data (naming the rank and what is wrong).
+// Input that breaks a rule (exit code 1, "invalid: ..."); other gdap::Error values are trouble
+// running the command (GDAP_ERR_IO: exit code 2).
+class Invalid : public Error {
+ public:
+  using Error::Error;
+};
+
+using MapPtr = std::unique_ptr<gdap_map, gdap_status (*)(gdap_map*)>;
+
+// Throws Error(GDAP_ERR_IO) for an unreadable file or bad JSON (with the parser's position) and
+// Invalid for JSON that is no dim_data (naming the rank and what is wrong).
 Input read_input(const std::string& path);
 
-// Replaces every {} by what it stands for, from the rank's shape; throws if a {} has no shape.
+// Throws gdap::Error with gdap_last_error() when a C call fails.
+void check(gdap_status status);
+
+// Per-process checks of rank `r` (version, dim_data against its shape); throws Invalid "rank r: ...".
+void check_rank(const RankInput& rank, size_t r);
+
+// Replaces every {} by what it stands for, from the rank's shape; throws Invalid if it has none.
 void resolve_aliases(Input& input);
 
-// All ranks' dictionaries, rank-major, as gdap_map_create takes them.
-std::vector<gdap_dim> rank_major(const Input& input);
+// True when the input stands for a whole grid: every rank listed, or one rank on a grid of 1.
+bool whole_grid(const Input& input);
+
+// Every rank checked per process, aliases resolved, then the global map (the collective check).
+MapPtr checked_map(Input& input);
+
+// Runs a subcommand's body and turns what it throws into the exit code: Invalid -> 1 with
+// "invalid: ..." on stderr, GDAP_ERR_IO -> 2, any other failure -> 1 with "gdap COMMAND: ...".
+// `on_invalid` (may be empty) also sees the message of invalid input (for --json output).
+int run_command(const char* command, const std::function<int()>& body,
+                const std::function<void(const std::string&)>& on_invalid = {});
 
 }  // namespace gdap::cli

@@ -1,48 +1,64 @@
-// The gdap command-line tool: validate and describe distributions, and the demo.
+// The gdap command-line tool: validate and describe distributions (JSON dim_data), and the demo.
+// Exit codes: 0 success, 1 invalid input or a failed check, 2 unreadable input or bad usage.
 #include "cli/commands.hpp"
 
 #include <gdap/gdap.h>
 
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <cstdio>
-#include <exception>
 #include <string>
 
+namespace {
+
+// "RxC" with two positive integers, e.g. "2x2"; false for anything else.
+bool parse_grid(const std::string& text, int64_t& rows, int64_t& cols) {
+  const char* end = text.data() + text.size();
+  auto [x, e1] = std::from_chars(text.data(), end, rows);
+  if (e1 != std::errc() || x == end || *x != 'x') return false;
+  auto [done, e2] = std::from_chars(x + 1, end, cols);
+  return e2 == std::errc() && done == end && rows > 0 && cols > 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  CLI::App app{"gdap: the Distributed Array Protocol for host and GPU arrays"};
+  CLI::App app{"gdap: the Distributed Array Protocol (DAP " GDAP_PROTOCOL_VERSION ") for host and GPU arrays"};
   app.set_version_flag("--version", std::string("gdap ") + gdap_version_string() + ", protocol " GDAP_PROTOCOL_VERSION);
   app.require_subcommand(1);
 
   std::string file;
   bool as_json = false;
-  auto* validate = app.add_subcommand("validate", "Check dim_data (one rank's or every rank's) and print owned counts");
-  validate->add_option("file", file, "JSON file: a dim_data list, {\"dim_data\": ...}, or {\"ranks\": [...]}")->required();
+  auto* validate = app.add_subcommand("validate", "Check one rank's or every rank's dim_data and print owned counts");
+  validate->add_option("file", file, "JSON: a dim_data list, {\"dim_data\": ..., \"shape\": ...}, or every rank's "
+                                     "({\"ranks\": [...]} or a list of dim_data lists)")
+      ->required();
   validate->add_flag("--json", as_json, "Print the result as JSON");
 
   std::string svg_path;
   auto* describe = app.add_subcommand("describe", "Show which rank owns which part of the array");
-  describe->add_option("file", file, "JSON file with every rank's dim_data")->required();
+  describe->add_option("file", file, "JSON with every rank's dim_data")->required();
   describe->add_option("--svg", svg_path, "Also write the ownership picture as SVG to this file");
 
   gdap::cli::DemoOptions options;
   std::string grid = "2x2";
-  auto* demo = app.add_subcommand("demo", "Ranks in one process share a block x block array, zero-copy");
+  auto* demo = app.add_subcommand("demo", "Ranks as threads of one process share a block x block array, zero-copy");
   demo->add_option("--rows", options.rows, "Global rows")->capture_default_str();
   demo->add_option("--cols", options.cols, "Global columns")->capture_default_str();
-  demo->add_option("--grid", grid, "Process grid, rows x columns")->capture_default_str();
+  demo->add_option("--grid", grid, "Process grid, ROWSxCOLS")->capture_default_str();
 
-  CLI11_PARSE(app, argc, argv);
   try {
-    if (*validate) return gdap::cli::validate(file, as_json);
-    if (*describe) return gdap::cli::describe(file, svg_path);
-    if (std::sscanf(grid.c_str(), "%ldx%ld", &options.grid_rows, &options.grid_cols) != 2) {
-      std::fprintf(stderr, "gdap demo: --grid must look like 2x2\n");
-      return 2;
-    }
-    return gdap::cli::demo(options);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gdap: %s\n", e.what());
-    return 1;
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);  // prints help, the version, or what was wrong
+    return rc == 0 ? 0 : 2;
   }
+  if (*validate) return gdap::cli::validate(file, as_json);
+  if (*describe) return gdap::cli::describe(file, svg_path);
+  if (!parse_grid(grid, options.grid_rows, options.grid_cols)) {
+    std::fprintf(stderr, "gdap demo: --grid must be two positive integers like 2x2, not '%s'\n", grid.c_str());
+    return 2;
+  }
+  return gdap::cli::demo(options);
 }

@@ -1,31 +1,68 @@
 #!/usr/bin/env python3
-"""The exported ABI is exactly what the headers declare: the GDAP_API functions of include/gdap/,
-the names listed in abi/gdap.map, and the dynamic symbols of the built libgdap.so must be one set,
-and the library exports nothing else (no C++, no fmt, no nlohmann). Usage: check_abi.py LIBGDAP"""
+"""The exported ABI is exactly what the headers declare: the GDAP_API functions of include/gdap/
+(abi/gen_map.py), the names in abi/gdap.map's global lists, and the dynamic symbols the built
+libgdap.so defines must be one set, each exported symbol carries a GDAP_ version node, and the
+library exports nothing else (no C++, fmt or nlohmann symbols). Prints every difference.
+Usage: check_abi.py LIBGDAP"""
 import pathlib
 import re
 import subprocess
 import sys
 
 root = pathlib.Path(__file__).resolve().parents[2]
-declared = set(subprocess.run([sys.executable, str(root / "abi" / "gen_map.py")], check=True,
-                              capture_output=True, text=True).stdout.split())
-listed_block = (root / "abi" / "gdap.map").read_text().split("global:", 1)[1].split("local:", 1)[0]
-listed = set(re.findall(r"(gdap_\w+)\s*;", listed_block))
-nm = subprocess.run(["nm", "-D", "--defined-only", sys.argv[1]], check=True, capture_output=True, text=True).stdout
-exported = {line.split()[-1].split("@")[0] for line in nm.splitlines() if line.split()[-2:-1] != ["A"]}
-exported.discard("")
 
-failures = []
-for name, a, b in (("declared in the headers but not in abi/gdap.map", declared, listed),
-                   ("in abi/gdap.map but not declared", listed, declared),
-                   ("declared but not exported by the library", declared, exported),
-                   ("exported but not declared (leaked symbols)", exported, declared)):
-    extra = sorted(a - b)
-    if extra:
-        failures.append("%s: %s" % (name, ", ".join(extra[:20])))
-print("abi: %d functions declared, %d listed, %d exported" % (len(declared), len(listed), len(exported)))
-for f in failures:
-    print("FAIL:", f)
-print("abi check: %s" % ("failed" if failures else "passed"))
-sys.exit(1 if failures else 0)
+
+def declared():
+    out = subprocess.run([sys.executable, str(root / "abi" / "gen_map.py")], check=True,
+                         capture_output=True, text=True).stdout
+    return set(out.split())
+
+
+def listed():
+    text = re.sub(r"/\*.*?\*/|#[^\n]*", "", (root / "abi" / "gdap.map").read_text(), flags=re.S)
+    names = set()
+    for block in re.findall(r"global:(.*?)(?:local:|})", text, flags=re.S):
+        names |= set(re.findall(r"([A-Za-z_]\w*)\s*;", block))
+    return names
+
+
+def exported(library):
+    nm = subprocess.run(["nm", "-D", "--defined-only", library], check=True, capture_output=True,
+                        text=True).stdout
+    symbols, unversioned = set(), []
+    for line in nm.splitlines():
+        fields = line.split()
+        if len(fields) < 2 or fields[-2] == "A":  # version nodes themselves (GDAP_0.1)
+            continue
+        name, _, version = fields[-1].partition("@")
+        symbols.add(name)
+        if not version.lstrip("@").startswith("GDAP_"):
+            unversioned.append(fields[-1])
+    return symbols, unversioned
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    headers, mapfile = declared(), listed()
+    library, unversioned = exported(sys.argv[1])
+    failures = []
+    for what, a, b in (("declared in include/gdap/ but missing from abi/gdap.map", headers, mapfile),
+                       ("listed in abi/gdap.map but declared in no header", mapfile, headers),
+                       ("declared but not exported by " + sys.argv[1], headers, library),
+                       ("exported but not declared (leaked symbols)", library, headers)):
+        extra = sorted(a - b)
+        if extra:
+            failures.append(what + ":\n" + "\n".join("    " + name for name in extra))
+    if unversioned:
+        failures.append("exported without a GDAP_ version node:\n" + "\n".join("    " + s for s in unversioned))
+    print("abi: %d functions declared, %d listed in abi/gdap.map, %d exported"
+          % (len(headers), len(mapfile), len(library)))
+    for f in failures:
+        print("FAIL:", f)
+    print("abi check: %s" % ("failed" if failures else "passed"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

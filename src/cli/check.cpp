@@ -1,0 +1,75 @@
+// Checking the CLI's input through the public C API, and turning failures into exit codes
+// (see input.hpp).
+#include "cli/input.hpp"
+
+#include <fmt/format.h>
+
+#include <exception>
+
+namespace gdap::cli {
+
+void check(gdap_status status) {
+  if (status != GDAP_SUCCESS) throw Error(status, gdap_last_error());
+}
+
+void check_rank(const RankInput& rank, size_t r) {
+  auto invalid = [&](gdap_status s) {
+    if (s != GDAP_SUCCESS) throw Invalid(s, fmt::format("rank {}: {}", r, gdap_last_error()));
+  };
+  invalid(gdap_protocol_version_check(rank.version.c_str()));
+  if (rank.shape && static_cast<int64_t>(rank.shape->size()) != rank.dims.ndim()) {
+    throw Invalid(GDAP_ERR_PROTOCOL, fmt::format("rank {}: 'shape' has {} entries but dim_data has {} dimensions", r,
+                                                 rank.shape->size(), rank.dims.ndim()));
+  }
+  invalid(gdap_dims_validate(rank.dims.data(), rank.dims.ndim(), rank.shape ? rank.shape->data() : nullptr));
+}
+
+bool whole_grid(const Input& input) {
+  if (input.all_ranks) return true;
+  const DimData& dims = input.ranks[0].dims;
+  for (int64_t i = 0; i < dims.ndim(); ++i) {
+    if (dims[i].dist_type != GDAP_DIST_UNDISTRIBUTED && dims[i].proc_grid_size != 1) return false;
+  }
+  return true;
+}
+
+MapPtr checked_map(Input& input) {
+  for (size_t r = 0; r < input.ranks.size(); ++r) check_rank(input.ranks[r], r);
+  resolve_aliases(input);
+  const int64_t ndim = input.ranks[0].dims.ndim();
+  std::vector<gdap_dim> all;
+  for (size_t r = 0; r < input.ranks.size(); ++r) {
+    const DimData& dims = input.ranks[r].dims;
+    if (dims.ndim() != ndim) {
+      throw Invalid(GDAP_ERR_PROTOCOL, fmt::format("rank {} has {} dimensions but rank 0 has {}", r, dims.ndim(), ndim));
+    }
+    all.insert(all.end(), dims.data(), dims.data() + ndim);  // rank-major, as gdap_map_create takes them
+  }
+  gdap_map* map = nullptr;
+  const gdap_status s =
+      gdap_map_create(&map, static_cast<int64_t>(input.ranks.size()), ndim, all.empty() ? nullptr : all.data());
+  if (s != GDAP_SUCCESS) throw Invalid(s, gdap_last_error());  // the message names the rank
+  return MapPtr(map, gdap_map_destroy);
+}
+
+int run_command(const char* command, const std::function<int()>& body,
+                const std::function<void(const std::string&)>& on_invalid) {
+  try {
+    return body();
+  } catch (const Invalid& e) {
+    fmt::print(stderr, "invalid: {}\n", e.what());
+    if (on_invalid) on_invalid(e.what());
+    return 1;
+  } catch (const Error& e) {
+    fmt::print(stderr, "gdap {}: {}\n", command, e.what());
+    return e.status() == GDAP_ERR_IO ? 2 : 1;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "gdap {}: out of memory\n", command);
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gdap {}: unexpected failure: {}\n", command, e.what());
+    return 1;
+  }
+}
+
+}  // namespace gdap::cli
