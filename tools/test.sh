@@ -13,13 +13,22 @@ jobs=$(nproc)
 python=$PWD/.deps/venv/bin/python3
 cuda=OFF
 if [ -x /usr/local/cuda/bin/nvcc ]; then cuda=ON; fi
+passed=0
+# ctest with its output kept, adding the number of tests it ran to the total printed at the end.
+run_ctest() {
+  local log
+  log=$(mktemp)
+  ctest "$@" 2>&1 | tee "$log"
+  passed=$((passed + $(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -1)))
+  rm -f "$log"
+}
 
 echo "== build (RelWithDebInfo) in build/"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE="$python" \
   -DGDAP_WITH_CUDA=$cuda -DGDAP_WITH_FORTRAN=ON -DGDAP_WITH_PYTHON=ON
 cmake --build build -j"$jobs"
 echo "== tests"
-ctest --test-dir build --output-on-failure -LE gpu -j"$jobs"
+run_ctest --test-dir build --output-on-failure -LE gpu -j"$jobs"
 
 # The sanitizer build leaves CUDA out: the CUDA runtime and ASan's shadow memory do not mix, and
 # building without CUDA also tests that every CUDA request fails cleanly with GDAP_ERR_UNSUPPORTED.
@@ -30,7 +39,7 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGDAP_SANITIZE=addre
 cmake --build build-asan -j"$jobs"
 echo "== tests under ASan + UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-asan --output-on-failure -LE gpu -j"$jobs"
+  run_ctest --test-dir build-asan --output-on-failure -LE gpu -j"$jobs"
 
 # The parsers and validators under libFuzzer (clang), each target for a bounded time: any crash,
 # leak or sanitizer report fails. New inputs it finds stay in build-fuzz/tests/fuzz/found.
@@ -39,5 +48,6 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWit
   -DGDAP_SANITIZE=address,undefined -DGDAP_WITH_CUDA=OFF -DGDAP_WITH_FORTRAN=OFF -DGDAP_WITH_PYTHON=OFF \
   -DGDAP_BUILD_CLI=OFF -DPython3_EXECUTABLE="$python" >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz_json fuzz_dims
-ctest --test-dir build-fuzz --output-on-failure -L fuzz
+run_ctest --test-dir build-fuzz --output-on-failure -L fuzz
 echo "== all tests passed (build/, build-asan/, build-fuzz/)"
+echo "tests: $passed passed, 0 failed"
