@@ -9,7 +9,6 @@ the LocalArray and every tensor exported from it are gone, whatever the order.
 """
 
 import operator
-import weakref
 from collections.abc import Mapping
 
 import numpy as np
@@ -17,6 +16,7 @@ import numpy as np
 from . import _gdap_c as _c
 from ._dims import dims_from_dim_data, dim_to_dict
 from ._errors import ProtocolError, UnsupportedError
+from ._handle import Handle
 
 PROTOCOL_VERSION = _c.GDAP_PROTOCOL_VERSION
 
@@ -96,7 +96,7 @@ def device_name(device):
 
 # ---- the local array --------------------------------------------------------------------------
 
-class LocalArray:
+class LocalArray(Handle):
     """One process's local section and its distribution (a gdap_array handle).
 
     Make one with from_distarray, from_dlpack, empty or wrap. The handle is destroyed by close(),
@@ -108,32 +108,15 @@ class LocalArray:
     def __init__(self, handle, owner=None):
         # Private: `handle` is a new gdap_array this object takes over; `owner` is kept alive
         # with it (the Python object whose memory gdap_array_wrap retained).
-        self._handle = handle
         self._owner = owner
         self._pin = None  # an exported tensor that keeps the memory alive for interface views
-        self._finalizer = weakref.finalize(self, _c.gdap_array_destroy, handle)
+        self._adopt(handle, _c.gdap_array_destroy)
 
     # -- life cycle
 
     def close(self):
         """Destroys the handle now (idempotent). Views already handed out stay valid."""
-        self._finalizer()
-        self._handle = None
-
-    @property
-    def closed(self):
-        return self._handle is None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def _h(self):
-        if self._handle is None:
-            raise ValueError("the LocalArray is closed")
-        return self._handle
+        Handle.close(self)
 
     # -- metadata
 

@@ -2,7 +2,6 @@
 and the process-grid helpers. Every check and look-up is the C library's (gdap_map_*)."""
 
 import operator
-import weakref
 from collections.abc import Mapping
 
 import numpy as np
@@ -10,6 +9,7 @@ import numpy as np
 from . import _gdap_c as _c
 from ._dims import dims_from_dim_data, dim_to_dict
 from ._errors import ProtocolError
+from ._handle import Handle
 
 _RUN_CHUNK = 4096
 
@@ -44,7 +44,7 @@ def _rank_dim_data(item, rank):
     return item, None
 
 
-class GlobalMap:
+class GlobalMap(Handle):
     """The global view of one distribution, checked against every cross-process rule.
 
     GlobalMap(ranks) takes one entry per rank, in rank order: a dim_data (tuple of dicts), a
@@ -71,24 +71,7 @@ class GlobalMap:
             dims.extend(rank_dims.dims)
             keep.append(rank_dims)
         handle = _c.gdap_map_create(nranks, ndim, dims)
-        self._handle = handle
-        self._finalizer = weakref.finalize(self, _c.gdap_map_destroy, handle)
-
-    def close(self):
-        """Destroys the map now (idempotent)."""
-        self._finalizer()
-        self._handle = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def _h(self):
-        if self._handle is None:
-            raise ValueError("the GlobalMap is closed")
-        return self._handle
+        self._adopt(handle, _c.gdap_map_destroy)
 
     @property
     def ndim(self):
