@@ -27,6 +27,14 @@ void check_rank(const gdap_map& map, int64_t rank) {
   if (rank < 0 || rank >= map.nranks) fail(GDAP_ERR_OUT_OF_RANGE, "rank {} is outside [0, {})", rank, map.nranks);
 }
 
+// `count(dim)` of each of rank `rank`'s dictionaries (local extents, owned counts).
+std::vector<int64_t> per_dim(const gdap_map& m, int64_t rank, int64_t (*count)(const gdap_dim&)) {
+  check_rank(m, rank);
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < m.ndim(); ++i) out.push_back(count(m.dim(rank, i)));
+  return out;
+}
+
 void copy_out(int64_t* out, const std::vector<int64_t>& values, const char* name) {
   if (values.empty()) return;
   require(out, name);
@@ -157,31 +165,21 @@ GDAP_API gdap_status gdap_map_dim(gdap_dim* out, const gdap_map* map, int64_t ra
 
 GDAP_API gdap_status gdap_map_local_shape(int64_t* shape, const gdap_map* map, int64_t rank) {
   return guard([&] {
-    const gdap_map& m = gdap::map_ref(map);
-    gdap::check_rank(m, rank);
-    std::vector<int64_t> out;
-    for (int64_t i = 0; i < m.ndim(); ++i) out.push_back(gdap::local_extent(m.dim(rank, i)));
-    gdap::copy_out(shape, out, "shape");
+    gdap::copy_out(shape, gdap::per_dim(gdap::map_ref(map), rank, gdap::local_extent), "shape");
   });
 }
 
 GDAP_API gdap_status gdap_map_owned_shape(int64_t* shape, const gdap_map* map, int64_t rank) {
   return guard([&] {
-    const gdap_map& m = gdap::map_ref(map);
-    gdap::check_rank(m, rank);
-    std::vector<int64_t> out;
-    for (int64_t i = 0; i < m.ndim(); ++i) out.push_back(gdap::owned_count(m.dim(rank, i)));
-    gdap::copy_out(shape, out, "shape");
+    gdap::copy_out(shape, gdap::per_dim(gdap::map_ref(map), rank, gdap::owned_count), "shape");
   });
 }
 
 GDAP_API gdap_status gdap_map_owned_count(int64_t* count, const gdap_map* map, int64_t rank) {
   return guard([&] {
     require(count, "count");
-    const gdap_map& m = gdap::map_ref(map);
-    gdap::check_rank(m, rank);
     int64_t n = 1;
-    for (int64_t i = 0; i < m.ndim(); ++i) n = gdap::checked_mul(n, gdap::owned_count(m.dim(rank, i)), "owned count");
+    for (int64_t c : gdap::per_dim(gdap::map_ref(map), rank, gdap::owned_count)) n = gdap::checked_mul(n, c, "owned count");
     *count = n;
   });
 }

@@ -7,6 +7,16 @@
 namespace gdap {
 namespace {
 
+// GDAP_DIM_INIT with the keys every dist_type has; the setters add their own.
+gdap_dim common_keys(int32_t dist_type, int64_t size, int64_t proc_grid_size, int64_t proc_grid_rank) {
+  gdap_dim d = GDAP_DIM_INIT;
+  d.dist_type = dist_type;
+  d.size = size;
+  d.proc_grid_size = proc_grid_size;
+  d.proc_grid_rank = proc_grid_rank;
+  return d;
+}
+
 gdap_dim valid_dim(const gdap_dim* dim) {
   gdap_dim d = read_dim(dim, 0);
   validate_dim(d, 0, -1);
@@ -48,11 +58,7 @@ GDAP_API gdap_status gdap_dim_set_block(gdap_dim* dim, int64_t size, int64_t pro
                                         int64_t start, int64_t stop) {
   return guard([&] {
     require(dim, "dim");
-    gdap_dim d = GDAP_DIM_INIT;
-    d.dist_type = GDAP_DIST_BLOCK;
-    d.size = size;
-    d.proc_grid_size = proc_grid_size;
-    d.proc_grid_rank = proc_grid_rank;
+    gdap_dim d = gdap::common_keys(GDAP_DIST_BLOCK, size, proc_grid_size, proc_grid_rank);
     d.start = start;
     d.stop = stop;
     *dim = d;
@@ -80,11 +86,7 @@ GDAP_API gdap_status gdap_dim_set_cyclic(gdap_dim* dim, int64_t size, int64_t pr
                                          int64_t start, int64_t block_size) {
   return guard([&] {
     require(dim, "dim");
-    gdap_dim d = GDAP_DIM_INIT;
-    d.dist_type = GDAP_DIST_CYCLIC;
-    d.size = size;
-    d.proc_grid_size = proc_grid_size;
-    d.proc_grid_rank = proc_grid_rank;
+    gdap_dim d = gdap::common_keys(GDAP_DIST_CYCLIC, size, proc_grid_size, proc_grid_rank);
     d.start = start;
     if (block_size != 0) {
       d.block_size = block_size;
@@ -99,11 +101,7 @@ GDAP_API gdap_status gdap_dim_set_unstructured(gdap_dim* dim, int64_t size, int6
                                                int one_to_one) {
   return guard([&] {
     require(dim, "dim");
-    gdap_dim d = GDAP_DIM_INIT;
-    d.dist_type = GDAP_DIST_UNSTRUCTURED;
-    d.size = size;
-    d.proc_grid_size = proc_grid_size;
-    d.proc_grid_rank = proc_grid_rank;
+    gdap_dim d = gdap::common_keys(GDAP_DIST_UNSTRUCTURED, size, proc_grid_size, proc_grid_rank);
     d.indices = indices;
     d.num_indices = num_indices;
     if (one_to_one >= 0) {
