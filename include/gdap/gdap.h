@@ -503,6 +503,123 @@ GDAP_API gdap_status gdap_array_global_to_local(int64_t* local, const gdap_array
 /** Global index (ndim) of local index `local` (ndim). */
 GDAP_API gdap_status gdap_array_local_to_global(int64_t* global, const gdap_array* array, const int64_t* local);
 
+/* ---------------------------------------------------------------------------------------------
+ * Communicators (layer 4): wrap what the caller already has
+ * ------------------------------------------------------------------------------------------- */
+
+/** One rank's handle on a group of processes or threads. Opaque. */
+typedef struct gdap_comm gdap_comm;
+
+/** What a communicator moves data with. */
+typedef enum gdap_comm_kind {
+  GDAP_COMM_GROUP = 1, /**< an in-process group: ranks are threads of this process */
+  GDAP_COMM_MPI = 2,   /**< an MPI communicator (gdap_mpi.h) */
+  GDAP_COMM_NCCL = 3   /**< an NCCL communicator and a CUDA stream (gdap_cuda.h) */
+} gdap_comm_kind;
+
+/**
+ * Creates an in-process group of `nranks` ranks and writes one communicator per rank to
+ * `comms[0 .. nranks)`. Rank r's collective calls are made by one thread with comms[r]; every
+ * rank must make the same collective calls in the same order. A rank that waits longer than the
+ * group's timeout (gdap_comm_set_timeout, 300 s by default) for the others returns
+ * GDAP_ERR_TIMEOUT, and every later collective call of the group fails at once: a missing rank
+ * never hangs the others forever. Arrays of a group may live in host memory (host, pinned,
+ * managed: moved with memcpy) or on CUDA devices (each rank on its own GPU or not; moved by copy
+ * kernels reading peers' memory over NVLink/PCIe peer access).
+ * Ownership: each comms[r] is the caller's, destroyed with gdap_comm_destroy from any thread; the
+ * group lives until the last is destroyed. On failure nothing is written.
+ */
+GDAP_API gdap_status gdap_comm_create_group(gdap_comm** comms, int64_t nranks);
+
+/** Destroys a communicator (never the MPI or NCCL communicator it wraps). NULL is a no-op. */
+GDAP_API gdap_status gdap_comm_destroy(gdap_comm* comm);
+
+/** This rank's number, in [0, size). */
+GDAP_API gdap_status gdap_comm_rank(int64_t* rank, const gdap_comm* comm);
+/** The number of ranks. */
+GDAP_API gdap_status gdap_comm_size(int64_t* size, const gdap_comm* comm);
+/** What the communicator moves data with. */
+GDAP_API gdap_status gdap_comm_kind_get(gdap_comm_kind* kind, const gdap_comm* comm);
+
+/**
+ * The CUDA stream (a cudaStream_t; NULL for the legacy default stream) on which this rank's
+ * device work is queued: collective calls on device arrays return once the work is queued, in
+ * order with what the caller queued before on that stream. Borrowed: it must outlive its use.
+ */
+GDAP_API gdap_status gdap_comm_set_stream(gdap_comm* comm, void* stream);
+
+/** How long (seconds, > 0) a rank of an in-process group waits for the others. Not collective. */
+GDAP_API gdap_status gdap_comm_set_timeout(gdap_comm* comm, double seconds);
+
+/** Collective: returns once every rank has called it. */
+GDAP_API gdap_status gdap_comm_barrier(gdap_comm* comm);
+
+/**
+ * Collective: builds the global view of a distribution from each rank's own dictionaries
+ * (`ndim` of them, stride dims[0].struct_size; allgathers bounds and unstructured indices) and
+ * checks it as gdap_map_create does. Every rank gets the same map, or the same error naming the
+ * offending rank ("rank 3, dimension 0 ('b'): ..."). A rank whose own arguments are unusable
+ * (NULL, ndim out of range) returns its own error; the others return GDAP_ERR_REMOTE naming it.
+ * `dims` are borrowed. On success `*out` is a new map the caller destroys with gdap_map_destroy.
+ */
+GDAP_API gdap_status gdap_map_create_collective(gdap_map** out, gdap_comm* comm, int64_t ndim, const gdap_dim* dims);
+
+/* ---------------------------------------------------------------------------------------------
+ * Redistribution (layer 5): plans and their execution
+ * ------------------------------------------------------------------------------------------- */
+
+/** One rank's part of a redistribution between two distributions. Opaque, read-only, reusable. */
+typedef struct gdap_plan gdap_plan;
+
+/**
+ * Plans rank `rank`'s part of moving an array of `dtype` from distribution `src` to distribution
+ * `dst`: what it sends to, receives from and copies within itself, as N-d blocks of contiguous
+ * runs found by interval arithmetic (never per element for 'b' and 'c'). Any pair of 'b'
+ * (irregular, padded: only owned elements move), 'c', block-cyclic and 'u', in any number of
+ * dimensions, on grids of different shapes and rank counts (the group is max of both counts).
+ * GDAP_ERR_PROTOCOL if the global shapes differ or the source lacks an index the destination owns.
+ * The maps are borrowed (the plan keeps what it needs). Cost: O(runs and segments this rank
+ * meets + messages). On success `*out` is a new plan the caller destroys with gdap_plan_destroy.
+ */
+GDAP_API gdap_status gdap_plan_create(gdap_plan** out, const gdap_map* src, const gdap_map* dst, gdap_dtype dtype,
+                                      int64_t rank);
+
+/** Destroys a plan. NULL is a no-op. */
+GDAP_API gdap_status gdap_plan_destroy(gdap_plan* plan);
+
+/** What one rank's plan moves. Messages and sent bytes exclude its copy within itself. */
+typedef struct gdap_plan_stats {
+  int64_t struct_size;   /**< set by the caller to sizeof(gdap_plan_stats) */
+  int64_t rank;          /**< the rank planned */
+  int64_t nranks;        /**< ranks in the group */
+  int64_t send_messages; /**< messages to other ranks */
+  int64_t recv_messages; /**< messages from other ranks */
+  int64_t send_bytes;    /**< bytes to other ranks */
+  int64_t recv_bytes;    /**< bytes from other ranks */
+  int64_t local_bytes;   /**< bytes copied within the rank */
+  int64_t send_runs;     /**< contiguous runs sent (C-order local sections) */
+  int64_t recv_runs;     /**< contiguous runs received */
+  int64_t local_runs;    /**< contiguous runs copied within the rank */
+} gdap_plan_stats;
+
+/** Fills `*stats` (whose struct_size the caller sets) with the plan's counts. O(1). */
+GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan* plan);
+
+/**
+ * Collective: moves every owned element of `src` (this rank's section of the plan's source
+ * distribution) to `dst` (its section of the destination distribution), out of place: `src` is
+ * only read, and only the owned elements of `dst` are written (padding and halos untouched).
+ * `plan` is this rank's plan (its rank must be the communicator's, its group size the
+ * communicator's size). Each array must have the plan's dtype and the local shape its map gives
+ * this rank; `dst` must be writable. Any strides. Every rank checks its own arguments, then the
+ * ranks agree: if any rank's check fails, no rank moves anything and every rank returns an error
+ * (the failing rank its own, the others GDAP_ERR_REMOTE naming it).
+ * Device arrays: queued on the communicator's stream and returns without waiting for the copy
+ * (group: every rank's stream waits for its peers' before and after, so no rank reads or writes
+ * a peer's section while that peer's earlier or later work touches it).
+ */
+GDAP_API gdap_status gdap_redistribute(gdap_comm* comm, const gdap_plan* plan, const gdap_array* src, gdap_array* dst);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

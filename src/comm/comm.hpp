@@ -1,0 +1,54 @@
+// gdap_comm: one rank's handle on a group (in-process threads, MPI or NCCL). The base class
+// carries what every kind shares (rank, size, the CUDA stream, the executors' scratch) and the two
+// collectives the layers above need for control: allgather of bytes and barrier. Data movement
+// itself lives with the executors (src/move), which know each kind's engine.
+#pragma once
+
+#include <gdap/gdap.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gdap {
+
+// Whatever an executor keeps between calls on one communicator (staging buffers, uploaded copy
+// descriptors, CUDA events); destroyed with the communicator.
+struct Scratch {
+  virtual ~Scratch() = default;
+};
+
+}  // namespace gdap
+
+struct gdap_comm {
+  gdap_comm(int64_t rank_, int64_t size_) : rank(rank_), size(size_) {}
+  virtual ~gdap_comm() = default;
+  gdap_comm(const gdap_comm&) = delete;
+  gdap_comm& operator=(const gdap_comm&) = delete;
+
+  virtual gdap_comm_kind kind() const = 0;
+  // Collective: every rank's bytes, in rank order (this rank's included).
+  virtual std::vector<std::string> allgather(std::string_view mine) = 0;
+  // Collective: returns once every rank has entered.
+  virtual void barrier() = 0;
+  virtual void set_timeout(double seconds);
+
+  const int64_t rank, size;
+  void* stream = nullptr;  // cudaStream_t for device work; NULL: the legacy default stream
+  std::unique_ptr<gdap::Scratch> scratch;
+};
+
+namespace gdap {
+
+// Runs `local` (this rank's own checks), then lets the ranks agree: if any rank's checks threw,
+// every rank throws: the first failing rank its own error, the others GDAP_ERR_REMOTE naming the
+// lowest failing rank and quoting its message. Costs one allgather of a few bytes.
+void agree(gdap_comm& comm, const std::function<void()>& local);
+
+// The comm behind a C handle, or GDAP_ERR_INVALID_ARGUMENT naming `what` when NULL.
+gdap_comm& comm_ref(gdap_comm* comm, const char* what = "comm");
+
+}  // namespace gdap

@@ -1,0 +1,53 @@
+// The in-process group: N ranks as threads of one process. Ranks meet at a barrier with a
+// timeout; a rank that times out breaks the group, so every later collective call fails at once
+// instead of waiting for a rank that will never come.
+#pragma once
+
+#include "comm/comm.hpp"
+
+#include <condition_variable>
+#include <mutex>
+
+namespace gdap {
+
+class Group {
+ public:
+  explicit Group(int64_t size) : size_(size), slots_(static_cast<size_t>(size), nullptr) {}
+
+  int64_t size() const { return size_; }
+  // Waits for every rank; throws GDAP_ERR_TIMEOUT after `timeout` seconds (and breaks the group).
+  void barrier(int64_t rank, double timeout);
+  using Reader = std::function<void(const std::vector<const void*>&)>;
+  // Collective: every rank's pointer, in rank order, handed to `read` (if any) while every
+  // pointee is still valid; returns once every rank's `read` is done. The returned pointers are
+  // only good for identity after that, unless the caller keeps the pointees alive otherwise.
+  std::vector<const void*> exchange(int64_t rank, const void* mine, double timeout, const Reader& read);
+
+ private:
+  const int64_t size_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int64_t arrived_ = 0;
+  uint64_t generation_ = 0;
+  bool broken_ = false;
+  std::vector<const void*> slots_;
+};
+
+class GroupComm final : public gdap_comm {
+ public:
+  GroupComm(std::shared_ptr<Group> group, int64_t my_rank) : gdap_comm(my_rank, group->size()), group_(std::move(group)) {}
+  gdap_comm_kind kind() const override { return GDAP_COMM_GROUP; }
+  std::vector<std::string> allgather(std::string_view mine) override;
+  void barrier() override { group_->barrier(rank, timeout_); }
+  void set_timeout(double seconds) override;
+  // Every rank's pointer (see Group::exchange); the executors' rendezvous.
+  std::vector<const void*> exchange(const void* mine, const Group::Reader& read) {
+    return group_->exchange(rank, mine, timeout_, read);
+  }
+
+ private:
+  std::shared_ptr<Group> group_;
+  double timeout_ = 300.0;
+};
+
+}  // namespace gdap

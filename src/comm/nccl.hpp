@@ -1,0 +1,35 @@
+// gdap communicators over NCCL: the caller's ncclComm_t and stream. Control collectives (the
+// agreement of gdap_redistribute, gdap_map_create_collective) run on a stream of gdap's own with
+// a small device buffer, so they wait for themselves only, never for the caller's queued work.
+#pragma once
+
+#include "comm/comm.hpp"
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+namespace gdap {
+
+class NcclComm final : public gdap_comm {
+ public:
+  NcclComm(ncclComm_t comm, void* user_stream, int device, int64_t rank, int64_t size);
+  ~NcclComm() override;
+  gdap_comm_kind kind() const override { return GDAP_COMM_NCCL; }
+  std::vector<std::string> allgather(std::string_view mine) override;
+  void barrier() override;
+  ncclComm_t handle() const { return comm_; }
+  int device() const { return device_; }
+
+ private:
+  char* control_buffer(int64_t bytes);
+  ncclComm_t comm_;
+  int device_;
+  cudaStream_t control_ = nullptr;
+  char* buffer_ = nullptr;
+  int64_t buffer_bytes_ = 0;
+};
+
+// Throws GDAP_ERR_COMM naming `what` and NCCL's message when `result` is not ncclSuccess.
+void check_nccl(ncclResult_t result, const char* what);
+
+}  // namespace gdap

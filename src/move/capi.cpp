@@ -1,0 +1,88 @@
+// C entry points of the data-movement layer: plans and gdap_redistribute.
+#include "array/array.hpp"
+#include "core/error.hpp"
+#include "maps/map.hpp"
+#include "move/redistribute.hpp"
+#include "protocol/dim.hpp"
+
+#include <atomic>
+
+using gdap::fail;
+using gdap::guard;
+using gdap::require;
+
+namespace {
+
+std::optional<std::vector<int64_t>> local_shape(const gdap_map& map, int64_t rank) {
+  if (rank >= map.nranks) return std::nullopt;
+  std::vector<int64_t> shape;
+  for (int64_t i = 0; i < map.ndim(); ++i) shape.push_back(gdap::local_extent(map.dim(rank, i)));
+  return shape;
+}
+
+int64_t element_size_of(gdap_dtype dtype) {
+  const int64_t bits = int64_t{dtype.bits} * dtype.lanes;
+  if (bits <= 0 || bits % 8 != 0) {
+    fail(GDAP_ERR_UNSUPPORTED, "dtype (code {}, {} bits, {} lanes) is not a whole number of bytes", dtype.code,
+         dtype.bits, dtype.lanes);
+  }
+  return bits / 8;
+}
+
+}  // namespace
+
+extern "C" {
+
+GDAP_API gdap_status gdap_plan_create(gdap_plan** out, const gdap_map* src, const gdap_map* dst, gdap_dtype dtype,
+                                      int64_t rank) {
+  return guard([&] {
+    require(out, "out");
+    require(src, "src");
+    require(dst, "dst");
+    const int64_t element_size = element_size_of(dtype);
+    const gdap::move::Planner planner(*src, *dst);
+    if (rank < 0 || rank >= planner.nranks()) {
+      fail(GDAP_ERR_OUT_OF_RANGE, "rank {} is not in [0, {}) (the larger map's rank count)", rank, planner.nranks());
+    }
+    static std::atomic<uint64_t> serials{0};
+    auto plan = std::make_unique<gdap_plan>(gdap_plan{planner.plan_rank(rank), dtype, element_size,
+                                                      local_shape(*src, rank), local_shape(*dst, rank), {}, ++serials});
+    plan->stats = plan->plan.stats(element_size);
+    *out = plan.release();
+  });
+}
+
+GDAP_API gdap_status gdap_plan_destroy(gdap_plan* plan) {
+  return guard([&] { delete plan; });
+}
+
+GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan* plan) {
+  return guard([&] {
+    require(stats, "stats");
+    require(plan, "plan");
+    if (stats->struct_size < static_cast<int64_t>(sizeof(gdap_plan_stats))) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "stats->struct_size is {}; set it to sizeof(gdap_plan_stats) ({})",
+           stats->struct_size, sizeof(gdap_plan_stats));
+    }
+    const gdap::move::RankStats& s = plan->stats;
+    *stats = gdap_plan_stats{static_cast<int64_t>(sizeof(gdap_plan_stats)), plan->plan.rank(), plan->plan.nranks(),
+                             s.send_messages, s.recv_messages, s.send_bytes, s.recv_bytes, s.local_bytes,
+                             s.send_runs, s.recv_runs, s.local_runs};
+  });
+}
+
+GDAP_API gdap_status gdap_redistribute(gdap_comm* comm, const gdap_plan* plan, const gdap_array* src, gdap_array* dst) {
+  return guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::move::Call call{c, plan, src, dst};
+    switch (c.kind()) {
+      case GDAP_COMM_GROUP: return gdap::move::run_group(call);
+      case GDAP_COMM_MPI: return gdap::move::run_mpi(call);
+      case GDAP_COMM_NCCL: return gdap::move::run_nccl(call);
+    }
+    fail(GDAP_ERR_INTERNAL, "communicator of unknown kind {}", static_cast<int>(c.kind()));
+  });
+}
+
+}  // extern "C"
+

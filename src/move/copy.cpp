@@ -1,0 +1,110 @@
+#include "move/copy.hpp"
+
+#include <cstring>
+
+namespace gdap::move {
+
+namespace {
+
+struct Dim {
+  int64_t extent, src_stride, dst_stride;  // strides in elements
+};
+
+// The box's dimensions with extent-1 ones dropped and contiguous neighbours fused.
+std::vector<Dim> merged(std::span<const int64_t> extent, std::span<const int64_t> ss, std::span<const int64_t> ds) {
+  std::vector<Dim> dims;
+  for (size_t i = 0; i < extent.size(); ++i) {
+    if (extent[i] == 1) continue;
+    const Dim d{extent[i], ss[i], ds[i]};
+    if (!dims.empty()) {
+      Dim& outer = dims.back();
+      if (outer.src_stride == d.src_stride * d.extent && outer.dst_stride == d.dst_stride * d.extent) {
+        outer = Dim{outer.extent * d.extent, d.src_stride, d.dst_stride};
+        continue;
+      }
+    }
+    dims.push_back(d);
+  }
+  return dims;
+}
+
+}  // namespace
+
+void box_copies(std::span<const int64_t> extent, int64_t src, std::span<const int64_t> src_strides, int64_t dst,
+                std::span<const int64_t> dst_strides, int64_t element_size, std::vector<Copy2D>& out) {
+  for (int64_t e : extent) {
+    if (e == 0) return;
+  }
+  std::vector<Dim> dims = merged(extent, src_strides, dst_strides);
+  const int64_t es = element_size;
+  // The row: the innermost dimension if contiguous on both sides, else a single element.
+  int64_t row_bytes = es;
+  if (!dims.empty() && dims.back().src_stride == 1 && dims.back().dst_stride == 1) {
+    row_bytes = dims.back().extent * es;
+    dims.pop_back();
+  }
+  Copy2D c{src * es, dst * es, 1, row_bytes, row_bytes, row_bytes};
+  if (!dims.empty()) {
+    c.rows = dims.back().extent;
+    c.src_pitch = dims.back().src_stride * es;
+    c.dst_pitch = dims.back().dst_stride * es;
+    dims.pop_back();
+  }
+  // One copy per index of the remaining outer dimensions, in C order.
+  std::vector<int64_t> index(dims.size(), 0);
+  for (;;) {
+    Copy2D at = c;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      at.src += index[i] * dims[i].src_stride * es;
+      at.dst += index[i] * dims[i].dst_stride * es;
+    }
+    out.push_back(at);
+    size_t i = dims.size();
+    while (i > 0 && index[i - 1] + 1 == dims[i - 1].extent) index[--i] = 0;
+    if (i == 0) return;
+    ++index[i - 1];
+  }
+}
+
+void message_copies(const RankPlan& plan, Part part, const Message& m, const Side& from, const Side& to,
+                    int64_t element_size, std::vector<Copy2D>& out) {
+  const auto n = static_cast<size_t>(plan.ndim());
+  std::vector<int64_t> compact(n);
+  plan.for_each_block(part, m, [&](const Block& b) {
+    int64_t stride = 1;
+    for (size_t i = n; i-- > 0;) {
+      compact[i] = stride;
+      stride *= b.extent[i];
+    }
+    auto place = [&](const Side& side, int64_t& offset) -> std::span<const int64_t> {
+      if (side.kind == Side::packed) {
+        offset = m.offset + b.offset;
+        return compact;
+      }
+      const auto local = side.kind == Side::source ? b.src_local : b.dst_local;
+      offset = 0;
+      for (size_t i = 0; i < n; ++i) offset += local[i] * side.strides[i];
+      return side.strides;
+    };
+    int64_t src = 0, dst = 0;
+    const auto ss = place(from, src);
+    const auto ds = place(to, dst);
+    box_copies(b.extent, src, ss, dst, ds, element_size, out);
+  });
+}
+
+void run_host_copies(std::span<const Copy2D> copies, const char* src, char* dst) {
+  for (const Copy2D& c : copies) {
+    const char* s = src + c.src;
+    char* d = dst + c.dst;
+    if (c.rows > 1 && c.src_pitch == c.row_bytes && c.dst_pitch == c.row_bytes) {
+      std::memcpy(d, s, static_cast<size_t>(c.rows * c.row_bytes));
+      continue;
+    }
+    for (int64_t r = 0; r < c.rows; ++r) {
+      std::memcpy(d + r * c.dst_pitch, s + r * c.src_pitch, static_cast<size_t>(c.row_bytes));
+    }
+  }
+}
+
+}  // namespace gdap::move

@@ -1,0 +1,46 @@
+// Copy programs: a plan's blocks turned into strided 2-d byte copies between two memories, the one
+// form every executor runs (memcpy loops on the host, one batched kernel on a GPU). A Copy2D is
+// `rows` rows of `row_bytes`, row r at src + r * src_pitch and dst + r * dst_pitch.
+//
+// A block of N dimensions becomes one Copy2D per index of its outer dimensions after merging:
+// dimensions whose extent is 1 vanish, neighbours that are contiguous on both sides fuse, and the
+// innermost contiguous dimension becomes the row. So a block that is contiguous on both sides is
+// a single row, whatever its rank.
+#pragma once
+
+#include "move/plan.hpp"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace gdap::move {
+
+struct Copy2D {
+  int64_t src, dst;  // byte offsets of row 0 from each side's base (may be negative)
+  int64_t rows, row_bytes, src_pitch, dst_pitch;
+};
+
+// One side of a copy: a local section with element strides, or the packed buffer of a part (the
+// blocks of each message one after another, each compact in C order).
+struct Side {
+  enum Kind { source, destination, packed } kind;
+  std::span<const int64_t> strides;  // source / destination: element strides of the section
+};
+
+// Copies for an N-d box of `extent` elements of `element_size` bytes from element offsets
+// `src` / `dst` with element strides `src_strides` / `dst_strides`; appended to `out`.
+void box_copies(std::span<const int64_t> extent, int64_t src, std::span<const int64_t> src_strides, int64_t dst,
+                std::span<const int64_t> dst_strides, int64_t element_size, std::vector<Copy2D>& out);
+
+// Copies that move message `m` of `part` from side `from` to side `to`; appended to `out`.
+void message_copies(const RankPlan& plan, Part part, const Message& m, const Side& from, const Side& to,
+                    int64_t element_size, std::vector<Copy2D>& out);
+
+// True if the copies are one row: the message is contiguous on both sides.
+inline bool single_run(const std::vector<Copy2D>& copies) { return copies.size() == 1 && copies[0].rows == 1; }
+
+// Runs copies on host-accessible memory.
+void run_host_copies(std::span<const Copy2D> copies, const char* src, char* dst);
+
+}  // namespace gdap::move

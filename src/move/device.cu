@@ -1,0 +1,246 @@
+// The batched strided copy kernel and the CUDA plumbing of the executors (see device.hpp).
+#include "core/error.hpp"
+#include "move/device.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <utility>
+
+namespace gdap::move {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kUnroll = 4;
+constexpr int64_t kTileBytes = 32 * 1024;  // bytes per tile: 8 x 16-byte loads per thread
+
+// A copy as the kernel sees it: tiles are either several short rows or a slice of one long row.
+struct Tiled {
+  const char* src;
+  char* dst;
+  int64_t rows, row_bytes, src_pitch, dst_pitch;
+  int64_t first_tile;      // tiles of the batch before this copy
+  int64_t rows_per_tile;   // > 1: a tile is that many whole rows
+  int64_t chunks_per_row;  // > 1: a tile is one kTileBytes slice of a row
+  int32_t width;           // bytes per load: 16, 8, 4 or 1
+  int32_t reserved;
+};
+
+template <typename T>
+__device__ void copy_rows(const Tiled& c, int64_t row, int64_t rows, int64_t first_byte, int64_t bytes) {
+  const int64_t per_row = bytes / static_cast<int64_t>(sizeof(T));
+  const int64_t total = per_row * rows;  // <= kTileBytes / sizeof(T): fits int
+  const int n = static_cast<int>(per_row), all = static_cast<int>(total);
+  for (int base = threadIdx.x; base < all; base += kThreads * kUnroll) {
+    T v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = base + u * kThreads;
+      if (i < all) {
+        const int64_t r = row + i / n, k = i % n;
+        v[u] = *reinterpret_cast<const T*>(c.src + r * c.src_pitch + first_byte + k * sizeof(T));
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = base + u * kThreads;
+      if (i < all) {
+        const int64_t r = row + i / n, k = i % n;
+        *reinterpret_cast<T*>(c.dst + r * c.dst_pitch + first_byte + k * sizeof(T)) = v[u];
+      }
+    }
+  }
+}
+
+__global__ void batched_copy(const Tiled* __restrict__ copies, int64_t count, int64_t tiles) {
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    int64_t lo = 0, hi = count - 1;  // the last copy whose first tile is <= tile
+    while (lo < hi) {
+      const int64_t mid = (lo + hi + 1) / 2;
+      if (copies[mid].first_tile <= tile) lo = mid; else hi = mid - 1;
+    }
+    const Tiled& c = copies[lo];
+    const int64_t t = tile - c.first_tile;
+    int64_t row, rows, first_byte, bytes;
+    if (c.chunks_per_row > 1) {
+      row = t / c.chunks_per_row;
+      rows = 1;
+      first_byte = t % c.chunks_per_row * kTileBytes;
+      bytes = min(kTileBytes, c.row_bytes - first_byte);
+    } else {
+      row = t * c.rows_per_tile;
+      rows = min(c.rows_per_tile, c.rows - row);
+      first_byte = 0;
+      bytes = c.row_bytes;
+    }
+    switch (c.width) {
+      case 16: copy_rows<uint4>(c, row, rows, first_byte, bytes); break;
+      case 8: copy_rows<uint2>(c, row, rows, first_byte, bytes); break;
+      case 4: copy_rows<uint32_t>(c, row, rows, first_byte, bytes); break;
+      default: copy_rows<unsigned char>(c, row, rows, first_byte, bytes); break;
+    }
+  }
+}
+
+// The widest load every address of the copy is aligned to.
+int32_t width_of(const DeviceCopy& c) {
+  const auto bits = reinterpret_cast<uintptr_t>(c.src) | reinterpret_cast<uintptr_t>(c.dst) |
+                    static_cast<uintptr_t>(c.row_bytes) | static_cast<uintptr_t>(c.src_pitch) |
+                    static_cast<uintptr_t>(c.dst_pitch);
+  for (int32_t w : {16, 8, 4}) {
+    if (bits % static_cast<uintptr_t>(w) == 0) return w;
+  }
+  return 1;
+}
+
+Tiled tiled(const DeviceCopy& c, int64_t first_tile, int64_t& tiles) {
+  Tiled t{c.src, c.dst, c.rows, c.row_bytes, c.src_pitch, c.dst_pitch, first_tile, 1, 1, width_of(c), 0};
+  if (c.row_bytes > kTileBytes) {
+    t.chunks_per_row = (c.row_bytes + kTileBytes - 1) / kTileBytes;
+    tiles = c.rows * t.chunks_per_row;
+  } else {
+    t.rows_per_tile = std::max<int64_t>(1, kTileBytes / std::max<int64_t>(c.row_bytes, 1));
+    tiles = (c.rows + t.rows_per_tile - 1) / t.rows_per_tile;
+  }
+  return t;
+}
+
+int sm_count() {
+  int device = 0, count = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  check_cuda(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  return count;
+}
+
+cudaStream_t as_stream(void* stream) { return static_cast<cudaStream_t>(stream); }
+
+}  // namespace
+
+void check_cuda(int code, const char* what) {
+  if (code == cudaSuccess) return;
+  const auto error = static_cast<cudaError_t>(code);
+  fail(GDAP_ERR_DEVICE, "{} failed: {} ({})", what, cudaGetErrorString(error), cudaGetErrorName(error));
+}
+
+struct DeviceBatch::Impl {
+  std::vector<int64_t> key;
+  Tiled* device = nullptr;
+  Tiled* host = nullptr;  // pinned mirror the upload copies from
+  int64_t capacity = 0, count = 0, tiles = 0;
+  int blocks = 0;
+  cudaEvent_t uploaded = nullptr;  // the last upload has read `host`
+  ~Impl() {
+    if (uploaded) cudaEventSynchronize(uploaded), cudaEventDestroy(uploaded);
+    cudaFree(device);
+    cudaFreeHost(host);
+  }
+};
+
+DeviceBatch::DeviceBatch() : impl_(std::make_unique<Impl>()) {}
+DeviceBatch::~DeviceBatch() = default;
+
+bool DeviceBatch::holds(const std::vector<int64_t>& key) const { return impl_->count >= 0 && impl_->key == key && !key.empty(); }
+int64_t DeviceBatch::size() const { return impl_->count; }
+
+void DeviceBatch::upload(std::vector<int64_t> key, const std::vector<DeviceCopy>& copies, void* stream) {
+  Impl& b = *impl_;
+  b.key.clear();  // invalid until the upload is queued
+  if (b.uploaded) check_cuda(cudaEventSynchronize(b.uploaded), "cudaEventSynchronize");
+  else check_cuda(cudaEventCreateWithFlags(&b.uploaded, cudaEventDisableTiming), "cudaEventCreate");
+  const auto n = static_cast<int64_t>(copies.size());
+  if (n > b.capacity) {
+    const int64_t capacity = std::max<int64_t>(n, 2 * b.capacity);
+    Tiled *device = nullptr, *host = nullptr;
+    check_cuda(cudaMalloc(&device, sizeof(Tiled) * capacity), "cudaMalloc (copy descriptors)");
+    if (cudaMallocHost(&host, sizeof(Tiled) * capacity) != cudaSuccess) {
+      cudaFree(device);
+      fail(GDAP_ERR_DEVICE, "cudaMallocHost of {} copy descriptors failed", capacity);
+    }
+    // The old device array may still be read by a queued launch on `stream`: free it after.
+    check_cuda(cudaStreamSynchronize(as_stream(stream)), "cudaStreamSynchronize");
+    cudaFree(b.device);
+    cudaFreeHost(b.host);
+    b.device = device, b.host = host, b.capacity = capacity;
+  }
+  int64_t tiles = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t these = 0;
+    b.host[i] = tiled(copies[static_cast<size_t>(i)], tiles, these);
+    tiles += these;
+  }
+  if (n > 0) {
+    check_cuda(cudaMemcpyAsync(b.device, b.host, sizeof(Tiled) * n, cudaMemcpyHostToDevice, as_stream(stream)),
+               "cudaMemcpyAsync (copy descriptors)");
+  }
+  check_cuda(cudaEventRecord(b.uploaded, as_stream(stream)), "cudaEventRecord");
+  b.count = n, b.tiles = tiles;
+  b.blocks = static_cast<int>(std::min<int64_t>(tiles, int64_t{sm_count()} * 16));
+  b.key = std::move(key);
+}
+
+void DeviceBatch::launch(void* stream) const {
+  const Impl& b = *impl_;
+  if (b.count == 0 || b.tiles == 0) return;
+  batched_copy<<<b.blocks, kThreads, 0, as_stream(stream)>>>(b.device, b.count, b.tiles);
+  check_cuda(cudaGetLastError(), "launching the copy kernel");
+}
+
+DeviceBuffer::~DeviceBuffer() { cudaFree(data_); }
+
+char* DeviceBuffer::reserve(int64_t bytes) {
+  if (bytes <= bytes_) return data_;
+  // Callers only grow their buffer between redistributions on one stream; wait for it to be idle.
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  cudaFree(data_);
+  data_ = nullptr, bytes_ = 0;
+  check_cuda(cudaMalloc(&data_, static_cast<size_t>(bytes)), "cudaMalloc (staging buffer)");
+  bytes_ = bytes;
+  return data_;
+}
+
+DeviceEvent::DeviceEvent() {
+  cudaEvent_t e = nullptr;
+  check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+  event_ = e;
+}
+DeviceEvent::~DeviceEvent() { cudaEventDestroy(static_cast<cudaEvent_t>(event_)); }
+void DeviceEvent::record(void* stream) {
+  check_cuda(cudaEventRecord(static_cast<cudaEvent_t>(event_), as_stream(stream)), "cudaEventRecord");
+}
+void DeviceEvent::wait_on(void* stream) const {
+  check_cuda(cudaStreamWaitEvent(as_stream(stream), static_cast<cudaEvent_t>(event_), 0), "cudaStreamWaitEvent");
+}
+
+int current_device() {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  return device;
+}
+
+void set_device(int device) { check_cuda(cudaSetDevice(device), "cudaSetDevice"); }
+
+void enable_peer_access(int device, int peer) {
+  if (device == peer) return;
+  static std::mutex mutex;
+  static std::set<std::pair<int, int>> enabled;
+  std::lock_guard lock(mutex);
+  if (enabled.count({device, peer})) return;
+  int can = 0;
+  check_cuda(cudaDeviceCanAccessPeer(&can, device, peer), "cudaDeviceCanAccessPeer");
+  if (!can) fail(GDAP_ERR_UNSUPPORTED, "GPU {} cannot access the memory of GPU {} (no peer access)", device, peer);
+  const int previous = current_device();
+  set_device(device);
+  const cudaError_t status = cudaDeviceEnablePeerAccess(peer, 0);
+  set_device(previous);
+  if (status == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();  // clear the sticky-free error
+  else check_cuda(status, "cudaDeviceEnablePeerAccess");
+  enabled.insert({device, peer});
+}
+
+void synchronize_stream(void* stream) { check_cuda(cudaStreamSynchronize(as_stream(stream)), "cudaStreamSynchronize"); }
+
+}  // namespace gdap::move

@@ -1,0 +1,218 @@
+// The MPI executor, for host-accessible sections. Per message: a run that is contiguous in both
+// the section and the message goes straight from the source section or into the destination
+// section; any other message is packed into (or unpacked from) one staging buffer per side.
+// Receives are posted first, each send leaves as soon as it is packed, and the local part is
+// copied while messages are in flight.
+//
+// GDAP_MPI_EXCHANGE picks the exchange, so the choices can be measured side by side (bench/mpi):
+//   p2p (default): nonblocking point-to-point as above;
+//   alltoallv:     everything packed, one MPI_Alltoallv;
+//   datatype:      nothing packed: each message is an MPI derived datatype over the sections.
+#include "array/array.hpp"
+#include "comm/mpi.hpp"
+#include "core/error.hpp"
+#include "move/redistribute.hpp"
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+namespace gdap::move {
+
+namespace {
+
+enum class Exchange { p2p, alltoallv, datatype };
+
+Exchange exchange_mode() {
+  const char* mode = std::getenv("GDAP_MPI_EXCHANGE");
+  if (mode == nullptr || std::strcmp(mode, "p2p") == 0) return Exchange::p2p;
+  if (std::strcmp(mode, "alltoallv") == 0) return Exchange::alltoallv;
+  if (std::strcmp(mode, "datatype") == 0) return Exchange::datatype;
+  fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_MPI_EXCHANGE is '{}'; it must be p2p, alltoallv or datatype", mode);
+}
+
+// One message's copies between its section and the packed buffer, and whether it is one run.
+struct Route {
+  int peer;
+  int64_t packed_offset;  // bytes into the staging buffer (the copies' packed side already counts it)
+  int64_t bytes;
+  std::vector<Copy2D> copies;
+  bool direct;  // one contiguous run: no staging
+};
+
+// The routes of a plan for sections of given strides: they depend on nothing else, so a rank
+// keeps them between calls with the same plan and strides.
+struct MpiScratch final : Scratch {
+  std::vector<int64_t> key;
+  std::vector<Route> sends, recvs;
+  std::vector<Copy2D> local;
+  std::vector<char> send_buffer, recv_buffer;
+};
+
+std::vector<Route> routes(const gdap_plan& plan, Part part, const Side& section) {
+  const Side packed{Side::packed, {}};
+  std::vector<Route> out;
+  for (const Message& m : plan.plan.messages(part)) {
+    Route r{static_cast<int>(m.peer), m.offset * plan.element_size, m.elements * plan.element_size, {}, false};
+    if (part == Part::send) message_copies(plan.plan, part, m, section, packed, plan.element_size, r.copies);
+    else message_copies(plan.plan, part, m, packed, section, plan.element_size, r.copies);
+    r.direct = single_run(r.copies);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+MpiScratch& scratch_for(const Call& call) {
+  std::vector<int64_t> key{static_cast<int64_t>(call.plan->serial)};
+  for (const gdap_array* a : {call.src, static_cast<const gdap_array*>(call.dst)}) {
+    if (a) key.insert(key.end(), a->section.strides.begin(), a->section.strides.end());
+    key.push_back(-1);
+  }
+  auto* s = dynamic_cast<MpiScratch*>(call.comm.scratch.get());
+  if (s != nullptr && s->key == key) return *s;
+  auto made = std::make_unique<MpiScratch>();
+  const gdap_plan& plan = *call.plan;
+  if (call.src) made->sends = routes(plan, Part::send, Side{Side::source, call.src->section.strides});
+  if (call.dst) made->recvs = routes(plan, Part::recv, Side{Side::destination, call.dst->section.strides});
+  if (call.src && call.dst) {
+    made->local = part_copies(plan.plan, Part::local, Side{Side::source, call.src->section.strides},
+                              Side{Side::destination, call.dst->section.strides}, plan.element_size);
+  }
+  made->send_buffer.resize(static_cast<size_t>(plan.stats.send_bytes));
+  made->recv_buffer.resize(static_cast<size_t>(plan.stats.recv_bytes));
+  made->key = std::move(key);
+  s = made.get();
+  call.comm.scratch = std::move(made);
+  return *s;
+}
+
+// MPI counts are int: larger messages go as several pieces (MPI keeps their order per pair).
+constexpr int64_t kPiece = int64_t{1} << 30;
+
+template <typename Post>
+void post_pieces(char* data, int64_t bytes, Post&& post) {
+  for (int64_t at = 0; at < bytes; at += kPiece) post(data + at, static_cast<int>(std::min(kPiece, bytes - at)));
+}
+
+void exchange_p2p(const Call& call, MpiScratch& s, MPI_Comm comm) {
+  const char* src = call.src ? static_cast<const char*>(call.src->data()) : nullptr;
+  char* dst = call.dst ? static_cast<char*>(call.dst->data()) : nullptr;
+  std::vector<MPI_Request> requests;
+  for (const Route& r : s.recvs) {
+    char* into = r.direct ? dst + r.copies[0].dst : s.recv_buffer.data() + r.packed_offset;
+    post_pieces(into, r.bytes, [&](char* p, int n) {
+      check_mpi(MPI_Irecv(p, n, MPI_BYTE, r.peer, 0, comm, &requests.emplace_back()), "MPI_Irecv");
+    });
+  }
+  for (const Route& r : s.sends) {
+    char* from = s.send_buffer.data() + r.packed_offset;
+    if (r.direct) from = const_cast<char*>(src + r.copies[0].src);  // MPI only reads it
+    else run_host_copies(r.copies, src, s.send_buffer.data());  // copies hold packed offsets
+    post_pieces(from, r.bytes, [&](char* p, int n) {
+      check_mpi(MPI_Isend(p, n, MPI_BYTE, r.peer, 0, comm, &requests.emplace_back()), "MPI_Isend");
+    });
+  }
+  run_host_copies(s.local, src, dst);
+  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  for (const Route& r : s.recvs) {
+    if (!r.direct) run_host_copies(r.copies, s.recv_buffer.data(), dst);
+  }
+}
+
+// Per-peer counts and displacements of the packed buffers, or false if a count exceeds int.
+bool alltoallv_counts(const std::vector<Route>& routes, int n, std::vector<int>& counts, std::vector<int>& displs) {
+  counts.assign(static_cast<size_t>(n), 0);
+  displs.assign(static_cast<size_t>(n), 0);
+  for (const Route& r : routes) {
+    if (r.bytes > INT_MAX || r.packed_offset > INT_MAX) return false;
+    counts[static_cast<size_t>(r.peer)] = static_cast<int>(r.bytes);
+    displs[static_cast<size_t>(r.peer)] = static_cast<int>(r.packed_offset);
+  }
+  return true;
+}
+
+void exchange_alltoallv(const Call& call, MpiScratch& s, MPI_Comm comm) {
+  const int n = static_cast<int>(call.comm.size);
+  std::vector<int> sc, sd, rc, rd;
+  // Every rank must take the same branch: ask whether any rank's counts overflow.
+  int fits = alltoallv_counts(s.sends, n, sc, sd) && alltoallv_counts(s.recvs, n, rc, rd);
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  if (!fits) return exchange_p2p(call, s, comm);
+  const char* src = call.src ? static_cast<const char*>(call.src->data()) : nullptr;
+  char* dst = call.dst ? static_cast<char*>(call.dst->data()) : nullptr;
+  for (const Route& r : s.sends) run_host_copies(r.copies, src, s.send_buffer.data());
+  check_mpi(MPI_Alltoallv(s.send_buffer.data(), sc.data(), sd.data(), MPI_BYTE, s.recv_buffer.data(), rc.data(),
+                          rd.data(), MPI_BYTE, comm),
+            "MPI_Alltoallv");
+  run_host_copies(s.local, src, dst);
+  for (const Route& r : s.recvs) run_host_copies(r.copies, s.recv_buffer.data(), dst);
+}
+
+// A derived datatype addressing one message's copies in its section (byte displacements from the
+// section's base: `source` picks the copies' src or dst side).
+MPI_Datatype message_type(const Route& r, bool source) {
+  std::vector<MPI_Datatype> rows;
+  std::vector<MPI_Aint> displacements;
+  for (const Copy2D& c : r.copies) {
+    MPI_Datatype row = MPI_DATATYPE_NULL, strided = MPI_DATATYPE_NULL;
+    if (c.row_bytes > INT_MAX || c.rows > INT_MAX) fail(GDAP_ERR_OVERFLOW, "a run of {} bytes exceeds an MPI count", c.row_bytes);
+    check_mpi(MPI_Type_contiguous(static_cast<int>(c.row_bytes), MPI_BYTE, &row), "MPI_Type_contiguous");
+    check_mpi(MPI_Type_create_hvector(static_cast<int>(c.rows), 1, source ? c.src_pitch : c.dst_pitch, row, &strided),
+              "MPI_Type_create_hvector");
+    MPI_Type_free(&row);
+    rows.push_back(strided);
+    displacements.push_back(source ? c.src : c.dst);
+  }
+  std::vector<int> ones(rows.size(), 1);
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  check_mpi(MPI_Type_create_struct(static_cast<int>(rows.size()), ones.data(), displacements.data(), rows.data(), &type),
+            "MPI_Type_create_struct");
+  for (MPI_Datatype& t : rows) MPI_Type_free(&t);
+  check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
+  return type;
+}
+
+void exchange_datatype(const Call& call, MpiScratch& s, MPI_Comm comm) {
+  const char* src = call.src ? static_cast<const char*>(call.src->data()) : nullptr;
+  char* dst = call.dst ? static_cast<char*>(call.dst->data()) : nullptr;
+  std::vector<MPI_Request> requests;
+  std::vector<MPI_Datatype> types;
+  for (const Route& r : s.recvs) {
+    types.push_back(message_type(r, false));
+    check_mpi(MPI_Irecv(dst, 1, types.back(), r.peer, 0, comm, &requests.emplace_back()), "MPI_Irecv");
+  }
+  for (const Route& r : s.sends) {
+    types.push_back(message_type(r, true));
+    check_mpi(MPI_Isend(src, 1, types.back(), r.peer, 0, comm, &requests.emplace_back()), "MPI_Isend");
+  }
+  run_host_copies(s.local, src, dst);
+  const int done = MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  for (MPI_Datatype& t : types) MPI_Type_free(&t);
+  check_mpi(done, "MPI_Waitall");
+}
+
+}  // namespace
+
+void run_mpi(const Call& call) {
+  auto& comm = dynamic_cast<MpiComm&>(call.comm);
+  Exchange mode = Exchange::p2p;
+  MpiScratch* scratch = nullptr;
+  agree(comm, [&] {
+    check_call(call);
+    if (call.memory() == Memory::device) {
+      fail(GDAP_ERR_UNSUPPORTED, "an MPI communicator moves host-accessible sections; use an NCCL communicator "
+                                 "(gdap_comm_from_nccl) for device arrays");
+    }
+    mode = exchange_mode();
+    scratch = &scratch_for(Call{call.comm, call.plan, call.plan->src_shape ? call.src : nullptr,
+                                call.plan->dst_shape ? call.dst : nullptr});
+  });
+  const Call held{call.comm, call.plan, call.plan->src_shape ? call.src : nullptr, call.plan->dst_shape ? call.dst : nullptr};
+  switch (mode) {
+    case Exchange::p2p: return exchange_p2p(held, *scratch, comm.handle());
+    case Exchange::alltoallv: return exchange_alltoallv(held, *scratch, comm.handle());
+    case Exchange::datatype: return exchange_datatype(held, *scratch, comm.handle());
+  }
+}
+
+}  // namespace gdap::move

@@ -1,0 +1,85 @@
+// Checks shared by every executor, and the dispatch of gdap_redistribute by communicator kind.
+#include "move/redistribute.hpp"
+
+#include "array/array.hpp"
+#include "core/error.hpp"
+
+#include <string>
+
+namespace gdap::move {
+
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string text;
+  for (int64_t n : shape) text += (text.empty() ? "" : " x ") + std::to_string(n);
+  return text.empty() ? "0-d" : text;
+}
+
+bool same_dtype(gdap_dtype a, gdap_dtype b) { return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes; }
+
+void check_array(const gdap_array* array, const std::optional<std::vector<int64_t>>& shape, const gdap_plan& plan,
+                 const char* which) {
+  if (!shape) return;  // outside this map: the rank holds nothing on this side, the array is ignored
+  if (array == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "{} is NULL but this rank holds part of the {} map", which, which);
+  const gdap_dtype d = array->section.dtype;
+  if (!same_dtype(d, plan.dtype)) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "{} has dtype (code {}, {} bits, {} lanes) but the plan was made for (code {}, {} bits, {} lanes)",
+         which, d.code, d.bits, d.lanes, plan.dtype.code, plan.dtype.bits, plan.dtype.lanes);
+  }
+  if (array->section.shape != *shape) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "{} has local shape {} but the {} map gives this rank {}", which,
+         shape_text(array->section.shape), which, shape_text(*shape));
+  }
+  if (memory_of(array) == Memory::none) {
+    fail(GDAP_ERR_UNSUPPORTED, "{} lives on device type {}, which gdap cannot move", which, array->section.device.type);
+  }
+}
+
+}  // namespace
+
+Memory memory_of(const gdap_array* array) {
+  if (array == nullptr) return Memory::none;
+  switch (array->section.device.type) {
+    case GDAP_DEVICE_CPU:
+    case GDAP_DEVICE_CUDA_HOST:
+    case GDAP_DEVICE_CUDA_MANAGED:
+      return Memory::host;
+    case GDAP_DEVICE_CUDA:
+      return Memory::device;
+    default:
+      return Memory::none;
+  }
+}
+
+Memory Call::memory() const {
+  const Memory s = memory_of(src), d = memory_of(dst);
+  return s == Memory::none ? d : s;
+}
+
+void check_call(const Call& call) {
+  if (call.plan == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "plan is NULL");
+  const RankPlan& p = call.plan->plan;
+  if (p.rank() != call.comm.rank) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "the plan is rank {}'s but the communicator is rank {}'s", p.rank(), call.comm.rank);
+  }
+  if (p.nranks() != call.comm.size) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "the plan is for {} ranks but the communicator has {}", p.nranks(), call.comm.size);
+  }
+  check_array(call.src, call.plan->src_shape, *call.plan, "src");
+  check_array(call.dst, call.plan->dst_shape, *call.plan, "dst");
+  if (call.plan->dst_shape && call.dst->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "dst is read-only");
+  const Memory s = memory_of(call.src), d = memory_of(call.dst);
+  if (s != Memory::none && d != Memory::none && s != d) {
+    fail(GDAP_ERR_UNSUPPORTED, "src is in {} memory but dst in {} memory; both must be host-accessible or both on devices",
+         s == Memory::host ? "host" : "device", d == Memory::host ? "host" : "device");
+  }
+}
+
+std::vector<Copy2D> part_copies(const RankPlan& plan, Part part, const Side& from, const Side& to, int64_t element_size) {
+  std::vector<Copy2D> out;
+  for (const Message& m : plan.messages(part)) message_copies(plan, part, m, from, to, element_size, out);
+  return out;
+}
+
+}  // namespace gdap::move

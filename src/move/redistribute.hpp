@@ -1,0 +1,52 @@
+// gdap_plan (one rank's part of a redistribution, with what its arrays must look like) and the
+// executors that run it over each kind of communicator.
+#pragma once
+
+#include "comm/comm.hpp"
+#include "move/copy.hpp"
+#include "move/plan.hpp"
+
+#include <gdap/gdap.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+struct gdap_plan {
+  gdap::move::RankPlan plan;
+  gdap_dtype dtype{};
+  int64_t element_size = 0;
+  // This rank's local shapes (padding included), if it is part of each map.
+  std::optional<std::vector<int64_t>> src_shape, dst_shape;
+  gdap::move::RankStats stats;
+  uint64_t serial = 0;  // unique per plan made in this process: a cache key that never recurs
+};
+
+namespace gdap::move {
+
+// Where a rank's two sections live, as the executors group memories.
+enum class Memory { none, host, device };
+Memory memory_of(const gdap_array* array);
+
+// The checked arguments of one rank's call.
+struct Call {
+  gdap_comm& comm;
+  const gdap_plan* plan;  // NULL is refused by check_call (after which it is never NULL)
+  const gdap_array* src;  // NULL when the rank is outside the source map
+  gdap_array* dst;        // NULL when the rank is outside the destination map
+  Memory memory() const;  // host or device (checked to agree between src and dst)
+};
+
+// This rank's own checks of a call (a plan matching the communicator, arrays matching the plan).
+// Executors run it inside their agreement step, so a rank that fails it still meets its peers.
+void check_call(const Call& call);
+
+// Copies of one part of the plan between two sides, for executors that need them on the host.
+std::vector<Copy2D> part_copies(const RankPlan& plan, Part part, const Side& from, const Side& to, int64_t element_size);
+
+// Executors; each assumes check_call passed on this rank and performs the agreement itself.
+void run_group(const Call& call);
+void run_mpi(const Call& call);
+void run_nccl(const Call& call);
+
+}  // namespace gdap::move
