@@ -15,11 +15,13 @@ struct DeviceCopy {
   const char* src;
   char* dst;
   int64_t rows, row_bytes, src_pitch, dst_pitch;
+  bool remote = false;  // reads or writes another GPU's memory (over NVLink or PCIe)
 };
 
 // A batch of copies uploaded once to one device and launched as one kernel as often as needed.
 // Each row is split into tiles that are spread over the whole GPU, and each tile moves 16, 8, 4
-// or 1 bytes per load, as the alignment of its addresses and pitches allows.
+// or 1 bytes per load, as the alignment of its addresses and pitches allows. Remote copies come
+// first, so that the link-bound traffic starts at once rather than after the local copies.
 class DeviceBatch {
  public:
   DeviceBatch();

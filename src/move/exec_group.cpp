@@ -1,7 +1,7 @@
 // The in-process group's executor. Ranks are threads sharing one address space, so nothing is
 // packed or sent: every rank publishes its sections at one rendezvous and then copies its part
 // straight between sections: pulling what it receives from its peers' sources (host, and device
-// by default), or pushing what it sends into its peers' destinations (device, GDAP_GROUP_COPY=push).
+// GDAP_GROUP_COPY=pull), or pushing what it sends into its peers' destinations (device, the default).
 //
 // The rendezvous doubles as the agreement: each rank publishes its own check's error, and no
 // rank copies anything unless every rank passed. On devices, copies are one kernel per rank on
@@ -39,9 +39,10 @@ struct GroupScratch final : Scratch {
   DeviceBatch batch;
 };
 
+// Push by default: NVLink writes beat reads (measured on 2 x H200, docs/PERFORMANCE.md).
 bool push_mode() {
   const char* mode = std::getenv("GDAP_GROUP_COPY");
-  return mode != nullptr && std::strcmp(mode, "push") == 0;
+  return mode == nullptr || std::strcmp(mode, "pull") != 0;
 }
 
 // The first failing rank's error, or a disagreement about memories: the same verdict on every
@@ -121,7 +122,7 @@ void copy_device(const Call& call, const std::vector<const Published*>& all, Gro
       const char* s = static_cast<const char*>(from->data());
       char* d = static_cast<char*>(to->data());
       for (const Copy2D& c : copies) {
-        device_copies.push_back({s + c.src, d + c.dst, c.rows, c.row_bytes, c.src_pitch, c.dst_pitch});
+        device_copies.push_back({s + c.src, d + c.dst, c.rows, c.row_bytes, c.src_pitch, c.dst_pitch, peer != scratch.device});
       }
     });
     scratch.batch.upload(std::move(key), device_copies, stream);

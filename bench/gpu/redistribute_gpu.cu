@@ -1,0 +1,269 @@
+// Single-process, multi-GPU redistribution of a float32 16384 x 16384 matrix (0.5 GiB per GPU on
+// 2 GPUs): row blocks -> column blocks, and row blocks -> row block-cyclic(256). Times gdap's
+// in-process group (peer-copy kernels, pull and push) and gdap over NCCL (one communicator per
+// GPU from ncclCommInitAll) in one run, beside the floor: the bytes that must cross between GPUs
+// over the measured two-way peer bandwidth (every GPU copying to every other at once).
+// Prints a markdown table; bench/gpu/run.sh adds the cupyx.distributed.array figures.
+#include <gdap/gdap.h>
+#include <gdap/gdap_cuda.h>
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <barrier>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr int64_t kN = 16384;
+const gdap_dtype kF32{GDAP_DTYPE_FLOAT, 32, 1};
+constexpr int kWarmup = 3, kRepeats = 20;
+
+#define CK(call)                                                                              \
+  do {                                                                                        \
+    if (int s_ = (call); s_ != 0) {                                                           \
+      std::fprintf(stderr, "%s:%d: %s failed (%d): %s\n", __FILE__, __LINE__, #call, s_,      \
+                   gdap_last_error());                                                        \
+      std::exit(1);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+using Dims = std::function<std::vector<gdap_dim>(int64_t rank, int64_t P)>;
+
+gdap_dim whole() {
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_undistributed(&d, kN);
+  return d;
+}
+gdap_dim block(int64_t P, int64_t c) {
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_block(&d, kN, P, c, c * kN / P, (c + 1) * kN / P);
+  return d;
+}
+gdap_dim cyclic(int64_t P, int64_t c, int64_t bs) {
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_cyclic(&d, kN, P, c, c * bs, bs);
+  return d;
+}
+
+struct Case {
+  std::string name;
+  Dims from, to;
+};
+
+const std::vector<Case> kCases = {
+    {"rows -> cols", [](int64_t r, int64_t P) { return std::vector{block(P, r), whole()}; },
+     [](int64_t r, int64_t P) { return std::vector{whole(), block(P, r)}; }},
+    {"rows -> row block-cyclic(256)", [](int64_t r, int64_t P) { return std::vector{block(P, r), whole()}; },
+     [](int64_t r, int64_t P) { return std::vector{cyclic(P, r, 256), whole()}; }},
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Fills a section with a value derived from each element's global index (on the device).
+__global__ void fill_kernel(float* data, int64_t rows, int64_t cols, const int64_t* row_global, int64_t col0) {
+  for (int64_t k = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; k < rows * cols; k += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t i = k / cols, j = k % cols;
+    data[k] = static_cast<float>((row_global[i] * 7 + (col0 + j) * 13) % 1000003);
+  }
+}
+
+// Rank sections and maps for one case.
+struct Rank {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  gdap_map *src_map = nullptr, *dst_map = nullptr;
+  gdap_plan* plan = nullptr;
+  gdap_array *src = nullptr, *dst = nullptr;
+};
+
+void fill(gdap_array* a) {
+  int64_t shape[2];
+  CK(gdap_array_shape(shape, a));
+  std::vector<int64_t> rows(static_cast<size_t>(shape[0]));
+  int64_t g[2], l[2] = {0, 0};
+  for (int64_t i = 0; i < shape[0]; ++i) {
+    l[0] = i;
+    CK(gdap_array_local_to_global(g, a, l));
+    rows[static_cast<size_t>(i)] = g[0];
+  }
+  l[0] = 0;
+  CK(gdap_array_local_to_global(g, a, l));
+  int64_t* d_rows = nullptr;
+  CK(cudaMalloc(&d_rows, rows.size() * sizeof(int64_t)));
+  CK(cudaMemcpy(d_rows, rows.data(), rows.size() * sizeof(int64_t), cudaMemcpyHostToDevice));
+  void* data = nullptr;
+  CK(gdap_array_data(&data, a));
+  fill_kernel<<<1024, 256>>>(static_cast<float*>(data), shape[0], shape[1], d_rows, g[1]);
+  CK(cudaDeviceSynchronize());
+  CK(cudaFree(d_rows));
+}
+
+// Every destination element equals the value its global index was given (only for column
+// starts that are contiguous, which holds for every case here: columns are blocks or whole).
+int64_t wrong_elements(gdap_array* a) {
+  int64_t shape[2];
+  CK(gdap_array_shape(shape, a));
+  std::vector<float> host(static_cast<size_t>(shape[0] * shape[1]));
+  void* data = nullptr;
+  CK(gdap_array_data(&data, a));
+  CK(cudaMemcpy(host.data(), data, host.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  int64_t wrong = 0, g[2], l[2] = {0, 0};
+  CK(gdap_array_local_to_global(g, a, l));
+  const int64_t col0 = g[1];
+  for (int64_t i = 0; i < shape[0]; ++i) {
+    l[0] = i;
+    CK(gdap_array_local_to_global(g, a, l));
+    for (int64_t j = 0; j < shape[1]; ++j) {
+      const auto want = static_cast<float>((g[0] * 7 + (col0 + j) * 13) % 1000003);
+      wrong += host[static_cast<size_t>(i * shape[1] + j)] != want;
+    }
+  }
+  return wrong;
+}
+
+// Runs `P` rank threads; each builds its rank, then times `kRepeats` redistributions (each ended
+// by a stream synchronisation on every rank); returns the median wall time in ms.
+double time_mode(const Case& c, int P, const std::function<gdap_comm*(int rank, cudaStream_t)>& make_comm,
+                 int64_t& wrong, int64_t& cross_bytes) {
+  std::vector<double> times;
+  std::barrier sync(P);
+  std::vector<int64_t> wrong_of(static_cast<size_t>(P), 0), bytes_of(static_cast<size_t>(P), 0);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < P; ++r) {
+    threads.emplace_back([&, r] {
+      Rank k;
+      k.device = r;
+      CK(cudaSetDevice(r));
+      CK(cudaStreamCreateWithFlags(&k.stream, cudaStreamNonBlocking));
+      gdap_comm* comm = make_comm(r, k.stream);
+      const auto s = c.from(r, P), d = c.to(r, P);
+      CK(gdap_map_create_collective(&k.src_map, comm, 2, s.data()));
+      CK(gdap_map_create_collective(&k.dst_map, comm, 2, d.data()));
+      CK(gdap_plan_create(&k.plan, k.src_map, k.dst_map, kF32, r));
+      gdap_plan_stats st{sizeof st};
+      CK(gdap_plan_stats_get(&st, k.plan));
+      bytes_of[static_cast<size_t>(r)] = st.send_bytes;
+      CK(gdap_array_create(&k.src, kF32, gdap_device{GDAP_DEVICE_CUDA, r}, s.data(), 2));
+      CK(gdap_array_create(&k.dst, kF32, gdap_device{GDAP_DEVICE_CUDA, r}, d.data(), 2));
+      fill(k.src);
+      for (int it = 0; it < kWarmup + kRepeats; ++it) {
+        sync.arrive_and_wait();
+        const auto t0 = std::chrono::steady_clock::now();
+        CK(gdap_redistribute(comm, k.plan, k.src, k.dst));
+        CK(cudaStreamSynchronize(k.stream));
+        sync.arrive_and_wait();
+        const auto t1 = std::chrono::steady_clock::now();
+        if (r == 0 && it >= kWarmup) times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+      }
+      wrong_of[static_cast<size_t>(r)] = wrong_elements(k.dst);
+      gdap_array_destroy(k.src);
+      gdap_array_destroy(k.dst);
+      gdap_plan_destroy(k.plan);
+      gdap_map_destroy(k.src_map);
+      gdap_map_destroy(k.dst_map);
+      sync.arrive_and_wait();  // peers may still read this rank's sections until all are done
+      gdap_comm_destroy(comm);
+      cudaStreamDestroy(k.stream);
+    });
+  }
+  for (auto& t : threads) t.join();
+  wrong = 0, cross_bytes = 0;
+  for (int r = 0; r < P; ++r) wrong += wrong_of[static_cast<size_t>(r)], cross_bytes += bytes_of[static_cast<size_t>(r)];
+  return median(times);
+}
+
+// Two-way peer bandwidth: every GPU copies `bytes` to every other at once (GB/s, all directions).
+double peer_bandwidth(int P, int64_t bytes) {
+  std::vector<char*> buf(static_cast<size_t>(P) * 2);
+  std::vector<cudaStream_t> streams(static_cast<size_t>(P) * P);
+  for (int r = 0; r < P; ++r) {
+    CK(cudaSetDevice(r));
+    for (int p = 0; p < P; ++p) {
+      if (p != r) cudaDeviceEnablePeerAccess(p, 0);
+      CK(cudaStreamCreateWithFlags(&streams[static_cast<size_t>(r * P + p)], cudaStreamNonBlocking));
+    }
+    cudaGetLastError();
+    CK(cudaMalloc(&buf[static_cast<size_t>(2 * r)], static_cast<size_t>(bytes) * P));
+    CK(cudaMalloc(&buf[static_cast<size_t>(2 * r + 1)], static_cast<size_t>(bytes) * P));
+  }
+  std::vector<double> times;
+  for (int it = 0; it < kWarmup + kRepeats; ++it) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < P; ++r) {
+      for (int p = 0; p < P; ++p) {
+        if (p == r) continue;
+        CK(cudaMemcpyPeerAsync(buf[static_cast<size_t>(2 * p + 1)] + r * bytes, p, buf[static_cast<size_t>(2 * r)] + p * bytes,
+                               r, static_cast<size_t>(bytes), streams[static_cast<size_t>(r * P + p)]));
+      }
+    }
+    for (cudaStream_t s : streams) CK(cudaStreamSynchronize(s));
+    const auto t1 = std::chrono::steady_clock::now();
+    if (it >= kWarmup) times.push_back(std::chrono::duration<double>(t1 - t0).count());
+  }
+  for (int r = 0; r < P; ++r) {
+    CK(cudaSetDevice(r));
+    cudaFree(buf[static_cast<size_t>(2 * r)]);
+    cudaFree(buf[static_cast<size_t>(2 * r + 1)]);
+  }
+  return static_cast<double>(bytes) * P * (P - 1) / median(times) / 1e9;
+}
+
+}  // namespace
+
+int main() {
+  int P = 0;
+  CK(cudaGetDeviceCount(&P));
+  if (P < 2) {
+    std::fprintf(stderr, "needs at least 2 GPUs, found %d\n", P);
+    return 2;
+  }
+  P = 2;
+  const int64_t half = kN * kN * 4 / 4;  // bytes each GPU sends to the other in rows -> cols
+  const double bandwidth = peer_bandwidth(P, half);
+  std::printf("peer bandwidth, all %d GPUs copying to each other at once: %.0f GB/s\n\n", P, bandwidth);
+  std::vector<ncclComm_t> nccl(static_cast<size_t>(P));
+  CK(ncclCommInitAll(nccl.data(), P, nullptr));
+  std::printf("| case | engine | median ms | GB/s across | floor ms | x floor | wrong |\n|---|---|---|---|---|---|---|\n");
+  for (const Case& c : kCases) {
+    struct Mode {
+      const char* name;
+      const char* group_copy;  // GDAP_GROUP_COPY for the in-process group
+      std::function<gdap_comm*(int, cudaStream_t)> make;
+    };
+    std::vector<gdap_comm*> group(static_cast<size_t>(P));
+    auto group_comm = [&](int r, cudaStream_t s) {
+      CK(gdap_comm_set_stream(group[static_cast<size_t>(r)], s));
+      return group[static_cast<size_t>(r)];
+    };
+    auto nccl_comm = [&](int r, cudaStream_t s) {
+      gdap_comm* comm = nullptr;
+      CK(gdap_comm_from_nccl(&comm, nccl[static_cast<size_t>(r)], s));
+      return comm;
+    };
+    const std::vector<Mode> modes = {
+        {"gdap group (pull)", "pull", group_comm}, {"gdap group (push)", "push", group_comm}, {"gdap NCCL", "pull", nccl_comm}};
+    for (const Mode& m : modes) {
+      setenv("GDAP_GROUP_COPY", m.group_copy, 1);
+      CK(gdap_comm_create_group(group.data(), P));  // time_mode destroys every rank's communicator
+      int64_t wrong = 0, bytes = 0;
+      const double ms = time_mode(c, P, m.make, wrong, bytes);
+      const double floor_ms = static_cast<double>(bytes) / (bandwidth * 1e9) * 1e3;
+      std::printf("| %s | %s | %.3f | %.0f | %.3f | %.2f | %lld |\n", c.name.c_str(), m.name, ms,
+                  static_cast<double>(bytes) / (ms * 1e-3) / 1e9, floor_ms, ms / floor_ms, static_cast<long long>(wrong));
+      std::fflush(stdout);
+    }
+  }
+  for (ncclComm_t c : nccl) ncclCommDestroy(c);
+  return 0;
+}

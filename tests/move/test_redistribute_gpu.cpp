@@ -1,0 +1,234 @@
+// Redistribution of device sections (label gpu): the in-process group's peer-copy kernels, in
+// pull and push mode, with ranks spread over every visible GPU, and the NCCL executor with one
+// rank per GPU. Every destination element is checked against its global index after the copy;
+// padding must keep its sentinel.
+#include <gdap/gdap.h>
+#include <gdap/gdap_cuda.h>
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+#include <nccl.h>
+
+#include <cstdlib>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr double kSentinel = -1.0;
+const gdap_dtype kF64{GDAP_DTYPE_FLOAT, 64, 1};
+
+// A distribution: rank r's dictionaries.
+using Layout = std::function<std::vector<gdap_dim>(int64_t rank, int64_t nranks)>;
+
+gdap_dim block(int64_t size, int64_t P, int64_t c, int64_t pad = 0) {
+  const int64_t w = (size + P - 1) / P, lo = std::min(size, c * w), hi = std::min(size, lo + w);
+  gdap_dim d = GDAP_DIM_INIT;
+  const int64_t below = c > 0 ? pad : 0, above = c < P - 1 ? pad : 0;
+  gdap_dim_set_block(&d, size, P, c, lo - below, hi + above);
+  if (pad > 0) gdap_dim_set_padding(&d, below, above);
+  return d;
+}
+gdap_dim cyclic(int64_t size, int64_t P, int64_t c, int64_t bs) {
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_cyclic(&d, size, P, c, c * bs, bs);
+  return d;
+}
+gdap_dim whole(int64_t size) {
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_undistributed(&d, size);
+  return d;
+}
+
+constexpr int64_t kRows = 203, kCols = 157;  // odd sizes: partial blocks and unaligned rows
+
+const std::vector<std::pair<std::string, std::pair<Layout, Layout>>>& cases() {
+  static const std::vector<std::pair<std::string, std::pair<Layout, Layout>>> all = {
+      {"rows_to_cols",
+       {[](int64_t r, int64_t P) { return std::vector<gdap_dim>{block(kRows, P, r), whole(kCols)}; },
+        [](int64_t r, int64_t P) { return std::vector<gdap_dim>{whole(kRows), block(kCols, P, r)}; }}},
+      {"padded_rows_to_blockcyclic",
+       {[](int64_t r, int64_t P) { return std::vector<gdap_dim>{block(kRows, P, r, 2), whole(kCols)}; },
+        [](int64_t r, int64_t P) { return std::vector<gdap_dim>{cyclic(kRows, P, r, 16), whole(kCols)}; }}},
+      {"grid_to_cyclic_cols",
+       {[](int64_t r, int64_t P) {
+          const int64_t a = P % 2 == 0 ? 2 : 1, b = P / a;
+          return std::vector<gdap_dim>{block(kRows, a, r / b), block(kCols, b, r % b)};
+        },
+        [](int64_t r, int64_t P) { return std::vector<gdap_dim>{whole(kRows), cyclic(kCols, P, r, 3)}; }}},
+  };
+  return all;
+}
+
+#define CHECK_GDAP(call) ASSERT_EQ((call), GDAP_SUCCESS) << #call << ": " << gdap_last_error()
+#define CHECK_CUDA(call) ASSERT_EQ((call), cudaSuccess) << #call
+
+// A device section: `fill` puts each owned element's global index and a poison in the padding
+// (which must never be read), otherwise the sentinel everywhere.
+struct DeviceSection {
+  gdap_array* array = nullptr;
+  std::vector<int64_t> shape;
+  ~DeviceSection() { gdap_array_destroy(array); }
+};
+
+constexpr double kPoison = -7.0;
+
+void make_section(DeviceSection& s, const std::vector<gdap_dim>& dims, const gdap_map* map, int64_t rank, int device,
+                  bool fill) {
+  CHECK_GDAP(gdap_array_create(&s.array, kF64, gdap_device{GDAP_DEVICE_CUDA, device}, dims.data(), 2));
+  s.shape.resize(2);
+  CHECK_GDAP(gdap_array_shape(s.shape.data(), s.array));
+  std::vector<double> host(static_cast<size_t>(s.shape[0] * s.shape[1]), fill ? kPoison : kSentinel);
+  for (int64_t i = 0; fill && i < s.shape[0]; ++i) {
+    for (int64_t j = 0; j < s.shape[1]; ++j) {
+      int64_t local[2] = {i, j}, global[2], owner = -1, at[2];
+      CHECK_GDAP(gdap_array_local_to_global(global, s.array, local));
+      CHECK_GDAP(gdap_map_owner(&owner, at, map, global));
+      if (owner == rank && at[0] == i && at[1] == j) {
+        host[static_cast<size_t>(i * s.shape[1] + j)] = static_cast<double>(global[0] * kCols + global[1]);
+      }
+    }
+  }
+  void* data = nullptr;
+  CHECK_GDAP(gdap_array_data(&data, s.array));
+  CHECK_CUDA(cudaSetDevice(device));
+  CHECK_CUDA(cudaMemcpy(data, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice));
+}
+
+// Owned elements hold their global index, padding the sentinel.
+void check_section(const DeviceSection& s, const gdap_map* map, int64_t rank, int64_t& wrong) {
+  std::vector<double> host(static_cast<size_t>(s.shape[0] * s.shape[1]));
+  void* data = nullptr;
+  CHECK_GDAP(gdap_array_data(&data, s.array));
+  CHECK_CUDA(cudaMemcpy(host.data(), data, host.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  for (int64_t i = 0; i < s.shape[0]; ++i) {
+    for (int64_t j = 0; j < s.shape[1]; ++j) {
+      int64_t local[2] = {i, j}, global[2], owner = -1, at[2] = {-1, -1};
+      CHECK_GDAP(gdap_array_local_to_global(global, s.array, local));
+      CHECK_GDAP(gdap_map_owner(&owner, at, map, global));
+      const bool owned = owner == rank && at[0] == i && at[1] == j;
+      const double want = owned ? static_cast<double>(global[0] * kCols + global[1]) : kSentinel;
+      if (host[static_cast<size_t>(i * s.shape[1] + j)] != want) ++wrong;
+    }
+  }
+}
+
+// One rank's whole redistribution on `comm`, its sections on `device`.
+void run_rank(gdap_comm* comm, int64_t rank, int64_t P, int device, const Layout& from, const Layout& to,
+              int64_t& wrong) {
+  const std::vector<gdap_dim> s = from(rank, P), d = to(rank, P);
+  gdap_map *src_map = nullptr, *dst_map = nullptr;
+  CHECK_GDAP(gdap_map_create_collective(&src_map, comm, 2, s.data()));
+  CHECK_GDAP(gdap_map_create_collective(&dst_map, comm, 2, d.data()));
+  gdap_plan* plan = nullptr;
+  CHECK_GDAP(gdap_plan_create(&plan, src_map, dst_map, kF64, rank));
+  DeviceSection src, dst;
+  make_section(src, s, src_map, rank, device, true);
+  make_section(dst, d, dst_map, rank, device, false);
+  CHECK_GDAP(gdap_redistribute(comm, plan, src.array, dst.array));
+  CHECK_GDAP(gdap_redistribute(comm, plan, src.array, dst.array));  // reuses the uploaded copies
+  CHECK_CUDA(cudaDeviceSynchronize());
+  check_section(dst, dst_map, rank, wrong);
+  gdap_plan_destroy(plan);
+  gdap_map_destroy(src_map);
+  gdap_map_destroy(dst_map);
+}
+
+int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
+  return n;
+}
+
+void run_group(const char* mode) {
+  const int gpus = device_count();
+  ASSERT_GT(gpus, 0) << "no CUDA device";
+  setenv("GDAP_GROUP_COPY", mode, 1);
+  constexpr int64_t P = 4;
+  for (const auto& [name, layouts] : cases()) {
+    std::vector<gdap_comm*> comms(P);
+    CHECK_GDAP(gdap_comm_create_group(comms.data(), P));
+    std::vector<int64_t> wrong(P, 0);
+    std::vector<std::thread> threads;
+    for (int64_t r = 0; r < P; ++r) {
+      threads.emplace_back([&, r] {
+        const int device = static_cast<int>(r % gpus);
+        cudaSetDevice(device);
+        run_rank(comms[r], r, P, device, layouts.first, layouts.second, wrong[r]);
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (int64_t r = 0; r < P; ++r) {
+      EXPECT_EQ(wrong[r], 0) << name << " (" << mode << "), rank " << r;
+      gdap_comm_destroy(comms[r]);
+    }
+  }
+  unsetenv("GDAP_GROUP_COPY");
+}
+
+TEST(RedistributeGpu, GroupPull) { run_group("pull"); }
+TEST(RedistributeGpu, GroupPush) { run_group("push"); }
+
+TEST(RedistributeGpu, NcclOneRankPerGpu) {
+  const int gpus = device_count();
+  ASSERT_GT(gpus, 0) << "no CUDA device";
+  std::vector<ncclComm_t> nccl(gpus);
+  ASSERT_EQ(ncclCommInitAll(nccl.data(), gpus, nullptr), ncclSuccess);
+  for (const auto& [name, layouts] : cases()) {
+    std::vector<int64_t> wrong(gpus, 0);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < gpus; ++r) {
+      threads.emplace_back([&, r] {
+        cudaSetDevice(r);
+        cudaStream_t stream = nullptr;
+        cudaStreamCreate(&stream);
+        gdap_comm* comm = nullptr;
+        ASSERT_EQ(gdap_comm_from_nccl(&comm, nccl[r], stream), GDAP_SUCCESS) << gdap_last_error();
+        run_rank(comm, r, gpus, r, layouts.first, layouts.second, wrong[r]);
+        gdap_comm_destroy(comm);
+        cudaStreamDestroy(stream);
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (int r = 0; r < gpus; ++r) EXPECT_EQ(wrong[r], 0) << name << " (nccl), rank " << r;
+  }
+  for (ncclComm_t c : nccl) ncclCommDestroy(c);
+}
+
+// Host and device sections in one group: refused on every rank, nothing moved.
+TEST(RedistributeGpu, MixedMemoriesRefused) {
+  ASSERT_GT(device_count(), 0);
+  constexpr int64_t P = 2;
+  std::vector<gdap_comm*> comms(P);
+  CHECK_GDAP(gdap_comm_create_group(comms.data(), P));
+  std::vector<gdap_status> got(P);
+  std::vector<std::thread> threads;
+  for (int64_t r = 0; r < P; ++r) {
+    threads.emplace_back([&, r] {
+      const std::vector<gdap_dim> dims{block(kRows, P, r), whole(kCols)};
+      gdap_map* map = nullptr;
+      gdap_map_create_collective(&map, comms[r], 2, dims.data());
+      gdap_plan* plan = nullptr;
+      gdap_plan_create(&plan, map, map, kF64, r);
+      const gdap_device where = r == 0 ? gdap_device{GDAP_DEVICE_CPU, 0} : gdap_device{GDAP_DEVICE_CUDA, 0};
+      gdap_array *a = nullptr, *b = nullptr;
+      gdap_array_create(&a, kF64, where, dims.data(), 2);
+      gdap_array_create(&b, kF64, where, dims.data(), 2);
+      got[r] = gdap_redistribute(comms[r], plan, a, b);
+      gdap_array_destroy(a);
+      gdap_array_destroy(b);
+      gdap_plan_destroy(plan);
+      gdap_map_destroy(map);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int64_t r = 0; r < P; ++r) {
+    EXPECT_EQ(got[r], GDAP_ERR_UNSUPPORTED) << "rank " << r;
+    gdap_comm_destroy(comms[r]);
+  }
+}
+
+}  // namespace
