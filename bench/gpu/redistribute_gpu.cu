@@ -151,7 +151,7 @@ double time_mode(const Case& c, int P, const std::function<gdap_comm*(int rank, 
       CK(gdap_map_create_collective(&k.src_map, comm, 2, s.data()));
       CK(gdap_map_create_collective(&k.dst_map, comm, 2, d.data()));
       CK(gdap_plan_create(&k.plan, k.src_map, k.dst_map, kF32, r));
-      gdap_plan_stats st{sizeof st};
+      gdap_plan_stats st = GDAP_PLAN_STATS_INIT;
       CK(gdap_plan_stats_get(&st, k.plan));
       bytes_of[static_cast<size_t>(r)] = st.send_bytes;
       CK(gdap_array_create(&k.src, kF32, gdap_device{GDAP_DEVICE_CUDA, r}, s.data(), 2));

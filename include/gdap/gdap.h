@@ -602,6 +602,9 @@ typedef struct gdap_plan_stats {
   int64_t local_runs;    /**< contiguous runs copied within the rank */
 } gdap_plan_stats;
 
+/** A gdap_plan_stats with struct_size set and every count zero. */
+#define GDAP_PLAN_STATS_INIT {sizeof(gdap_plan_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+
 /** Fills `*stats` (whose struct_size the caller sets) with the plan's counts. O(1). */
 GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan* plan);
 

@@ -1,8 +1,9 @@
 // gdap demo: ranks as threads of one process (the in-process case, host memory) share a 2-d array
 // in block x block layout. Each rank fills its section by global index, hands it out as a DLPack
 // tensor and takes it back without a copy; then the global map finds every element's owner and the
-// value there is checked. One function per step, all state in `Demo`, so later steps
-// (redistribution, GPU memory) slot in between.
+// value there is checked. Last, the ranks redistribute the array to a 2-d block-cyclic layout over
+// an in-process group (on the GPUs when there are any) and check every element they received.
+// One function per step, all state in `Demo`.
 #include "cli/commands.hpp"
 #include "cli/input.hpp"
 #include "cli/report.hpp"
@@ -10,9 +11,15 @@
 #include <dlpack/dlpack.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
 #include <thread>
 #include <vector>
+
+#ifdef GDAP_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
 
 namespace gdap::cli {
 namespace {
@@ -29,11 +36,17 @@ struct Section {  // one rank's state
   const void* reimported = nullptr;   // and after it
   int64_t bytes = 0;
   std::string error;  // a failure on this rank's thread
+  // Step 5: the block-cyclic destination, what the plan moved and how many elements were wrong.
+  std::vector<gdap_dim> cyclic_dims;
+  gdap_plan_stats moved = GDAP_PLAN_STATS_INIT;
+  int64_t wrong_after = 0;
 };
 
 struct Demo {
   DemoOptions options;
   int64_t nranks = 0;
+  int gpus = 0;  // step 5 runs on the GPUs when there are any
+  std::vector<gdap_comm*> comms;  // the in-process group, one per rank
   std::vector<Section> sections;
   MapPtr map{nullptr, gdap_map_destroy};
 };
@@ -156,6 +169,134 @@ int64_t check_every_element(const Demo& d) {
   return wrong;
 }
 
+// Block-cyclic along both axes of the same grid, blocks of about a quarter of a rank's share.
+std::vector<gdap_dim> block_cyclic_dims(const DemoOptions& o, int64_t rank) {
+  const int64_t gr = rank / o.grid_cols, gc = rank % o.grid_cols;
+  const int64_t br = std::max<int64_t>(1, o.rows / (4 * o.grid_rows)), bc = std::max<int64_t>(1, o.cols / (4 * o.grid_cols));
+  const gdap_dim init = GDAP_DIM_INIT;
+  std::vector<gdap_dim> dims(2, init);
+  check(gdap_dim_set_cyclic(&dims[0], o.rows, o.grid_rows, gr, gr * br, br));
+  check(gdap_dim_set_cyclic(&dims[1], o.cols, o.grid_cols, gc, gc * bc, bc));
+  return dims;
+}
+
+ArrayPtr new_section(const std::vector<gdap_dim>& dims, gdap_device where) {
+  gdap_array* raw = nullptr;
+  check(gdap_array_create(&raw, {GDAP_DTYPE_FLOAT, 64, 1}, where, dims.data(), 2));
+  return ArrayPtr(raw, gdap_array_destroy);
+}
+
+// Copies the bytes of one C-contiguous section into another of the same shape (host or device).
+void copy_section(gdap_array* to, const gdap_array* from, int64_t bytes) {
+  void *dst = nullptr, *src = nullptr;
+  check(gdap_array_data(&dst, to));
+  check(gdap_array_data(&src, from));
+#ifdef GDAP_HAVE_CUDA
+  if (cudaMemcpy(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault) != cudaSuccess) {
+    throw Error(GDAP_ERR_DEVICE, "cudaMemcpy of a demo section failed");
+  }
+#else
+  std::memcpy(dst, src, static_cast<size_t>(bytes));
+#endif
+}
+
+// Every element of a host section holds the value of its global index.
+int64_t count_wrong(const gdap_array* array) {
+  int64_t shape[2];
+  void* data = nullptr;
+  check(gdap_array_shape(shape, array));
+  check(gdap_array_data(&data, array));
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < shape[0]; ++i) {
+    for (int64_t j = 0; j < shape[1]; ++j) {
+      const int64_t local[2] = {i, j};
+      int64_t global[2];
+      check(gdap_array_local_to_global(global, array, local));
+      wrong += static_cast<const double*>(data)[i * shape[1] + j] != expected_value(global[0], global[1]);
+    }
+  }
+  return wrong;
+}
+
+// Step 5 (each rank, collectively): global views of both layouts, this rank's plan, and the move
+// itself, on GPU `rank % gpus` when there are GPUs; then the received section is checked.
+void redistribute_rank(Demo& d, int64_t rank) {
+  Section& s = d.sections[static_cast<size_t>(rank)];
+  gdap_comm* comm = d.comms[static_cast<size_t>(rank)];
+  s.cyclic_dims = block_cyclic_dims(d.options, rank);
+  gdap_map *from = nullptr, *to = nullptr;
+  check(gdap_map_create_collective(&from, comm, 2, s.dims.data()));
+  MapPtr from_owner(from, gdap_map_destroy);
+  check(gdap_map_create_collective(&to, comm, 2, s.cyclic_dims.data()));
+  MapPtr to_owner(to, gdap_map_destroy);
+  gdap_plan* plan = nullptr;
+  check(gdap_plan_create(&plan, from, to, {GDAP_DTYPE_FLOAT, 64, 1}, rank));
+  std::unique_ptr<gdap_plan, gdap_status (*)(gdap_plan*)> plan_owner(plan, gdap_plan_destroy);
+  check(gdap_plan_stats_get(&s.moved, plan));
+  ArrayPtr result = new_section(s.cyclic_dims, {GDAP_DEVICE_CPU, 0});
+  int64_t result_shape[2];
+  check(gdap_array_shape(result_shape, result.get()));
+  const int64_t result_bytes = result_shape[0] * result_shape[1] * static_cast<int64_t>(sizeof(double));
+  if (d.gpus == 0) {
+    check(gdap_redistribute(comm, plan, s.array.get(), result.get()));
+  } else {
+#ifdef GDAP_HAVE_CUDA
+    const gdap_device gpu{GDAP_DEVICE_CUDA, static_cast<int32_t>(rank % d.gpus)};
+    cudaSetDevice(gpu.id);
+    ArrayPtr src = new_section(s.dims, gpu), dst = new_section(s.cyclic_dims, gpu);
+    copy_section(src.get(), s.array.get(), s.bytes);
+    check(gdap_redistribute(comm, plan, src.get(), dst.get()));
+    if (cudaDeviceSynchronize() != cudaSuccess) throw Error(GDAP_ERR_DEVICE, "the redistribution kernel failed");
+    check(gdap_comm_barrier(comm));  // peers' kernels may still write into dst until every rank is here
+    copy_section(result.get(), dst.get(), result_bytes);
+    check(gdap_comm_barrier(comm));  // and nobody frees a section a peer's kernel may still use
+#endif
+  }
+  s.wrong_after = count_wrong(result.get());
+}
+
+void run_redistribution(Demo& d) {
+  d.comms.assign(static_cast<size_t>(d.nranks), nullptr);
+  check(gdap_comm_create_group(d.comms.data(), d.nranks));
+  std::vector<std::thread> threads;
+  for (int64_t r = 0; r < d.nranks; ++r) {
+    threads.emplace_back([&d, r] {
+      try {
+        redistribute_rank(d, r);
+      } catch (const std::exception& e) {
+        d.sections[static_cast<size_t>(r)].error = e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (gdap_comm* c : d.comms) gdap_comm_destroy(c);
+  for (size_t r = 0; r < d.sections.size(); ++r) {
+    if (!d.sections[r].error.empty()) throw Error(GDAP_ERR_INTERNAL, fmt::format("rank {}: {}", r, d.sections[r].error));
+  }
+}
+
+int64_t print_redistribution(const Demo& d) {
+  int64_t wrong = 0;
+  for (size_t r = 0; r < d.sections.size(); ++r) {
+    const Section& s = d.sections[r];
+    fmt::print("  rank {:>3}: sent {} messages ({} bytes), received {} ({} bytes), kept {} bytes; {} wrong\n", r,
+               s.moved.send_messages, s.moved.send_bytes, s.moved.recv_messages, s.moved.recv_bytes, s.moved.local_bytes,
+               s.wrong_after);
+    wrong += s.wrong_after;
+  }
+  return wrong;
+}
+
+int gpu_count() {
+#ifdef GDAP_HAVE_CUDA
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
+  return n;
+#else
+  return 0;
+#endif
+}
+
 void print_sharing(const Demo& d) {
   int64_t bytes = 0, kept = 0;
   for (size_t r = 0; r < d.sections.size(); ++r) {
@@ -202,7 +343,13 @@ int run_demo(Demo& d) {
   const int64_t wrong = check_every_element(d);
   fmt::print("step 4  checked all {} elements through the map and the owners' strides: {} wrong\n\n",
              o.rows * o.cols, wrong);
-  const bool ok = wrong == 0 && all_zero_copy(d);
+  d.gpus = gpu_count();
+  run_redistribution(d);
+  fmt::print("step 5  the ranks redistributed the array to 2-d block-cyclic ({}), through an in-process group:\n",
+             d.gpus > 0 ? fmt::format("on {} GPU(s), peer-copy kernels", d.gpus) : "host memory, memcpy");
+  const int64_t wrong_after = print_redistribution(d);
+  fmt::print("  checked every element each rank received: {} wrong\n\n", wrong_after);
+  const bool ok = wrong == 0 && wrong_after == 0 && all_zero_copy(d);
   fmt::print("demo: {}\n", ok ? "OK" : "FAILED");
   return ok ? 0 : 1;
 }
