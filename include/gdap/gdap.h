@@ -577,7 +577,8 @@ typedef struct gdap_plan gdap_plan;
  * runs found by interval arithmetic (never per element for 'b' and 'c'). Any pair of 'b'
  * (irregular, padded: only owned elements move), 'c', block-cyclic and 'u', in any number of
  * dimensions, on grids of different shapes and rank counts (the group is max of both counts).
- * GDAP_ERR_PROTOCOL if the global shapes differ or the source lacks an index the destination owns.
+ * GDAP_ERR_INVALID_ARGUMENT if the global shapes differ, GDAP_ERR_PROTOCOL if the source lacks an
+ * index the destination owns (unstructured dimensions), GDAP_ERR_OUT_OF_RANGE for a bad rank.
  * The maps are borrowed (the plan keeps what it needs). Cost: O(runs and segments this rank
  * meets + messages). On success `*out` is a new plan the caller destroys with gdap_plan_destroy.
  */

@@ -122,11 +122,14 @@ GDAP_API gdap_status gdap_map_create_collective(gdap_map** out, gdap_comm* comm,
       mine = pack_dims(ndim, dims);
     });
     const std::vector<std::string> all = c.allgather(mine);
+    // Rank 0's dimension count is the reference, so every rank reports the same mismatch.
+    int64_t ndim0 = 0;
+    std::memcpy(&ndim0, all[0].data(), sizeof ndim0);  // agree() passed: every rank packed one
     std::vector<gdap_dim> every;
     std::vector<std::vector<int64_t>> storage;
-    every.reserve(static_cast<size_t>(c.size * ndim));
-    for (int64_t r = 0; r < c.size; ++r) unpack_dims(all[static_cast<size_t>(r)], r, ndim, every, storage);
-    *out = new gdap_map(c.size, ndim, every.data());
+    every.reserve(static_cast<size_t>(c.size * ndim0));
+    for (int64_t r = 0; r < c.size; ++r) unpack_dims(all[static_cast<size_t>(r)], r, ndim0, every, storage);
+    *out = new gdap_map(c.size, ndim0, every.data());
   });
 }
 

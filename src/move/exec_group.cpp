@@ -48,9 +48,10 @@ bool push_mode() {
 // The first failing rank's error, or a disagreement about memories: the same verdict on every
 // rank, since each reads the same publications. Empty if the call may go ahead.
 std::optional<Error> verdict(const std::vector<const Published*>& all, int64_t self) {
+  const Published& mine = *all[static_cast<size_t>(self)];
+  if (!mine.error.empty()) return Error(mine.status, mine.error);  // a failing rank reports its own error
   for (size_t r = 0; r < all.size(); ++r) {
     if (all[r]->error.empty()) continue;
-    if (static_cast<int64_t>(r) == self) return Error(all[r]->status, all[r]->error);
     return Error(GDAP_ERR_REMOTE, fmt::format("rank {} failed ({}): {}", r, gdap_status_string(all[r]->status), all[r]->error));
   }
   Memory memory = Memory::none;

@@ -148,26 +148,32 @@ void exchange_alltoallv(const Call& call, MpiScratch& s, MPI_Comm comm) {
   for (const Route& r : s.recvs) run_host_copies(r.copies, s.recv_buffer.data(), dst);
 }
 
-// A derived datatype addressing one message's copies in its section (byte displacements from the
-// section's base: `source` picks the copies' src or dst side).
+// A derived datatype addressing one message's copies in its section: one block per row, at byte
+// displacements from the section's base (`source` picks the copies' src or dst side). Rows are
+// listed one by one rather than as strided vectors: Open MPI reorders a vector with a negative
+// stride (a reversed view), which tests/move caught.
 MPI_Datatype message_type(const Route& r, bool source) {
-  std::vector<MPI_Datatype> rows;
   std::vector<MPI_Aint> displacements;
+  int64_t row_bytes = 0;
+  bool uniform = true;
   for (const Copy2D& c : r.copies) {
-    MPI_Datatype row = MPI_DATATYPE_NULL, strided = MPI_DATATYPE_NULL;
-    if (c.row_bytes > INT_MAX || c.rows > INT_MAX) fail(GDAP_ERR_OVERFLOW, "a run of {} bytes exceeds an MPI count", c.row_bytes);
-    check_mpi(MPI_Type_contiguous(static_cast<int>(c.row_bytes), MPI_BYTE, &row), "MPI_Type_contiguous");
-    check_mpi(MPI_Type_create_hvector(static_cast<int>(c.rows), 1, source ? c.src_pitch : c.dst_pitch, row, &strided),
-              "MPI_Type_create_hvector");
-    MPI_Type_free(&row);
-    rows.push_back(strided);
-    displacements.push_back(source ? c.src : c.dst);
+    if (row_bytes != 0 && c.row_bytes != row_bytes) uniform = false;
+    row_bytes = c.row_bytes;
+    for (int64_t k = 0; k < c.rows; ++k) displacements.push_back((source ? c.src : c.dst) + k * (source ? c.src_pitch : c.dst_pitch));
   }
-  std::vector<int> ones(rows.size(), 1);
+  if (row_bytes > INT_MAX || displacements.size() > static_cast<size_t>(INT_MAX)) {
+    fail(GDAP_ERR_OVERFLOW, "a message of {} runs of {} bytes exceeds an MPI count", displacements.size(), row_bytes);
+  }
   MPI_Datatype type = MPI_DATATYPE_NULL;
-  check_mpi(MPI_Type_create_struct(static_cast<int>(rows.size()), ones.data(), displacements.data(), rows.data(), &type),
-            "MPI_Type_create_struct");
-  for (MPI_Datatype& t : rows) MPI_Type_free(&t);
+  const auto n = static_cast<int>(displacements.size());
+  if (uniform) {
+    check_mpi(MPI_Type_create_hindexed_block(n, static_cast<int>(row_bytes), displacements.data(), MPI_BYTE, &type),
+              "MPI_Type_create_hindexed_block");
+  } else {
+    std::vector<int> lengths;
+    for (const Copy2D& c : r.copies) lengths.insert(lengths.end(), static_cast<size_t>(c.rows), static_cast<int>(c.row_bytes));
+    check_mpi(MPI_Type_create_hindexed(n, lengths.data(), displacements.data(), MPI_BYTE, &type), "MPI_Type_create_hindexed");
+  }
   check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
   return type;
 }
