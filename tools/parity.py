@@ -18,9 +18,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 BINDINGS = ("python", "fortran", "julia")
 
 
-def functions():
+def functions(headers="*.h"):
     names = set()
-    for header in sorted((ROOT / "include" / "gdap").glob("*.h")):
+    for header in sorted((ROOT / "include" / "gdap").glob(headers)):
         text = re.sub(r"/\*.*?\*/", "", header.read_text(), flags=re.S)
         names.update(re.findall(r"GDAP_API\s+[^;{]*?\b(gdap_\w+)\s*\(", text))
     return sorted(names)
@@ -39,7 +39,7 @@ def wrapped():
     swig = read(sorted((ROOT / "bindings" / "python").rglob("*.i")))
     python = set()
     if re.search(r"%include\s+[<\"](gdap/)?gdap\.h[>\"]", swig):
-        python = set(functions()) - set(re.findall(r"%ignore\s+(gdap_\w+)\s*;", swig))
+        python = set(functions("gdap.h")) - set(re.findall(r"%ignore\s+(gdap_\w+)\s*;", swig))
     found["python"] = python
     return found
 

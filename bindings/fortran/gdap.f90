@@ -87,6 +87,10 @@ module gdap
   public :: gdap_array_strides, gdap_array_dtype, gdap_array_device, gdap_array_readonly
   public :: gdap_array_dim, gdap_array_version, gdap_array_global_to_local
   public :: gdap_array_local_to_global
+  public :: gdap_comm_create_group, gdap_comm_from_mpi, gdap_comm_from_nccl, gdap_comm_destroy
+  public :: gdap_comm_rank, gdap_comm_size, gdap_comm_kind_get, gdap_comm_set_stream, gdap_comm_set_timeout
+  public :: gdap_comm_barrier, gdap_map_create_collective, gdap_plan_create, gdap_plan_destroy
+  public :: gdap_plan_stats_get, gdap_redistribute
   ! Fortran conveniences (no C counterpart)
   public :: gdap_error_message, gdap_status_name, gdap_fortran_shape, gdap_array_wrap_fortran
 
@@ -485,6 +489,96 @@ module gdap
       integer(c_int64_t), intent(inout) :: global(*)
       type(c_ptr), value :: array
       integer(c_int64_t), intent(in) :: local(*)
+      integer(c_int) :: s
+    end function
+    ! --- communicators and redistribution (handles are type(c_ptr)) ---
+    function gdap_comm_create_group(comms, nranks) bind(C, name='gdap_comm_create_group') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), intent(inout) :: comms(*)  ! nranks handles, one per rank
+      integer(c_int64_t), value :: nranks
+      integer(c_int) :: s
+    end function
+    function gdap_comm_from_mpi(comm, mpi_comm) bind(C, name='gdap_comm_from_mpi') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: comm
+      integer(c_int), value :: mpi_comm  ! an MPI communicator handle, as Fortran MPI has it
+      integer(c_int) :: s
+    end function
+    function gdap_comm_from_nccl(comm, nccl_comm, stream) bind(C, name='gdap_comm_from_nccl') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: comm
+      type(c_ptr), value :: nccl_comm, stream
+      integer(c_int) :: s
+    end function
+    function gdap_comm_destroy(comm) bind(C, name='gdap_comm_destroy') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: comm
+      integer(c_int) :: s
+    end function
+    function gdap_comm_rank(rank, comm) bind(C, name='gdap_comm_rank') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(inout) :: rank
+      type(c_ptr), value :: comm
+      integer(c_int) :: s
+    end function
+    function gdap_comm_size(size, comm) bind(C, name='gdap_comm_size') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(inout) :: size
+      type(c_ptr), value :: comm
+      integer(c_int) :: s
+    end function
+    function gdap_comm_kind_get(kind, comm) bind(C, name='gdap_comm_kind_get') result(s)
+      import :: c_int, c_ptr
+      integer(c_int), intent(inout) :: kind
+      type(c_ptr), value :: comm
+      integer(c_int) :: s
+    end function
+    function gdap_comm_set_stream(comm, stream) bind(C, name='gdap_comm_set_stream') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: comm, stream
+      integer(c_int) :: s
+    end function
+    function gdap_comm_set_timeout(comm, seconds) bind(C, name='gdap_comm_set_timeout') result(s)
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: comm
+      real(c_double), value :: seconds
+      integer(c_int) :: s
+    end function
+    function gdap_comm_barrier(comm) bind(C, name='gdap_comm_barrier') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: comm
+      integer(c_int) :: s
+    end function
+    function gdap_map_create_collective(map, comm, ndim, dims) bind(C, name='gdap_map_create_collective') result(s)
+      import :: c_int, c_int64_t, c_ptr, gdap_dim
+      type(c_ptr), intent(inout) :: map
+      type(c_ptr), value :: comm
+      integer(c_int64_t), value :: ndim
+      type(gdap_dim), intent(in) :: dims(*)  ! this rank's dictionaries, C order
+      integer(c_int) :: s
+    end function
+    function gdap_plan_create(plan, src, dst, dtype, rank) bind(C, name='gdap_plan_create') result(s)
+      import :: c_int, c_int64_t, c_ptr, gdap_dtype
+      type(c_ptr), intent(inout) :: plan
+      type(c_ptr), value :: src, dst
+      type(gdap_dtype), value :: dtype
+      integer(c_int64_t), value :: rank
+      integer(c_int) :: s
+    end function
+    function gdap_plan_destroy(plan) bind(C, name='gdap_plan_destroy') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int) :: s
+    end function
+    function gdap_plan_stats_get(stats, plan) bind(C, name='gdap_plan_stats_get') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(inout) :: stats(11)  ! gdap_plan_stats: set stats(1) = 88 (its size)
+      type(c_ptr), value :: plan
+      integer(c_int) :: s
+    end function
+    function gdap_redistribute(comm, plan, src, dst) bind(C, name='gdap_redistribute') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: comm, plan, src, dst
       integer(c_int) :: s
     end function
   end interface

@@ -54,9 +54,20 @@ C_TO_JULIA = {
     "struct DLManagedTensor*": HANDLE,
     "struct DLManagedTensorVersioned**": OUT_HANDLE,
     "struct DLManagedTensor**": OUT_HANDLE,
+    "gdap_comm*": HANDLE,
+    "const gdap_comm*": HANDLE,
+    "gdap_comm**": OUT_HANDLE | {"Ptr{Ptr{Cvoid}}"},
+    "gdap_plan*": HANDLE,
+    "const gdap_plan*": HANDLE,
+    "gdap_plan**": OUT_HANDLE,
+    "gdap_map**": OUT_HANDLE,
+    "gdap_comm_kind*": {"Ref{Cint}"},
+    "gdap_plan_stats*": {"Ref{PlanStats}"},
+    "double": {"Cdouble"},
 }
 C_RETURN_TO_JULIA = {"gdap_status": {"Cint"}, "int": {"Cint"}, "const char*": {"Cstring", "Ptr{UInt8}"}}
-STRUCTS = {"Dim": "gdap_dim", "DType": "gdap_dtype", "Device": "gdap_device", "Run": "gdap_run"}
+STRUCTS = {"Dim": "gdap_dim", "DType": "gdap_dtype", "Device": "gdap_device", "Run": "gdap_run",
+           "PlanStats": "gdap_plan_stats"}
 
 
 def normalise(c_type):
@@ -66,7 +77,9 @@ def normalise(c_type):
 
 def c_prototypes():
     """name -> (return type, [parameter types]) for every GDAP_API function of the header."""
-    text = re.sub(r"/\*.*?\*/", "", HEADER.read_text(), flags=re.S)
+    # gdap.h and the engine headers beside it (gdap_mpi.h, gdap_cuda.h).
+    text = re.sub(r"/\*.*?\*/", "", "\n".join(h.read_text() for h in sorted(HEADER.parent.glob("*.h"))), flags=re.S)
+    text = re.sub(r"static inline.*?\n}\n", "", text, flags=re.S)
     protos = {}
     for m in re.finditer(r"GDAP_API\s+([^;{(]*?)\b(gdap_\w+)\s*\(([^)]*)\)\s*;", text):
         ret, name, params = normalise(m.group(1)), m.group(2), m.group(3).strip()

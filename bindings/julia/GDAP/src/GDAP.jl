@@ -483,4 +483,60 @@ function distarray(a::DAPArray)
                             "dim_data" => Tuple(dims))
 end
 
+# ---------------------------------------------------------------------------------------------
+# Communicators and redistribution (gdap.h, gdap_mpi.h, gdap_cuda.h)
+# ---------------------------------------------------------------------------------------------
+
+const COMM_GROUP = Cint(1)
+const COMM_MPI = Cint(2)
+const COMM_NCCL = Cint(3)
+
+"""What one rank's plan moves (C `gdap_plan_stats`); build with `PlanStats()`."""
+struct PlanStats
+    struct_size::Int64
+    rank::Int64
+    nranks::Int64
+    send_messages::Int64
+    recv_messages::Int64
+    send_bytes::Int64
+    recv_bytes::Int64
+    local_bytes::Int64
+    send_runs::Int64
+    recv_runs::Int64
+    local_runs::Int64
+end
+PlanStats() = PlanStats(sizeof(PlanStats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+gdap_comm_create_group(comms::Vector{Ptr{Cvoid}}, nranks) =
+    ccall((:gdap_comm_create_group, libgdap), Cint, (Ptr{Ptr{Cvoid}}, Int64), comms, nranks)
+gdap_comm_destroy(comm::Ptr{Cvoid}) = ccall((:gdap_comm_destroy, libgdap), Cint, (Ptr{Cvoid},), comm)
+gdap_comm_rank(rank::Ref{Int64}, comm::Ptr{Cvoid}) =
+    ccall((:gdap_comm_rank, libgdap), Cint, (Ref{Int64}, Ptr{Cvoid}), rank, comm)
+gdap_comm_size(size::Ref{Int64}, comm::Ptr{Cvoid}) =
+    ccall((:gdap_comm_size, libgdap), Cint, (Ref{Int64}, Ptr{Cvoid}), size, comm)
+gdap_comm_kind_get(kind::Ref{Cint}, comm::Ptr{Cvoid}) =
+    ccall((:gdap_comm_kind_get, libgdap), Cint, (Ref{Cint}, Ptr{Cvoid}), kind, comm)
+gdap_comm_set_stream(comm::Ptr{Cvoid}, stream::Ptr{Cvoid}) =
+    ccall((:gdap_comm_set_stream, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}), comm, stream)
+gdap_comm_set_timeout(comm::Ptr{Cvoid}, seconds::Real) =
+    ccall((:gdap_comm_set_timeout, libgdap), Cint, (Ptr{Cvoid}, Cdouble), comm, seconds)
+gdap_comm_barrier(comm::Ptr{Cvoid}) = ccall((:gdap_comm_barrier, libgdap), Cint, (Ptr{Cvoid},), comm)
+"""Wraps an MPI communicator given as its Fortran handle (MPI.jl: `MPI.Comm_c2f(comm)`)."""
+gdap_comm_from_mpi(out::Ref{Ptr{Cvoid}}, fortran_comm::Integer) =
+    ccall((:gdap_comm_from_mpi, libgdap), Cint, (Ref{Ptr{Cvoid}}, Cint), out, fortran_comm)
+"""Wraps an NCCL communicator (an `ncclComm_t`) and a CUDA stream (`C_NULL`: the default stream)."""
+gdap_comm_from_nccl(out::Ref{Ptr{Cvoid}}, nccl_comm::Ptr{Cvoid}, stream::Ptr{Cvoid}) =
+    ccall((:gdap_comm_from_nccl, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Ptr{Cvoid}), out, nccl_comm, stream)
+gdap_map_create_collective(out::Ref{Ptr{Cvoid}}, comm::Ptr{Cvoid}, ndim, dims::Vector{Dim}) =
+    ccall((:gdap_map_create_collective, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Int64, Ptr{Dim}),
+          out, comm, ndim, dims)
+gdap_plan_create(out::Ref{Ptr{Cvoid}}, src::Ptr{Cvoid}, dst::Ptr{Cvoid}, dtype::DType, rank) =
+    ccall((:gdap_plan_create, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Ptr{Cvoid}, DType, Int64),
+          out, src, dst, dtype, rank)
+gdap_plan_destroy(plan::Ptr{Cvoid}) = ccall((:gdap_plan_destroy, libgdap), Cint, (Ptr{Cvoid},), plan)
+gdap_plan_stats_get(stats::Ref{PlanStats}, plan::Ptr{Cvoid}) =
+    ccall((:gdap_plan_stats_get, libgdap), Cint, (Ref{PlanStats}, Ptr{Cvoid}), stats, plan)
+gdap_redistribute(comm::Ptr{Cvoid}, plan::Ptr{Cvoid}, src::Ptr{Cvoid}, dst::Ptr{Cvoid}) =
+    ccall((:gdap_redistribute, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}), comm, plan, src, dst)
+
 end # module GDAP
