@@ -178,7 +178,8 @@ inline std::vector<Case> cases(int64_t N) {
       {ax(K::block, 10, 1), ax(K::block, 9, 1)});
   add(cat("3d_b_", a, "x1x", b, "_to_c_1x", a, "x", b), {ax(K::block, 6, a), ax(K::block, 5, 1), ax(K::block, 4, b)},
       {ax(K::block, 6, 1), ax(K::cyclic, 5, a), ax(K::cyclic, 4, b)});
-  add(cat("3d_periodic_bc3_u_to_b_1x1x", M), {ax(K::periodic, 6, a), ax(K::block_cyclic, 5, b), ax(K::unstructured, 4, 1)},
+  add(cat("3d_periodic_bc3_u_to_b_1x1x", M),
+      {ax(K::periodic, 6, a), ax(K::block_cyclic, 5, b), ax(K::unstructured, 4, 1)},
       {ax(K::block, 6, 1), ax(K::block, 5, 1), ax(K::block, 4, M)});
   add(cat("3d_irregular_replicas_padded_to_c_1x1x", N),
       {ax(K::irregular, 6, b), ax(K::replicated, 5, a), ax(K::padded, 4, 1)},
@@ -221,7 +222,9 @@ constexpr unsigned char kGapByte = 0xA5;  // bytes between strided elements
 // The value identifying the element of linear global index `linear`: linear + 1, except that
 // uint8 wraps (unique for the < 240 elements of every case here, and never 255 or 249, which are
 // the sentinel and the poison).
-inline int64_t value_of(const Dtype& dt, int64_t linear) { return dt.scalar == Scalar::u8 ? linear % 240 + 1 : linear + 1; }
+inline int64_t value_of(const Dtype& dt, int64_t linear) {
+  return dt.scalar == Scalar::u8 ? linear % 240 + 1 : linear + 1;
+}
 
 inline void store(const Dtype& dt, int64_t v, unsigned char* at) {
   switch (dt.scalar) {
@@ -493,7 +496,8 @@ inline void expect_image(const Section& s, const std::vector<unsigned char>& wan
     const unsigned char* expected = want.data() + s.at(element);
     if (std::memcmp(element, expected, static_cast<size_t>(dt.bytes)) == 0) return;
     if (++wrong <= 3) {
-      report.fail(cat(what, ": local ", tuple_text(local), " holds ", show(dt, element), ", want ", show(dt, expected)));
+      report.fail(
+          cat(what, ": local ", tuple_text(local), " holds ", show(dt, element), ", want ", show(dt, expected)));
     }
   });
   if (wrong > 3) report.fail(cat(what, ": ", wrong, " wrong elements in all"));
@@ -588,7 +592,9 @@ inline void check_stats(const gdap_plan* plan, const gdap_map* dst, int64_t rank
                         const std::string& what, Report& report) {
   gdap_plan_stats s{};
   s.struct_size = sizeof s;
-  if (gdap_plan_stats_get(&s, plan) != GDAP_SUCCESS) return report.fail(cat(what, ": gdap_plan_stats_get: ", gdap_last_error()));
+  if (gdap_plan_stats_get(&s, plan) != GDAP_SUCCESS) {
+    return report.fail(cat(what, ": gdap_plan_stats_get: ", gdap_last_error()));
+  }
   int64_t dst_ranks = 0, owned = 0;
   gdap_map_nranks(&dst_ranks, dst);
   if (rank < dst_ranks) gdap_map_owned_count(&owned, dst, rank);
@@ -664,13 +670,14 @@ inline void run_case(const Case& c, size_t index, int64_t rank, const RankComms&
 // ---- refusals ----
 
 // How one rank spoils an otherwise valid call.
-enum class Spoil { wrong_dtype, wrong_shape, readonly_dst, null_dst, other_ranks_plan };
-constexpr std::array kSpoils = {Spoil::wrong_dtype, Spoil::wrong_shape, Spoil::readonly_dst, Spoil::null_dst,
-                                Spoil::other_ranks_plan};
+enum class Spoil { src_dtype, dst_dtype, wrong_shape, readonly_dst, null_dst, other_ranks_plan };
+constexpr std::array kSpoils = {Spoil::src_dtype,    Spoil::dst_dtype, Spoil::wrong_shape,
+                                Spoil::readonly_dst, Spoil::null_dst,  Spoil::other_ranks_plan};
 
 inline const char* spoil_name(Spoil s) {
   switch (s) {
-    case Spoil::wrong_dtype: return "wrong_dtype";
+    case Spoil::src_dtype: return "source_dtype";
+    case Spoil::dst_dtype: return "destination_dtype";
     case Spoil::wrong_shape: return "wrong_local_shape";
     case Spoil::readonly_dst: return "readonly_destination";
     case Spoil::null_dst: return "null_destination";
@@ -682,7 +689,8 @@ inline const char* spoil_name(Spoil s) {
 // What the spoiling rank's own error must say.
 inline const char* spoil_text(Spoil s) {
   switch (s) {
-    case Spoil::wrong_dtype: return "dtype";
+    case Spoil::src_dtype: return "src has dtype (code 0, 32 bits";
+    case Spoil::dst_dtype: return "dst has dtype (code 0, 32 bits";
     case Spoil::wrong_shape: return "local shape";
     case Spoil::readonly_dst: return "read-only";
     case Spoil::null_dst: return "dst is NULL";
@@ -707,13 +715,15 @@ inline void run_refused(gdap_comm* comm, int64_t rank, int64_t nranks, Spoil spo
     report.fail(cat(what, ": gdap_plan_create: ", gdap_last_error()));
   }
   Section src, dst;
-  make_painted(src, Storage::created, f64, src_layout, rank, true, kPoison, what + ", source", report);
-  const Dtype& dst_dt = spoiled && spoil == Spoil::wrong_dtype ? dtypes()[1] : f64;
+  const Dtype& int32 = dtypes()[1];
+  const Dtype& src_dt = spoiled && spoil == Spoil::src_dtype ? int32 : f64;
+  make_painted(src, Storage::created, src_dt, src_layout, rank, true, kPoison, what + ", source", report);
+  const Dtype& dst_dt = spoiled && spoil == Spoil::dst_dtype ? int32 : f64;
   const Layout other{{mt::block(23 * 3, nranks)}};  // a larger array: another local extent
   const Layout& dst_dims = spoiled && spoil == Spoil::wrong_shape ? other : dst_layout;
   make_painted(dst, Storage::c_order, dst_dt, dst_dims, rank, false, kSentinel, what + ", destination", report,
                spoiled && spoil == Spoil::readonly_dst);
-  const std::vector<unsigned char> before = dst.image();
+  const std::vector<unsigned char> src_before = src.image(), before = dst.image();
   gdap_array* dst_array = spoiled && spoil == Spoil::null_dst ? nullptr : dst.array();
   const gdap_status status = gdap_redistribute(comm, plan.plan, src.array(), dst_array);
   const std::string text = gdap_last_error();
@@ -725,6 +735,7 @@ inline void run_refused(gdap_comm* comm, int64_t rank, int64_t nranks, Spoil spo
     report.fail(cat(what, ": the error does not say what and who: ", text));
   }
   expect_image(dst, before, dst_dt, what + ": the destination changed", report);
+  expect_image(src, src_before, src_dt, what + ": the source changed", report);
 }
 
 // A global view no rank may accept: rank `bad`'s block overlaps its left neighbour's, or `bad`

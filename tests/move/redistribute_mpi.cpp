@@ -113,10 +113,13 @@ int main(int argc, char** argv) {
   MPI_Allreduce(&failures, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(counts, sums, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   for (const std::string& f : report.failures) std::fprintf(stderr, "[rank %d] %s\n", rank, f.c_str());
-  if (report.dropped > 0) std::fprintf(stderr, "[rank %d] ... and %lld more\n", rank, static_cast<long long>(report.dropped));
+  if (report.dropped > 0) {
+    std::fprintf(stderr, "[rank %d] ... and %lld more\n", rank, static_cast<long long>(report.dropped));
+  }
   if (rank == 0) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%d ranks: %lld cases (3 exchange modes), %lld redistributions, %lld elements checked, %lld failures, %.2f s\n",
+    std::printf("%d ranks: %lld cases (3 exchange modes), %lld redistributions, %lld elements checked, "
+                "%lld failures, %.2f s\n",
                 nranks, static_cast<long long>(cases), sums[0], sums[1], total, seconds);
   }
   MPI_Finalize();

@@ -50,7 +50,9 @@ void on_threads(int64_t n, const std::function<void(int64_t)>& body) {
 }
 
 void expect_clean(const std::vector<rt::Report>& reports) {
-  for (size_t r = 0; r < reports.size(); ++r) EXPECT_TRUE(reports[r].ok()) << "rank " << r << ":\n" << reports[r].text();
+  for (size_t r = 0; r < reports.size(); ++r) {
+    EXPECT_TRUE(reports[r].ok()) << "rank " << r << ":\n" << reports[r].text();
+  }
 }
 
 // ---- the table ----
@@ -143,7 +145,8 @@ struct Map {
   rt::MapHandle handle;
   explicit Map(const Layout& layout) {
     const std::vector<gdap_dim> dims = layout.all_dims();
-    EXPECT_EQ(gdap_map_create(&handle.map, layout.nranks(), layout.ndim(), dims.data()), GDAP_SUCCESS) << gdap_last_error();
+    EXPECT_EQ(gdap_map_create(&handle.map, layout.nranks(), layout.ndim(), dims.data()), GDAP_SUCCESS)
+        << gdap_last_error();
   }
   operator const gdap_map*() const { return handle.map; }
 };
@@ -284,12 +287,13 @@ TEST(GroupTimeout, AMissingRankTimesOutAndBreaksTheGroup) {
     EXPECT_TRUE(contains(text[r], rt::cat("rank ", r))) << text[r];
     EXPECT_LT(took[r], 5.0) << "a 0.5 s timeout";
   }
-  // Whoever comes later, the missing rank included, fails at once instead of waiting.
+  // Whoever comes later, the missing rank included (whose own timeout is 20 s), fails at once
+  // instead of waiting.
   for (int64_t r : {missing, int64_t{0}}) {
     const auto start = Clock::now();
     EXPECT_EQ(gdap_comm_barrier(group[r]), GDAP_ERR_TIMEOUT);
     EXPECT_TRUE(contains(gdap_last_error(), "broken")) << gdap_last_error();
-    EXPECT_LT(seconds_since(start), 0.4);
+    EXPECT_LT(seconds_since(start), 5.0);
   }
 }
 
