@@ -5,7 +5,9 @@
 # Python packages go into a virtual environment, .deps/venv (PEP 668 systems refuse pip outside
 # one): apache-tvm-ffi for its DLPack >= 1.0 header (Debian's libdlpack-dev is 0.6, older than
 # DLManagedTensorVersioned; see docs/dependencies.md), numpy and pytest for the Python binding,
-# tree-sitter and tree-sitter-julia for the Julia binding's checks (no Julia runtime needed).
+# tree-sitter and tree-sitter-julia for the Julia binding's checks (no Julia runtime needed), mpi4py
+# for the Python MPI tests, built from source against the system's Open MPI (a binary wheel may
+# carry another MPI, which libgdap, linked with Open MPI, cannot share communicators with).
 # The CUDA toolkit is used from /usr/local/cuda when present; it is never installed here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +41,10 @@ fi
 if ! .deps/venv/bin/python3 -c 'import tvm_ffi, numpy, pytest, swig, tree_sitter, tree_sitter_julia' 2>/dev/null; then
   echo "deps: installing ${python_packages[*]} into .deps/venv"
   .deps/venv/bin/python3 -m pip install -q --disable-pip-version-check "${python_packages[@]}"
+fi
+if ! .deps/venv/bin/python3 -c 'import mpi4py' 2>/dev/null; then
+  echo "deps: building mpi4py against the system MPI into .deps/venv (a few minutes)"
+  .deps/venv/bin/python3 -m pip install -q --disable-pip-version-check --no-binary mpi4py mpi4py
 fi
 
 if [ -x /usr/local/cuda/bin/nvcc ]; then

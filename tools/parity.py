@@ -38,9 +38,10 @@ def wrapped():
     found["julia"] = set(re.findall(r"ccall\(\(:(gdap_\w+)\s*,", julia))
     swig = read(sorted((ROOT / "bindings" / "python").rglob("*.i")))
     python = set()
-    if re.search(r"%include\s+[<\"](gdap/)?gdap\.h[>\"]", swig):
-        python = set(functions("gdap.h")) - set(re.findall(r"%ignore\s+(gdap_\w+)\s*;", swig))
-    found["python"] = python
+    # Every gdap header the interface file %includes is wrapped, less what it %ignores.
+    for header in re.findall(r"%include\s+[<\"](?:gdap/)?(gdap\w*\.h)[>\"]", swig):
+        python |= set(functions(header))
+    found["python"] = python - set(re.findall(r"%ignore\s+(gdap_\w+)\s*;", swig))
     return found
 
 

@@ -1,7 +1,9 @@
-! gdap — Fortran binding of the C ABI (include/gdap/gdap.h) over ISO_C_BINDING.
+! gdap — Fortran binding of the C ABI (include/gdap/gdap.h, gdap_mpi.h, gdap_cuda.h) over
+! ISO_C_BINDING.
 !
 ! Every C function has an interface of the same name and arguments; each returns the
-! gdap_status as integer(c_int) and takes handles (gdap_map, gdap_array) as type(c_ptr).
+! gdap_status as integer(c_int) and takes handles (gdap_map, gdap_array, gdap_comm, gdap_plan)
+! as type(c_ptr).
 ! Out-parameters are intent(inout), not intent(out): gdap leaves them untouched when a call
 ! fails, and intent(out) would let the compiler discard the caller's value before the call.
 ! Index and size arguments are integer(c_int64_t), 0-based like the protocol.
@@ -34,6 +36,9 @@ module gdap
     GDAP_DTYPE_FLOAT = 2, GDAP_DTYPE_BFLOAT = 4, GDAP_DTYPE_COMPLEX = 5, GDAP_DTYPE_BOOL = 6
   integer(c_int32_t), parameter, public :: GDAP_DEVICE_CPU = 1, GDAP_DEVICE_CUDA = 2, &
     GDAP_DEVICE_CUDA_HOST = 3, GDAP_DEVICE_CUDA_MANAGED = 13
+
+  ! gdap_comm_kind: what a communicator moves data with
+  integer(c_int), parameter, public :: GDAP_COMM_GROUP = 1, GDAP_COMM_MPI = 2, GDAP_COMM_NCCL = 3
 
   !> One dimension dictionary; the defaults are GDAP_DIM_INIT. struct_size is the C sizeof
   !> (104 bytes); the test program checks it against c_sizeof.
@@ -69,6 +74,22 @@ module gdap
     integer(c_int32_t) :: type
     integer(c_int32_t) :: id
   end type gdap_device
+
+  !> What one rank's plan moves (gdap_plan_stats). struct_size defaults to the C sizeof (88
+  !> bytes), so a default-initialised value is ready for gdap_plan_stats_get.
+  type, bind(C), public :: gdap_plan_stats
+    integer(c_int64_t) :: struct_size = 88
+    integer(c_int64_t) :: rank = 0
+    integer(c_int64_t) :: nranks = 0
+    integer(c_int64_t) :: send_messages = 0
+    integer(c_int64_t) :: recv_messages = 0
+    integer(c_int64_t) :: send_bytes = 0
+    integer(c_int64_t) :: recv_bytes = 0
+    integer(c_int64_t) :: local_bytes = 0
+    integer(c_int64_t) :: send_runs = 0
+    integer(c_int64_t) :: recv_runs = 0
+    integer(c_int64_t) :: local_runs = 0
+  end type gdap_plan_stats
 
   public :: gdap_status_string, gdap_last_error, gdap_version, gdap_version_string
   public :: gdap_protocol_version_check
@@ -501,7 +522,7 @@ module gdap
     function gdap_comm_from_mpi(comm, mpi_comm) bind(C, name='gdap_comm_from_mpi') result(s)
       import :: c_int, c_ptr
       type(c_ptr), intent(inout) :: comm
-      integer(c_int), value :: mpi_comm  ! an MPI communicator handle, as Fortran MPI has it
+      integer(c_int), value :: mpi_comm  ! an MPI communicator as Fortran MPI has it: INTEGER, or comm%MPI_VAL (mpi_f08)
       integer(c_int) :: s
     end function
     function gdap_comm_from_nccl(comm, nccl_comm, stream) bind(C, name='gdap_comm_from_nccl') result(s)
@@ -571,8 +592,8 @@ module gdap
       integer(c_int) :: s
     end function
     function gdap_plan_stats_get(stats, plan) bind(C, name='gdap_plan_stats_get') result(s)
-      import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), intent(inout) :: stats(11)  ! gdap_plan_stats: set stats(1) = 88 (its size)
+      import :: c_int, c_ptr, gdap_plan_stats
+      type(gdap_plan_stats), intent(inout) :: stats
       type(c_ptr), value :: plan
       integer(c_int) :: s
     end function

@@ -12,7 +12,14 @@
  *    against the ndim the C call will read, so a short sequence is an error, never a read past
  *    its end; arrays of gdap_dim come from sequences of gdap_dim objects;
  *  - gdap_dtype and gdap_device are (code, bits, lanes) and (type, id) tuples;
- *  - raw addresses (gdap_array_wrap's data, gdap_map_owner_batch's arrays and stream) are ints.
+ *  - raw addresses (gdap_array_wrap's data, gdap_map_owner_batch's arrays and stream, CUDA
+ *    streams and NCCL communicators) are ints;
+ *  - communicators and plans are opaque pointer objects like maps; gdap_comm_create_group returns
+ *    a list of nranks of them, gdap_plan_stats_get a dict of the gdap_plan_stats counts;
+ *  - collective calls (and gdap_plan_create) release the GIL while they run: the ranks of an
+ *    in-process group are Python threads that must all be inside the call at once.
+ * gdap_mpi.h and gdap_cuda.h are wrapped too: gdap_comm_from_mpi takes the communicator's Fortran
+ * handle as an int (mpi4py: comm.py2f()), gdap_comm_from_nccl an ncclComm_t address.
  *
  * DLPack capsules follow the Python DLPack specification: an exported tensor is a capsule named
  * "dltensor_versioned" ("dltensor" for the unversioned struct) whose destructor calls the
@@ -27,6 +34,8 @@
 
 %{
 #include <gdap/gdap.h>
+#include <gdap/gdap_cuda.h>
+#include <gdap/gdap_mpi.h>
 #include <dlpack/dlpack.h>
 
 #include <stdlib.h>
@@ -321,11 +330,12 @@ static void gdap_py_owned_tensor_deleter(struct DLManagedTensorVersioned* self) 
 
 %typemap(in, numinputs=0) int64_t* count (int64_t temp), int64_t* extent (int64_t temp),
     int64_t* num_runs (int64_t temp), int64_t* ndim (int64_t temp), int64_t* nranks (int64_t temp),
-    int64_t* rank (int64_t temp) {
+    int64_t* rank (int64_t temp), int64_t* size (int64_t temp) {
   temp = 0;
   $1 = &temp;
 }
-%typemap(argout) int64_t* count, int64_t* extent, int64_t* num_runs, int64_t* ndim, int64_t* nranks, int64_t* rank {
+%typemap(argout) int64_t* count, int64_t* extent, int64_t* num_runs, int64_t* ndim, int64_t* nranks, int64_t* rank,
+    int64_t* size {
   if (gdap_py_append($result, PyLong_FromLongLong((long long)*$1)) != 0) SWIG_fail;
 }
 
@@ -507,7 +517,7 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
 
 /* ---- gdap_map_owner_batch: raw addresses (host or device memory) ------------------------ */
 
-%typemap(in) int64_t* ranks, int64_t* locals, const int64_t* globals, void* stream, void* data {
+%typemap(in) int64_t* ranks, int64_t* locals, const int64_t* globals, void* stream, void* data, void* nccl_comm {
   $1 = $input == Py_None ? NULL : ($1_ltype)PyLong_AsVoidPtr($input);
   if ($1 == NULL && PyErr_Occurred()) {
     PyErr_Clear();
@@ -609,7 +619,8 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
 
 /* ---- handles ------------------------------------------------------------------------------ */
 
-%typemap(in, numinputs=0) gdap_map** out (gdap_map* temp), gdap_array** out (gdap_array* temp) {
+%typemap(in, numinputs=0) gdap_map** out (gdap_map* temp), gdap_array** out (gdap_array* temp),
+    gdap_comm** out (gdap_comm* temp), gdap_plan** out (gdap_plan* temp) {
   temp = NULL;
   $1 = &temp;
 }
@@ -625,6 +636,99 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
     SWIG_fail;
   }
 }
+%typemap(argout) gdap_comm** out {
+  if (gdap_py_append($result, SWIG_NewPointerObj(*$1, $descriptor(gdap_comm*), 0)) != 0) {
+    gdap_comm_destroy(*$1);
+    SWIG_fail;
+  }
+}
+%typemap(argout) gdap_plan** out {
+  if (gdap_py_append($result, SWIG_NewPointerObj(*$1, $descriptor(gdap_plan*), 0)) != 0) {
+    gdap_plan_destroy(*$1);
+    SWIG_fail;
+  }
+}
+
+/* ---- communicators and plans ------------------------------------------------------------ */
+
+/* gdap_comm_create_group: nranks in, a list of nranks communicator handles out. */
+%typemap(in) (gdap_comm** comms, int64_t nranks) {
+  PyObject* index = PyNumber_Index($input);
+  long long n = index != NULL ? PyLong_AsLongLong(index) : -1;
+  Py_XDECREF(index);
+  if (n == -1 && PyErr_Occurred()) SWIG_fail;
+  $2 = (int64_t)n;
+  /* Room for at least one handle, so a bad count reaches gdap, which says what is wrong with it. */
+  $1 = (gdap_comm**)calloc((size_t)(n > 0 ? n : 1), sizeof(gdap_comm*));
+  if ($1 == NULL) {
+    PyErr_NoMemory();
+    SWIG_fail;
+  }
+}
+%typemap(argout) (gdap_comm** comms, int64_t nranks) {
+  PyObject* list = PyList_New(0);
+  for (int64_t r = 0; list != NULL && r < $2; ++r) {
+    if (gdap_py_append(list, SWIG_NewPointerObj($1[r], $descriptor(gdap_comm*), 0)) != 0) Py_CLEAR(list);
+  }
+  if (list == NULL || gdap_py_append($result, list) != 0) {
+    for (int64_t r = 0; r < $2; ++r) gdap_comm_destroy($1[r]); /* the pointer objects never own */
+    SWIG_fail;
+  }
+}
+%typemap(freearg) (gdap_comm** comms, int64_t nranks) {
+  free($1);
+}
+
+%typemap(in, numinputs=0) gdap_comm_kind* kind (gdap_comm_kind temp) {
+  temp = (gdap_comm_kind)0;
+  $1 = &temp;
+}
+%typemap(argout) gdap_comm_kind* kind {
+  if (gdap_py_append($result, PyLong_FromLong((long)*$1)) != 0) SWIG_fail;
+}
+
+%typemap(in, numinputs=0) gdap_plan_stats* stats (gdap_plan_stats temp) {
+  memset(&temp, 0, sizeof temp);
+  temp.struct_size = (int64_t)sizeof temp;
+  $1 = &temp;
+}
+%typemap(argout) gdap_plan_stats* stats {
+  PyObject* d = Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "rank", (long long)$1->rank, "nranks",
+                              (long long)$1->nranks, "send_messages", (long long)$1->send_messages, "recv_messages",
+                              (long long)$1->recv_messages, "send_bytes", (long long)$1->send_bytes, "recv_bytes",
+                              (long long)$1->recv_bytes, "local_bytes", (long long)$1->local_bytes, "send_runs",
+                              (long long)$1->send_runs, "recv_runs", (long long)$1->recv_runs, "local_runs",
+                              (long long)$1->local_runs);
+  if (gdap_py_append($result, d) != 0) SWIG_fail;
+}
+
+/* The dictionaries must number ndim, so gdap never reads past the block. A negative ndim goes
+ * through: gdap refuses it collectively, the other ranks learning which rank it was. */
+%typemap(check) (gdap_comm* comm, int64_t ndim, const gdap_dim* dims) {
+  if ($2 >= 0 && $2 != gdap_py_dims_len($3)) {
+    char message[200];
+    snprintf(message, sizeof message, "dims holds %lld dictionaries but ndim is %lld",
+             (long long)gdap_py_dims_len($3), (long long)$2);
+    gdap_py_raise(GDAP_ERR_INVALID_ARGUMENT, message);
+    SWIG_fail;
+  }
+}
+
+/* Calls that wait for other ranks (or plan at length) run without the GIL: the ranks of an
+ * in-process group are threads of this interpreter, and each must reach the call. */
+%define GDAP_WITHOUT_GIL(NAME)
+%exception NAME {
+  Py_BEGIN_ALLOW_THREADS
+  $action
+  Py_END_ALLOW_THREADS
+}
+%enddef
+GDAP_WITHOUT_GIL(gdap_comm_from_mpi)
+GDAP_WITHOUT_GIL(gdap_comm_destroy)
+GDAP_WITHOUT_GIL(gdap_comm_barrier)
+GDAP_WITHOUT_GIL(gdap_map_create_collective)
+GDAP_WITHOUT_GIL(gdap_plan_create)
+GDAP_WITHOUT_GIL(gdap_redistribute)
 
 /* ---- DLPack -------------------------------------------------------------------------------- */
 
@@ -772,3 +876,5 @@ PyObject* gdap_py_capsule_ndim(PyObject* capsule) {
 
 #define GDAP_API
 %include <gdap/gdap.h>
+%include <gdap/gdap_mpi.h>
+%include <gdap/gdap_cuda.h>

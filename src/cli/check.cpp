@@ -52,6 +52,18 @@ MapPtr checked_map(Input& input) {
   return MapPtr(map, gdap_map_destroy);
 }
 
+MapPtr read_whole_map(const std::string& path, const char* command) {
+  Input input = read_input(path);
+  if (!whole_grid(input)) {
+    check_rank(input.ranks[0], 0);  // an invalid rank says so first
+    throw Error(GDAP_ERR_INVALID_ARGUMENT,
+                fmt::format("'{}' holds one rank's dim_data of a larger grid; {} needs every rank's "
+                            "(a list of dim_data lists, or {{\"ranks\": [...]}})",
+                            path, command));
+  }
+  return checked_map(input);
+}
+
 int run_command(const char* command, const std::function<int()>& body,
                 const std::function<void(const std::string&)>& on_invalid) {
   try {

@@ -14,6 +14,16 @@ int validate(const std::string& path, bool as_json);
 // writes it as SVG.
 int describe(const std::string& path, const std::string& svg_path);
 
+struct PlanOptions {
+  std::string from, to;  // JSON files with every rank's dim_data
+  std::string dtype = "float64";
+  bool per_rank = false;  // one line per rank even for many ranks
+};
+
+// What redistributing an array from one distribution to another moves: messages, bytes and runs
+// sent, received and copied within each rank, their totals and maxima. Computes, moves nothing.
+int plan(const PlanOptions& options);
+
 struct DemoOptions {
   int64_t rows = 12;
   int64_t cols = 16;

@@ -12,7 +12,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -186,19 +185,17 @@ ArrayPtr new_section(const std::vector<gdap_dim>& dims, gdap_device where) {
   return ArrayPtr(raw, gdap_array_destroy);
 }
 
+#ifdef GDAP_HAVE_CUDA
 // Copies the bytes of one C-contiguous section into another of the same shape (host or device).
 void copy_section(gdap_array* to, const gdap_array* from, int64_t bytes) {
   void *dst = nullptr, *src = nullptr;
   check(gdap_array_data(&dst, to));
   check(gdap_array_data(&src, from));
-#ifdef GDAP_HAVE_CUDA
   if (cudaMemcpy(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault) != cudaSuccess) {
     throw Error(GDAP_ERR_DEVICE, "cudaMemcpy of a demo section failed");
   }
-#else
-  std::memcpy(dst, src, static_cast<size_t>(bytes));
-#endif
 }
+#endif
 
 // Every element of a host section holds the value of its global index.
 int64_t count_wrong(const gdap_array* array) {
@@ -234,13 +231,13 @@ void redistribute_rank(Demo& d, int64_t rank) {
   std::unique_ptr<gdap_plan, gdap_status (*)(gdap_plan*)> plan_owner(plan, gdap_plan_destroy);
   check(gdap_plan_stats_get(&s.moved, plan));
   ArrayPtr result = new_section(s.cyclic_dims, {GDAP_DEVICE_CPU, 0});
-  int64_t result_shape[2];
-  check(gdap_array_shape(result_shape, result.get()));
-  const int64_t result_bytes = result_shape[0] * result_shape[1] * static_cast<int64_t>(sizeof(double));
   if (d.gpus == 0) {
     check(gdap_redistribute(comm, plan, s.array.get(), result.get()));
   } else {
 #ifdef GDAP_HAVE_CUDA
+    int64_t result_shape[2];
+    check(gdap_array_shape(result_shape, result.get()));
+    const int64_t result_bytes = result_shape[0] * result_shape[1] * static_cast<int64_t>(sizeof(double));
     const gdap_device gpu{GDAP_DEVICE_CUDA, static_cast<int32_t>(rank % d.gpus)};
     cudaSetDevice(gpu.id);
     ArrayPtr src = new_section(s.dims, gpu), dst = new_section(s.cyclic_dims, gpu);

@@ -29,15 +29,7 @@ std::string axes_note(size_t ndim) {
 
 int describe(const std::string& path, const std::string& svg_path) {
   return run_command("describe", [&] {
-    Input input = read_input(path);
-    if (!whole_grid(input)) {
-      check_rank(input.ranks[0], 0);  // an invalid rank says so first
-      throw Error(GDAP_ERR_INVALID_ARGUMENT,
-                  fmt::format("'{}' holds one rank's dim_data of a larger grid; describe needs every rank's "
-                              "(a list of dim_data lists, or {{\"ranks\": [...]}})",
-                              path));
-    }
-    const MapPtr map = checked_map(input);
+    const MapPtr map = read_whole_map(path, "describe");
     const MapShape shape = map_shape(map.get());
     fmt::print("global shape {}, process grid {} ({} rank{})\n\n{}\n", tuple(shape.global), tuple(shape.grid, " x "),
                shape.nranks, shape.nranks == 1 ? "" : "s", table(summarize(map.get())));

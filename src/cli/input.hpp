@@ -58,6 +58,10 @@ bool whole_grid(const Input& input);
 // Every rank checked per process, aliases resolved, then the global map (the collective check).
 MapPtr checked_map(Input& input);
 
+// The global map of every rank's dim_data in `path` (read_input, then checked_map). A file with
+// one rank's dim_data of a larger grid is refused: `command` needs every rank's.
+MapPtr read_whole_map(const std::string& path, const char* command);
+
 // Runs a subcommand's body and turns what it throws into the exit code: Invalid -> 1 with
 // "invalid: ..." on stderr, GDAP_ERR_IO -> 2, any other failure -> 1 with "gdap COMMAND: ...".
 // `on_invalid` (may be empty) also sees the message of invalid input (for --json output).

@@ -1,4 +1,5 @@
-// The gdap command-line tool: validate and describe distributions (JSON dim_data), and the demo.
+// The gdap command-line tool: validate and describe distributions (JSON dim_data), plan a
+// redistribution between two of them, and the demo.
 // Exit codes: 0 success, 1 invalid input or a failed check, 2 unreadable input or bad usage.
 #include "cli/commands.hpp"
 
@@ -41,6 +42,15 @@ int main(int argc, char** argv) {
   describe->add_option("file", file, "JSON with every rank's dim_data")->required();
   describe->add_option("--svg", svg_path, "Also write the ownership picture as SVG to this file");
 
+  gdap::cli::PlanOptions plan_options;
+  auto* plan = app.add_subcommand("plan", "Count what redistributing an array from one distribution to another moves");
+  plan->add_option("from", plan_options.from, "JSON with every rank's dim_data of the source distribution")->required();
+  plan->add_option("to", plan_options.to, "JSON with every rank's dim_data of the destination distribution")
+      ->required();
+  plan->add_option("--dtype", plan_options.dtype, "Element type (NumPy name: float64, int32, complex128, ...)")
+      ->capture_default_str();
+  plan->add_flag("--per-rank", plan_options.per_rank, "One line per rank even for more than 16 ranks");
+
   gdap::cli::DemoOptions options;
   std::string grid = "2x2";
   auto* demo = app.add_subcommand("demo", "Ranks as threads of one process share a block x block array, zero-copy");
@@ -56,6 +66,7 @@ int main(int argc, char** argv) {
   }
   if (*validate) return gdap::cli::validate(file, as_json);
   if (*describe) return gdap::cli::describe(file, svg_path);
+  if (*plan) return gdap::cli::plan(plan_options);
   if (!parse_grid(grid, options.grid_rows, options.grid_cols)) {
     std::fprintf(stderr, "gdap demo: --grid must be two positive integers like 2x2, not '%s'\n", grid.c_str());
     return 2;

@@ -1,12 +1,16 @@
 ! The Fortran binding, end to end: struct layout, descriptors and their errors, a 2x2 global map
 ! (block x block-cyclic), a Fortran array shared with gdap without a copy (row/column order),
-! and a DLPack round trip. Each call is made in a statement of its own before its results are
-! checked: Fortran may evaluate the operands of .and. in any order. Prints "fortran binding: N passed, M failed"; exits 1 on a failure.
+! a DLPack round trip, and redistribution: plan counts, a group of one rank, and (built with
+! OpenMP) a group of two ranks run as two threads. Each call is made in a statement of its own
+! before its results are checked: Fortran may evaluate the operands of .and. in any order.
+! Prints "fortran binding: N passed, M failed"; exits 1 on a failure.
 program test_fortran
   use, intrinsic :: iso_c_binding
   use gdap
+  !$ use omp_lib, only: omp_get_thread_num
   implicit none
   integer :: passed = 0, failed = 0
+  type(gdap_dtype), parameter :: f64 = gdap_dtype(GDAP_DTYPE_FLOAT, 64_c_int8_t, 1_c_int16_t)
 
   call struct_layout_matches_c()
   call block_dimension_counts()
@@ -14,6 +18,11 @@ program test_fortran
   call map_of_block_by_block_cyclic()
   call fortran_array_shared_without_copy()
   call dlpack_round_trip_keeps_the_pointer()
+  call plan_counts_block_to_cyclic()
+  call plan_refuses_different_global_shapes()
+  call group_of_one_redistributes()
+  call group_of_two_threads_redistributes()
+  call mpi_needs_mpi()
 
   print '(a,i0,a,i0,a)', 'fortran binding: ', passed, ' passed, ', failed, ' failed'
   if (failed > 0) error stop 1
@@ -124,7 +133,6 @@ contains
     type(c_ptr) :: array, data
     integer(c_int64_t) :: fshape(2), local(2), global(2)
     integer :: i, j
-    type(gdap_dtype), parameter :: f64 = gdap_dtype(GDAP_DTYPE_FLOAT, 64_c_int8_t, 1_c_int16_t)
     call rank_dims(3, dims)
     call check(gdap_array_wrap_fortran(array, c_loc(a), f64, dims) == GDAP_SUCCESS, 'wrap a Fortran array')
     do i = 1, 3
@@ -165,5 +173,195 @@ contains
     call check(gdap_array_destroy(array) == GDAP_SUCCESS, 'destroy the original')
     call check(gdap_array_destroy(again) == GDAP_SUCCESS, 'destroy the re-import (memory freed once, now)')
   end subroutine dlpack_round_trip_keeps_the_pointer
+
+  ! Rank r's dictionary for a 10-element vector on 2 ranks: in blocks of 5, or cyclic.
+  subroutine halves(r, d)
+    integer(c_int64_t), intent(in) :: r
+    type(gdap_dim), intent(out) :: d
+    call check(gdap_dim_set_block(d, 10_c_int64_t, 2_c_int64_t, r, 5 * r, 5 * r + 5) == GDAP_SUCCESS, 'set_block')
+  end subroutine halves
+
+  subroutine alternate(r, d)
+    integer(c_int64_t), intent(in) :: r
+    type(gdap_dim), intent(out) :: d
+    call check(gdap_dim_set_cyclic(d, 10_c_int64_t, 2_c_int64_t, r, r, 1_c_int64_t) == GDAP_SUCCESS, 'set_cyclic')
+  end subroutine alternate
+
+  subroutine destroy_maps(from, to)
+    type(c_ptr), intent(in) :: from, to
+    call check(gdap_map_destroy(from) == GDAP_SUCCESS, 'destroy the source map')
+    call check(gdap_map_destroy(to) == GDAP_SUCCESS, 'destroy the destination map')
+  end subroutine destroy_maps
+
+  ! Blocks -> cyclic on 2 ranks: rank 0 keeps 0, 2, 4, sends 1, 3 and receives 6, 8.
+  subroutine plan_counts_block_to_cyclic()
+    type(gdap_dim) :: src(2), dst(2)
+    type(c_ptr) :: from, to, plan
+    type(gdap_plan_stats) :: st
+    integer(c_int64_t) :: r
+    do r = 0, 1
+      call halves(r, src(r + 1))
+      call alternate(r, dst(r + 1))
+    end do
+    call check(gdap_map_create(from, 2_c_int64_t, 1_c_int64_t, src) == GDAP_SUCCESS, 'map of the blocks')
+    call check(gdap_map_create(to, 2_c_int64_t, 1_c_int64_t, dst) == GDAP_SUCCESS, 'map of the cycles')
+    call check(gdap_plan_create(plan, from, to, f64, 0_c_int64_t) == GDAP_SUCCESS, 'plan of rank 0')
+    call check(c_sizeof(st) == 88 .and. st%struct_size == 88, 'gdap_plan_stats is 88 bytes as in C')
+    call check(gdap_plan_stats_get(st, plan) == GDAP_SUCCESS, 'gdap_plan_stats_get')
+    call check(st%rank == 0 .and. st%nranks == 2, 'stats name the rank and the group size')
+    call check(st%send_messages == 1 .and. st%recv_messages == 1, 'one message each way')
+    call check(st%send_bytes == 16 .and. st%recv_bytes == 16 .and. st%local_bytes == 24, &
+               'sends 1 and 3, receives 6 and 8, keeps 0, 2 and 4 (8 bytes each)')
+    call check(st%local_runs == 3, 'kept elements are 3 runs (strided in the source)')
+    call check(gdap_plan_destroy(plan) == GDAP_SUCCESS, 'destroy the plan')
+    call destroy_maps(from, to)
+  end subroutine plan_counts_block_to_cyclic
+
+  subroutine plan_refuses_different_global_shapes()
+    type(gdap_dim) :: a(1), b(1)
+    type(c_ptr) :: from, to, plan
+    call check(gdap_dim_set_block(a(1), 10_c_int64_t, 1_c_int64_t, 0_c_int64_t, 0_c_int64_t, 10_c_int64_t) &
+               == GDAP_SUCCESS, 'set_block 10')
+    call check(gdap_dim_set_block(b(1), 12_c_int64_t, 1_c_int64_t, 0_c_int64_t, 0_c_int64_t, 12_c_int64_t) &
+               == GDAP_SUCCESS, 'set_block 12')
+    call check(gdap_map_create(from, 1_c_int64_t, 1_c_int64_t, a) == GDAP_SUCCESS, 'map of 10')
+    call check(gdap_map_create(to, 1_c_int64_t, 1_c_int64_t, b) == GDAP_SUCCESS, 'map of 12')
+    plan = c_null_ptr
+    call check(gdap_plan_create(plan, from, to, f64, 0_c_int64_t) == GDAP_ERR_INVALID_ARGUMENT, &
+               'sizes 10 and 12 cannot be redistributed')
+    call check(index(gdap_error_message(), 'global shape') > 0, 'the message says why: '//gdap_error_message())
+    call check(.not. c_associated(plan), 'no plan on failure')
+    call destroy_maps(from, to)
+  end subroutine plan_refuses_different_global_shapes
+
+  ! A group of one rank: both maps built collectively, a Fortran array a(6, 4) (C shape 4 x 6, in
+  ! blocks) moved to b(6, 4) (cyclic with blocks of 2 on a grid of one: the same elements).
+  subroutine group_of_one_redistributes()
+    type(c_ptr) :: comms(1), from, to, plan, src, dst
+    type(gdap_dim) :: sdims(2), ddims(2)
+    type(gdap_plan_stats) :: st
+    integer(c_int64_t) :: rank, size, i
+    integer(c_int64_t), parameter :: extent(2) = [4, 6]  ! C order: a(6, 4) is 4 x 6
+    integer(c_int) :: kind
+    real(c_double), target :: a(6, 4), b(6, 4)
+    type(gdap_dtype), parameter :: f32 = gdap_dtype(GDAP_DTYPE_FLOAT, 32_c_int8_t, 1_c_int16_t)
+    call check(gdap_comm_create_group(comms, 1_c_int64_t) == GDAP_SUCCESS, 'group of one rank')
+    call check(gdap_comm_rank(rank, comms(1)) == GDAP_SUCCESS, 'gdap_comm_rank')
+    call check(gdap_comm_size(size, comms(1)) == GDAP_SUCCESS, 'gdap_comm_size')
+    call check(rank == 0 .and. size == 1, 'rank 0 of 1')
+    call check(gdap_comm_kind_get(kind, comms(1)) == GDAP_SUCCESS, 'gdap_comm_kind_get')
+    call check(kind == GDAP_COMM_GROUP, 'an in-process group')
+    call check(gdap_comm_set_timeout(comms(1), 30.0_c_double) == GDAP_SUCCESS, 'set the timeout')
+    call check(gdap_comm_barrier(comms(1)) == GDAP_SUCCESS, 'barrier of one')
+    do i = 1, 2
+      call check(gdap_dim_set_block(sdims(i), extent(i), 1_c_int64_t, 0_c_int64_t, 0_c_int64_t, extent(i)) &
+                 == GDAP_SUCCESS, 'block dictionary')
+      call check(gdap_dim_set_cyclic(ddims(i), extent(i), 1_c_int64_t, 0_c_int64_t, 0_c_int64_t, 2_c_int64_t) &
+                 == GDAP_SUCCESS, 'cyclic dictionary')
+    end do
+    call check(gdap_map_create_collective(from, comms(1), 2_c_int64_t, sdims) == GDAP_SUCCESS, 'collective source map')
+    call check(gdap_map_create_collective(to, comms(1), 2_c_int64_t, ddims) == GDAP_SUCCESS, 'collective destination map')
+    call check(gdap_plan_create(plan, from, to, f64, rank) == GDAP_SUCCESS, 'plan of rank 0')
+    call check(gdap_plan_stats_get(st, plan) == GDAP_SUCCESS, 'stats of a group of one')
+    call check(st%send_messages == 0 .and. st%recv_messages == 0 .and. st%local_bytes == 24 * 8, &
+               'one rank copies everything within itself')
+    a = reshape([(real(i, c_double), i = 1, 24)], [6, 4])
+    b = -1
+    call check(gdap_array_wrap_fortran(src, c_loc(a), f64, sdims) == GDAP_SUCCESS, 'wrap the source')
+    call check(gdap_array_wrap_fortran(dst, c_loc(b), f64, ddims) == GDAP_SUCCESS, 'wrap the destination')
+    call check(gdap_redistribute(comms(1), plan, src, dst) == GDAP_SUCCESS, 'gdap_redistribute')
+    call check(all(b == a), 'every element arrived where it belongs')
+    call check(gdap_array_destroy(dst) == GDAP_SUCCESS, 'destroy the destination')
+    b = -1
+    call check(gdap_array_wrap_fortran(dst, c_loc(b), f32, ddims) == GDAP_SUCCESS, 'wrap it as float32')
+    call check(gdap_redistribute(comms(1), plan, src, dst) == GDAP_ERR_INVALID_ARGUMENT, 'a dtype not the plan''s')
+    call check(index(gdap_error_message(), 'dtype') > 0 .and. all(b == -1), 'refused before moving: ' &
+               //gdap_error_message())
+    call check(gdap_array_destroy(src) == GDAP_SUCCESS, 'destroy the source')
+    call check(gdap_array_destroy(dst) == GDAP_SUCCESS, 'destroy the destination')
+    call check(gdap_plan_destroy(plan) == GDAP_SUCCESS, 'destroy the plan')
+    call destroy_maps(from, to)
+    call check(gdap_comm_destroy(comms(1)) == GDAP_SUCCESS, 'destroy the communicator')
+  end subroutine group_of_one_redistributes
+
+  ! Two ranks as two OpenMP threads, each with its own communicator: blocks -> cyclic. Without
+  ! OpenMP there is one thread, which would wait for its peer until the timeout: skipped.
+  subroutine group_of_two_threads_redistributes()
+    type(c_ptr) :: comms(2)
+    logical :: threads, ok(2)
+    integer :: t
+    threads = .false.
+    !$ threads = .true.
+    if (.not. threads) then
+      print '(a)', 'note: built without OpenMP, the two-rank group is skipped'
+      return
+    end if
+    call check(gdap_comm_create_group(comms, 2_c_int64_t) == GDAP_SUCCESS, 'group of two ranks')
+    ok = .false.
+    t = 0
+    !$omp parallel num_threads(2) private(t)
+    !$ t = omp_get_thread_num() + 1
+    call two_rank_body(comms(t), int(t - 1, c_int64_t), ok(t))
+    !$omp end parallel
+    call check(ok(1), 'rank 0 received its cyclic elements')
+    call check(ok(2), 'rank 1 received its cyclic elements')
+    call check(gdap_comm_destroy(comms(1)) == GDAP_SUCCESS, 'destroy rank 0''s communicator')
+    call check(gdap_comm_destroy(comms(2)) == GDAP_SUCCESS, 'destroy rank 1''s communicator')
+  end subroutine group_of_two_threads_redistributes
+
+  ! ok = ok .and. done, with `done` (a call's outcome) evaluated whatever ok is.
+  subroutine step(done, ok)
+    logical, intent(in) :: done
+    logical, intent(inout) :: ok
+    ok = ok .and. done
+  end subroutine step
+
+  ! One rank's part, on its own thread; `ok` says whether every call and every element was right.
+  ! It calls no check(): the pass and fail counters are not shared between threads. Every
+  ! collective call is made whatever failed before it, so the peer is never left waiting.
+  subroutine two_rank_body(comm, rank, ok)
+    type(c_ptr), intent(in) :: comm
+    integer(c_int64_t), intent(in) :: rank
+    logical, intent(out) :: ok
+    type(gdap_dim) :: sdim(1), ddim(1)
+    type(c_ptr) :: from, to, plan, src, dst
+    real(c_double), target :: a(5), b(5)
+    integer :: k
+    from = c_null_ptr
+    to = c_null_ptr
+    plan = c_null_ptr
+    src = c_null_ptr
+    dst = c_null_ptr
+    ok = .true.
+    call step(gdap_comm_set_timeout(comm, 30.0_c_double) == GDAP_SUCCESS, ok)
+    call step(gdap_dim_set_block(sdim(1), 10_c_int64_t, 2_c_int64_t, rank, 5 * rank, 5 * rank + 5) == GDAP_SUCCESS, ok)
+    call step(gdap_dim_set_cyclic(ddim(1), 10_c_int64_t, 2_c_int64_t, rank, rank, 1_c_int64_t) == GDAP_SUCCESS, ok)
+    call step(gdap_map_create_collective(from, comm, 1_c_int64_t, sdim) == GDAP_SUCCESS, ok)
+    call step(gdap_map_create_collective(to, comm, 1_c_int64_t, ddim) == GDAP_SUCCESS, ok)
+    call step(gdap_plan_create(plan, from, to, f64, rank) == GDAP_SUCCESS, ok)
+    a = [(real(5 * rank + k - 1, c_double), k = 1, 5)]  ! the global index of each element
+    b = -1
+    call step(gdap_array_wrap_fortran(src, c_loc(a), f64, sdim) == GDAP_SUCCESS, ok)
+    call step(gdap_array_wrap_fortran(dst, c_loc(b), f64, ddim) == GDAP_SUCCESS, ok)
+    call step(gdap_redistribute(comm, plan, src, dst) == GDAP_SUCCESS, ok)
+    call step(all(b == [(real(rank + 2 * (k - 1), c_double), k = 1, 5)]), ok)
+    call step(gdap_array_destroy(src) == GDAP_SUCCESS, ok)
+    call step(gdap_array_destroy(dst) == GDAP_SUCCESS, ok)
+    call step(gdap_plan_destroy(plan) == GDAP_SUCCESS, ok)
+    call step(gdap_map_destroy(from) == GDAP_SUCCESS, ok)
+    call step(gdap_map_destroy(to) == GDAP_SUCCESS, ok)
+  end subroutine two_rank_body
+
+  ! gdap_comm_from_mpi takes the communicator's Fortran INTEGER handle. MPI is not initialised
+  ! here (or gdap has no MPI), and gdap says so instead of calling into MPI.
+  subroutine mpi_needs_mpi()
+    type(c_ptr) :: comm
+    integer(c_int) :: status
+    comm = c_null_ptr
+    status = gdap_comm_from_mpi(comm, 0_c_int)
+    call check(status == GDAP_ERR_COMM .or. status == GDAP_ERR_UNSUPPORTED, 'no MPI communicator without MPI: ' &
+               //gdap_status_name(status))
+    call check(.not. c_associated(comm), 'nothing made')
+  end subroutine mpi_needs_mpi
 
 end program test_fortran

@@ -11,13 +11,17 @@ array elements.
   from_dlpack       a LocalArray from a NumPy / CuPy / PyTorch / JAX array (or a capsule)
   empty, wrap       a section gdap allocates / memory the caller owns, at an address
   validate          check one process's dim_data (and shape) against the protocol
-  GlobalMap         every rank's dim_data: owners, local shapes, owned counts and runs
+  GlobalMap         every rank's dim_data: owners, local shapes, owned counts and runs;
+                    GlobalMap.collective(comm, dim_data) builds it from each rank's own
+  Comm, group       communicators: an in-process group of threads (group(n)), MPI (mpi4py), NCCL
+  Plan, redistribute    one rank's part of a redistribution and its collective execution
   Error, ProtocolError, VersionError, ...   one exception class per gdap_status
 
 Order: shapes, indices and dim_data are in C order (row-major), as NumPy and the protocol have them.
 """
 
 from . import _gdap_c
+from ._comm import Comm, group
 from ._dims import (dim_global_to_local, dim_local_extent, dim_local_to_global, dim_owned_count, dim_runs,
                     validate)
 from ._errors import (BufferTooSmallError, CollectiveTimeoutError, CommError, DeviceError, Error, FileIOError,
@@ -25,6 +29,7 @@ from ._errors import (BufferTooSmallError, CollectiveTimeoutError, CommError, De
                       ProtocolError, RemoteError, SizeOverflowError, UnsupportedError, VersionError)
 from ._local import (PROTOCOL_VERSION, LocalArray, empty, from_distarray, from_dlpack, wrap)
 from ._map import GlobalMap, grid_coords_to_rank, grid_rank_to_coords
+from ._redistribute import Plan, redistribute
 
 __version__ = _gdap_c.gdap_version_string()
 
@@ -45,7 +50,7 @@ def library_version():
 __all__ = [
     "LocalArray", "GlobalMap", "from_distarray", "from_dlpack", "empty", "wrap", "validate",
     "protocol_version_check", "library_version", "PROTOCOL_VERSION",
-    "grid_rank_to_coords", "grid_coords_to_rank",
+    "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "redistribute",
     "dim_owned_count", "dim_local_extent", "dim_global_to_local", "dim_local_to_global", "dim_runs",
     "Error", "InvalidArgumentError", "ProtocolError", "VersionError", "SizeOverflowError", "OutOfRangeError",
     "NotFoundError", "BufferTooSmallError", "OutOfMemoryError", "UnsupportedError", "DeviceError", "CommError",

@@ -44,6 +44,27 @@ def _rank_dim_data(item, rank):
     return item, None
 
 
+def _rank_dims(item, rank, local_shape=None):
+    """The Dims of one rank's entry, each {} resolved from its buffer's shape or `local_shape`."""
+    dim_data, shape = _rank_dim_data(item, rank)
+    if local_shape is not None:
+        shape = local_shape
+    dims = dims_from_dim_data(dim_data)
+    for i, dim in enumerate(dims.dims):
+        if dim.dist_type == _c.GDAP_DIST_UNDISTRIBUTED and shape is not None:
+            _c.gdap_dim_set_undistributed(dim, operator.index(shape[i]))
+    return dims
+
+
+def _release_peers(comm):
+    """Makes this rank's gdap_map_create_collective fail (ndim -1), so that the other ranks raise
+    RemoteError naming it instead of waiting for it until the group's timeout."""
+    try:
+        _c.gdap_map_create_collective(comm._h(), -1, [])
+    except Exception:
+        pass  # the expected refusal; the caller raises the error that made this rank give up
+
+
 class GlobalMap(Handle):
     """The global view of one distribution, checked against every cross-process rule.
 
@@ -54,24 +75,34 @@ class GlobalMap(Handle):
     """
 
     def __init__(self, ranks, local_shapes=None):
-        entries = [_rank_dim_data(item, r) for r, item in enumerate(ranks)]
-        if not entries:
+        ranks = list(ranks)
+        if not ranks:
             raise ProtocolError("a distribution needs at least one rank")
-        nranks, ndim = len(entries), len(entries[0][0])
         dims, keep = [], []
-        for r, (dim_data, shape) in enumerate(entries):
-            if local_shapes is not None:
-                shape = local_shapes[r]
-            rank_dims = dims_from_dim_data(dim_data)
-            if len(rank_dims) != ndim:
-                raise ProtocolError("rank %d has %d dimensions but rank 0 has %d" % (r, len(rank_dims), ndim))
-            for i, dim in enumerate(rank_dims.dims):
-                if dim.dist_type == _c.GDAP_DIST_UNDISTRIBUTED and shape is not None:
-                    _c.gdap_dim_set_undistributed(dim, operator.index(shape[i]))
+        for r, item in enumerate(ranks):
+            rank_dims = _rank_dims(item, r, None if local_shapes is None else local_shapes[r])
+            if keep and len(rank_dims) != len(keep[0]):
+                raise ProtocolError("rank %d has %d dimensions but rank 0 has %d" % (r, len(rank_dims), len(keep[0])))
             dims.extend(rank_dims.dims)
             keep.append(rank_dims)
-        handle = _c.gdap_map_create(nranks, ndim, dims)
+        handle = _c.gdap_map_create(len(keep), len(keep[0]), dims)
         self._adopt(handle, _c.gdap_map_destroy)
+
+    @classmethod
+    def collective(cls, comm, local, local_shape=None):
+        """Collective over `comm` (a gdap.Comm): the global view built from each rank's own entry,
+        `local` (a dim_data, a distbuffer, an object with __distarray__, or a LocalArray; each {}
+        resolved from its buffer's shape or `local_shape`). Every rank gets the same map, or the
+        same error naming the offending rank and dimension; a rank whose own entry cannot be read
+        raises its error and the others RemoteError naming it."""
+        try:
+            dims = _rank_dims(local, comm.rank, local_shape)
+        except Exception:
+            _release_peers(comm)
+            raise
+        self = cls.__new__(cls)
+        self._adopt(_c.gdap_map_create_collective(comm._h(), len(dims), dims.dims), _c.gdap_map_destroy)
+        return self
 
     @property
     def ndim(self):

@@ -19,6 +19,7 @@ using Libdl
 export Dim, DType, Device, Run, GDAPError, DAPArray, GlobalMap
 export block, cyclic, unstructured, undistributed, validate, owned_count
 export local_view, distarray, cuda_pointer, owner, destroy!
+export Comm, Plan, PlanStats, group, comm_rank, comm_size, barrier, stats, redistribute!
 
 const libgdap = get(ENV, "GDAP_LIBRARY", "libgdap")
 
@@ -538,5 +539,101 @@ gdap_plan_stats_get(stats::Ref{PlanStats}, plan::Ptr{Cvoid}) =
     ccall((:gdap_plan_stats_get, libgdap), Cint, (Ref{PlanStats}, Ptr{Cvoid}), stats, plan)
 gdap_redistribute(comm::Ptr{Cvoid}, plan::Ptr{Cvoid}, src::Ptr{Cvoid}, dst::Ptr{Cvoid}) =
     ccall((:gdap_redistribute, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}), comm, plan, src, dst)
+
+"""
+One rank's communicator (a `gdap_comm` handle): `group(n)` for an in-process group, `Comm(handle)`
+for an MPI communicator. Collective calls wait inside C, where Julia's garbage collector cannot
+stop the thread: ranks of a group run as Julia threads should keep the collector off
+(`GC.enable(false)`) while they make collective calls, or a collection started by one rank waits
+for a rank that waits for it, until the group's timeout.
+"""
+mutable struct Comm
+    handle::Ptr{Cvoid}
+end
+
+function adopt_comm(handle::Ptr{Cvoid})
+    c = Comm(handle)
+    finalizer(destroy!, c)
+    return c
+end
+
+function destroy!(c::Comm)
+    c.handle == C_NULL || gdap_comm_destroy(c.handle)
+    c.handle = C_NULL
+    return nothing
+end
+
+"""An in-process group of `n` ranks: `comms[r + 1]` is rank `r`'s, for the thread that runs rank `r`."""
+function group(n::Integer)
+    handles = fill(C_NULL, max(n, 1))
+    check(gdap_comm_create_group(handles, n))
+    return [adopt_comm(h) for h in handles[1:n]]
+end
+
+"""
+Wraps an MPI communicator given as its Fortran handle (MPI.jl: `MPI.Comm_c2f(comm)`; an Int32).
+Collective over that communicator; libgdap must use the same MPI library as MPI.jl.
+"""
+function Comm(fortran_handle::Integer)
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(gdap_comm_from_mpi(out, Cint(fortran_handle)))
+    return adopt_comm(out[])
+end
+
+function comm_rank(c::Comm)
+    r = Ref{Int64}(0)
+    check(gdap_comm_rank(r, c.handle))
+    return r[]
+end
+
+function comm_size(c::Comm)
+    n = Ref{Int64}(0)
+    check(gdap_comm_size(n, c.handle))
+    return n[]
+end
+
+"""Collective: returns once every rank has called it."""
+barrier(c::Comm) = check(gdap_comm_barrier(c.handle))
+
+"""Collective: the global view built from each rank's own C-order dictionaries `dims`."""
+function GlobalMap(c::Comm, dims::Vector{Dim})
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(gdap_map_create_collective(out, c.handle, length(dims), dims))
+    map = GlobalMap(out[], length(dims))
+    finalizer(destroy!, map)
+    return map
+end
+
+"""One rank's part of moving an array of element type `T` from map `src` to map `dst`."""
+mutable struct Plan
+    handle::Ptr{Cvoid}
+end
+
+function Plan(src::GlobalMap, dst::GlobalMap, ::Type{T}, rank::Integer) where {T}
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(gdap_plan_create(out, src.handle, dst.handle, DType(T), rank))
+    plan = Plan(out[])
+    finalizer(destroy!, plan)
+    return plan
+end
+
+function destroy!(p::Plan)
+    p.handle == C_NULL || gdap_plan_destroy(p.handle)
+    p.handle = C_NULL
+    return nothing
+end
+
+"""What the plan's rank sends, receives and copies within itself (a `PlanStats`)."""
+function stats(p::Plan)
+    s = Ref(PlanStats())
+    check(gdap_plan_stats_get(s, p.handle))
+    return s[]
+end
+
+"""Collective: moves `src` (this rank's section of the plan's source) into `dst`; returns `dst`."""
+function redistribute!(dst::DAPArray, c::Comm, p::Plan, src::DAPArray)
+    check(gdap_redistribute(c.handle, p.handle, src.handle, dst.handle))
+    return dst
+end
 
 end # module GDAP

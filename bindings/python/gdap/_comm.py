@@ -1,0 +1,109 @@
+"""Comm: one rank's handle on a group of ranks (gdap_comm), and the ways to make one.
+
+  group(n)                   an in-process group: n communicators, one per rank; each rank is a
+                             Python thread making the collective calls with its own Comm
+  Comm.from_mpi(comm)        an mpi4py communicator (or its Fortran handle, an int)
+  Comm.from_nccl(comm, stream)   an NCCL communicator and a CUDA stream, as addresses
+
+Collective calls (barrier, GlobalMap.collective, redistribute) release the GIL while they wait,
+so the threads of a group run them concurrently. Every rank must make the same collective calls
+in the same order; a rank that never arrives makes the others fail after the group's timeout
+(set_timeout, 300 s by default) with CollectiveTimeoutError.
+"""
+
+import operator
+
+from . import _gdap_c as _c
+from ._handle import Handle
+
+_KIND_NAMES = {_c.GDAP_COMM_GROUP: "group", _c.GDAP_COMM_MPI: "mpi", _c.GDAP_COMM_NCCL: "nccl"}
+
+
+class Comm(Handle):
+    """One rank's communicator. Make one with group(), Comm.from_mpi() or Comm.from_nccl().
+
+    Destroyed by close(), at the end of a `with` block, or when collected; the MPI or NCCL
+    communicator it wraps stays the caller's. An MPI one is freed collectively: close it on every
+    rank at the same point (and before MPI is finalised) rather than leaving it to the collector.
+    """
+
+    def __init__(self, handle, keep=None):
+        # Private: `handle` is a new gdap_comm this object takes over; `keep` holds what it
+        # borrows (the NCCL communicator and stream objects) for as long as it lives.
+        self._keep = keep
+        self._adopt(handle, _c.gdap_comm_destroy)
+
+    @classmethod
+    def from_mpi(cls, comm):
+        """Wraps an MPI communicator: an mpi4py Comm (its py2f() handle is used) or a Fortran
+        handle (int). Collective over `comm` (gdap duplicates it). libgdap must be built with the
+        MPI that mpi4py uses; UnsupportedError when it was built without MPI."""
+        handle = comm.py2f() if hasattr(comm, "py2f") else operator.index(comm)
+        return cls(_c.gdap_comm_from_mpi(handle))
+
+    @classmethod
+    def from_nccl(cls, nccl_comm, stream=None):
+        """Wraps an NCCL communicator (an ncclComm_t address, or an object whose `comm` attribute
+        is one, as CuPy's NcclCommunicator) and the CUDA stream its data moves on (see
+        set_stream). Both must outlive the Comm, which keeps a reference to them.
+        UnsupportedError when libgdap was built without NCCL."""
+        address = _address(getattr(nccl_comm, "comm", nccl_comm), "nccl_comm")
+        return cls(_c.gdap_comm_from_nccl(address, _stream_address(stream)), keep=(nccl_comm, stream))
+
+    @property
+    def rank(self):
+        """This rank's number, in [0, size)."""
+        return _c.gdap_comm_rank(self._h())
+
+    @property
+    def size(self):
+        """The number of ranks."""
+        return _c.gdap_comm_size(self._h())
+
+    @property
+    def kind(self):
+        """'group' (in-process threads), 'mpi' or 'nccl'."""
+        return _KIND_NAMES.get(_c.gdap_comm_kind_get(self._h()), "unknown")
+
+    def barrier(self):
+        """Collective: returns once every rank has called it."""
+        _c.gdap_comm_barrier(self._h())
+
+    def set_timeout(self, seconds):
+        """How long (seconds, > 0) this rank of an in-process group waits for the others."""
+        _c.gdap_comm_set_timeout(self._h(), float(seconds))
+
+    def set_stream(self, stream):
+        """The CUDA stream this rank's device work is queued on: None (the legacy default
+        stream), an address (int), or a CuPy / PyTorch stream (its .ptr / .cuda_stream). The
+        stream must outlive its use; the Comm keeps a reference to it."""
+        _c.gdap_comm_set_stream(self._h(), _stream_address(stream))
+        self._stream = stream
+
+    def __repr__(self):
+        if self._handle is None:
+            return "<gdap.Comm (closed)>"
+        return "<gdap.Comm %s rank %d of %d>" % (self.kind, self.rank, self.size)
+
+
+def group(nranks):
+    """An in-process group of `nranks` ranks: a list of Comm, comms[r] for rank r. Run each
+    rank's collective calls on a thread of its own (threading, concurrent.futures)."""
+    return [Comm(handle) for handle in _c.gdap_comm_create_group(operator.index(nranks))]
+
+
+def _address(value, what):
+    if value is None:
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError("%s must be an address (int) or None, not %s" % (what, type(value).__name__)) from None
+
+
+def _stream_address(stream):
+    """A CUDA stream's address from None, an int, a CuPy stream (.ptr) or a PyTorch one (.cuda_stream)."""
+    for attribute in ("ptr", "cuda_stream"):
+        if hasattr(stream, attribute):
+            return _address(getattr(stream, attribute), "stream." + attribute)
+    return _address(stream, "stream")

@@ -1,0 +1,123 @@
+"""Plan and redistribute: moving an array from one distribution to another (gdap_plan_*,
+gdap_redistribute). The planning and the moving are the C library's; this module wraps the
+sections a rank passes (NumPy arrays, DLPack producers, distbuffers) as LocalArrays described
+by the plan's maps, so a caller need not build the dim_data itself."""
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import _gdap_c as _c
+from ._handle import Handle
+from ._local import LocalArray, dtype_to_c, from_distarray, from_dlpack
+from ._map import GlobalMap
+
+
+class Plan(Handle):
+    """One rank's part of moving an array of `dtype` from distribution `src` to distribution
+    `dst` (GlobalMaps of the same global shape, on grids of any shapes and rank counts: the
+    group is the larger count). `rank` is an int or this rank's Comm.
+
+    Read-only and reusable. InvalidArgumentError when the global shapes differ, ProtocolError
+    when the source lacks an index the destination owns, OutOfRangeError for a rank outside the
+    group. `stats` says what the rank sends, receives and copies within itself.
+    """
+
+    def __init__(self, src, dst, dtype, rank):
+        for name, m in (("src", src), ("dst", dst)):
+            if not isinstance(m, GlobalMap):
+                raise TypeError("%s must be a GlobalMap, not %s" % (name, type(m).__name__))
+        rank = rank.rank if hasattr(rank, "rank") else rank
+        self._adopt(_c.gdap_plan_create(src._h(), dst._h(), dtype_to_c(dtype), rank), _c.gdap_plan_destroy)
+        # The C plan keeps what it needs; the maps are kept to describe the sections redistribute wraps.
+        self.src, self.dst = src, dst
+        self._dtype = np.dtype(dtype)
+
+    @property
+    def stats(self):
+        """{'rank', 'nranks', 'send_messages', 'recv_messages', 'send_bytes', 'recv_bytes',
+        'local_bytes', 'send_runs', 'recv_runs', 'local_runs'}: messages and sent bytes leave out
+        the rank's copy within itself (local_*)."""
+        return _c.gdap_plan_stats_get(self._h())
+
+    @property
+    def rank(self):
+        return self.stats["rank"]
+
+    @property
+    def nranks(self):
+        return self.stats["nranks"]
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def src_shape(self):
+        """This rank's local shape in the source distribution; None if it holds nothing there."""
+        return _local_shape(self.src, self.rank)
+
+    @property
+    def dst_shape(self):
+        """This rank's local shape in the destination distribution; None if it holds nothing there."""
+        return _local_shape(self.dst, self.rank)
+
+    def __repr__(self):
+        if self._handle is None:
+            return "<gdap.Plan (closed)>"
+        return "<gdap.Plan rank %d of %d dtype=%s %s -> %s>" % (self.rank, self.nranks, self._dtype,
+                                                                self.src.grid_shape, self.dst.grid_shape)
+
+
+def _local_shape(gmap, rank):
+    return gmap.local_shape(rank) if rank < gmap.nranks else None
+
+
+def _section(x, gmap, rank):
+    """A LocalArray for x as this rank's section of `gmap` (None where the rank holds nothing,
+    which gdap ignores); the bool says whether it was made here (and is to be closed here)."""
+    if x is None or rank >= gmap.nranks or isinstance(x, LocalArray):
+        return x, False
+    if hasattr(x, "__distarray__") or isinstance(x, Mapping):
+        return from_distarray(x), True
+    return from_dlpack(x, gmap.dim_data(rank)), True
+
+
+def redistribute(comm, plan, src, dst):
+    """Collective: moves every owned element of `src` (this rank's section of plan.src) into
+    `dst` (its section of plan.dst), out of place; returns `dst`. Only dst's owned elements are
+    written. Each may be a LocalArray, a distbuffer / __distarray__ producer, or an array (NumPy,
+    CuPy, PyTorch, any DLPack producer) of the rank's local shape, described by the plan's map;
+    None where the rank holds nothing on that side.
+
+    If any rank's arguments are wrong, no rank moves anything: that rank raises its own error
+    and the others RemoteError naming it.
+    """
+    rank = plan.rank
+    failure = None
+    sections = []
+    for x, gmap in ((src, plan.src), (dst, plan.dst)):
+        try:
+            sections.append(_section(x, gmap, rank))
+        except Exception as e:
+            # The call still goes ahead, with no section on that side: gdap then fails on every
+            # rank, naming this one, instead of leaving the others to wait for it.
+            failure = failure or e
+            sections.append((None, False))
+    try:
+        _c.gdap_redistribute(comm._h(), plan._h(), _handle(sections[0][0]), _handle(sections[1][0]))
+    except Exception:
+        if failure is None:
+            raise
+    finally:
+        for section, made_here in sections:
+            if made_here:
+                section.close()
+    if failure is not None:
+        raise failure
+    return dst
+
+
+def _handle(section):
+    return None if section is None else section._h()
+
