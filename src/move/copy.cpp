@@ -28,6 +28,32 @@ std::vector<Dim> merged(std::span<const int64_t> extent, std::span<const int64_t
   return dims;
 }
 
+// Appends `c` to `out`, folding it into the last copy when the two are one: a row that continues
+// the last single row on both sides lengthens it, and a row one pitch after the last copy's rows on
+// both sides adds a row to it. A message of consecutive blocks then becomes one run (sent without
+// packing) or one strided copy, not one copy per block.
+void append_merged(std::vector<Copy2D>& out, const Copy2D& c) {
+  if (!out.empty() && c.rows == 1) {
+    Copy2D& last = out.back();
+    if (last.rows == 1 && c.src == last.src + last.row_bytes && c.dst == last.dst + last.row_bytes) {
+      last.row_bytes += c.row_bytes;
+      last.src_pitch = last.dst_pitch = last.row_bytes;
+      return;
+    }
+    if (last.row_bytes == c.row_bytes) {
+      const int64_t src_pitch = last.rows == 1 ? c.src - last.src : last.src_pitch;
+      const int64_t dst_pitch = last.rows == 1 ? c.dst - last.dst : last.dst_pitch;
+      if (c.src == last.src + last.rows * src_pitch && c.dst == last.dst + last.rows * dst_pitch) {
+        last.src_pitch = src_pitch;
+        last.dst_pitch = dst_pitch;
+        ++last.rows;
+        return;
+      }
+    }
+  }
+  out.push_back(c);
+}
+
 }  // namespace
 
 void box_copies(std::span<const int64_t> extent, int64_t src, std::span<const int64_t> src_strides, int64_t dst,
@@ -70,6 +96,7 @@ void message_copies(const RankPlan& plan, Part part, const Message& m, const Sid
                     int64_t element_size, std::vector<Copy2D>& out) {
   const auto n = static_cast<size_t>(plan.ndim());
   std::vector<int64_t> compact(n);
+  std::vector<Copy2D> block;
   plan.for_each_block(part, m, [&](const Block& b) {
     int64_t stride = 1;
     for (size_t i = n; i-- > 0;) {
@@ -89,7 +116,9 @@ void message_copies(const RankPlan& plan, Part part, const Message& m, const Sid
     int64_t src = 0, dst = 0;
     const auto ss = place(from, src);
     const auto ds = place(to, dst);
-    box_copies(b.extent, src, ss, dst, ds, element_size, out);
+    block.clear();
+    box_copies(b.extent, src, ss, dst, ds, element_size, block);
+    for (const Copy2D& c : block) append_merged(out, c);
   });
 }
 

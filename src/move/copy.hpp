@@ -33,7 +33,8 @@ struct Side {
 void box_copies(std::span<const int64_t> extent, int64_t src, std::span<const int64_t> src_strides, int64_t dst,
                 std::span<const int64_t> dst_strides, int64_t element_size, std::vector<Copy2D>& out);
 
-// Copies that move message `m` of `part` from side `from` to side `to`; appended to `out`.
+// Copies that move message `m` of `part` from side `from` to side `to`; appended to `out`, with
+// copies that continue one another (consecutive blocks) merged.
 void message_copies(const RankPlan& plan, Part part, const Message& m, const Side& from, const Side& to,
                     int64_t element_size, std::vector<Copy2D>& out);
 

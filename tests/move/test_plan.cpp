@@ -6,6 +6,7 @@
 #include "move_layouts.hpp"
 
 #include "core/error.hpp"
+#include "move/copy.hpp"
 #include "move/plan.hpp"
 
 #include <gtest/gtest.h>
@@ -299,6 +300,41 @@ TEST(PlanStats, Block2x2To1x4ColumnsOf4x4Float32) {
   EXPECT_EQ(s.ranks[0].recv_messages, 1);  // column 0: rows 2-3 come from rank 2
   EXPECT_EQ(s.max.send_messages, 2);
   EXPECT_EQ(s.max.recv_bytes, 16);  // columns 1 and 2 arrive in two halves from two other ranks
+}
+
+// Copy programs of cyclic rows -> row blocks (64 x 8 float64 over 4 ranks): rank 0 sends rank 1
+// (rows 16-31) global rows 16, 20, 24 and 28, its local rows 4-7, one after another, which land 4
+// rows apart in rank 1's section. The message is 4 one-row blocks; they merge into one run on the
+// send side (sent without packing) and one strided copy of 4 rows on the receive side.
+TEST(MessageCopies, ConsecutiveBlocksMergeIntoOneRunOrOneStridedCopy) {
+  Planned p({{mt::cyclic(64, 4, 1), mt::block(8, 1)}}, {{mt::block(64, 4), mt::block(8, 1)}});
+  const int64_t row_bytes = 8 * 8;
+  const std::vector<int64_t> section_strides{8, 1};
+  const gdap::move::Side section_from{gdap::move::Side::source, section_strides};
+  const gdap::move::Side section_to{gdap::move::Side::destination, section_strides};
+  const gdap::move::Side packed{gdap::move::Side::packed, {}};
+
+  const RankPlan sender = p.planner.plan_rank(0);
+  const auto& to1 = sender.messages(Part::send)[0];
+  ASSERT_EQ(to1.peer, 1);
+  EXPECT_EQ(to1.blocks, 4);
+  std::vector<gdap::move::Copy2D> send;
+  gdap::move::message_copies(sender, Part::send, to1, section_from, packed, 8, send);
+  ASSERT_TRUE(gdap::move::single_run(send));
+  EXPECT_EQ(send[0].src, 4 * row_bytes);  // local row 4: global row 16
+  EXPECT_EQ(send[0].row_bytes, 4 * row_bytes);
+
+  const RankPlan receiver = p.planner.plan_rank(1);
+  const auto& from0 = receiver.messages(Part::recv)[0];
+  ASSERT_EQ(from0.peer, 0);
+  std::vector<gdap::move::Copy2D> recv;
+  gdap::move::message_copies(receiver, Part::recv, from0, packed, section_to, 8, recv);
+  ASSERT_EQ(recv.size(), 1u);
+  EXPECT_EQ(recv[0].rows, 4);
+  EXPECT_EQ(recv[0].row_bytes, row_bytes);
+  EXPECT_EQ(recv[0].src_pitch, row_bytes);
+  EXPECT_EQ(recv[0].dst_pitch, 4 * row_bytes);
+  EXPECT_EQ(recv[0].dst, 0);  // global row 16 is rank 1's local row 0
 }
 
 TEST(PlanStats, SameLayoutIsOneLocalRunPerRank) {
