@@ -30,6 +30,17 @@ cmake --build build -j"$jobs"
 echo "== tests"
 run_ctest --test-dir build --output-on-failure -LE gpu -j"$jobs"
 
+# `pip install .` (pyproject.toml, scikit-build-core) into a fresh virtual environment, then the
+# Python suite against that installed package, not the build tree.
+echo "== pip install . into a fresh virtual environment (build-pip/venv), and the Python suite against it"
+rm -rf build-pip && python3 -m venv build-pip/venv
+build-pip/venv/bin/python3 -m pip install -q --disable-pip-version-check . pytest
+log=$(mktemp)
+(cd build-pip && venv/bin/python3 -c 'import gdap; print("installed gdap", gdap.__version__, "at", gdap.__file__)' &&
+  venv/bin/python3 ../docs/examples/redistribute_threads.py && venv/bin/python3 -m pytest -p no:cacheprovider -q -m "not gpu" ../tests/python) 2>&1 | tee "$log"
+passed=$((passed + $(sed -n 's/^\([0-9]*\) passed.*/\1/p' "$log" | tail -1)))
+rm -f "$log"
+
 # The sanitizer build leaves CUDA out: the CUDA runtime and ASan's shadow memory do not mix, and
 # building without CUDA also tests that every CUDA request fails cleanly with GDAP_ERR_UNSUPPORTED.
 # It leaves the Python extension out too: an uninstrumented interpreter cannot load ASan first,

@@ -10,7 +10,7 @@ if(NOT GDAP_WITH_PYTHON STREQUAL "OFF")
   find_package(Python3 COMPONENTS Interpreter Development.Module QUIET)
   if(NOT Python3_Interpreter_FOUND OR NOT Python3_Development.Module_FOUND)
     list(APPEND _gdap_python_missing "Python 3 interpreter and headers (python3-dev)")
-  else()
+  elseif(NOT SKBUILD)  # pip installs NumPy as the package's dependency, after the build
     execute_process(COMMAND ${Python3_EXECUTABLE} -c "import numpy; print(numpy.__version__)"
                     OUTPUT_VARIABLE GDAP_NUMPY_VERSION OUTPUT_STRIP_TRAILING_WHITESPACE
                     RESULT_VARIABLE _gdap_numpy_rc ERROR_QUIET)
