@@ -548,7 +548,12 @@ GDAP_API gdap_status gdap_comm_kind_get(gdap_comm_kind* kind, const gdap_comm* c
  */
 GDAP_API gdap_status gdap_comm_set_stream(gdap_comm* comm, void* stream);
 
-/** How long (seconds, > 0) a rank of an in-process group waits for the others. Not collective. */
+/**
+ * How long (seconds, > 0; INFINITY for ever) this rank waits for the others at a collective call
+ * of an in-process group or an MPI communicator before it returns GDAP_ERR_TIMEOUT and the
+ * communicator breaks (300 s by default). Not collective. An NCCL communicator keeps NCCL's own
+ * behaviour: the setting is accepted and has no effect there.
+ */
 GDAP_API gdap_status gdap_comm_set_timeout(gdap_comm* comm, double seconds);
 
 /** Collective: returns once every rank has called it. */

@@ -6,6 +6,10 @@
 
 namespace gdap {
 
+namespace {
+constexpr double kForever = 1e9;  // seconds: longer timeouts wait without a limit
+}  // namespace
+
 void Group::barrier(int64_t rank, double timeout) {
   std::unique_lock lock(mutex_);
   if (broken_) {
@@ -18,8 +22,13 @@ void Group::barrier(int64_t rank, double timeout) {
     changed_.notify_all();
     return;
   }
-  const auto limit = std::chrono::duration<double>(timeout);
-  const bool released = changed_.wait_for(lock, limit, [&] { return generation_ != generation || broken_; });
+  const auto arrived = [&] { return generation_ != generation || broken_; };
+  bool released = true;
+  if (timeout > kForever) {
+    changed_.wait(lock, arrived);  // INFINITY (or years): a duration that long overflows the clock
+  } else {
+    released = changed_.wait_for(lock, std::chrono::duration<double>(timeout), arrived);
+  }
   if (released && generation_ != generation) return;
   const int64_t waiting = arrived_;
   broken_ = true;

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 
+#include <chrono>
 #include <climits>
 
 namespace gdap {
@@ -19,31 +20,115 @@ void check_mpi(int code, const char* what) {
 MpiComm::~MpiComm() {
   int finalized = 1;
   MPI_Finalized(&finalized);
+  if (broken_) {
+    // Abandoned operations may still read or write the scratch buffers and use the communicator:
+    // both are left to the end of the process (or MPI_Abort) rather than freed under MPI's feet.
+    static_cast<void>(scratch.release());
+    static_cast<void>(new std::vector<std::shared_ptr<void>>(std::move(abandoned_)));
+    return;
+  }
   if (!finalized) MPI_Comm_free(&comm_);
 }
 
+void MpiComm::set_timeout(double seconds) {
+  gdap_comm::set_timeout(seconds);
+  timeout_ = seconds;
+}
+
+void MpiComm::check_usable() const {
+  if (broken_) {
+    fail(GDAP_ERR_TIMEOUT, "rank {}: the MPI communicator is broken: an earlier collective call timed out", rank);
+  }
+}
+
+namespace {
+
+// Tries to complete `requests` for up to `seconds`; true when all did.
+bool test_for(std::span<MPI_Request> requests, double seconds, const char* what) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    int done = 0;
+    check_mpi(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE), what);
+    if (done) return true;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) return false;
+  }
+}
+
+// Cancels what is still pending (a receive that matched nothing is withdrawn, so it never writes
+// into a caller's buffer; MPI may ignore a send's cancellation), waits briefly for the cancellations
+// and frees what is left.
+void withdraw(std::span<MPI_Request> requests) {
+  for (MPI_Request& r : requests) {
+    if (r != MPI_REQUEST_NULL) MPI_Cancel(&r);
+  }
+  try {
+    if (test_for(requests, 1.0, "MPI_Testall")) return;
+  } catch (const Error&) {
+  }
+  for (MPI_Request& r : requests) {
+    if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+  }
+}
+
+}  // namespace
+
+void MpiComm::wait(std::span<MPI_Request> requests, const char* what, bool point_to_point,
+                   std::shared_ptr<void> keep) {
+  if (test_for(requests, timeout_, what)) return;
+  broken_ = true;
+  // A nonblocking collective can be neither cancelled nor freed: it stays with MPI.
+  if (point_to_point) withdraw(requests);
+  if (keep) abandoned_.push_back(std::move(keep));
+  fail(GDAP_ERR_TIMEOUT,
+       "rank {}: {} did not complete within the communicator's timeout ({} s): another rank did not make the same "
+       "call (it failed, returned early or hangs); the communicator is broken from now on",
+       rank, what, timeout_);
+}
+
 std::vector<std::string> MpiComm::allgather(std::string_view mine) {
+  check_usable();
   if (mine.size() > static_cast<size_t>(INT_MAX)) fail(GDAP_ERR_OVERFLOW, "{} bytes to allgather exceed an MPI count", mine.size());
   const int n = static_cast<int>(size);
-  std::vector<int> counts(static_cast<size_t>(n)), displs(static_cast<size_t>(n));
-  int count = static_cast<int>(mine.size());
-  check_mpi(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_), "MPI_Allgather");
+  // The buffers live on the heap: if a rank never arrives they stay with the abandoned operation.
+  struct Buffers {
+    int count = 0;
+    std::vector<int> counts, displs;
+    std::string mine, all;
+  };
+  auto b = std::make_shared<Buffers>();
+  b->counts.resize(static_cast<size_t>(n));
+  b->displs.resize(static_cast<size_t>(n));
+  b->mine = mine;
+  b->count = static_cast<int>(mine.size());
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Iallgather(&b->count, 1, MPI_INT, b->counts.data(), 1, MPI_INT, comm_, &request), "MPI_Iallgather");
+  wait({&request, 1}, "MPI_Iallgather", false, b);
   int64_t total = 0;
   for (int r = 0; r < n; ++r) {
     if (total > INT_MAX) fail(GDAP_ERR_OVERFLOW, "more than {} bytes to allgather", INT_MAX);
-    displs[static_cast<size_t>(r)] = static_cast<int>(total);
-    total += counts[static_cast<size_t>(r)];
+    b->displs[static_cast<size_t>(r)] = static_cast<int>(total);
+    total += b->counts[static_cast<size_t>(r)];
   }
   if (total > INT_MAX) fail(GDAP_ERR_OVERFLOW, "{} bytes to allgather exceed an MPI count", total);
-  std::string all(static_cast<size_t>(total), '\0');
-  check_mpi(MPI_Allgatherv(mine.data(), count, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, comm_),
-            "MPI_Allgatherv");
+  b->all.assign(static_cast<size_t>(total), '\0');
+  check_mpi(MPI_Iallgatherv(b->mine.data(), b->count, MPI_BYTE, b->all.data(), b->counts.data(), b->displs.data(),
+                           MPI_BYTE, comm_, &request),
+            "MPI_Iallgatherv");
+  wait({&request, 1}, "MPI_Iallgatherv", false, b);
   std::vector<std::string> out;
-  for (int r = 0; r < n; ++r) out.push_back(all.substr(static_cast<size_t>(displs[r]), static_cast<size_t>(counts[r])));
+  for (int r = 0; r < n; ++r) {
+    out.push_back(b->all.substr(static_cast<size_t>(b->displs[static_cast<size_t>(r)]),
+                                static_cast<size_t>(b->counts[static_cast<size_t>(r)])));
+  }
   return out;
 }
 
-void MpiComm::barrier() { check_mpi(MPI_Barrier(comm_), "MPI_Barrier"); }
+void MpiComm::barrier() {
+  check_usable();
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
+  wait({&request, 1}, "MPI_Ibarrier", false);
+}
 
 }  // namespace gdap
 

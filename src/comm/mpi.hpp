@@ -1,10 +1,18 @@
 // gdap communicators over MPI: a duplicate of the caller's communicator, so gdap's messages never
 // match the caller's, with errors returned (not fatal) and turned into GDAP_ERR_COMM.
+//
+// Every wait is bounded: gdap posts nonblocking operations and polls them until the
+// communicator's timeout (gdap_comm_set_timeout, 300 s by default). A rank that never makes the
+// matching call then costs the others GDAP_ERR_TIMEOUT, not a hang; the communicator is broken from
+// then on (every later call fails at once), since abandoned operations may still be pending in MPI.
+// gdap never calls MPI_Abort: the application decides (see docs/api.md, "Faults").
 #pragma once
 
 #include "comm/comm.hpp"
 
 #include <mpi.h>
+
+#include <span>
 
 namespace gdap {
 
@@ -15,10 +23,23 @@ class MpiComm final : public gdap_comm {
   gdap_comm_kind kind() const override { return GDAP_COMM_MPI; }
   std::vector<std::string> allgather(std::string_view mine) override;
   void barrier() override;
+  void set_timeout(double seconds) override;
   MPI_Comm handle() const { return comm_; }
+
+  // Throws GDAP_ERR_TIMEOUT if an earlier call timed out.
+  void check_usable() const;
+  // Polls `requests` until all complete, or until the timeout: then what can be cancelled is
+  // (receives, so that nothing lands in a caller's buffer later), point-to-point requests are freed,
+  // collective ones are left to MPI, `keep` is kept alive with the communicator (buffers MPI may
+  // still use), the communicator breaks and GDAP_ERR_TIMEOUT names `what`.
+  void wait(std::span<MPI_Request> requests, const char* what, bool point_to_point,
+            std::shared_ptr<void> keep = nullptr);
 
  private:
   MPI_Comm comm_;
+  double timeout_ = 300;
+  bool broken_ = false;
+  std::vector<std::shared_ptr<void>> abandoned_;  // what abandoned operations may still touch
 };
 
 // Throws GDAP_ERR_COMM naming `what` and MPI's message when `code` is not MPI_SUCCESS.

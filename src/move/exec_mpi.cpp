@@ -94,7 +94,8 @@ void post_pieces(char* data, int64_t bytes, Post&& post) {
   for (int64_t at = 0; at < bytes; at += kPiece) post(data + at, static_cast<int>(std::min(kPiece, bytes - at)));
 }
 
-void exchange_p2p(const Call& call, MpiScratch& s, MPI_Comm comm) {
+void exchange_p2p(const Call& call, MpiScratch& s, MpiComm& mpi) {
+  const MPI_Comm comm = mpi.handle();
   const char* src = call.src ? static_cast<const char*>(call.src->data()) : nullptr;
   char* dst = call.dst ? static_cast<char*>(call.dst->data()) : nullptr;
   std::vector<MPI_Request> requests;
@@ -113,7 +114,7 @@ void exchange_p2p(const Call& call, MpiScratch& s, MPI_Comm comm) {
     });
   }
   run_host_copies(s.local, src, dst);
-  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  mpi.wait(requests, "the point-to-point exchange", true);
   for (const Route& r : s.recvs) {
     if (!r.direct) run_host_copies(r.copies, s.recv_buffer.data(), dst);
   }
@@ -131,19 +132,28 @@ bool alltoallv_counts(const std::vector<Route>& routes, int n, std::vector<int>&
   return true;
 }
 
-void exchange_alltoallv(const Call& call, MpiScratch& s, MPI_Comm comm) {
+void exchange_alltoallv(const Call& call, MpiScratch& s, MpiComm& mpi) {
+  const MPI_Comm comm = mpi.handle();
   const int n = static_cast<int>(call.comm.size);
-  std::vector<int> sc, sd, rc, rd;
+  // On the heap: an abandoned MPI_Ialltoallv (a rank that never came) may still read them.
+  struct Counts {
+    std::vector<int> sc, sd, rc, rd;
+    int fits = 0;
+  };
+  auto c = std::make_shared<Counts>();
   // Every rank must take the same branch: ask whether any rank's counts overflow.
-  int fits = alltoallv_counts(s.sends, n, sc, sd) && alltoallv_counts(s.recvs, n, rc, rd);
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
-  if (!fits) return exchange_p2p(call, s, comm);
+  c->fits = alltoallv_counts(s.sends, n, c->sc, c->sd) && alltoallv_counts(s.recvs, n, c->rc, c->rd);
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Iallreduce(MPI_IN_PLACE, &c->fits, 1, MPI_INT, MPI_MIN, comm, &request), "MPI_Iallreduce");
+  mpi.wait({&request, 1}, "MPI_Iallreduce", false, c);
+  if (!c->fits) return exchange_p2p(call, s, mpi);
   const char* src = call.src ? static_cast<const char*>(call.src->data()) : nullptr;
   char* dst = call.dst ? static_cast<char*>(call.dst->data()) : nullptr;
   for (const Route& r : s.sends) run_host_copies(r.copies, src, s.send_buffer.data());
-  check_mpi(MPI_Alltoallv(s.send_buffer.data(), sc.data(), sd.data(), MPI_BYTE, s.recv_buffer.data(), rc.data(),
-                          rd.data(), MPI_BYTE, comm),
-            "MPI_Alltoallv");
+  check_mpi(MPI_Ialltoallv(s.send_buffer.data(), c->sc.data(), c->sd.data(), MPI_BYTE, s.recv_buffer.data(),
+                           c->rc.data(), c->rd.data(), MPI_BYTE, comm, &request),
+            "MPI_Ialltoallv");
+  mpi.wait({&request, 1}, "MPI_Ialltoallv", false, c);
   run_host_copies(s.local, src, dst);
   for (const Route& r : s.recvs) run_host_copies(r.copies, s.recv_buffer.data(), dst);
 }
@@ -178,7 +188,8 @@ MPI_Datatype message_type(const Route& r, bool source) {
   return type;
 }
 
-void exchange_datatype(const Call& call, MpiScratch& s, MPI_Comm comm) {
+void exchange_datatype(const Call& call, MpiScratch& s, MpiComm& mpi) {
+  const MPI_Comm comm = mpi.handle();
   const char* src = call.src ? static_cast<const char*>(call.src->data()) : nullptr;
   char* dst = call.dst ? static_cast<char*>(call.dst->data()) : nullptr;
   std::vector<MPI_Request> requests;
@@ -192,9 +203,14 @@ void exchange_datatype(const Call& call, MpiScratch& s, MPI_Comm comm) {
     check_mpi(MPI_Isend(src, 1, types.back(), r.peer, 0, comm, &requests.emplace_back()), "MPI_Isend");
   }
   run_host_copies(s.local, src, dst);
-  const int done = MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-  for (MPI_Datatype& t : types) MPI_Type_free(&t);
-  check_mpi(done, "MPI_Waitall");
+  // Freeing a datatype is safe while operations still use it (MPI defers the free).
+  struct Types {
+    std::vector<MPI_Datatype>& types;
+    ~Types() {
+      for (MPI_Datatype& t : types) MPI_Type_free(&t);
+    }
+  } free_types{types};
+  mpi.wait(requests, "the point-to-point exchange (derived datatypes)", true);
 }
 
 }  // namespace
@@ -215,9 +231,9 @@ void run_mpi(const Call& call) {
   });
   const Call held{call.comm, call.plan, call.plan->src_shape ? call.src : nullptr, call.plan->dst_shape ? call.dst : nullptr};
   switch (mode) {
-    case Exchange::p2p: return exchange_p2p(held, *scratch, comm.handle());
-    case Exchange::alltoallv: return exchange_alltoallv(held, *scratch, comm.handle());
-    case Exchange::datatype: return exchange_datatype(held, *scratch, comm.handle());
+    case Exchange::p2p: return exchange_p2p(held, *scratch, comm);
+    case Exchange::alltoallv: return exchange_alltoallv(held, *scratch, comm);
+    case Exchange::datatype: return exchange_datatype(held, *scratch, comm);
   }
 }
 
