@@ -2,8 +2,9 @@
 # Builds gdap and passes the whole test suite, as CI does (.ci/run): installs what is missing
 # (tools/deps.sh); a full build in build/ (CUDA code compiled when the toolkit is there, Fortran,
 # the bindings, the CLI) running every test except those labelled gpu, which need a GPU machine
-# (tests/gpu/run.sh); then the same suite again in build-asan/ under AddressSanitizer and
-# UndefinedBehaviorSanitizer; then the libFuzzer targets for a bounded time. Exits non-zero on the
+# (tests/gpu/run.sh); `pip install .` into a fresh venv and the Python suite against it; then the
+# same suite again in build-asan/ under AddressSanitizer and UndefinedBehaviorSanitizer, and in
+# build-tsan/ under ThreadSanitizer; then the libFuzzer targets for a bounded time. Exits non-zero on the
 # first failure. Fortran and Python are required (ON), so a missing tool cannot drop their tests;
 # CUDA is required when the toolkit is at /usr/local/cuda (CI: the CUDA code must compile there).
 set -euo pipefail
@@ -53,6 +54,16 @@ echo "== tests under ASan + UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_ctest --test-dir build-asan --output-on-failure -LE gpu -j"$jobs"
 
+# ThreadSanitizer over the same suite: the in-process group runs its ranks as threads, and handles
+# are created, validated and exported from many threads at once. Host only (no CUDA, MPI, Python).
+echo "== build (ThreadSanitizer, host only) in build-tsan/"
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDAP_SANITIZE=thread -DGDAP_WITH_CUDA=OFF \
+  -DGDAP_WITH_PYTHON=OFF -DGDAP_WITH_MPI=OFF -DGDAP_WITH_FORTRAN=OFF -DGDAP_BUILD_CLI=OFF -DGDAP_CHECK_ABI=OFF \
+  -DPython3_EXECUTABLE="$python" >/dev/null
+cmake --build build-tsan -j"$jobs"
+echo "== tests under TSan"
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run_ctest --test-dir build-tsan --output-on-failure -LE gpu -j"$jobs"
+
 # The parsers and validators under libFuzzer (clang), each target for a bounded time: any crash,
 # leak or sanitizer report fails. New inputs it finds stay in build-fuzz/tests/fuzz/found.
 echo "== fuzz targets (clang, libFuzzer + ASan + UBSan) in build-fuzz/"
@@ -61,5 +72,5 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWit
   -DGDAP_BUILD_CLI=OFF -DPython3_EXECUTABLE="$python" >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz_json fuzz_dims
 run_ctest --test-dir build-fuzz --output-on-failure -L fuzz
-echo "== all tests passed (build/, build-asan/, build-fuzz/)"
+echo "== all tests passed (build/, build-pip/, build-asan/, build-tsan/, build-fuzz/)"
 echo "tests: $passed passed, 0 failed"
