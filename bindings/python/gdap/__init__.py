@@ -15,6 +15,7 @@ array elements.
                     GlobalMap.collective(comm, dim_data) builds it from each rank's own
   Comm, group       communicators: an in-process group of threads (group(n)), MPI (mpi4py), NCCL
   Plan, redistribute    one rank's part of a redistribution and its collective execution
+  from_cupyx, to_cupyx  a cupyx.distributed.array DistributedArray as a map and sections, and back
   Error, ProtocolError, VersionError, ...   one exception class per gdap_status
 
 Order: shapes, indices and dim_data are in C order (row-major), as NumPy and the protocol have them.
@@ -30,6 +31,7 @@ from ._errors import (BufferTooSmallError, CollectiveTimeoutError, CommError, De
 from ._local import (PROTOCOL_VERSION, LocalArray, empty, from_distarray, from_dlpack, wrap)
 from ._map import GlobalMap, grid_coords_to_rank, grid_rank_to_coords
 from ._redistribute import Plan, redistribute
+from ._cupyx import from_cupyx, to_cupyx
 
 __version__ = _gdap_c.gdap_version_string()
 
@@ -50,7 +52,7 @@ def library_version():
 __all__ = [
     "LocalArray", "GlobalMap", "from_distarray", "from_dlpack", "empty", "wrap", "validate",
     "protocol_version_check", "library_version", "PROTOCOL_VERSION",
-    "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "redistribute",
+    "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "redistribute", "from_cupyx", "to_cupyx",
     "dim_owned_count", "dim_local_extent", "dim_global_to_local", "dim_local_to_global", "dim_runs",
     "Error", "InvalidArgumentError", "ProtocolError", "VersionError", "SizeOverflowError", "OutOfRangeError",
     "NotFoundError", "BufferTooSmallError", "OutOfMemoryError", "UnsupportedError", "DeviceError", "CommError",
