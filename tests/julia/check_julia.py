@@ -9,6 +9,8 @@
    types (table below).
 3. Every exported C function has a ccall wrapper.
 4. `struct Dim`, `DType`, `Device`, `Run` list the C struct's fields in the same order.
+5. The Julia examples in docs/examples parse, and every function they call is exported by the
+   GDAP module or is one of the Base functions listed in BASE.
 Prints "julia binding: N passed, M failed" and exits 1 on any failure.
 """
 import pathlib
@@ -22,6 +24,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 HEADER = ROOT / "include" / "gdap" / "gdap.h"
 ABI_MAP = ROOT / "abi" / "gdap.map"
 JULIA_DIR = ROOT / "bindings" / "julia"
+EXAMPLES_DIR = ROOT / "docs" / "examples"
+# Base functions the examples may call besides GDAP's exports.
+BASE = {"zeros", "println", "pointer", "print", "length", "sum", "all", "collect"}
 
 # C parameter type -> Julia types accepted in the ccall's type tuple.
 HANDLE = {"Ptr{Cvoid}"}
@@ -63,11 +68,16 @@ C_TO_JULIA = {
     "gdap_map**": OUT_HANDLE,
     "gdap_comm_kind*": {"Ref{Cint}"},
     "gdap_plan_stats*": {"Ref{PlanStats}"},
+    "gdap_halo*": HANDLE,
+    "const gdap_halo*": HANDLE,
+    "gdap_halo**": OUT_HANDLE,
+    "const gdap_halo_options*": {"Ref{HaloOptions}"},
+    "gdap_halo_stats*": {"Ref{HaloStats}"},
     "double": {"Cdouble"},
 }
 C_RETURN_TO_JULIA = {"gdap_status": {"Cint"}, "int": {"Cint"}, "const char*": {"Cstring", "Ptr{UInt8}"}}
 STRUCTS = {"Dim": "gdap_dim", "DType": "gdap_dtype", "Device": "gdap_device", "Run": "gdap_run",
-           "PlanStats": "gdap_plan_stats"}
+           "PlanStats": "gdap_plan_stats", "HaloOptions": "gdap_halo_options", "HaloStats": "gdap_halo_stats"}
 
 
 def normalise(c_type):
@@ -196,6 +206,20 @@ def check_structs(checker, tree, source):
                       % (header.group(1), julia_fields, STRUCTS[header.group(1)], c_fields))
 
 
+def check_example(checker, parser, path, exports):
+    tree, source = check_parse(checker, parser, path)
+    for node in walk(tree.root_node):
+        if node.type == "call_expression" and node.children[0].type == "identifier":
+            name = node_text(node.children[0], source)
+            checker.check(name in exports or name in BASE, "%s line %d: %s is exported by GDAP or in Base"
+                          % (path.relative_to(ROOT), node.start_point[0] + 1, name))
+
+
+def module_exports():
+    text = (JULIA_DIR / "GDAP" / "src" / "GDAP.jl").read_text()
+    return {name.strip() for line in re.findall(r"^export (.*)$", text, flags=re.M) for name in line.split(",")}
+
+
 def main():
     checker = Checker()
     parser = Parser(Language(tree_sitter_julia.language()))
@@ -209,6 +233,10 @@ def main():
         for node, args in ccalls(tree, source):
             check_ccall(checker, protos, exported, node, args, source, wrapped)
         check_structs(checker, tree, source)
+    examples = sorted(EXAMPLES_DIR.glob("*.jl"))
+    checker.check(bool(examples), "Julia examples found under docs/examples")
+    for path in examples:
+        check_example(checker, parser, path, module_exports())
     for name in sorted(exported - wrapped):
         checker.check(False, "%s has no ccall wrapper in the Julia binding" % name)
     print("julia binding: %d passed, %d failed" % (checker.passed, checker.failed))
