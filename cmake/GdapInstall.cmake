@@ -1,5 +1,6 @@
 # Installation: headers, shared and static library, Fortran module, the CMake package
-# (find_package(gdap CONFIG): gdap::gdap, gdap::gdap_static, gdap::fortran) and gdap.pc.
+# (find_package(gdap CONFIG [COMPONENTS MPI CUDA NCCL Fortran Python]): gdap::gdap, gdap::gdap_static
+# and a target per component, see cmake/gdapConfig.cmake.in) and gdap.pc.
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY include/gdap DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
@@ -17,6 +18,14 @@ install(TARGETS ${_gdap_install_targets} EXPORT gdapTargets
 install(EXPORT gdapTargets NAMESPACE gdap:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gdap)
 
 set(GDAP_CONFIG_HAVE_CUDA ${GDAP_HAVE_CUDA})
+set(GDAP_CONFIG_HAVE_NCCL ${GDAP_HAVE_NCCL})
+set(GDAP_CONFIG_HAVE_MPI ${GDAP_HAVE_MPI})
+set(GDAP_CONFIG_HAVE_PYTHON ${GDAP_HAVE_PYTHON})
+set(GDAP_CONFIG_PYTHON_DIR "${GDAP_PYTHON_INSTALL_DIR}")
+set(GDAP_CONFIG_NCCL_LIBRARY_DIR "")
+if(GDAP_NCCL_LIBRARY)
+  get_filename_component(GDAP_CONFIG_NCCL_LIBRARY_DIR "${GDAP_NCCL_LIBRARY}" DIRECTORY)
+endif()
 configure_package_config_file(cmake/gdapConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/gdapConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gdap)
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/gdapConfigVersion.cmake

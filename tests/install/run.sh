@@ -12,10 +12,18 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 libdir=$(ls -d "$prefix"/lib*/ | head -1)
 export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
-cmake -S "$here/consumer" -B "$scratch/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
-  -DGDAP_EXAMPLE="$here/../../docs/examples/hello_gdap.c" >/dev/null
+# The components the build had on must be in the installed package.
+require=""
+for c in MPI Fortran Python; do
+  if grep -q "^GDAP_WITH_$(echo $c | tr a-z A-Z):STRING=ON" "$build/CMakeCache.txt"; then require="$require;$c"; fi
+done
+cmake -S "$here/consumer" -B "$scratch/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" "-DGDAP_REQUIRE=${require#;}" \
+  -DGDAP_EXAMPLE="$here/../../docs/examples/hello_gdap.c" | grep "gdap components"
 cmake --build "$scratch/cmake" >/dev/null
 echo "cmake consumer: $("$scratch/cmake/consumer")"
+if [ -x "$scratch/cmake/consumer_mpi" ]; then
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$scratch/cmake/consumer_mpi"
+fi
 
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 cc -std=c99 -Wall -Werror "$here/../../docs/examples/hello_gdap.c" $(pkg-config --cflags --libs gdap) -o "$scratch/pc"
