@@ -316,6 +316,20 @@ TEST(GroupTimeout, OnlyPositiveTimeouts) {
   EXPECT_EQ(gdap_comm_set_timeout(nullptr, 1.0), GDAP_ERR_INVALID_ARGUMENT);
 }
 
+TEST(GroupTimeout, AnInfiniteTimeoutWaitsForALateRank) {
+  // INFINITY (and years) must wait without a limit, not overflow the clock into an instant timeout.
+  Group group(2);
+  for (double forever : {static_cast<double>(INFINITY), 1e300}) {
+    gdap_comm_set_timeout(group[0], forever);
+    gdap_status first = GDAP_ERR_INTERNAL;
+    std::thread early([&] { first = gdap_comm_barrier(group[0]); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(gdap_comm_barrier(group[1]), GDAP_SUCCESS) << gdap_last_error();
+    early.join();
+    EXPECT_EQ(first, GDAP_SUCCESS) << forever;
+  }
+}
+
 TEST(GroupBasics, RankSizeKind) {
   Group group(3);
   for (int64_t r = 0; r < 3; ++r) {
