@@ -31,6 +31,16 @@ struct DemoOptions {
   int64_t grid_cols = 2;
 };
 
+struct ConformanceOptions {
+  std::string dir = "conformance/vectors";  // a directory of vector files, or one file
+  std::string rule;                         // only vectors with a rule matching this (glob or prefix)
+  bool as_json = false;
+};
+
+// Checks the library against the protocol vectors (conformance/README.md): a pass/fail table per
+// rule, exit code 1 if any vector fails.
+int conformance(const ConformanceOptions& options);
+
 // The README's main job: ranks as threads of one process share a block x block array.
 int demo(const DemoOptions& options);
 

@@ -1,5 +1,5 @@
 // The gdap command-line tool: validate and describe distributions (JSON dim_data), plan a
-// redistribution between two of them, and the demo.
+// redistribution between two of them, check the library against the conformance vectors, and the demo.
 // Exit codes: 0 success, 1 invalid input or a failed check, 2 unreadable input or bad usage.
 #include "cli/commands.hpp"
 
@@ -58,6 +58,14 @@ int main(int argc, char** argv) {
   demo->add_option("--cols", options.cols, "Global columns")->capture_default_str();
   demo->add_option("--grid", grid, "Process grid, ROWSxCOLS")->capture_default_str();
 
+  gdap::cli::ConformanceOptions conformance_options;
+  auto* conformance = app.add_subcommand("conformance", "Check this library against the protocol's conformance vectors");
+  conformance->add_option("dir", conformance_options.dir, "Directory of vector files (or one file)")
+      ->capture_default_str();
+  conformance->add_flag("--json", conformance_options.as_json, "Print the result as JSON");
+  conformance->add_option("--rule", conformance_options.rule,
+                          "Only vectors exercising a matching rule (shell pattern, or a prefix such as dim.b)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -67,6 +75,7 @@ int main(int argc, char** argv) {
   if (*validate) return gdap::cli::validate(file, as_json);
   if (*describe) return gdap::cli::describe(file, svg_path);
   if (*plan) return gdap::cli::plan(plan_options);
+  if (*conformance) return gdap::cli::conformance(conformance_options);
   if (!parse_grid(grid, options.grid_rows, options.grid_cols)) {
     std::fprintf(stderr, "gdap demo: --grid must be two positive integers like 2x2, not '%s'\n", grid.c_str());
     return 2;
