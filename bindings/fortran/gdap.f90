@@ -39,6 +39,9 @@ module gdap
 
   ! gdap_comm_kind: what a communicator moves data with
   integer(c_int), parameter, public :: GDAP_COMM_GROUP = 1, GDAP_COMM_MPI = 2, GDAP_COMM_NCCL = 3
+  ! gdap_reduce_op (gdap_allreduce)
+  integer(c_int), parameter, public :: GDAP_REDUCE_SUM = 1, GDAP_REDUCE_PROD = 2, GDAP_REDUCE_MIN = 3, &
+                                       GDAP_REDUCE_MAX = 4
 
   !> One dimension dictionary; the defaults are GDAP_DIM_INIT. struct_size is the C sizeof
   !> (104 bytes); the test program checks it against c_sizeof.
@@ -91,6 +94,27 @@ module gdap
     integer(c_int64_t) :: local_runs = 0
   end type gdap_plan_stats
 
+  !> How a halo is exchanged (gdap_halo_options): struct_size defaults to the C sizeof (16 bytes),
+  !> corners on, no width caps (widths: c_null_ptr, or c_loc of ndim integer(c_int64_t) caps).
+  type, bind(C), public :: gdap_halo_options
+    integer(c_int32_t) :: struct_size = 16
+    integer(c_int32_t) :: corners = 1
+    type(c_ptr) :: widths = c_null_ptr
+  end type gdap_halo_options
+
+  !> What one rank's halo exchange moves (gdap_halo_stats); struct_size defaults to the C sizeof
+  !> (64 bytes), so a default-initialised value is ready for gdap_halo_stats_get.
+  type, bind(C), public :: gdap_halo_stats
+    integer(c_int64_t) :: struct_size = 64
+    integer(c_int64_t) :: rank = 0
+    integer(c_int64_t) :: nranks = 0
+    integer(c_int64_t) :: send_messages = 0
+    integer(c_int64_t) :: recv_messages = 0
+    integer(c_int64_t) :: send_bytes = 0
+    integer(c_int64_t) :: recv_bytes = 0
+    integer(c_int64_t) :: local_bytes = 0
+  end type gdap_halo_stats
+
   public :: gdap_status_string, gdap_last_error, gdap_version, gdap_version_string
   public :: gdap_protocol_version_check
   public :: gdap_dim_init, gdap_dim_set_block, gdap_dim_set_padding, gdap_dim_set_periodic
@@ -99,6 +123,7 @@ module gdap
   public :: gdap_dim_global_to_local, gdap_dim_local_to_global, gdap_dim_num_runs, gdap_dim_runs
   public :: gdap_grid_rank_to_coords, gdap_grid_coords_to_rank
   public :: gdap_map_create, gdap_map_destroy, gdap_map_ndim, gdap_map_nranks
+  public :: gdap_map_create_root, gdap_map_create_replicated
   public :: gdap_map_global_shape, gdap_map_grid_shape, gdap_map_dim, gdap_map_local_shape
   public :: gdap_map_owned_shape, gdap_map_owned_count, gdap_map_owner, gdap_map_owners
   public :: gdap_map_owner_batch, gdap_map_local_to_global, gdap_map_num_runs, gdap_map_runs
@@ -111,7 +136,8 @@ module gdap
   public :: gdap_comm_create_group, gdap_comm_from_mpi, gdap_comm_from_nccl, gdap_comm_destroy
   public :: gdap_comm_rank, gdap_comm_size, gdap_comm_kind_get, gdap_comm_set_stream, gdap_comm_set_timeout
   public :: gdap_comm_barrier, gdap_map_create_collective, gdap_plan_create, gdap_plan_destroy
-  public :: gdap_plan_stats_get, gdap_redistribute
+  public :: gdap_plan_stats_get, gdap_redistribute, gdap_allreduce
+  public :: gdap_halo_create, gdap_halo_destroy, gdap_halo_stats_get, gdap_halo_exchange
   ! Fortran conveniences (no C counterpart)
   public :: gdap_error_message, gdap_status_name, gdap_fortran_shape, gdap_array_wrap_fortran
 
@@ -269,6 +295,22 @@ module gdap
       type(c_ptr), intent(inout) :: map
       integer(c_int64_t), value :: nranks, ndim
       type(gdap_dim), intent(in) :: dims(*)  ! rank-major: rank r's C dimension i at r*ndim+i+1
+      integer(c_int) :: s
+    end function
+    ! The whole array on rank `root`, nothing elsewhere (gather / scatter). shape: C order.
+    function gdap_map_create_root(map, nranks, ndim, shape, root) bind(C, name='gdap_map_create_root') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), intent(inout) :: map
+      integer(c_int64_t), value :: nranks, ndim, root
+      integer(c_int64_t), intent(in) :: shape(*)
+      integer(c_int) :: s
+    end function
+    ! The whole array on every rank (allgather / broadcast). shape: C order.
+    function gdap_map_create_replicated(map, nranks, ndim, shape) bind(C, name='gdap_map_create_replicated') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), intent(inout) :: map
+      integer(c_int64_t), value :: nranks, ndim
+      integer(c_int64_t), intent(in) :: shape(*)
       integer(c_int) :: s
     end function
     function gdap_map_destroy(map) bind(C, name='gdap_map_destroy') result(s)
@@ -600,6 +642,39 @@ module gdap
     function gdap_redistribute(comm, plan, src, dst) bind(C, name='gdap_redistribute') result(s)
       import :: c_int, c_ptr
       type(c_ptr), value :: comm, plan, src, dst
+      integer(c_int) :: s
+    end function
+    ! Collective, in place: every rank's section becomes the element-wise op (GDAP_REDUCE_*) of all.
+    function gdap_allreduce(comm, section, op) bind(C, name='gdap_allreduce') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: comm, section
+      integer(c_int), value :: op
+      integer(c_int) :: s
+    end function
+    ! --- halo exchange ---
+    function gdap_halo_create(halo, map, dtype, rank, options) bind(C, name='gdap_halo_create') result(s)
+      import :: c_int, c_int64_t, c_ptr, gdap_dtype, gdap_halo_options
+      type(c_ptr), intent(inout) :: halo
+      type(c_ptr), value :: map
+      type(gdap_dtype), value :: dtype
+      integer(c_int64_t), value :: rank
+      type(gdap_halo_options), intent(in) :: options  ! gdap_halo_options() for the defaults
+      integer(c_int) :: s
+    end function
+    function gdap_halo_destroy(halo) bind(C, name='gdap_halo_destroy') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: halo
+      integer(c_int) :: s
+    end function
+    function gdap_halo_stats_get(stats, halo) bind(C, name='gdap_halo_stats_get') result(s)
+      import :: c_int, c_ptr, gdap_halo_stats
+      type(gdap_halo_stats), intent(inout) :: stats
+      type(c_ptr), value :: halo
+      integer(c_int) :: s
+    end function
+    function gdap_halo_exchange(comm, halo, local) bind(C, name='gdap_halo_exchange') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: comm, halo, local
       integer(c_int) :: s
     end function
   end interface

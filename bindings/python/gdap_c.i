@@ -16,6 +16,8 @@
  *    streams and NCCL communicators) are ints;
  *  - communicators and plans are opaque pointer objects like maps; gdap_comm_create_group returns
  *    a list of nranks of them, gdap_plan_stats_get a dict of the gdap_plan_stats counts;
+ *  - halos too; gdap_halo_create's options are None or (corners, widths or None), and
+ *    gdap_halo_stats_get returns a dict of the gdap_halo_stats counts;
  *  - collective calls (and gdap_plan_create) release the GIL while they run: the ranks of an
  *    in-process group are Python threads that must all be inside the call at once.
  * gdap_mpi.h and gdap_cuda.h are wrapped too: gdap_comm_from_mpi takes the communicator's Fortran
@@ -620,7 +622,7 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
 /* ---- handles ------------------------------------------------------------------------------ */
 
 %typemap(in, numinputs=0) gdap_map** out (gdap_map* temp), gdap_array** out (gdap_array* temp),
-    gdap_comm** out (gdap_comm* temp), gdap_plan** out (gdap_plan* temp) {
+    gdap_comm** out (gdap_comm* temp), gdap_plan** out (gdap_plan* temp), gdap_halo** out (gdap_halo* temp) {
   temp = NULL;
   $1 = &temp;
 }
@@ -645,6 +647,13 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
 %typemap(argout) gdap_plan** out {
   if (gdap_py_append($result, SWIG_NewPointerObj(*$1, $descriptor(gdap_plan*), 0)) != 0) {
     gdap_plan_destroy(*$1);
+    SWIG_fail;
+  }
+}
+
+%typemap(argout) gdap_halo** out {
+  if (gdap_py_append($result, SWIG_NewPointerObj(*$1, $descriptor(gdap_halo*), 0)) != 0) {
+    gdap_halo_destroy(*$1);
     SWIG_fail;
   }
 }
@@ -702,6 +711,45 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
   if (gdap_py_append($result, d) != 0) SWIG_fail;
 }
 
+/* ---- halos ------------------------------------------------------------------------------- */
+
+/* gdap_halo_options from None (defaults) or a pair (corners, widths): widths None or a sequence
+ * of integers, whose length must be the map's ndim (the map is gdap_halo_create's arg2). */
+%typemap(in) const gdap_halo_options* options (gdap_halo_options temp) {
+  $1 = NULL;
+  if ($input != Py_None) {
+    PyObject* corners = NULL;
+    PyObject* widths = NULL;
+    if (!PyArg_ParseTuple($input, "OO", &corners, &widths)) SWIG_fail;
+    const int on = PyObject_IsTrue(corners);
+    if (on < 0) SWIG_fail;
+    memset(&temp, 0, sizeof temp);
+    temp.struct_size = (uint32_t)sizeof temp;
+    temp.corners = on;
+    if (gdap_py_i64_from_seq(widths, "widths", 1, (int64_t**)&temp.widths) != 0) SWIG_fail;
+    $1 = &temp;
+  }
+}
+%typemap(check) const gdap_halo_options* options {
+  if ($1 != NULL && gdap_py_check_len($1->widths, gdap_py_map_ndim(arg2), "widths") != 0) SWIG_fail;
+}
+%typemap(freearg) const gdap_halo_options* options {
+  if ($1 != NULL) gdap_py_i64_free($1->widths);
+}
+
+%typemap(in, numinputs=0) gdap_halo_stats* stats (gdap_halo_stats temp) {
+  memset(&temp, 0, sizeof temp);
+  temp.struct_size = (int64_t)sizeof temp;
+  $1 = &temp;
+}
+%typemap(argout) gdap_halo_stats* stats {
+  PyObject* d = Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "rank", (long long)$1->rank, "nranks",
+                              (long long)$1->nranks, "send_messages", (long long)$1->send_messages, "recv_messages",
+                              (long long)$1->recv_messages, "send_bytes", (long long)$1->send_bytes, "recv_bytes",
+                              (long long)$1->recv_bytes, "local_bytes", (long long)$1->local_bytes);
+  if (gdap_py_append($result, d) != 0) SWIG_fail;
+}
+
 /* The dictionaries must number ndim, so gdap never reads past the block. A negative ndim goes
  * through: gdap refuses it collectively, the other ranks learning which rank it was. */
 %typemap(check) (gdap_comm* comm, int64_t ndim, const gdap_dim* dims) {
@@ -729,6 +777,8 @@ GDAP_WITHOUT_GIL(gdap_comm_barrier)
 GDAP_WITHOUT_GIL(gdap_map_create_collective)
 GDAP_WITHOUT_GIL(gdap_plan_create)
 GDAP_WITHOUT_GIL(gdap_redistribute)
+GDAP_WITHOUT_GIL(gdap_allreduce)
+GDAP_WITHOUT_GIL(gdap_halo_exchange)
 
 /* ---- DLPack -------------------------------------------------------------------------------- */
 

@@ -331,6 +331,25 @@ typedef struct gdap_map gdap_map;
  */
 GDAP_API gdap_status gdap_map_create(gdap_map** out, int64_t nranks, int64_t ndim, const gdap_dim* dims);
 
+/**
+ * The layout of a gather's result or a scatter's source: the whole array of `ndim` >= 1 dimensions
+ * and C-order `shape` on rank `root` of `nranks`, nothing on the others (dimension 0 in blocks over
+ * a grid of nranks x 1 x ... whose only non-empty block is the root's). A plan from any map to it
+ * gathers, a plan from it scatters; both run through gdap_redistribute on every engine. Not
+ * collective. `shape` is borrowed. On success `*out` is a new map (gdap_map_destroy).
+ */
+GDAP_API gdap_status gdap_map_create_root(gdap_map** out, int64_t nranks, int64_t ndim, const int64_t* shape,
+                                          int64_t root);
+
+/**
+ * The layout of an allgather's result or a broadcast's destination: the whole array on every one
+ * of `nranks` ranks. Dimension 0 is unstructured (every rank lists every index, one_to_one false:
+ * the protocol has no replicated block), the others whole. A plan from any map to it allgathers;
+ * from gdap_map_create_root's map, broadcasts. Each rank's section has the full shape, indices in
+ * order. The map holds shape[0] indices per rank. Not collective. `shape` is borrowed.
+ */
+GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64_t nranks, int64_t ndim, const int64_t* shape);
+
 /** Destroys a map. NULL is a no-op. */
 GDAP_API gdap_status gdap_map_destroy(gdap_map* map);
 
@@ -628,6 +647,101 @@ GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan
  * a peer's section while that peer's earlier or later work touches it).
  */
 GDAP_API gdap_status gdap_redistribute(gdap_comm* comm, const gdap_plan* plan, const gdap_array* src, gdap_array* dst);
+
+/** Element-wise reductions (gdap_allreduce). */
+typedef enum gdap_reduce_op {
+  GDAP_REDUCE_SUM = 1,
+  GDAP_REDUCE_PROD = 2,
+  GDAP_REDUCE_MIN = 3,
+  GDAP_REDUCE_MAX = 4
+} gdap_reduce_op;
+
+/**
+ * Collective, in place: every rank's `section` becomes the element-wise `op` of all ranks'
+ * sections, the all-reduce of replicated or partial sections (cupyx.distributed.array's sum, prod,
+ * min and max modes made replicas again). Every rank's section must have rank 0's shape, dtype and
+ * kind of memory (strides may differ); otherwise every rank gets GDAP_ERR_INVALID_ARGUMENT naming
+ * the first rank that differs, and no section changes. Dtypes: int8/32/64, uint8/32/64,
+ * float32/64. Every rank ends with bitwise the same values. Engines: the in-process group reads
+ * its peers' host sections directly (device sections: GDAP_ERR_UNSUPPORTED, use NCCL); MPI runs
+ * MPI_Allreduce (host-accessible memory; a strided section goes through a packed copy); NCCL runs
+ * ncclAllReduce on the communicator's stream (C-contiguous device sections) and returns once it
+ * is queued. `section` is borrowed.
+ */
+GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_reduce_op op);
+
+/* ---------------------------------------------------------------------------------------------
+ * Halo exchange (layer 5): filling communication padding from the neighbours' owned elements
+ * ------------------------------------------------------------------------------------------- */
+
+/** One rank's part of a halo exchange on one distribution. Opaque, read-only, reusable. */
+typedef struct gdap_halo gdap_halo;
+
+/** How a halo is exchanged. Initialise with GDAP_HALO_OPTIONS_INIT; grows at its end only. */
+typedef struct gdap_halo_options {
+  uint32_t struct_size;  /**< sizeof(gdap_halo_options) as the caller compiled it */
+  int32_t corners;       /**< non-zero (default): edges and corners too (a full-neighbourhood stencil);
+                              0: faces only (cells that differ from owned ones along one dimension) */
+  const int64_t* widths; /**< NULL (default): all communication padding; else ndim caps >= 0: along
+                              dimension i only the widths[i] cells next to the owned range on each side
+                              are filled (0: none). A cap > 0 on a dimension that is not 'b' is an
+                              error. Borrowed: read during gdap_halo_create only. */
+} gdap_halo_options;
+
+/** A gdap_halo_options with struct_size set, corners on and no width caps. */
+#define GDAP_HALO_OPTIONS_INIT {sizeof(gdap_halo_options), 1, NULL}
+
+/**
+ * Plans rank `rank`'s halo exchange on distribution `map` for elements of `dtype`: which boxes of
+ * its communication padding each neighbour fills and which boxes of its owned elements it sends.
+ * Communication padding is the protocol's: 'padding' of 'b' dimensions on sides with a neighbour,
+ * and on every side of a 'periodic' dimension (which wraps around, onto the rank itself when the
+ * dimension has one grid rank). Boundary padding (the outer sides of non-periodic dimensions) is
+ * never written. Other dimensions are carried along whole. `options` may be NULL (defaults).
+ * Not collective, but every rank of the map computes the same verdict: GDAP_ERR_INVALID_ARGUMENT
+ * if no rank has communication padding to exchange into (under the caps) or a cap is asked on a
+ * dimension that is not 'b', GDAP_ERR_OUT_OF_RANGE for a bad rank, GDAP_ERR_UNSUPPORTED for a
+ * dtype that is not whole bytes. `map` and `options` are borrowed (the halo keeps what it needs).
+ * Cost: O(3^ndim * ndim). On success `*out` is a new halo the caller destroys with gdap_halo_destroy.
+ */
+GDAP_API gdap_status gdap_halo_create(gdap_halo** out, const gdap_map* map, gdap_dtype dtype, int64_t rank,
+                                      const gdap_halo_options* options);
+
+/** Destroys a halo. NULL is a no-op. */
+GDAP_API gdap_status gdap_halo_destroy(gdap_halo* halo);
+
+/** What one rank's halo exchange moves. Messages and bytes exclude its copies within itself. */
+typedef struct gdap_halo_stats {
+  int64_t struct_size;   /**< set by the caller to sizeof(gdap_halo_stats) */
+  int64_t rank;          /**< the rank planned */
+  int64_t nranks;        /**< ranks in the group */
+  int64_t send_messages; /**< messages to other ranks (one per neighbour rank) */
+  int64_t recv_messages; /**< messages from other ranks */
+  int64_t send_bytes;    /**< bytes to other ranks */
+  int64_t recv_bytes;    /**< bytes from other ranks */
+  int64_t local_bytes;   /**< bytes copied within the rank (periodic wrap onto itself) */
+} gdap_halo_stats;
+
+/** A gdap_halo_stats with struct_size set and every count zero. */
+#define GDAP_HALO_STATS_INIT {sizeof(gdap_halo_stats), 0, 0, 0, 0, 0, 0, 0}
+
+/** Fills `*stats` (whose struct_size the caller sets) with the halo's counts. O(1). */
+GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo* halo);
+
+/**
+ * Collective: fills the communication padding of `local` (this rank's section of the halo's
+ * distribution) from the owned elements of its neighbours, in place: owned elements are only read,
+ * boundary padding is untouched. `halo` is this rank's (its rank the communicator's, its group size
+ * the communicator's size). `local` must have the halo's dtype, the local shape and dictionaries the
+ * map gives this rank, and be writable; any strides. Every rank checks its own arguments, then the
+ * ranks agree: if any rank's check fails, no rank touches any data and every rank returns an error
+ * (the failing rank its own, the others GDAP_ERR_REMOTE naming it).
+ * Host-accessible sections: in-process group or MPI; returns when this rank's padding is filled.
+ * Device sections: in-process group or NCCL; queued on the communicator's stream and returns
+ * without waiting (group: every rank's stream waits for its peers' before and after, as
+ * gdap_redistribute). `local` is borrowed (and, on a device, until the stream reaches that point).
+ */
+GDAP_API gdap_status gdap_halo_exchange(gdap_comm* comm, const gdap_halo* halo, gdap_array* local);
 
 #ifdef __cplusplus
 } /* extern "C" */

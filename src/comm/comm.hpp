@@ -39,6 +39,7 @@ struct gdap_comm {
   const int64_t rank, size;
   void* stream = nullptr;  // cudaStream_t for device work; NULL: the legacy default stream
   std::unique_ptr<gdap::Scratch> scratch;
+  std::unique_ptr<gdap::Scratch> halo_scratch;  // the halo executors' own, so they never evict `scratch`
 };
 
 namespace gdap {

@@ -46,4 +46,9 @@ static_assert(offsetof(gdap_device, id) == offsetof(DLDevice, device_id));
 static_assert(code(GDAP_DEVICE_CPU) == kDLCPU && code(GDAP_DEVICE_CUDA) == kDLCUDA &&
               code(GDAP_DEVICE_CUDA_HOST) == kDLCUDAHost && code(GDAP_DEVICE_CUDA_MANAGED) == kDLCUDAManaged);
 
+// Halo structs, as the Fortran and Julia bindings mirror them.
+static_assert(sizeof(gdap_halo_options) == 16 && offsetof(gdap_halo_options, corners) == 4 &&
+              offsetof(gdap_halo_options, widths) == 8);
+static_assert(sizeof(gdap_halo_stats) == 64 && offsetof(gdap_halo_stats, local_bytes) == 56);
+
 }  // namespace

@@ -28,6 +28,8 @@ std::vector<Dim> merged(std::span<const int64_t> extent, std::span<const int64_t
   return dims;
 }
 
+}  // namespace
+
 // Appends `c` to `out`, folding it into the last copy when the two are one: a row that continues
 // the last single row on both sides lengthens it, and a row one pitch after the last copy's rows on
 // both sides adds a row to it. A message of consecutive blocks then becomes one run (sent without
@@ -53,8 +55,6 @@ void append_merged(std::vector<Copy2D>& out, const Copy2D& c) {
   }
   out.push_back(c);
 }
-
-}  // namespace
 
 void box_copies(std::span<const int64_t> extent, int64_t src, std::span<const int64_t> src_strides, int64_t dst,
                 std::span<const int64_t> dst_strides, int64_t element_size, std::vector<Copy2D>& out) {

@@ -33,6 +33,10 @@ struct Side {
 void box_copies(std::span<const int64_t> extent, int64_t src, std::span<const int64_t> src_strides, int64_t dst,
                 std::span<const int64_t> dst_strides, int64_t element_size, std::vector<Copy2D>& out);
 
+// Appends `c` to `out`, folded into the last copy when it continues it (one longer row, or one
+// more row at the same pitches): how message_copies keeps consecutive blocks as one copy.
+void append_merged(std::vector<Copy2D>& out, const Copy2D& c);
+
 // Copies that move message `m` of `part` from side `from` to side `to`; appended to `out`, with
 // copies that continue one another (consecutive blocks) merged.
 void message_copies(const RankPlan& plan, Part part, const Message& m, const Side& from, const Side& to,

@@ -21,8 +21,10 @@ program test_fortran
   call plan_counts_block_to_cyclic()
   call plan_refuses_different_global_shapes()
   call group_of_one_redistributes()
+  call group_of_one_exchanges_a_periodic_halo()
   call group_of_two_threads_redistributes()
   call mpi_needs_mpi()
+  call root_and_replicated_layouts()
 
   print '(a,i0,a,i0,a)', 'fortran binding: ', passed, ' passed, ', failed, ' failed'
   if (failed > 0) error stop 1
@@ -284,6 +286,34 @@ contains
     call check(gdap_comm_destroy(comms(1)) == GDAP_SUCCESS, 'destroy the communicator')
   end subroutine group_of_one_redistributes
 
+  ! A periodic dimension of one grid rank wraps onto itself: padding (1, 1) around 6 owned values.
+  subroutine group_of_one_exchanges_a_periodic_halo()
+    type(c_ptr) :: comms(1), map, halo, arr
+    type(gdap_dim) :: dims(1)
+    type(gdap_halo_options) :: options
+    type(gdap_halo_stats) :: st
+    real(c_double), target :: a(8)
+    integer :: i
+    call check(gdap_comm_create_group(comms, 1_c_int64_t) == GDAP_SUCCESS, 'group of one rank (halo)')
+    call check(gdap_dim_set_block(dims(1), 6_c_int64_t, 1_c_int64_t, 0_c_int64_t, -1_c_int64_t, 7_c_int64_t) &
+               == GDAP_SUCCESS, 'periodic block dictionary')
+    call check(gdap_dim_set_padding(dims(1), 1_c_int64_t, 1_c_int64_t) == GDAP_SUCCESS, 'padding (1, 1)')
+    call check(gdap_dim_set_periodic(dims(1), 1) == GDAP_SUCCESS, 'periodic')
+    call check(gdap_map_create_collective(map, comms(1), 1_c_int64_t, dims) == GDAP_SUCCESS, 'map of one rank')
+    call check(gdap_halo_create(halo, map, f64, 0_c_int64_t, options) == GDAP_SUCCESS, 'gdap_halo_create')
+    call check(gdap_halo_stats_get(st, halo) == GDAP_SUCCESS, 'gdap_halo_stats_get')
+    call check(st%send_messages == 0 .and. st%local_bytes == 16, 'two cells copied onto itself')
+    a = [-1.0_c_double, (real(i, c_double), i = 1, 6), -1.0_c_double]
+    call check(gdap_array_wrap_fortran(arr, c_loc(a), f64, dims) == GDAP_SUCCESS, 'wrap the section')
+    call check(gdap_halo_exchange(comms(1), halo, arr) == GDAP_SUCCESS, 'gdap_halo_exchange')
+    call check(a(1) == 6 .and. a(8) == 1 .and. all(a(2:7) == [(real(i, c_double), i = 1, 6)]), &
+               'the halo wrapped around, owned values untouched')
+    call check(gdap_array_destroy(arr) == GDAP_SUCCESS, 'destroy the section')
+    call check(gdap_halo_destroy(halo) == GDAP_SUCCESS, 'gdap_halo_destroy')
+    call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy the map')
+    call check(gdap_comm_destroy(comms(1)) == GDAP_SUCCESS, 'destroy the communicator')
+  end subroutine group_of_one_exchanges_a_periodic_halo
+
   ! Two ranks as two OpenMP threads, each with its own communicator: blocks -> cyclic. Without
   ! OpenMP there is one thread, which would wait for its peer until the timeout: skipped.
   subroutine group_of_two_threads_redistributes()
@@ -345,6 +375,9 @@ contains
     call step(gdap_array_wrap_fortran(dst, c_loc(b), f64, ddim) == GDAP_SUCCESS, ok)
     call step(gdap_redistribute(comm, plan, src, dst) == GDAP_SUCCESS, ok)
     call step(all(b == [(real(rank + 2 * (k - 1), c_double), k = 1, 5)]), ok)
+    ! The two ranks' sources summed element-wise, in place: [0..4] + [5..9] on both ranks.
+    call step(gdap_allreduce(comm, src, GDAP_REDUCE_SUM) == GDAP_SUCCESS, ok)
+    call step(all(a == [(real(5 + 2 * (k - 1), c_double), k = 1, 5)]), ok)
     call step(gdap_array_destroy(src) == GDAP_SUCCESS, ok)
     call step(gdap_array_destroy(dst) == GDAP_SUCCESS, ok)
     call step(gdap_plan_destroy(plan) == GDAP_SUCCESS, ok)
@@ -363,5 +396,24 @@ contains
                //gdap_status_name(status))
     call check(.not. c_associated(comm), 'nothing made')
   end subroutine mpi_needs_mpi
+
+  ! gdap_map_create_root and gdap_map_create_replicated: who holds what (C order shapes).
+  subroutine root_and_replicated_layouts()
+    type(c_ptr) :: root, replicated
+    integer(c_int64_t) :: shape(2), r
+    call check(gdap_map_create_root(root, 3_c_int64_t, 2_c_int64_t, [7_c_int64_t, 5_c_int64_t], 2_c_int64_t) &
+               == GDAP_SUCCESS, 'gdap_map_create_root')
+    call check(gdap_map_create_replicated(replicated, 3_c_int64_t, 2_c_int64_t, [7_c_int64_t, 5_c_int64_t]) &
+               == GDAP_SUCCESS, 'gdap_map_create_replicated')
+    do r = 0, 2
+      call check(gdap_map_local_shape(shape, root, r) == GDAP_SUCCESS, 'root layout local shape')
+      call check(all(shape == merge([7, 5], [0, 5], r == 2)), 'only the root holds rows')
+      call check(gdap_map_local_shape(shape, replicated, r) == GDAP_SUCCESS, 'replicated local shape')
+      call check(all(shape == [7, 5]), 'every rank holds the whole array')
+    end do
+    call check(gdap_map_create_root(root, 3_c_int64_t, 2_c_int64_t, [7_c_int64_t, 5_c_int64_t], 3_c_int64_t) &
+               == GDAP_ERR_OUT_OF_RANGE, 'a root outside the group is refused')
+    call destroy_maps(root, replicated)
+  end subroutine root_and_replicated_layouts
 
 end program test_fortran

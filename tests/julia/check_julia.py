@@ -35,6 +35,7 @@ C_TO_JULIA = {
     "int64_t": {"Int64"},
     "int": {"Cint"},
     "gdap_status": {"Cint"},
+    "gdap_reduce_op": {"Cint"},
     "int64_t*": {"Ptr{Int64}", "Ref{Int64}"},
     "const int64_t*": {"Ptr{Int64}", "Ref{Int64}"},
     "int*": {"Ref{Cint}"},

@@ -15,6 +15,9 @@ array elements.
                     GlobalMap.collective(comm, dim_data) builds it from each rank's own
   Comm, group       communicators: an in-process group of threads (group(n)), MPI (mpi4py), NCCL
   Plan, redistribute    one rank's part of a redistribution and its collective execution
+  gather, scatter, allgather, broadcast   the same moves to and from GlobalMap.root / .replicated
+  allreduce         element-wise sum / prod / min / max of every rank's section, in place
+  Halo, halo_exchange   one rank's part of a halo exchange and its collective execution
   from_cupyx, to_cupyx  a cupyx.distributed.array DistributedArray as a map and sections, and back
   Error, ProtocolError, VersionError, ...   one exception class per gdap_status
 
@@ -30,7 +33,8 @@ from ._errors import (BufferTooSmallError, CollectiveTimeoutError, CommError, De
                       ProtocolError, RemoteError, SizeOverflowError, UnsupportedError, VersionError)
 from ._local import (PROTOCOL_VERSION, LocalArray, empty, from_distarray, from_dlpack, wrap)
 from ._map import GlobalMap, grid_coords_to_rank, grid_rank_to_coords
-from ._redistribute import Plan, redistribute
+from ._redistribute import Plan, allgather, allreduce, broadcast, gather, redistribute, scatter
+from ._halo import Halo, halo_exchange
 from ._cupyx import from_cupyx, to_cupyx
 
 __version__ = _gdap_c.gdap_version_string()
@@ -52,7 +56,7 @@ def library_version():
 __all__ = [
     "LocalArray", "GlobalMap", "from_distarray", "from_dlpack", "empty", "wrap", "validate",
     "protocol_version_check", "library_version", "PROTOCOL_VERSION",
-    "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "redistribute", "from_cupyx", "to_cupyx",
+    "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "redistribute", "gather", "scatter", "allgather", "broadcast", "allreduce", "Halo", "halo_exchange", "from_cupyx", "to_cupyx",
     "dim_owned_count", "dim_local_extent", "dim_global_to_local", "dim_local_to_global", "dim_runs",
     "Error", "InvalidArgumentError", "ProtocolError", "VersionError", "SizeOverflowError", "OutOfRangeError",
     "NotFoundError", "BufferTooSmallError", "OutOfMemoryError", "UnsupportedError", "DeviceError", "CommError",

@@ -104,6 +104,26 @@ class GlobalMap(Handle):
         self._adopt(_c.gdap_map_create_collective(comm._h(), len(dims), dims.dims), _c.gdap_map_destroy)
         return self
 
+    @classmethod
+    def root(cls, nranks, shape, root=0):
+        """The whole array of `shape` on rank `root` of `nranks`, nothing on the others: the
+        layout of a gather's result or a scatter's source (gdap_map_create_root)."""
+        shape = tuple(shape)
+        return cls._made(_c.gdap_map_create_root(operator.index(nranks), len(shape), shape, operator.index(root)))
+
+    @classmethod
+    def replicated(cls, nranks, shape):
+        """The whole array of `shape` on every one of `nranks` ranks: the layout of an allgather's
+        result or a broadcast's destination (gdap_map_create_replicated)."""
+        shape = tuple(shape)
+        return cls._made(_c.gdap_map_create_replicated(operator.index(nranks), len(shape), shape))
+
+    @classmethod
+    def _made(cls, handle):
+        self = cls.__new__(cls)
+        self._adopt(handle, _c.gdap_map_destroy)
+        return self
+
     @property
     def ndim(self):
         return _c.gdap_map_ndim(self._h())

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _gdap_c as _c
 from ._handle import Handle
-from ._local import LocalArray, dtype_to_c, from_distarray, from_dlpack
+from ._local import LocalArray, dtype_to_c, empty, from_distarray, from_dlpack
 from ._map import GlobalMap
 
 
@@ -73,9 +73,12 @@ def _local_shape(gmap, rank):
     return gmap.local_shape(rank) if rank < gmap.nranks else None
 
 
-def _section(x, gmap, rank):
-    """A LocalArray for x as this rank's section of `gmap` (None where the rank holds nothing,
-    which gdap ignores); the bool says whether it was made here (and is to be closed here)."""
+def _section(x, gmap, rank, dtype):
+    """A LocalArray for x as this rank's section of `gmap` (None where the rank is outside the
+    map, which gdap ignores; an empty section made here for None where the rank's section is
+    empty); the bool says whether it was made here (and is to be closed here)."""
+    if x is None and rank < gmap.nranks and 0 in gmap.local_shape(rank):
+        return empty(gmap.dim_data(rank), dtype), True
     if x is None or rank >= gmap.nranks or isinstance(x, LocalArray):
         return x, False
     if hasattr(x, "__distarray__") or isinstance(x, Mapping):
@@ -88,7 +91,7 @@ def redistribute(comm, plan, src, dst):
     `dst` (its section of plan.dst), out of place; returns `dst`. Only dst's owned elements are
     written. Each may be a LocalArray, a distbuffer / __distarray__ producer, or an array (NumPy,
     CuPy, PyTorch, any DLPack producer) of the rank's local shape, described by the plan's map;
-    None where the rank holds nothing on that side.
+    None where the rank holds nothing on that side (an empty section is made for it).
 
     If any rank's arguments are wrong, no rank moves anything: that rank raises its own error
     and the others RemoteError naming it.
@@ -98,7 +101,7 @@ def redistribute(comm, plan, src, dst):
     sections = []
     for x, gmap in ((src, plan.src), (dst, plan.dst)):
         try:
-            sections.append(_section(x, gmap, rank))
+            sections.append(_section(x, gmap, rank, plan.dtype))
         except Exception as e:
             # The call still goes ahead, with no section on that side: gdap then fails on every
             # rank, naming this one, instead of leaving the others to wait for it.
@@ -121,3 +124,83 @@ def redistribute(comm, plan, src, dst):
 def _handle(section):
     return None if section is None else section._h()
 
+
+
+# ---- collectives: redistributions to and from the root and replicated layouts
+
+def _move_to(comm, src_map, section, dst_map, dtype, device):
+    """Plans src_map -> dst_map for this rank, allocates its destination section (gdap.empty on
+    `device`; None where it holds nothing) and runs the move. Returns the destination."""
+    plan = Plan(src_map, dst_map, dtype, comm)
+    if section is None and plan.rank < src_map.nranks:
+        # An empty part, in the same kind of memory as the others' (engines take one kind).
+        section = empty(src_map.dim_data(plan.rank), dtype, device)
+    inside = plan.rank < dst_map.nranks
+    out = empty(dst_map.dim_data(plan.rank), dtype, device) if inside else None
+    redistribute(comm, plan, section, out)
+    return out if inside and 0 not in dst_map.local_shape(plan.rank) else None
+
+
+def _dtype_device(section, dtype, device):
+    if isinstance(section, LocalArray):
+        return dtype or section.dtype, device or section.device
+    if hasattr(section, "dtype") and dtype is None:
+        dtype = section.dtype
+    return dtype, device or "cpu"
+
+
+def gather(comm, src_map, section, root=0, dtype=None, device=None):
+    """Collective: the whole array on rank `root` (a LocalArray of the global shape), None on the
+    others. `section` is this rank's part of `src_map` (as for redistribute); the result is on
+    `device` (default: the section's) with `dtype` (default: the section's)."""
+    dtype, device = _dtype_device(section, dtype, device)
+    return _move_to(comm, src_map, section, GlobalMap.root(comm.size, src_map.shape, root), dtype, device)
+
+
+def scatter(comm, dst_map, whole, root=0, dtype=None, device=None):
+    """Collective: rank `root`'s whole array `whole` (ignored elsewhere; None is fine) dealt out
+    to every rank's section of `dst_map`, returned as a LocalArray (None where a rank holds
+    nothing). dtype and device default to `whole`'s on the root; give them on the other ranks."""
+    dtype, device = _dtype_device(whole, dtype, device)
+    if dtype is None:
+        raise TypeError("scatter: give dtype on the ranks that pass no array")
+    src = whole if comm.rank == root else None
+    return _move_to(comm, GlobalMap.root(comm.size, dst_map.shape, root), src, dst_map, dtype, device)
+
+
+def allgather(comm, src_map, section, dtype=None, device=None):
+    """Collective: the whole array on every rank (a LocalArray of the global shape)."""
+    dtype, device = _dtype_device(section, dtype, device)
+    return _move_to(comm, src_map, section, GlobalMap.replicated(comm.size, src_map.shape), dtype, device)
+
+
+def broadcast(comm, whole, shape, root=0, dtype=None, device=None):
+    """Collective: rank `root`'s array `whole` of `shape` on every rank (a LocalArray); other
+    ranks pass None and give dtype."""
+    dtype, device = _dtype_device(whole, dtype, device)
+    if dtype is None:
+        raise TypeError("broadcast: give dtype on the ranks that pass no array")
+    src = whole if comm.rank == root else None
+    return _move_to(comm, GlobalMap.root(comm.size, shape, root), src, GlobalMap.replicated(comm.size, shape),
+                    dtype, device)
+
+
+_OPS = {"sum": _c.GDAP_REDUCE_SUM, "prod": _c.GDAP_REDUCE_PROD, "min": _c.GDAP_REDUCE_MIN, "max": _c.GDAP_REDUCE_MAX}
+
+
+def allreduce(comm, section, op="sum"):
+    """Collective, in place: every rank's `section` becomes the element-wise `op` ('sum', 'prod',
+    'min', 'max') of all ranks' sections, which must share shape, dtype and kind of memory.
+    `section` is a LocalArray or any array gdap can take without a copy (NumPy, CuPy, PyTorch...);
+    it is returned. Host sections over a group or MPI, device sections over NCCL."""
+    try:
+        code = _OPS[op]
+    except (KeyError, TypeError):
+        raise ValueError("op must be one of %s, not %r" % (", ".join(sorted(_OPS)), op)) from None
+    local = section if isinstance(section, LocalArray) else from_dlpack(section)
+    try:
+        _c.gdap_allreduce(comm._h(), local._h(), code)
+    finally:
+        if local is not section:
+            local.close()
+    return section

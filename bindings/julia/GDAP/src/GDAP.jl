@@ -16,10 +16,11 @@ module GDAP
 
 using Libdl
 
-export Dim, DType, Device, Run, GDAPError, DAPArray, GlobalMap
+export Dim, DType, Device, Run, GDAPError, DAPArray, GlobalMap, root_map, replicated_map
 export block, cyclic, unstructured, undistributed, validate, owned_count
 export local_view, distarray, cuda_pointer, owner, destroy!
-export Comm, Plan, PlanStats, group, comm_rank, comm_size, barrier, stats, redistribute!
+export Comm, Plan, PlanStats, group, comm_rank, comm_size, barrier, stats, redistribute!, allreduce!
+export Halo, HaloOptions, HaloStats, halo_exchange!
 
 const libgdap = get(ENV, "GDAP_LIBRARY", "libgdap")
 
@@ -233,6 +234,12 @@ gdap_grid_coords_to_rank(rank::Ref{Int64}, ndim, grid_shape::Vector{Int64}, coor
 
 gdap_map_create(out::Ref{Ptr{Cvoid}}, nranks, ndim, dims::Vector{Dim}) =
     ccall((:gdap_map_create, libgdap), Cint, (Ref{Ptr{Cvoid}}, Int64, Int64, Ptr{Dim}), out, nranks, ndim, dims)
+gdap_map_create_root(out::Ref{Ptr{Cvoid}}, nranks, ndim, shape::Vector{Int64}, root) =
+    ccall((:gdap_map_create_root, libgdap), Cint, (Ref{Ptr{Cvoid}}, Int64, Int64, Ptr{Int64}, Int64),
+          out, nranks, ndim, shape, root)
+gdap_map_create_replicated(out::Ref{Ptr{Cvoid}}, nranks, ndim, shape::Vector{Int64}) =
+    ccall((:gdap_map_create_replicated, libgdap), Cint, (Ref{Ptr{Cvoid}}, Int64, Int64, Ptr{Int64}),
+          out, nranks, ndim, shape)
 gdap_map_destroy(map::Ptr{Cvoid}) = ccall((:gdap_map_destroy, libgdap), Cint, (Ptr{Cvoid},), map)
 gdap_map_ndim(n::Ref{Int64}, map::Ptr{Cvoid}) = ccall((:gdap_map_ndim, libgdap), Cint, (Ref{Int64}, Ptr{Cvoid}), n, map)
 gdap_map_nranks(n::Ref{Int64}, map::Ptr{Cvoid}) =
@@ -298,6 +305,28 @@ function owner(map::GlobalMap, global_index::Vector{Int64})
     local_index = zeros(Int64, map.ndim)
     check(gdap_map_owner(rank, local_index, map.handle, global_index))
     return rank[], local_index
+end
+
+function adopt_map(out::Ref{Ptr{Cvoid}}, ndim)
+    map = GlobalMap(out[], ndim)
+    finalizer(destroy!, map)
+    return map
+end
+
+"""The whole array of C-order `shape` on rank `root` of `nranks`, nothing elsewhere: the layout of
+a gather's result or a scatter's source."""
+function root_map(nranks::Integer, shape::Vector{Int64}; root::Integer=0)
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(gdap_map_create_root(out, nranks, length(shape), shape, root))
+    return adopt_map(out, length(shape))
+end
+
+"""The whole array of C-order `shape` on every one of `nranks` ranks: the layout of an
+allgather's result or a broadcast's destination."""
+function replicated_map(nranks::Integer, shape::Vector{Int64})
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(gdap_map_create_replicated(out, nranks, length(shape), shape))
+    return adopt_map(out, length(shape))
 end
 
 function owned_count(map::GlobalMap, rank::Integer)
@@ -540,6 +569,37 @@ gdap_plan_stats_get(stats::Ref{PlanStats}, plan::Ptr{Cvoid}) =
 gdap_redistribute(comm::Ptr{Cvoid}, plan::Ptr{Cvoid}, src::Ptr{Cvoid}, dst::Ptr{Cvoid}) =
     ccall((:gdap_redistribute, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}), comm, plan, src, dst)
 
+"""How a halo is exchanged (C `gdap_halo_options`): `corners` 0 for faces only; `widths` C_NULL or
+a pointer to ndim `Int64` caps, kept alive by the caller during `gdap_halo_create`."""
+struct HaloOptions
+    struct_size::UInt32
+    corners::Int32
+    widths::Ptr{Int64}
+end
+HaloOptions(; corners::Bool=true) = HaloOptions(sizeof(HaloOptions), corners ? 1 : 0, C_NULL)
+
+"""What one rank's halo exchange moves (C `gdap_halo_stats`); build with `HaloStats()`."""
+struct HaloStats
+    struct_size::Int64
+    rank::Int64
+    nranks::Int64
+    send_messages::Int64
+    recv_messages::Int64
+    send_bytes::Int64
+    recv_bytes::Int64
+    local_bytes::Int64
+end
+HaloStats() = HaloStats(sizeof(HaloStats), 0, 0, 0, 0, 0, 0, 0)
+
+gdap_halo_create(out::Ref{Ptr{Cvoid}}, map::Ptr{Cvoid}, dtype::DType, rank, options::Ref{HaloOptions}) =
+    ccall((:gdap_halo_create, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, DType, Int64, Ref{HaloOptions}),
+          out, map, dtype, rank, options)
+gdap_halo_destroy(halo::Ptr{Cvoid}) = ccall((:gdap_halo_destroy, libgdap), Cint, (Ptr{Cvoid},), halo)
+gdap_halo_stats_get(stats::Ref{HaloStats}, halo::Ptr{Cvoid}) =
+    ccall((:gdap_halo_stats_get, libgdap), Cint, (Ref{HaloStats}, Ptr{Cvoid}), stats, halo)
+gdap_halo_exchange(comm::Ptr{Cvoid}, halo::Ptr{Cvoid}, local_array::Ptr{Cvoid}) =
+    ccall((:gdap_halo_exchange, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}), comm, halo, local_array)
+
 """
 One rank's communicator (a `gdap_comm` handle): `group(n)` for an in-process group, `Comm(handle)`
 for an MPI communicator. Collective calls wait inside C, where Julia's garbage collector cannot
@@ -634,6 +694,57 @@ end
 function redistribute!(dst::DAPArray, c::Comm, p::Plan, src::DAPArray)
     check(gdap_redistribute(c.handle, p.handle, src.handle, dst.handle))
     return dst
+end
+
+gdap_allreduce(comm::Ptr{Cvoid}, section::Ptr{Cvoid}, op) =
+    ccall((:gdap_allreduce, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Cint), comm, section, op)
+
+const REDUCE_OPS = Dict(:sum => 1, :prod => 2, :min => 3, :max => 4)
+
+"""Collective, in place: `a` becomes the element-wise `op` (:sum, :prod, :min, :max) of every rank's section."""
+function allreduce!(a::DAPArray, c::Comm, op::Symbol=:sum)
+    haskey(REDUCE_OPS, op) || throw(ArgumentError("op must be :sum, :prod, :min or :max, not :$op"))
+    check(gdap_allreduce(c.handle, a.handle, REDUCE_OPS[op]))
+    return a
+end
+
+"""One rank's part of a halo exchange of element type `T` on map `map`: `corners=false` for faces
+only, `widths` (one cap per dimension, C order) to fill only the cells next to the owned range."""
+mutable struct Halo
+    handle::Ptr{Cvoid}
+end
+
+function Halo(map::GlobalMap, ::Type{T}, rank::Integer; corners::Bool=true,
+              widths::Union{Nothing,Vector{Int64}}=nothing) where {T}
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    caps = widths === nothing ? Int64[] : widths
+    GC.@preserve caps begin
+        options = HaloOptions(sizeof(HaloOptions), corners ? 1 : 0, widths === nothing ? C_NULL : pointer(caps))
+        check(gdap_halo_create(out, map.handle, DType(T), rank, Ref(options)))
+    end
+    halo = Halo(out[])
+    finalizer(destroy!, halo)
+    return halo
+end
+
+function destroy!(h::Halo)
+    h.handle == C_NULL || gdap_halo_destroy(h.handle)
+    h.handle = C_NULL
+    return nothing
+end
+
+"""What the halo's rank sends, receives and copies onto itself (a `HaloStats`)."""
+function stats(h::Halo)
+    s = Ref(HaloStats())
+    check(gdap_halo_stats_get(s, h.handle))
+    return s[]
+end
+
+"""Collective: fills the communication padding of `a` (this rank's section of the halo's map) from
+the neighbours' owned elements, in place; returns `a`."""
+function halo_exchange!(a::DAPArray, c::Comm, h::Halo)
+    check(gdap_halo_exchange(c.handle, h.handle, a.handle))
+    return a
 end
 
 end # module GDAP

@@ -1,0 +1,93 @@
+"""Halo exchange: filling the communication padding of 'b' dimensions from the neighbours' owned
+elements (gdap_halo_*, gdap_halo_exchange). The planning and the moving are the C library's; this
+module wraps the section a rank passes as a LocalArray described by the halo's map."""
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import _gdap_c as _c
+from ._handle import Handle
+from ._local import LocalArray, dtype_to_c, from_distarray, from_dlpack
+from ._map import GlobalMap
+
+
+class Halo(Handle):
+    """One rank's part of a halo exchange on distribution `gmap` (a GlobalMap) for elements of
+    `dtype`. `rank` is an int or this rank's Comm. `corners=True` fills edges and corners too (a
+    full-neighbourhood stencil); False fills faces only. `widths` (None, or one int per dimension)
+    caps the cells filled on each side to those next to the owned range.
+
+    Read-only and reusable. InvalidArgumentError when no rank has communication padding to fill
+    or a width is asked on a dimension that is not 'b'; OutOfRangeError for a bad rank.
+    """
+
+    def __init__(self, gmap, dtype, rank, corners=True, widths=None):
+        if not isinstance(gmap, GlobalMap):
+            raise TypeError("gmap must be a GlobalMap, not %s" % type(gmap).__name__)
+        rank = rank.rank if hasattr(rank, "rank") else rank
+        options = (bool(corners), None if widths is None else [int(w) for w in widths])
+        self._adopt(_c.gdap_halo_create(gmap._h(), dtype_to_c(dtype), rank, options), _c.gdap_halo_destroy)
+        self.map = gmap
+        self.corners = bool(corners)
+        self._dtype = np.dtype(dtype)
+
+    @property
+    def stats(self):
+        """{'rank', 'nranks', 'send_messages', 'recv_messages', 'send_bytes', 'recv_bytes',
+        'local_bytes'}: messages and bytes leave out the rank's copy onto itself (local_bytes)."""
+        return _c.gdap_halo_stats_get(self._h())
+
+    @property
+    def rank(self):
+        return self.stats["rank"]
+
+    @property
+    def nranks(self):
+        return self.stats["nranks"]
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    def __repr__(self):
+        if self._handle is None:
+            return "<gdap.Halo (closed)>"
+        return "<gdap.Halo rank %d of %d dtype=%s grid=%s corners=%s>" % (self.rank, self.nranks, self._dtype,
+                                                                       self.map.grid_shape, self.corners)
+
+
+def halo_exchange(comm, halo, local):
+    """Collective: fills the communication padding of `local` (this rank's section of halo.map)
+    from its neighbours' owned elements, in place; returns `local`. Owned elements and boundary
+    padding are not written. `local` may be a LocalArray, a distbuffer / __distarray__ producer,
+    or an array (NumPy, CuPy, PyTorch, any DLPack producer) of the rank's local shape, padding
+    included, described by the halo's map.
+
+    If any rank's arguments are wrong, no rank touches any data: that rank raises its own error
+    and the others RemoteError naming it.
+    """
+    failure = None
+    section, made_here = None, False
+    try:
+        if isinstance(local, LocalArray):
+            section = local
+        elif hasattr(local, "__distarray__") or isinstance(local, Mapping):
+            section, made_here = from_distarray(local), True
+        else:
+            section, made_here = from_dlpack(local, halo.map.dim_data(halo.rank)), True
+    except Exception as e:
+        # The call still goes ahead without a section: gdap then fails on every rank, naming
+        # this one, instead of leaving the others to wait for it.
+        failure = e
+    try:
+        _c.gdap_halo_exchange(comm._h(), halo._h(), None if section is None else section._h())
+    except Exception:
+        if failure is None:
+            raise
+    finally:
+        if made_here:
+            section.close()
+    if failure is not None:
+        raise failure
+    return local

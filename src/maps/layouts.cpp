@@ -1,0 +1,73 @@
+// Two layouts every collective needs, built as ordinary maps so that plans and gdap_redistribute
+// move data to and from them on every engine: the whole array on one rank (gather, scatter), and
+// the whole array on every rank (allgather, broadcast). The protocol has no replicated 'b' or 'c'
+// dimension, so the replicated layout is unstructured along dimension 0 (every rank holds every
+// index, one_to_one false) and whole along the others.
+#include "maps/map.hpp"
+
+#include "core/error.hpp"
+
+#include <gdap/gdap.h>
+
+#include <numeric>
+#include <vector>
+
+namespace gdap {
+namespace {
+
+void check_layout(int64_t nranks, int64_t ndim, const int64_t* shape) {
+  if (nranks < 1) fail(GDAP_ERR_INVALID_ARGUMENT, "nranks {} is not >= 1", nranks);
+  if (ndim < 1) fail(GDAP_ERR_INVALID_ARGUMENT, "ndim {} is not >= 1: a 0-d array has no dimension to place", ndim);
+  require(shape, "shape");
+  for (int64_t i = 0; i < ndim; ++i) {
+    if (shape[i] < 0) fail(GDAP_ERR_INVALID_ARGUMENT, "dimension {}: size {} is negative", i, shape[i]);
+  }
+}
+
+// Dimensions 1.. of every rank: whole, on a grid of one.
+void whole_tail(std::vector<gdap_dim>& rank_dims, int64_t ndim, const int64_t* shape) {
+  for (int64_t i = 1; i < ndim; ++i) {
+    gdap_dim d = GDAP_DIM_INIT;
+    gdap_dim_set_block(&d, shape[i], 1, 0, 0, shape[i]);
+    rank_dims.push_back(d);
+  }
+}
+
+}  // namespace
+}  // namespace gdap
+
+extern "C" GDAP_API gdap_status gdap_map_create_root(gdap_map** out, int64_t nranks, int64_t ndim,
+                                                     const int64_t* shape, int64_t root) {
+  return gdap::guard([&] {
+    gdap::require(out, "out");
+    gdap::check_layout(nranks, ndim, shape);
+    if (root < 0 || root >= nranks) gdap::fail(GDAP_ERR_OUT_OF_RANGE, "root {} is not in [0, {})", root, nranks);
+    std::vector<gdap_dim> dims;
+    for (int64_t r = 0; r < nranks; ++r) {
+      const int64_t at = r <= root ? 0 : shape[0];  // ranks before the root hold [0, 0), after it [n, n)
+      gdap_dim d = GDAP_DIM_INIT;
+      gdap_dim_set_block(&d, shape[0], nranks, r, at, r == root ? shape[0] : at);
+      dims.push_back(d);
+      gdap::whole_tail(dims, ndim, shape);
+    }
+    *out = new gdap_map(nranks, ndim, dims.data());
+  });
+}
+
+extern "C" GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64_t nranks, int64_t ndim,
+                                                           const int64_t* shape) {
+  return gdap::guard([&] {
+    gdap::require(out, "out");
+    gdap::check_layout(nranks, ndim, shape);
+    std::vector<int64_t> all(static_cast<size_t>(shape[0]));
+    std::iota(all.begin(), all.end(), int64_t{0});
+    std::vector<gdap_dim> dims;
+    for (int64_t r = 0; r < nranks; ++r) {
+      gdap_dim d = GDAP_DIM_INIT;
+      gdap_dim_set_unstructured(&d, shape[0], nranks, r, all.data(), shape[0], 0);
+      dims.push_back(d);
+      gdap::whole_tail(dims, ndim, shape);
+    }
+    *out = new gdap_map(nranks, ndim, dims.data());
+  });
+}

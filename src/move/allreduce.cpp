@@ -1,0 +1,189 @@
+#include "move/allreduce.hpp"
+
+#include "array/array.hpp"
+#include "comm/group.hpp"
+#include "core/error.hpp"
+#include "move/redistribute.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+namespace gdap::move {
+namespace {
+
+const char* op_name(gdap_reduce_op op) {
+  switch (op) {
+    case GDAP_REDUCE_SUM: return "sum";
+    case GDAP_REDUCE_PROD: return "prod";
+    case GDAP_REDUCE_MIN: return "min";
+    case GDAP_REDUCE_MAX: return "max";
+  }
+  return nullptr;
+}
+
+bool reducible(gdap_dtype t) {
+  if (t.lanes != 1) return false;
+  if (t.code == GDAP_DTYPE_INT || t.code == GDAP_DTYPE_UINT) return t.bits == 8 || t.bits == 32 || t.bits == 64;
+  return t.code == GDAP_DTYPE_FLOAT && (t.bits == 32 || t.bits == 64);
+}
+
+void check_own(const ReduceCall& call) {
+  require(call.section, "section");
+  if (op_name(call.op) == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "op {} is not a gdap_reduce_op", static_cast<int>(call.op));
+  const gdap_dtype t = call.section->section.dtype;
+  if (!reducible(t)) {
+    fail(GDAP_ERR_UNSUPPORTED, "dtype (code {}, {} bits, {} lanes) cannot be reduced: int8/32/64, uint8/32/64, "
+         "float32/64 can", t.code, t.bits, t.lanes);
+  }
+  if (call.section->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "the section is read-only");
+  if (memory_of(call.section) == Memory::none) fail(GDAP_ERR_UNSUPPORTED, "the section's memory cannot be reduced");
+}
+
+// What every rank's section must share with rank 0's, as text.
+std::string layout_of(const gdap_array& a) {
+  return fmt::format("shape ({}), dtype (code {}, {} bits), {} memory", fmt::join(a.section.shape, ", "),
+                     a.section.dtype.code, a.section.dtype.bits, memory_of(&a) == Memory::host ? "host" : "device");
+}
+
+template <typename T>
+void combine_as(gdap_reduce_op op, T* dst, const T* src, int64_t n) {
+  switch (op) {
+    case GDAP_REDUCE_SUM: for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(dst[i] + src[i]); break;
+    case GDAP_REDUCE_PROD: for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(dst[i] * src[i]); break;
+    case GDAP_REDUCE_MIN: for (int64_t i = 0; i < n; ++i) dst[i] = std::min(dst[i], src[i]); break;
+    case GDAP_REDUCE_MAX: for (int64_t i = 0; i < n; ++i) dst[i] = std::max(dst[i], src[i]); break;
+  }
+}
+
+// Calls f(element offset) for every element of a section in C order.
+void for_each_offset(const gdap_array& a, const std::function<void(int64_t)>& f) {
+  const auto& shape = a.section.shape;
+  const auto& strides = a.section.strides;
+  for (int64_t e : shape) {
+    if (e == 0) return;
+  }
+  std::vector<int64_t> index(shape.size(), 0);
+  for (;;) {
+    int64_t offset = 0;
+    for (size_t i = 0; i < shape.size(); ++i) offset += index[i] * strides[i];
+    f(offset);
+    size_t i = shape.size();
+    while (i > 0 && index[i - 1] + 1 == shape[i - 1]) index[--i] = 0;
+    if (i == 0) return;
+    ++index[i - 1];
+  }
+}
+
+int64_t element_bytes(const gdap_array& a) { return a.section.dtype.bits / 8; }
+
+int64_t count_of(const gdap_array& a) {
+  int64_t n = 1;
+  for (int64_t e : a.section.shape) n *= e;
+  return n;
+}
+
+}  // namespace
+
+bool contiguous(const gdap_array& a) {
+  int64_t expected = 1;
+  for (size_t i = a.section.shape.size(); i-- > 0;) {
+    if (a.section.shape[i] > 1 && a.section.strides[i] != expected) return false;
+    expected *= a.section.shape[i];
+  }
+  return true;
+}
+
+void combine(gdap_dtype t, gdap_reduce_op op, void* dst, const void* src, int64_t n) {
+  const bool is_int = t.code == GDAP_DTYPE_INT, is_uint = t.code == GDAP_DTYPE_UINT;
+  if (is_int && t.bits == 8) return combine_as(op, static_cast<int8_t*>(dst), static_cast<const int8_t*>(src), n);
+  if (is_int && t.bits == 32) return combine_as(op, static_cast<int32_t*>(dst), static_cast<const int32_t*>(src), n);
+  if (is_int && t.bits == 64) return combine_as(op, static_cast<int64_t*>(dst), static_cast<const int64_t*>(src), n);
+  if (is_uint && t.bits == 8) return combine_as(op, static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), n);
+  if (is_uint && t.bits == 32) return combine_as(op, static_cast<uint32_t*>(dst), static_cast<const uint32_t*>(src), n);
+  if (is_uint && t.bits == 64) return combine_as(op, static_cast<uint64_t*>(dst), static_cast<const uint64_t*>(src), n);
+  if (t.bits == 32) return combine_as(op, static_cast<float*>(dst), static_cast<const float*>(src), n);
+  combine_as(op, static_cast<double*>(dst), static_cast<const double*>(src), n);
+}
+
+void pack(const gdap_array& a, void* out) {
+  const int64_t es = element_bytes(a);
+  const char* base = static_cast<const char*>(a.data());
+  char* to = static_cast<char*>(out);
+  for_each_offset(a, [&](int64_t offset) {
+    std::memcpy(to, base + offset * es, static_cast<size_t>(es));
+    to += es;
+  });
+}
+
+void unpack(const void* in, gdap_array& a) {
+  const int64_t es = element_bytes(a);
+  char* base = static_cast<char*>(a.data());
+  const char* from = static_cast<const char*>(in);
+  for_each_offset(a, [&](int64_t offset) {
+    std::memcpy(base + offset * es, from, static_cast<size_t>(es));
+    from += es;
+  });
+}
+
+void agree_reduce(const ReduceCall& call) {
+  std::string mine;
+  agree(call.comm, [&] {
+    check_own(call);
+    mine = layout_of(*call.section);
+  });
+  const std::vector<std::string> all = call.comm.allgather(mine);
+  for (size_t r = 1; r < all.size(); ++r) {
+    if (all[r] != all[0]) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "rank {}'s section ({}) differs from rank 0's ({}): an all-reduce combines "
+           "sections of one shape, dtype and memory", r, all[r], all[0]);
+    }
+  }
+}
+
+// Every rank reads every peer's section into its own result, in rank order (so every rank's
+// result is bitwise the same), at the group's rendezvous; it writes its own section only after
+// the rendezvous, when no peer reads any more.
+void allreduce_group(const ReduceCall& call) {
+  if (memory_of(call.section) == Memory::device) {
+    fail(GDAP_ERR_UNSUPPORTED, "an in-process group reduces host sections; for device sections use an NCCL "
+         "communicator (gdap_comm_from_nccl)");
+  }
+  auto& group = dynamic_cast<GroupComm&>(call.comm);
+  const gdap_array& a = *call.section;
+  const int64_t bytes = count_of(a) * element_bytes(a);
+  std::vector<char> result(static_cast<size_t>(bytes)), peer(static_cast<size_t>(bytes));
+  group.exchange(call.section, [&](const std::vector<const void*>& sections) {
+    for (size_t r = 0; r < sections.size(); ++r) {
+      const auto* s = static_cast<const gdap_array*>(sections[r]);
+      pack(*s, r == 0 ? result.data() : peer.data());
+      if (r > 0) combine(a.section.dtype, call.op, result.data(), peer.data(), count_of(a));
+    }
+  });
+  unpack(result.data(), *call.section);
+}
+
+}  // namespace gdap::move
+
+extern "C" GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_reduce_op op) {
+  return gdap::guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::move::ReduceCall call{c, section, op};
+    gdap::move::agree_reduce(call);
+    switch (c.kind()) {
+      case GDAP_COMM_GROUP: return gdap::move::allreduce_group(call);
+      case GDAP_COMM_MPI: return gdap::move::allreduce_mpi(call);
+      case GDAP_COMM_NCCL: return gdap::move::allreduce_nccl(call);
+    }
+  });
+}
+
+#ifndef GDAP_HAVE_MPI
+void gdap::move::allreduce_mpi(const ReduceCall&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without MPI"); }
+#endif
+#ifndef GDAP_HAVE_NCCL
+void gdap::move::allreduce_nccl(const ReduceCall&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without NCCL"); }
+#endif

@@ -1,0 +1,97 @@
+// Halo exchange: filling each rank's communication padding ('b' dimensions) from the owned
+// elements of its neighbours, periodic wrap included, faces only or with edges and corners.
+//
+// Model. A rank's padded frame splits into one box per neighbour offset d in {-1, 0, 1}^ndim
+// (d != 0): along a dimension with d_i = -1 the box is the lower communication padding, +1 the
+// upper one, 0 the owned range. The box's source is the rank at coordinates c + d (wrapped on
+// periodic dimensions), which owns those global indices. Faces only keeps the offsets with one
+// non-zero entry. Both ends enumerate the boxes of a pair in increasing offset order, each box
+// packed compact in C order (as a redistribution plan's blocks), so a packed message needs no
+// metadata. A message to oneself (a periodic dimension of one grid rank) is a local copy.
+//
+// The executors turn boxes into Copy2D programs (copy.hpp) and run them as gdap_redistribute's
+// executors do: host memcpy or peer copy kernels in the in-process group, packed nonblocking
+// point-to-point over MPI, pack kernels and grouped send/recv over NCCL.
+#pragma once
+
+#include "comm/comm.hpp"
+#include "maps/map.hpp"
+#include "move/copy.hpp"
+
+#include <gdap/gdap.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace gdap::move {
+
+// One N-d box: local start in the receiver's and the sender's section, and extent (ndim each).
+struct HaloBox {
+  std::vector<int64_t> dst_local, src_local, extent;
+  int64_t elements = 0;
+};
+
+// All boxes between one pair of ranks, in packed order.
+struct HaloMessage {
+  int64_t peer = 0;      // receiver (send, local) or sender (recv)
+  int64_t elements = 0;  // sum of the boxes' elements
+  int64_t offset = 0;    // elements before it in this rank's packed buffer of its part
+  std::vector<HaloBox> boxes;
+};
+
+struct HaloPlan {
+  int64_t rank = 0, nranks = 0, ndim = 0;
+  std::vector<HaloMessage> sends, recvs;  // increasing peer order, never this rank
+  std::vector<HaloMessage> local;         // empty, or one message to itself
+};
+
+// Plans rank `rank`'s exchange on `map`. `corners`: edges and corners too, not faces only.
+// `widths` (ndim caps, or empty for none) limits each side's cells to the `widths[i]` next to the
+// owned range. Throws GDAP_ERR_INVALID_ARGUMENT for a cap on a dimension that is not 'b' or < 0.
+HaloPlan plan_halo(const gdap_map& map, int64_t rank, bool corners, std::span<const int64_t> widths);
+
+// True if any rank of the map has communication padding to fill under the caps.
+bool map_has_halo(const gdap_map& map, std::span<const int64_t> widths);
+
+// One end of a halo copy: the sender's section (boxes' src_local), the receiver's (dst_local), or
+// the packed buffer of a part (messages one after another, boxes compact in C order).
+struct HaloEnd {
+  enum Kind { sender, receiver, packed } kind;
+  std::span<const int64_t> strides;  // sections: element strides
+};
+
+// Copies that move message `m` from `from` to `to`, appended to `out` (consecutive ones merged).
+void halo_copies(const HaloMessage& m, const HaloEnd& from, const HaloEnd& to, int64_t element_size,
+                 std::vector<Copy2D>& out);
+
+}  // namespace gdap::move
+
+struct gdap_halo {
+  gdap::move::HaloPlan plan;
+  gdap_dtype dtype{};
+  int64_t element_size = 0;
+  bool corners = true;
+  std::vector<gdap_dim> dims;  // this rank's dictionaries, which the local array must match
+  std::vector<int64_t> shape;  // this rank's local shape
+  int64_t send_bytes = 0, recv_bytes = 0, local_bytes = 0;
+  uint64_t serial = 0;  // unique per halo made in this process: a cache key that never recurs
+};
+
+namespace gdap::move {
+
+// The checked arguments of one rank's halo exchange.
+struct HaloCall {
+  gdap_comm& comm;
+  const gdap_halo* halo;
+  gdap_array* local;
+};
+
+// This rank's own checks (run inside each executor's agreement step).
+void check_halo_call(const HaloCall& call);
+
+void halo_group(const HaloCall& call);
+void halo_mpi(const HaloCall& call);
+void halo_nccl(const HaloCall& call);
+
+}  // namespace gdap::move

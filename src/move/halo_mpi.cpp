@@ -1,0 +1,123 @@
+// The halo exchange over MPI, for host-accessible sections: the p2p exchange of exec_mpi.cpp on
+// halo messages. A message that is one contiguous run goes straight from or into the section;
+// others are packed into (unpacked from) one staging buffer per direction. Receives are posted
+// first, each send leaves once packed, and the periodic copy onto itself runs while messages fly.
+// Waits are bounded by the communicator's timeout (MpiComm::wait).
+#include "array/array.hpp"
+#include "comm/mpi.hpp"
+#include "core/error.hpp"
+#include "move/halo.hpp"
+#include "move/redistribute.hpp"
+
+#include <algorithm>
+
+namespace gdap::move {
+
+namespace {
+
+struct Route {
+  int peer;
+  int64_t packed_offset;  // bytes into the staging buffer
+  int64_t bytes;
+  std::vector<Copy2D> copies;
+  bool direct;
+};
+
+// Routes depend on the halo and the section's strides only, so they are kept between calls.
+struct HaloMpiScratch final : Scratch {
+  std::vector<int64_t> key;
+  std::vector<Route> sends, recvs;
+  std::vector<Copy2D> local;
+  // Shared: an exchange abandoned at a timeout leaves them to MPI (MpiComm::wait keeps them).
+  std::shared_ptr<std::vector<char>> send_buffer, recv_buffer;
+};
+
+std::vector<Route> routes(const gdap_halo& h, bool send, std::span<const int64_t> strides) {
+  const HaloEnd section{send ? HaloEnd::sender : HaloEnd::receiver, strides};
+  const HaloEnd packed{HaloEnd::packed, {}};
+  std::vector<Route> out;
+  for (const HaloMessage& m : send ? h.plan.sends : h.plan.recvs) {
+    Route r{static_cast<int>(m.peer), m.offset * h.element_size, m.elements * h.element_size, {}, false};
+    if (send) halo_copies(m, section, packed, h.element_size, r.copies);
+    else halo_copies(m, packed, section, h.element_size, r.copies);
+    r.direct = single_run(r.copies);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+HaloMpiScratch& scratch_for(const HaloCall& call) {
+  const gdap_halo& h = *call.halo;
+  const std::vector<int64_t>& strides = call.local->section.strides;
+  std::vector<int64_t> key{static_cast<int64_t>(h.serial)};
+  key.insert(key.end(), strides.begin(), strides.end());
+  auto* s = dynamic_cast<HaloMpiScratch*>(call.comm.halo_scratch.get());
+  if (s != nullptr && s->key == key) return *s;
+  auto made = std::make_unique<HaloMpiScratch>();
+  made->sends = routes(h, true, strides);
+  made->recvs = routes(h, false, strides);
+  for (const HaloMessage& m : h.plan.local) {
+    halo_copies(m, HaloEnd{HaloEnd::sender, strides}, HaloEnd{HaloEnd::receiver, strides}, h.element_size, made->local);
+  }
+  made->send_buffer = std::make_shared<std::vector<char>>(static_cast<size_t>(h.send_bytes));
+  made->recv_buffer = std::make_shared<std::vector<char>>(static_cast<size_t>(h.recv_bytes));
+  made->key = std::move(key);
+  s = made.get();
+  call.comm.halo_scratch = std::move(made);
+  return *s;
+}
+
+// MPI counts are int: larger messages go as several pieces (MPI keeps their order per pair).
+constexpr int64_t kPiece = int64_t{1} << 30;
+
+template <typename Post>
+void post_pieces(char* data, int64_t bytes, Post&& post) {
+  for (int64_t at = 0; at < bytes; at += kPiece) post(data + at, static_cast<int>(std::min(kPiece, bytes - at)));
+}
+
+void exchange(char* data, HaloMpiScratch& s, MpiComm& mpi) {
+  const MPI_Comm comm = mpi.handle();
+  char* sent = s.send_buffer->data();
+  char* received = s.recv_buffer->data();
+  std::vector<MPI_Request> requests;
+  for (const Route& r : s.recvs) {
+    char* into = r.direct ? data + r.copies[0].dst : received + r.packed_offset;
+    post_pieces(into, r.bytes, [&](char* p, int n) {
+      check_mpi(MPI_Irecv(p, n, MPI_BYTE, r.peer, 1, comm, &requests.emplace_back()), "MPI_Irecv");
+    });
+  }
+  for (const Route& r : s.sends) {
+    char* from = sent + r.packed_offset;
+    if (r.direct) from = data + r.copies[0].src;
+    else run_host_copies(r.copies, data, sent);  // copies hold packed offsets
+    post_pieces(from, r.bytes, [&](char* p, int n) {
+      check_mpi(MPI_Isend(p, n, MPI_BYTE, r.peer, 1, comm, &requests.emplace_back()), "MPI_Isend");
+    });
+  }
+  run_host_copies(s.local, data, data);
+  struct Keep {
+    std::shared_ptr<std::vector<char>> a, b;
+  };
+  mpi.wait(requests, "the halo exchange", true, std::make_shared<Keep>(Keep{s.send_buffer, s.recv_buffer}));
+  for (const Route& r : s.recvs) {
+    if (!r.direct) run_host_copies(r.copies, received, data);
+  }
+}
+
+}  // namespace
+
+void halo_mpi(const HaloCall& call) {
+  auto& comm = dynamic_cast<MpiComm&>(call.comm);
+  HaloMpiScratch* scratch = nullptr;
+  agree(comm, [&] {
+    check_halo_call(call);
+    if (memory_of(call.local) == Memory::device) {
+      fail(GDAP_ERR_UNSUPPORTED, "an MPI communicator exchanges halos of host-accessible sections; use an NCCL "
+                                 "communicator (gdap_comm_from_nccl) for device arrays");
+    }
+    scratch = &scratch_for(call);
+  });
+  exchange(static_cast<char*>(call.local->data()), *scratch, comm);
+}
+
+}  // namespace gdap::move

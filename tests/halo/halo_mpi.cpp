@@ -1,0 +1,87 @@
+// gdap_halo_exchange over MPI (run with mpirun -np 2 or 4): the cases of halo_check.hpp for a
+// group of MPI_Comm_size ranks, element by element, each rank checking its own section; then one
+// rank's bad dtype (every rank fails, no padding changes).
+//
+// A plain program rather than gtest: an assertion that returned early on one rank would leave the
+// others waiting in a collective. The exit code is non-zero if any rank failed.
+#include "halo/halo_check.hpp"
+
+#include <mpi.h>
+
+#include <gdap/gdap.h>
+#include <gdap/gdap_mpi.h>
+
+#include <cstdio>
+#include <string>
+
+namespace {
+
+namespace ht = halo_test;
+
+struct Rank {
+  gdap_comm* comm;
+  int64_t rank;
+  std::vector<std::string> failures;
+
+  void fail(const std::string& what) { failures.push_back(what); }
+};
+
+// One case: map, this rank's halo and section; `bad_dtype`: rank 1 plans float32 (refused).
+void run_case(Rank& me, const ht::Case& c, bool bad_dtype) {
+  const std::vector<gdap_dim> all = ht::all_dims(c);
+  gdap_map* map = nullptr;
+  if (gdap_map_create(&map, c.nranks(), static_cast<int64_t>(c.axes.size()), all.data()) != GDAP_SUCCESS) {
+    return me.fail(c.name + ": gdap_map_create: " + gdap_last_error());
+  }
+  gdap_halo_options options = GDAP_HALO_OPTIONS_INIT;
+  options.corners = c.corners ? 1 : 0;
+  options.widths = c.caps.empty() ? nullptr : c.caps.data();
+  const bool bad = bad_dtype && me.rank == 1;
+  const gdap_dtype dtype = bad ? gdap_dtype{GDAP_DTYPE_FLOAT, 32, 1} : ht::float64();
+  gdap_halo* halo = nullptr;
+  if (gdap_halo_create(&halo, map, dtype, me.rank, &options) != GDAP_SUCCESS) {
+    me.fail(c.name + ": gdap_halo_create: " + gdap_last_error());
+  }
+  ht::Section s = ht::make_section(c, map, me.rank);
+  gdap_array* array = nullptr;
+  if (gdap_array_wrap(&array, s.data.data(), ht::float64(), gdap_device{GDAP_DEVICE_CPU, 0}, s.strides.data(),
+                      s.dims.data(), static_cast<int64_t>(s.dims.size())) != GDAP_SUCCESS) {
+    me.fail(c.name + ": gdap_array_wrap: " + gdap_last_error());
+  }
+  for (int round = 0; round < 2; ++round) {
+    const gdap_status st = gdap_halo_exchange(me.comm, halo, array);
+    const gdap_status want = !bad_dtype ? GDAP_SUCCESS : bad ? GDAP_ERR_INVALID_ARGUMENT : GDAP_ERR_REMOTE;
+    if (st != want) {
+      me.fail(c.name + ": gdap_halo_exchange returned " + gdap_status_string(st) + ": " + gdap_last_error());
+    }
+    for (const std::string& f : ht::check(c, map, me.rank, s, !bad_dtype)) me.fail(f);
+  }
+  gdap_array_destroy(array);
+  gdap_halo_destroy(halo);
+  gdap_map_destroy(map);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Rank me{nullptr, rank, {}};
+  if (gdap_comm_from_mpi_comm(&me.comm, MPI_COMM_WORLD) != GDAP_SUCCESS) {
+    std::fprintf(stderr, "rank %d: gdap_comm_from_mpi: %s\n", rank, gdap_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  gdap_comm_set_timeout(me.comm, 60);
+  const std::vector<ht::Case> table = ht::cases(size);
+  for (const ht::Case& c : table) run_case(me, c, false);
+  if (!table.empty()) run_case(me, table[0], true);
+  for (const std::string& f : me.failures) std::fprintf(stderr, "rank %d: %s\n", rank, f.c_str());
+  int mine = me.failures.empty() ? 0 : 1, any = 0;
+  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0) std::printf("halo_mpi: %zu cases on %d ranks: %s\n", table.size(), size, any ? "FAILED" : "ok");
+  gdap_comm_destroy(me.comm);
+  MPI_Finalize();
+  return any || table.empty() ? 1 : 0;
+}

@@ -1,0 +1,253 @@
+// gdap_halo_exchange through the in-process group (one thread per rank), element by element
+// against the serial reference of halo_check.hpp: the table of 1-d to 3-d cases on 1 to 4 ranks.
+// Then the counts of a hand-checked case, and the refusals: nothing to exchange into, a width on
+// a dimension that is not 'b', a wrong dtype, shape or rank on one rank (every rank fails and no
+// padding changes anywhere).
+#include "halo/halo_check.hpp"
+
+#include <gdap/gdap.h>
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <thread>
+
+namespace {
+
+namespace ht = halo_test;
+
+class Group {
+ public:
+  explicit Group(int64_t n) : comms_(static_cast<size_t>(n), nullptr) {
+    EXPECT_EQ(gdap_comm_create_group(comms_.data(), n), GDAP_SUCCESS) << gdap_last_error();
+    for (gdap_comm* c : comms_) gdap_comm_set_timeout(c, 20);
+  }
+  ~Group() {
+    for (gdap_comm* c : comms_) gdap_comm_destroy(c);
+  }
+  gdap_comm* operator[](int64_t rank) const { return comms_[static_cast<size_t>(rank)]; }
+
+ private:
+  std::vector<gdap_comm*> comms_;
+};
+
+void on_threads(int64_t n, const std::function<void(int64_t)>& body) {
+  std::vector<std::thread> threads;
+  for (int64_t r = 0; r < n; ++r) threads.emplace_back(body, r);
+  for (std::thread& t : threads) t.join();
+}
+
+// A case's map, per-rank halos and painted sections wrapped as arrays.
+struct Exchange {
+  const ht::Case& c;
+  gdap_map* map = nullptr;
+  std::vector<gdap_halo*> halos;
+  std::vector<ht::Section> sections;
+  std::vector<gdap_array*> arrays;
+
+  explicit Exchange(const ht::Case& k, gdap_dtype dtype = ht::float64()) : c(k) {
+    const std::vector<gdap_dim> all = ht::all_dims(c);
+    EXPECT_EQ(gdap_map_create(&map, c.nranks(), static_cast<int64_t>(c.axes.size()), all.data()), GDAP_SUCCESS)
+        << c.name << ": " << gdap_last_error();
+    gdap_halo_options options = GDAP_HALO_OPTIONS_INIT;
+    options.corners = c.corners ? 1 : 0;
+    options.widths = c.caps.empty() ? nullptr : c.caps.data();
+    for (int64_t r = 0; r < c.nranks(); ++r) {
+      gdap_halo* h = nullptr;
+      EXPECT_EQ(gdap_halo_create(&h, map, dtype, r, &options), GDAP_SUCCESS) << c.name << ": " << gdap_last_error();
+      halos.push_back(h);
+      sections.push_back(ht::make_section(c, map, r));
+    }
+    for (ht::Section& s : sections) {
+      gdap_array* a = nullptr;
+      EXPECT_EQ(gdap_array_wrap(&a, s.data.data(), ht::float64(), gdap_device{GDAP_DEVICE_CPU, 0}, s.strides.data(),
+                                s.dims.data(), static_cast<int64_t>(s.dims.size())),
+                GDAP_SUCCESS)
+          << c.name << ": " << gdap_last_error();
+      arrays.push_back(a);
+    }
+  }
+  ~Exchange() {
+    for (gdap_array* a : arrays) gdap_array_destroy(a);
+    for (gdap_halo* h : halos) gdap_halo_destroy(h);
+    gdap_map_destroy(map);
+  }
+
+  void expect_sections(bool touched) const {
+    for (int64_t r = 0; r < c.nranks(); ++r) {
+      for (const std::string& f : ht::check(c, map, r, sections[static_cast<size_t>(r)], touched)) ADD_FAILURE() << f;
+    }
+  }
+};
+
+struct Entry {
+  int64_t nranks;
+  size_t index;
+};
+
+const std::vector<ht::Case>& table(int64_t n) {
+  static std::map<int64_t, std::vector<ht::Case>> tables;
+  auto it = tables.find(n);
+  if (it == tables.end()) it = tables.emplace(n, ht::cases(n)).first;
+  return it->second;
+}
+
+std::vector<Entry> entries() {
+  std::vector<Entry> out;
+  for (int64_t n : {1, 2, 3, 4}) {
+    for (size_t i = 0; i < table(n).size(); ++i) out.push_back({n, i});
+  }
+  return out;
+}
+
+class Table : public ::testing::TestWithParam<Entry> {};
+
+// Rule: every communication padding cell (within caps, corners on request) gets its owner's value;
+// owned elements and boundary padding are untouched; run twice, the same result (cached programs).
+TEST_P(Table, EveryPaddingCellHoldsItsOwnersValue) {
+  const ht::Case& c = table(GetParam().nranks)[GetParam().index];
+  Exchange s(c);
+  Group group(c.nranks());
+  for (int round = 0; round < 2; ++round) {
+    std::vector<gdap_status> status(static_cast<size_t>(c.nranks()));
+    on_threads(c.nranks(), [&](int64_t r) {
+      status[static_cast<size_t>(r)] = gdap_halo_exchange(group[r], s.halos[static_cast<size_t>(r)], s.arrays[static_cast<size_t>(r)]);
+    });
+    for (gdap_status st : status) ASSERT_EQ(st, GDAP_SUCCESS) << c.name;
+    s.expect_sections(true);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Group, Table, ::testing::ValuesIn(entries()), [](const ::testing::TestParamInfo<Entry>& p) {
+  return "N" + std::to_string(p.param.nranks) + "_" + table(p.param.nranks)[p.param.index].name;
+});
+
+TEST(TableCoverage, EveryGroupSizeHasCases) {
+  for (int64_t n : {1, 2, 3, 4}) EXPECT_FALSE(table(n).empty()) << n;
+}
+
+// Rule: stats count one message per neighbour rank and the bytes of the faces (2 ranks, 1-d,
+// width 1: one float64 each way; periodic on one rank: copies onto itself, no messages).
+TEST(Stats, CountMessagesAndBytes) {
+  const ht::Case two{"two", {ht::b({5, 4}, 1)}};
+  Exchange s(two);
+  gdap_halo_stats st = GDAP_HALO_STATS_INIT;
+  ASSERT_EQ(gdap_halo_stats_get(&st, s.halos[0]), GDAP_SUCCESS) << gdap_last_error();
+  EXPECT_EQ(st.rank, 0);
+  EXPECT_EQ(st.nranks, 2);
+  EXPECT_EQ(st.send_messages, 1);
+  EXPECT_EQ(st.recv_messages, 1);
+  EXPECT_EQ(st.send_bytes, 8);
+  EXPECT_EQ(st.recv_bytes, 8);
+  EXPECT_EQ(st.local_bytes, 0);
+  const ht::Case one{"one", {ht::b({7}, 2, true), ht::b({3}, 1, true)}};
+  Exchange t(one);
+  ASSERT_EQ(gdap_halo_stats_get(&st, t.halos[0]), GDAP_SUCCESS) << gdap_last_error();
+  EXPECT_EQ(st.send_messages + st.recv_messages + st.send_bytes, 0);
+  EXPECT_EQ(st.local_bytes, (11 * 5 - 7 * 3) * 8);  // the whole frame of an 11 x 5 section around 7 x 3
+  gdap_halo_stats small = GDAP_HALO_STATS_INIT;
+  small.struct_size = 8;
+  EXPECT_EQ(gdap_halo_stats_get(&small, t.halos[0]), GDAP_ERR_INVALID_ARGUMENT);
+}
+
+// Rule: a map without communication padding has nothing to exchange into.
+TEST(Refusals, NoPaddingToExchangeInto) {
+  const ht::Case flat{"flat", {ht::b({3, 3}, 0)}};
+  const std::vector<gdap_dim> all = ht::all_dims(flat);
+  gdap_map* map = nullptr;
+  ASSERT_EQ(gdap_map_create(&map, 2, 1, all.data()), GDAP_SUCCESS) << gdap_last_error();
+  gdap_halo* h = nullptr;
+  EXPECT_EQ(gdap_halo_create(&h, map, ht::float64(), 0, nullptr), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gdap_last_error()).find("no rank of the map has communication padding"), std::string::npos)
+      << gdap_last_error();
+  EXPECT_EQ(h, nullptr);
+  // Boundary padding only (non-periodic outer sides) is not communication padding either.
+  const ht::Case boundary{"boundary", {ht::b({3, 3}, 0, false, 2)}};
+  const std::vector<gdap_dim> bd = ht::all_dims(boundary);
+  gdap_map* bmap = nullptr;
+  ASSERT_EQ(gdap_map_create(&bmap, 2, 1, bd.data()), GDAP_SUCCESS) << gdap_last_error();
+  EXPECT_EQ(gdap_halo_create(&h, bmap, ht::float64(), 1, nullptr), GDAP_ERR_INVALID_ARGUMENT);
+  // Caps of 0 everywhere leave nothing either.
+  const ht::Case padded{"padded", {ht::b({3, 3}, 1)}};
+  const std::vector<gdap_dim> pd = ht::all_dims(padded);
+  gdap_map* pmap = nullptr;
+  ASSERT_EQ(gdap_map_create(&pmap, 2, 1, pd.data()), GDAP_SUCCESS) << gdap_last_error();
+  const int64_t zero = 0;
+  gdap_halo_options options = GDAP_HALO_OPTIONS_INIT;
+  options.widths = &zero;
+  EXPECT_EQ(gdap_halo_create(&h, pmap, ht::float64(), 0, &options), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(gdap_halo_create(&h, pmap, ht::float64(), 2, nullptr), GDAP_ERR_OUT_OF_RANGE);
+  gdap_map_destroy(pmap);
+  gdap_map_destroy(bmap);
+  gdap_map_destroy(map);
+}
+
+// Rule: only 'b' dimensions have padding; a width asked on a cyclic one is refused.
+TEST(Refusals, WidthOnANonBlockDimension) {
+  const ht::Case k{"bc", {ht::b({4, 3}, 1), ht::c(5)}};
+  const std::vector<gdap_dim> all = ht::all_dims(k);
+  gdap_map* map = nullptr;
+  ASSERT_EQ(gdap_map_create(&map, 4, 2, all.data()), GDAP_SUCCESS) << gdap_last_error();
+  const int64_t widths[2] = {1, 1};
+  gdap_halo_options options = GDAP_HALO_OPTIONS_INIT;
+  options.widths = widths;
+  gdap_halo* h = nullptr;
+  EXPECT_EQ(gdap_halo_create(&h, map, ht::float64(), 0, &options), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gdap_last_error()).find("dimension 1 ('c')"), std::string::npos) << gdap_last_error();
+  const int64_t negative[2] = {-1, 0};
+  options.widths = negative;
+  EXPECT_EQ(gdap_halo_create(&h, map, ht::float64(), 0, &options), GDAP_ERR_INVALID_ARGUMENT);
+  gdap_map_destroy(map);
+}
+
+// Runs one exchange where rank `bad` passes `array` (and halo `halo`) instead of its own; every
+// rank must fail (the bad one with `status`, the others GDAP_ERR_REMOTE) and no padding change.
+void expect_refused(Exchange& s, int64_t bad, gdap_array* array, const gdap_halo* halo, gdap_status status,
+                    const std::string& words) {
+  Group group(s.c.nranks());
+  std::vector<gdap_status> got(static_cast<size_t>(s.c.nranks()));
+  std::vector<std::string> errors(got.size());
+  on_threads(s.c.nranks(), [&](int64_t r) {
+    const auto k = static_cast<size_t>(r);
+    got[k] = gdap_halo_exchange(group[r], r == bad ? halo : s.halos[k], r == bad ? array : s.arrays[k]);
+    errors[k] = gdap_last_error();
+  });
+  for (size_t r = 0; r < got.size(); ++r) {
+    EXPECT_EQ(got[r], static_cast<int64_t>(r) == bad ? status : GDAP_ERR_REMOTE) << "rank " << r << ": " << errors[r];
+    EXPECT_NE(errors[r].find(words), std::string::npos) << "rank " << r << ": " << errors[r];
+  }
+  s.expect_sections(false);
+}
+
+// Rule: a dtype other than the halo's is refused on every rank, and no data moves.
+TEST(Refusals, DtypeMismatchOnOneRank) {
+  const ht::Case k{"k", {ht::b({4, 3, 5}, 1, true)}};
+  Exchange s(k);
+  gdap_halo* h32 = nullptr;
+  ASSERT_EQ(gdap_halo_create(&h32, s.map, gdap_dtype{GDAP_DTYPE_FLOAT, 32, 1}, 1, nullptr), GDAP_SUCCESS);
+  expect_refused(s, 1, s.arrays[1], h32, GDAP_ERR_INVALID_ARGUMENT, "dtype");
+  gdap_halo_destroy(h32);
+}
+
+// Rule: an array that is not the map's section of this rank is refused on every rank.
+TEST(Refusals, ArrayOfAnotherRank) {
+  const ht::Case k{"k", {ht::b({4, 3, 5}, 1, true)}};
+  Exchange s(k);
+  expect_refused(s, 0, s.arrays[2], s.halos[0], GDAP_ERR_INVALID_ARGUMENT, "shape");
+  // Same shape, other place: rank 0's and rank 2's sections both hold 6 elements.
+  const ht::Case even{"even", {ht::b({4, 4, 4}, 1, true)}};
+  Exchange e(even);
+  expect_refused(e, 0, e.arrays[2], e.halos[0], GDAP_ERR_INVALID_ARGUMENT, "differs from the halo's map");
+}
+
+// Rule: a halo planned for another rank, a NULL array, or a NULL halo is refused on every rank.
+TEST(Refusals, WrongRankNullArrayNullHalo) {
+  const ht::Case k{"k", {ht::b({4, 3}, 1, true)}};
+  Exchange s(k);
+  expect_refused(s, 1, s.arrays[1], s.halos[0], GDAP_ERR_INVALID_ARGUMENT, "rank");
+  expect_refused(s, 0, nullptr, s.halos[0], GDAP_ERR_INVALID_ARGUMENT, "NULL");
+  expect_refused(s, 1, s.arrays[1], nullptr, GDAP_ERR_INVALID_ARGUMENT, "NULL");
+}
+
+}  // namespace
