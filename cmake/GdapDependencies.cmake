@@ -1,5 +1,5 @@
 # Finds gdap's dependencies. Required: fmt, nlohmann-json and a DLPack >= 1.0 header.
-# Optional (AUTO/ON/OFF): CUDA with cuBLAS, NCCL, MPI.
+# Optional (AUTO/ON/OFF): CUDA with cuBLAS, NCCL, MPI, zstd (the Zarr codec).
 
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)
@@ -69,6 +69,18 @@ if(GDAP_HAVE_CUDA AND NOT GDAP_WITH_NCCL STREQUAL "OFF")
 endif()
 if(GDAP_WITH_NCCL STREQUAL "ON" AND NOT GDAP_HAVE_NCCL)
   message(FATAL_ERROR "GDAP_WITH_NCCL=ON but NCCL (with CUDA) was not found")
+endif()
+
+# zstd, for Zarr stores' zstd codec (libzstd-dev). Without it gdap reads and writes raw chunks only.
+set(GDAP_HAVE_ZSTD OFF)
+if(NOT GDAP_WITH_ZSTD STREQUAL "OFF")
+  find_path(GDAP_ZSTD_INCLUDE_DIR zstd.h)
+  find_library(GDAP_ZSTD_LIBRARY zstd)
+  if(GDAP_ZSTD_INCLUDE_DIR AND GDAP_ZSTD_LIBRARY)
+    set(GDAP_HAVE_ZSTD ON)
+  elseif(GDAP_WITH_ZSTD STREQUAL "ON")
+    message(FATAL_ERROR "GDAP_WITH_ZSTD=ON but zstd (libzstd-dev) was not found")
+  endif()
 endif()
 
 # MPI.

@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ gcc gfortran make pkg-config binutils libgtest-dev libgmock-dev libopenmpi-dev openmpi-bin
-          nlohmann-json3-dev libcli11-dev libfmt-dev abigail-tools doxygen swig clang libclang-rt-dev
+          nlohmann-json3-dev libcli11-dev libfmt-dev abigail-tools doxygen swig clang libclang-rt-dev libzstd-dev
           python3 python3-dev python3-venv python3-pip)
 missing=()
 for p in "${packages[@]}"; do
@@ -33,12 +33,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-python_packages=(apache-tvm-ffi numpy pytest swig tree-sitter tree-sitter-julia)
+python_packages=(apache-tvm-ffi numpy pytest swig tree-sitter tree-sitter-julia zarr)
 if ! .deps/venv/bin/python3 -c 'import sys' 2>/dev/null; then
   rm -rf .deps/venv
   python3 -m venv .deps/venv
 fi
-if ! .deps/venv/bin/python3 -c 'import tvm_ffi, numpy, pytest, swig, tree_sitter, tree_sitter_julia' 2>/dev/null; then
+if ! .deps/venv/bin/python3 -c 'import tvm_ffi, numpy, pytest, swig, tree_sitter, tree_sitter_julia, zarr' 2>/dev/null; then
   echo "deps: installing ${python_packages[*]} into .deps/venv"
   .deps/venv/bin/python3 -m pip install -q --disable-pip-version-check "${python_packages[@]}"
 fi

@@ -35,7 +35,7 @@ run_ctest --test-dir build --output-on-failure -LE gpu -j"$jobs"
 # Python suite against that installed package, not the build tree.
 echo "== pip install . into a fresh virtual environment (build-pip/venv), and the Python suite against it"
 rm -rf build-pip && python3 -m venv build-pip/venv
-build-pip/venv/bin/python3 -m pip install -q --disable-pip-version-check . pytest
+build-pip/venv/bin/python3 -m pip install -q --disable-pip-version-check . pytest zarr
 log=$(mktemp)
 (cd build-pip && venv/bin/python3 -c 'import gdap; print("installed gdap", gdap.__version__, "at", gdap.__file__)' &&
   venv/bin/python3 ../docs/examples/redistribute_threads.py && venv/bin/python3 -m pytest -p no:cacheprovider -q -m "not gpu" ../tests/python) 2>&1 | tee "$log"
@@ -70,7 +70,7 @@ echo "== fuzz targets (clang, libFuzzer + ASan + UBSan) in build-fuzz/"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDAP_BUILD_FUZZERS=ON \
   -DGDAP_SANITIZE=address,undefined -DGDAP_WITH_CUDA=OFF -DGDAP_WITH_MPI=OFF -DGDAP_WITH_FORTRAN=OFF -DGDAP_WITH_PYTHON=OFF \
   -DGDAP_BUILD_CLI=OFF -DPython3_EXECUTABLE="$python" >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz_json fuzz_dims
+cmake --build build-fuzz -j"$jobs" --target fuzz_json fuzz_dims fuzz_zarr
 run_ctest --test-dir build-fuzz --output-on-failure -L fuzz
 echo "== all tests passed (build/, build-pip/, build-asan/, build-tsan/, build-fuzz/)"
 echo "tests: $passed passed, 0 failed"

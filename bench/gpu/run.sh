@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# One call on a lent 2-GPU machine (nvidia-h200-x2): builds gdap with CUDA and NCCL, then times
-# gdap's redistribution (in-process group pull/push, NCCL) beside cupyx.distributed.array's
-# reshard and the peer-bandwidth floor, in one run. Writes the table to $OUT/redistribute_gpu.md.
+# One call on a lent GPU machine: builds gdap with CUDA and NCCL (Release), then runs the named GPU
+# benchmarks, each timing gdap beside its peer in the same run, on every GPU present. Each writes
+# its table to $OUT/<name>_gpu.md.
+# Usage: bench/gpu/run.sh [redistribute] [halo] [allreduce] [gemm] ...   (default: redistribute)
+#   redistribute: float32 16384^2 row blocks -> column blocks / block-cyclic, beside cupyx reshard
+#   halo:         3-d float64 512^3 halo exchange, beside raw NCCL send/recv of the same bytes
+#   allreduce:    1 GiB float32 all-reduce, beside ncclAllReduce
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/gdap-bench-out}
@@ -13,11 +17,18 @@ cmake -S . -B build-bench-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DGDAP_WITH_CU
   -DGDAP_BUILD_TESTS=OFF -DGDAP_WITH_PYTHON=OFF -DGDAP_WITH_FORTRAN=OFF \
   -DGDAP_DLPACK_INCLUDE_DIR=$PWD/.deps/tvm_ffi/include >"$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
 cmake --build build-bench-gpu -j16 --target gdap >"$out/build.log" 2>&1 || { grep -A8 error "$out/build.log" | head -40; exit 1; }
-nvcc -O2 -std=c++20 -arch=sm_90 -Iinclude bench/gpu/redistribute_gpu.cu -o build-bench-gpu/redistribute_gpu \
-  -Lbuild-bench-gpu -lgdap -lnccl -Xlinker -rpath -Xlinker "$PWD/build-bench-gpu" || exit 1
-{
-  echo "## float32 16384 x 16384 on 2 GPUs, one process"
-  cat "$out/machine.txt" | head -2
-  ./build-bench-gpu/redistribute_gpu
-  python3 bench/gpu/cupyx_reshard.py 2>&1 | tail -5
-} | tee "$out/redistribute_gpu.md"
+rc=0
+for name in "${@:-redistribute}"; do
+  exe=build-bench-gpu/${name}_gpu
+  extra=()
+  if [ -f bench/gpu/${name}_gpu.libs ]; then read -ra extra <bench/gpu/${name}_gpu.libs; fi
+  nvcc -O2 -std=c++20 -arch=sm_90 -Iinclude bench/gpu/${name}_gpu.cu -o "$exe" \
+    -Lbuild-bench-gpu -lgdap -lnccl "${extra[@]}" -Xlinker -rpath -Xlinker "$PWD/build-bench-gpu" || { rc=1; continue; }
+  {
+    echo "## $name on $(nvidia-smi -L | wc -l) GPU(s), one process"
+    head -1 "$out/machine.txt"
+    "./$exe" || rc=1
+    if [ "$name" = redistribute ]; then python3 bench/gpu/cupyx_reshard.py 2>&1 | tail -5; fi
+  } | tee "$out/${name}_gpu.md"
+done
+exit $rc

@@ -42,6 +42,8 @@ module gdap
   ! gdap_reduce_op (gdap_allreduce)
   integer(c_int), parameter, public :: GDAP_REDUCE_SUM = 1, GDAP_REDUCE_PROD = 2, GDAP_REDUCE_MIN = 3, &
                                        GDAP_REDUCE_MAX = 4
+  ! gdap_zarr_codec (gdap_zarr_options%codec)
+  integer(c_int32_t), parameter, public :: GDAP_ZARR_RAW = 0, GDAP_ZARR_ZSTD = 1
 
   !> One dimension dictionary; the defaults are GDAP_DIM_INIT. struct_size is the C sizeof
   !> (104 bytes); the test program checks it against c_sizeof.
@@ -115,6 +117,16 @@ module gdap
     integer(c_int64_t) :: local_bytes = 0
   end type gdap_halo_stats
 
+  !> How gdap_save_zarr writes (gdap_zarr_options): struct_size defaults to the C sizeof (24 bytes),
+  !> codec GDAP_ZARR_ZSTD at zstd's default level, an existing store refused (overwrite = 0).
+  type, bind(C), public :: gdap_zarr_options
+    integer(c_int64_t) :: struct_size = 24
+    integer(c_int32_t) :: codec = 1
+    integer(c_int32_t) :: zstd_level = 0
+    integer(c_int32_t) :: overwrite = 0
+    integer(c_int32_t) :: reserved = 0
+  end type gdap_zarr_options
+
   public :: gdap_status_string, gdap_last_error, gdap_version, gdap_version_string
   public :: gdap_protocol_version_check
   public :: gdap_dim_init, gdap_dim_set_block, gdap_dim_set_padding, gdap_dim_set_periodic
@@ -138,6 +150,7 @@ module gdap
   public :: gdap_comm_barrier, gdap_map_create_collective, gdap_plan_create, gdap_plan_destroy
   public :: gdap_plan_stats_get, gdap_redistribute, gdap_allreduce
   public :: gdap_halo_create, gdap_halo_destroy, gdap_halo_stats_get, gdap_halo_exchange
+  public :: gdap_save_zarr, gdap_load_zarr, gdap_zarr_shape
   ! Fortran conveniences (no C counterpart)
   public :: gdap_error_message, gdap_status_name, gdap_fortran_shape, gdap_array_wrap_fortran
 
@@ -675,6 +688,29 @@ module gdap
     function gdap_halo_exchange(comm, halo, local) bind(C, name='gdap_halo_exchange') result(s)
       import :: c_int, c_ptr
       type(c_ptr), value :: comm, halo, local
+      integer(c_int) :: s
+    end function
+    ! --- Zarr v3 stores (paths NUL-terminated: trim(path)//c_null_char) ---
+    function gdap_save_zarr(comm, map, section, path, options) bind(C, name='gdap_save_zarr') result(s)
+      import :: c_int, c_ptr, c_char, gdap_zarr_options
+      type(c_ptr), value :: comm, map, section
+      character(kind=c_char), intent(in) :: path(*)
+      type(gdap_zarr_options), intent(in) :: options  ! gdap_zarr_options() for the defaults
+      integer(c_int) :: s
+    end function
+    function gdap_load_zarr(comm, map, section, path) bind(C, name='gdap_load_zarr') result(s)
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: comm, map, section
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int) :: s
+    end function
+    function gdap_zarr_shape(path, ndim, shape, capacity, dtype) bind(C, name='gdap_zarr_shape') result(s)
+      import :: c_int, c_int64_t, c_char, gdap_dtype
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int64_t), intent(inout) :: ndim
+      integer(c_int64_t), intent(inout) :: shape(*)  ! C order (the store's), capacity entries
+      integer(c_int64_t), value :: capacity
+      type(gdap_dtype), intent(inout) :: dtype
       integer(c_int) :: s
     end function
   end interface

@@ -750,6 +750,51 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
   if (gdap_py_append($result, d) != 0) SWIG_fail;
 }
 
+/* ---- Zarr stores --------------------------------------------------------------------------- */
+
+/* gdap_zarr_options from None (defaults) or a triple (codec, zstd_level, overwrite). */
+%typemap(in) const gdap_zarr_options* options (gdap_zarr_options temp) {
+  $1 = NULL;
+  if ($input != Py_None) {
+    int codec = 0, level = 0, overwrite = 0;
+    if (!PyArg_ParseTuple($input, "iip", &codec, &level, &overwrite)) SWIG_fail;
+    memset(&temp, 0, sizeof temp);
+    temp.struct_size = (int64_t)sizeof temp;
+    temp.codec = codec;
+    temp.zstd_level = level;
+    temp.overwrite = overwrite;
+    $1 = &temp;
+  }
+}
+
+/* gdap_zarr_shape: the shape comes back as a tuple, sized by asking for ndim first (arg1 is the path). */
+%typemap(in, numinputs=0) (int64_t* ndim, int64_t* shape, int64_t capacity) (int64_t temp) {
+  temp = 0;
+  $1 = &temp;
+  $2 = NULL;
+  $3 = 0;
+}
+%typemap(check) (int64_t* ndim, int64_t* shape, int64_t capacity) {
+  int64_t n = 0;
+  if (gdap_zarr_shape(arg1, &n, NULL, 0, NULL) == GDAP_ERR_BUFFER_TOO_SMALL && n > 0) {
+    $2 = (int64_t*)PyMem_Calloc((size_t)n, sizeof(int64_t));
+    if ($2 == NULL) {
+      PyErr_NoMemory();
+      SWIG_fail;
+    }
+    $3 = n;
+  }
+}
+%typemap(argout) (int64_t* ndim, int64_t* shape, int64_t capacity) {
+  PyObject* t = PyTuple_New((Py_ssize_t)*$1);
+  if (t == NULL) SWIG_fail;
+  for (int64_t i = 0; i < *$1; ++i) PyTuple_SET_ITEM(t, (Py_ssize_t)i, PyLong_FromLongLong((long long)$2[i]));
+  if (gdap_py_append($result, t) != 0) SWIG_fail;
+}
+%typemap(freearg) (int64_t* ndim, int64_t* shape, int64_t capacity) {
+  PyMem_Free($2);
+}
+
 /* The dictionaries must number ndim, so gdap never reads past the block. A negative ndim goes
  * through: gdap refuses it collectively, the other ranks learning which rank it was. */
 %typemap(check) (gdap_comm* comm, int64_t ndim, const gdap_dim* dims) {
@@ -779,6 +824,8 @@ GDAP_WITHOUT_GIL(gdap_plan_create)
 GDAP_WITHOUT_GIL(gdap_redistribute)
 GDAP_WITHOUT_GIL(gdap_allreduce)
 GDAP_WITHOUT_GIL(gdap_halo_exchange)
+GDAP_WITHOUT_GIL(gdap_save_zarr)
+GDAP_WITHOUT_GIL(gdap_load_zarr)
 
 /* ---- DLPack -------------------------------------------------------------------------------- */
 

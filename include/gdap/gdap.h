@@ -743,6 +743,70 @@ GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo
  */
 GDAP_API gdap_status gdap_halo_exchange(gdap_comm* comm, const gdap_halo* halo, gdap_array* local);
 
+/* ---------------------------------------------------------------------------------------------
+ * Zarr v3 stores: collective save and load of a distributed array, each rank reading or writing
+ * only the chunks it needs. See docs/io.md ("Zarr v3").
+ * ------------------------------------------------------------------------------------------- */
+
+/** Codecs gdap_save_zarr can write (gdap_load_zarr reads both). */
+typedef enum gdap_zarr_codec {
+  GDAP_ZARR_RAW = 0, /**< "bytes" (little endian) only: one file per chunk, uncompressed */
+  GDAP_ZARR_ZSTD = 1 /**< "bytes" then "zstd" (zarr-python's default) */
+} gdap_zarr_codec;
+
+/** Options of gdap_save_zarr. Fields may be appended after struct_size in minor releases. */
+typedef struct gdap_zarr_options {
+  int64_t struct_size; /**< set by the caller to sizeof(gdap_zarr_options) */
+  int32_t codec;       /**< a gdap_zarr_codec */
+  int32_t zstd_level;  /**< zstd level 1 to 22, or 0 for zstd's default; ignored for GDAP_ZARR_RAW */
+  int32_t overwrite;   /**< nonzero: replace a store already at the path; 0: refuse it */
+  int32_t reserved;    /**< 0 */
+} gdap_zarr_options;
+
+/** gdap_zarr_options with zstd at its default level, refusing to overwrite. */
+#define GDAP_ZARR_OPTIONS_INIT {sizeof(gdap_zarr_options), GDAP_ZARR_ZSTD, 0, 0, 0}
+
+/**
+ * Collective: writes the distributed array whose sections are `section` on each rank (this rank's
+ * section of `map`, which spans the communicator) to a Zarr v3 directory store at `path`
+ * (zarr.json and one file per chunk). The chunk grid comes from the distribution: along a block
+ * dimension with equal blocks a chunk is one block, along a cyclic one a chunk is one block of
+ * block_size, along an undistributed one the whole extent; any other layout (irregular blocks,
+ * unstructured, replicas) is first redistributed to equal blocks on the same grid. Each rank then
+ * writes only its own chunks (edge chunks padded with the fill value 0), and rank 0 writes
+ * zarr.json last, once every rank has written its chunks, so a store whose save failed has no
+ * zarr.json. Only owned elements are written (padding never). Device sections are staged through
+ * host memory. `options` may be NULL (GDAP_ZARR_OPTIONS_INIT). Errors are collective: every rank
+ * returns one (GDAP_ERR_IO naming the file and the system's reason; GDAP_ERR_INVALID_ARGUMENT if a
+ * store exists at `path` and overwrite is 0). Dtypes: bool, int8-64, uint8-64, float16/32/64,
+ * complex64/128. Everything is borrowed; `section` is only read.
+ */
+GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* map, const gdap_array* section,
+                                    const char* path, const gdap_zarr_options* options);
+
+/**
+ * Collective: fills the owned elements of `section` (this rank's section of `map`, which spans the
+ * communicator and has the store's global shape and dtype) from the Zarr v3 array at `path`, with
+ * any chunk grid (written by gdap, zarr-python, TensorStore or others): each rank reads only the
+ * chunks its owned elements fall in; a chunk file that is absent reads as the fill value. Codecs:
+ * "bytes" (either endian) and "zstd"; others (sharding, transpose, gzip, crc32c) give
+ * GDAP_ERR_UNSUPPORTED naming the codec. Chunk keys: "default" and "v2" encodings. Nothing is
+ * written to `section` unless every rank read everything it needs (a missing store, a malformed
+ * zarr.json or a corrupt chunk on any rank: every rank returns an error, the others
+ * GDAP_ERR_REMOTE naming it). Padding is not touched. Device sections are staged through host
+ * memory. Everything is borrowed.
+ */
+GDAP_API gdap_status gdap_load_zarr(gdap_comm* comm, const gdap_map* map, gdap_array* section, const char* path);
+
+/**
+ * Reads the global shape and dtype of the Zarr v3 array at `path` (its zarr.json), so that a caller
+ * can build a map for gdap_load_zarr. `*ndim` receives the number of dimensions; `shape` (may be
+ * NULL when `capacity` is 0) receives up to `capacity` extents: GDAP_ERR_BUFFER_TOO_SMALL if it is
+ * too short (with `*ndim` set). `dtype` may be NULL. Not collective. Borrowed arguments.
+ */
+GDAP_API gdap_status gdap_zarr_shape(const char* path, int64_t* ndim, int64_t* shape, int64_t capacity,
+                                     gdap_dtype* dtype);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -249,4 +249,8 @@ void enable_peer_access(int device, int peer) {
 
 void synchronize_stream(void* stream) { check_cuda(cudaStreamSynchronize(as_stream(stream)), "cudaStreamSynchronize"); }
 
+void copy_bytes(void* dst, const void* src, int64_t bytes) {
+  check_cuda(cudaMemcpy(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault), "cudaMemcpy");
+}
+
 }  // namespace gdap::move

@@ -77,6 +77,8 @@ void set_device(int device);
 // Lets `device` access `peer`'s memory (idempotent; GDAP_ERR_UNSUPPORTED if it cannot).
 void enable_peer_access(int device, int peer);
 void synchronize_stream(void* stream);
+// Copies `bytes` between any two addresses CUDA knows (host, device, pinned, managed); returns when done.
+void copy_bytes(void* dst, const void* src, int64_t bytes);
 // Throws GDAP_ERR_DEVICE naming `what` and CUDA's message for a failed call's error code.
 void check_cuda(int code, const char* what);
 

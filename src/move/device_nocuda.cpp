@@ -26,6 +26,7 @@ int current_device() { no_cuda(); }
 void set_device(int) { no_cuda(); }
 void enable_peer_access(int, int) { no_cuda(); }
 void synchronize_stream(void*) { no_cuda(); }
+void copy_bytes(void*, const void*, int64_t) { no_cuda(); }
 void check_cuda(int code, const char* what) {
   if (code != 0) fail(GDAP_ERR_DEVICE, "{} failed with code {}", what, code);
 }

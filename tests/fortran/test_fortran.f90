@@ -25,6 +25,7 @@ program test_fortran
   call group_of_two_threads_redistributes()
   call mpi_needs_mpi()
   call root_and_replicated_layouts()
+  call group_of_one_saves_and_loads_zarr()
 
   print '(a,i0,a,i0,a)', 'fortran binding: ', passed, ' passed, ', failed, ' failed'
   if (failed > 0) error stop 1
@@ -313,6 +314,41 @@ contains
     call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy the map')
     call check(gdap_comm_destroy(comms(1)) == GDAP_SUCCESS, 'destroy the communicator')
   end subroutine group_of_one_exchanges_a_periodic_halo
+
+  ! A Fortran array a(6, 4) (C order 4 x 6) saved as a Zarr store and loaded into another array.
+  subroutine group_of_one_saves_and_loads_zarr()
+    type(c_ptr) :: comms(1), map, src, dst
+    type(gdap_dim) :: dims(2)
+    type(gdap_zarr_options) :: options
+    type(gdap_dtype) :: dtype
+    integer(c_int64_t) :: ndim, shape(4), i
+    integer(c_int64_t), parameter :: extent(2) = [4, 6]
+    real(c_double), target :: a(6, 4), b(6, 4)
+    character(len=*), parameter :: path = 'fortran_test.zarr'
+    call check(gdap_comm_create_group(comms, 1_c_int64_t) == GDAP_SUCCESS, 'group of one rank (zarr)')
+    do i = 1, 2
+      call check(gdap_dim_set_block(dims(i), extent(i), 1_c_int64_t, 0_c_int64_t, 0_c_int64_t, extent(i)) &
+                 == GDAP_SUCCESS, 'block dictionary (zarr)')
+    end do
+    call check(gdap_map_create_collective(map, comms(1), 2_c_int64_t, dims) == GDAP_SUCCESS, 'map (zarr)')
+    a = reshape([(real(i, c_double), i = 1, 24)], [6, 4])
+    b = -1
+    call check(gdap_array_wrap_fortran(src, c_loc(a), f64, dims) == GDAP_SUCCESS, 'wrap the source (zarr)')
+    call check(gdap_array_wrap_fortran(dst, c_loc(b), f64, dims) == GDAP_SUCCESS, 'wrap the destination (zarr)')
+    options%overwrite = 1
+    call check(gdap_save_zarr(comms(1), map, src, path//c_null_char, options) == GDAP_SUCCESS, &
+               'gdap_save_zarr: '//gdap_error_message())
+    call check(gdap_zarr_shape(path//c_null_char, ndim, shape, 4_c_int64_t, dtype) == GDAP_SUCCESS, 'gdap_zarr_shape')
+    call check(ndim == 2 .and. shape(1) == 4 .and. shape(2) == 6 .and. dtype%bits == 64, 'the store is 4 x 6 float64')
+    call check(gdap_load_zarr(comms(1), map, dst, path//c_null_char) == GDAP_SUCCESS, 'gdap_load_zarr')
+    call check(all(b == a), 'every element came back')
+    call check(gdap_load_zarr(comms(1), map, dst, 'no_such.zarr'//c_null_char) == GDAP_ERR_IO, 'a missing store')
+    call check(index(gdap_error_message(), 'no_such.zarr/zarr.json') > 0, 'the error names the file')
+    call check(gdap_array_destroy(src) == GDAP_SUCCESS, 'destroy the source (zarr)')
+    call check(gdap_array_destroy(dst) == GDAP_SUCCESS, 'destroy the destination (zarr)')
+    call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy the map (zarr)')
+    call check(gdap_comm_destroy(comms(1)) == GDAP_SUCCESS, 'destroy the communicator (zarr)')
+  end subroutine group_of_one_saves_and_loads_zarr
 
   ! Two ranks as two OpenMP threads, each with its own communicator: blocks -> cyclic. Without
   ! OpenMP there is one thread, which would wait for its peer until the timeout: skipped.

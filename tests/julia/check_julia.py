@@ -73,12 +73,14 @@ C_TO_JULIA = {
     "const gdap_halo*": HANDLE,
     "gdap_halo**": OUT_HANDLE,
     "const gdap_halo_options*": {"Ref{HaloOptions}"},
+    "const gdap_zarr_options*": {"Ref{ZarrOptions}"},
     "gdap_halo_stats*": {"Ref{HaloStats}"},
     "double": {"Cdouble"},
 }
 C_RETURN_TO_JULIA = {"gdap_status": {"Cint"}, "int": {"Cint"}, "const char*": {"Cstring", "Ptr{UInt8}"}}
 STRUCTS = {"Dim": "gdap_dim", "DType": "gdap_dtype", "Device": "gdap_device", "Run": "gdap_run",
-           "PlanStats": "gdap_plan_stats", "HaloOptions": "gdap_halo_options", "HaloStats": "gdap_halo_stats"}
+           "PlanStats": "gdap_plan_stats", "HaloOptions": "gdap_halo_options", "HaloStats": "gdap_halo_stats",
+           "ZarrOptions": "gdap_zarr_options"}
 
 
 def normalise(c_type):

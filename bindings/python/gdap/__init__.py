@@ -36,6 +36,7 @@ from ._map import GlobalMap, grid_coords_to_rank, grid_rank_to_coords
 from ._redistribute import Plan, allgather, allreduce, broadcast, gather, redistribute, scatter
 from ._halo import Halo, halo_exchange
 from ._cupyx import from_cupyx, to_cupyx
+from ._zarr import load_zarr, save_zarr, zarr_shape
 
 __version__ = _gdap_c.gdap_version_string()
 
@@ -57,6 +58,7 @@ __all__ = [
     "LocalArray", "GlobalMap", "from_distarray", "from_dlpack", "empty", "wrap", "validate",
     "protocol_version_check", "library_version", "PROTOCOL_VERSION",
     "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "redistribute", "gather", "scatter", "allgather", "broadcast", "allreduce", "Halo", "halo_exchange", "from_cupyx", "to_cupyx",
+    "save_zarr", "load_zarr", "zarr_shape",
     "dim_owned_count", "dim_local_extent", "dim_global_to_local", "dim_local_to_global", "dim_runs",
     "Error", "InvalidArgumentError", "ProtocolError", "VersionError", "SizeOverflowError", "OutOfRangeError",
     "NotFoundError", "BufferTooSmallError", "OutOfMemoryError", "UnsupportedError", "DeviceError", "CommError",

@@ -21,6 +21,7 @@ export block, cyclic, unstructured, undistributed, validate, owned_count
 export local_view, distarray, cuda_pointer, owner, destroy!
 export Comm, Plan, PlanStats, group, comm_rank, comm_size, barrier, stats, redistribute!, allreduce!
 export Halo, HaloOptions, HaloStats, halo_exchange!
+export ZarrOptions, save_zarr, load_zarr!, zarr_shape
 
 const libgdap = get(ENV, "GDAP_LIBRARY", "libgdap")
 
@@ -706,6 +707,54 @@ function allreduce!(a::DAPArray, c::Comm, op::Symbol=:sum)
     haskey(REDUCE_OPS, op) || throw(ArgumentError("op must be :sum, :prod, :min or :max, not :$op"))
     check(gdap_allreduce(c.handle, a.handle, REDUCE_OPS[op]))
     return a
+end
+
+"""How `save_zarr` writes (C `gdap_zarr_options`): `codec` 0 raw, 1 zstd (`zstd_level` 1 to 22, 0
+for zstd's default); `overwrite` 1 replaces an existing store."""
+struct ZarrOptions
+    struct_size::Int64
+    codec::Int32
+    zstd_level::Int32
+    overwrite::Int32
+    reserved::Int32
+end
+ZarrOptions(; codec::Symbol=:zstd, level::Integer=0, overwrite::Bool=false) =
+    ZarrOptions(sizeof(ZarrOptions), codec === :raw ? 0 : codec === :zstd ? 1 :
+                throw(ArgumentError("codec must be :zstd or :raw, not :$codec")), level, overwrite ? 1 : 0, 0)
+
+gdap_save_zarr(comm::Ptr{Cvoid}, map::Ptr{Cvoid}, section::Ptr{Cvoid}, path::AbstractString, options::Ref{ZarrOptions}) =
+    ccall((:gdap_save_zarr, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Cstring, Ref{ZarrOptions}),
+          comm, map, section, path, options)
+gdap_load_zarr(comm::Ptr{Cvoid}, map::Ptr{Cvoid}, section::Ptr{Cvoid}, path::AbstractString) =
+    ccall((:gdap_load_zarr, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Cstring), comm, map, section, path)
+gdap_zarr_shape(path::AbstractString, ndim::Ref{Int64}, shape::Ptr{Int64}, capacity, dtype::Ref{DType}) =
+    ccall((:gdap_zarr_shape, libgdap), Cint, (Cstring, Ref{Int64}, Ptr{Int64}, Int64, Ref{DType}),
+          path, ndim, shape, capacity, dtype)
+
+"""Collective: writes the distributed array whose sections are `a` on each rank (of map `map`) to
+the Zarr v3 store at `path`, each rank writing its own chunks. Keywords as `ZarrOptions`."""
+function save_zarr(a::DAPArray, map::GlobalMap, c::Comm, path::AbstractString; kw...)
+    check(gdap_save_zarr(c.handle, map.handle, a.handle, path, Ref(ZarrOptions(; kw...))))
+    return nothing
+end
+
+"""Collective: fills the owned elements of `a` (this rank's section of `map`) from the Zarr v3
+store at `path`; nothing is written unless every rank read everything it needs."""
+function load_zarr!(a::DAPArray, map::GlobalMap, c::Comm, path::AbstractString)
+    check(gdap_load_zarr(c.handle, map.handle, a.handle, path))
+    return a
+end
+
+"""The global shape (C order, as the store keeps it) and `DType` of the Zarr v3 array at `path`."""
+function zarr_shape(path::AbstractString)
+    ndim = Ref{Int64}(0)
+    dtype = Ref(DType(0, 0, 0))
+    status = gdap_zarr_shape(path, ndim, Ptr{Int64}(C_NULL), 0, dtype)
+    shape = zeros(Int64, ndim[])
+    if status != 0
+        GC.@preserve shape check(gdap_zarr_shape(path, ndim, pointer(shape), length(shape), dtype))
+    end
+    return Tuple(shape), dtype[]
 end
 
 """One rank's part of a halo exchange of element type `T` on map `map`: `corners=false` for faces

@@ -1,0 +1,58 @@
+"""Zarr v3 stores: collective save and load of a distributed array (gdap_save_zarr,
+gdap_load_zarr, gdap_zarr_shape). Each rank writes or reads only the chunks it needs; the files
+are ordinary Zarr v3 stores that zarr-python and TensorStore read and write."""
+
+from . import _gdap_c as _c
+from ._local import LocalArray, dtype_from_c, empty
+from ._redistribute import _section
+
+_CODECS = {"raw": _c.GDAP_ZARR_RAW, None: _c.GDAP_ZARR_RAW, "zstd": _c.GDAP_ZARR_ZSTD}
+
+
+def zarr_shape(path):
+    """(shape, dtype) of the Zarr v3 array at `path`, from its zarr.json: enough to build a
+    GlobalMap for load_zarr. FileIOError for a missing or malformed store, UnsupportedError for a
+    data type, grid or codec gdap does not read."""
+    shape, code_bits_lanes = _c.gdap_zarr_shape(str(path))
+    return tuple(shape), dtype_from_c(code_bits_lanes)
+
+
+def save_zarr(comm, gmap, section, path, codec="zstd", level=0, overwrite=False):
+    """Collective: writes the distributed array whose sections are `section` on each rank (this
+    rank's section of `gmap`: a LocalArray, a __distarray__ producer, or any array of the rank's
+    local shape that gdap takes without a copy) to a Zarr v3 store at `path`. `codec` is 'zstd'
+    (zarr-python's default; `level` 1 to 22, 0 for zstd's default) or 'raw'. An existing store is
+    replaced only with overwrite=True. Chunks follow the distribution (one block per chunk);
+    only owned elements are written, and the source is only read."""
+    try:
+        code = _CODECS[codec]
+    except (KeyError, TypeError):
+        raise ValueError("codec must be 'zstd' or 'raw', not %r" % (codec,)) from None
+    local, made_here = _section(section, gmap, comm.rank, None)
+    try:
+        _c.gdap_save_zarr(comm._h(), gmap._h(), local._h(), str(path), (code, int(level), bool(overwrite)))
+    finally:
+        if made_here:
+            local.close()
+
+
+def load_zarr(comm, gmap, path, section=None, device="cpu"):
+    """Collective: fills the owned elements of this rank's section of `gmap` from the Zarr v3
+    array at `path` (any chunk grid; codecs 'bytes' and 'zstd'; absent chunks read as the fill
+    value) and returns the section. With section=None a new LocalArray of the store's dtype is
+    made on `device`. Nothing is written unless every rank read everything it needs."""
+    made = None
+    if section is None:
+        _, dtype = zarr_shape(path)
+        made = section = empty(gmap.dim_data(comm.rank), dtype, device)
+    local, made_here = _section(section, gmap, comm.rank, None)
+    try:
+        _c.gdap_load_zarr(comm._h(), gmap._h(), local._h(), str(path))
+    except BaseException:
+        if made is not None:
+            made.close()
+        raise
+    finally:
+        if made_here:
+            local.close()
+    return section

@@ -1,0 +1,355 @@
+// Zarr v3 metadata and chunk files (see zarr_store.hpp). Sizes from a file are hostile until
+// checked: every product goes through checked_mul, and a chunk larger than kMaxChunkBytes is
+// refused before anything is allocated for it.
+#include "io/zarr_store.hpp"
+
+#include "core/checked.hpp"
+#include "core/error.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#ifdef GDAP_HAVE_ZSTD
+#include <zstd.h>
+#endif
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <unistd.h>
+
+namespace gdap::io {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr int64_t kMaxChunkBytes = int64_t{1} << 34;  // 16 GiB: beyond any sane chunk
+constexpr int64_t kMaxMetaBytes = int64_t{1} << 24;    // 16 MiB of zarr.json
+
+struct TypeName {
+  const char* name;
+  gdap_dtype dtype;
+};
+constexpr TypeName kTypes[] = {
+    {"bool", {GDAP_DTYPE_BOOL, 8, 1}},      {"int8", {GDAP_DTYPE_INT, 8, 1}},
+    {"int16", {GDAP_DTYPE_INT, 16, 1}},     {"int32", {GDAP_DTYPE_INT, 32, 1}},
+    {"int64", {GDAP_DTYPE_INT, 64, 1}},     {"uint8", {GDAP_DTYPE_UINT, 8, 1}},
+    {"uint16", {GDAP_DTYPE_UINT, 16, 1}},   {"uint32", {GDAP_DTYPE_UINT, 32, 1}},
+    {"uint64", {GDAP_DTYPE_UINT, 64, 1}},   {"float16", {GDAP_DTYPE_FLOAT, 16, 1}},
+    {"float32", {GDAP_DTYPE_FLOAT, 32, 1}}, {"float64", {GDAP_DTYPE_FLOAT, 64, 1}},
+    {"complex64", {GDAP_DTYPE_COMPLEX, 64, 1}}, {"complex128", {GDAP_DTYPE_COMPLEX, 128, 1}},
+};
+
+[[noreturn]] void bad(const std::string& file, const std::string& what) {
+  fail(GDAP_ERR_IO, "{}: {}", file, what);
+}
+
+std::string read_file(const std::string& file, int64_t limit, bool* absent = nullptr) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    if (absent != nullptr && errno == ENOENT) {
+      *absent = true;
+      return {};
+    }
+    bad(file, fmt::format("cannot open: {}", std::strerror(errno)));
+  }
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0) bad(file, "cannot read its size");
+  if (size > limit) bad(file, fmt::format("{} bytes, more than the {} a valid file can have", size, limit));
+  std::string bytes(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  if (!in.read(bytes.data(), size)) bad(file, fmt::format("read failed: {}", std::strerror(errno)));
+  return bytes;
+}
+
+// One element of `meta.dtype` holding the JSON fill value.
+std::vector<unsigned char> parse_fill(const json& v, const ZarrMeta& meta, const std::string& file) {
+  std::vector<unsigned char> out(static_cast<size_t>(meta.itemsize), 0);
+  auto number = [&](const json& x) -> double {
+    if (x.is_number()) return x.get<double>();
+    if (x.is_string()) {
+      const std::string s = x.get<std::string>();
+      if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
+      if (s == "Infinity") return std::numeric_limits<double>::infinity();
+      if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
+    }
+    bad(file, fmt::format("fill_value {} is not a {} value", x.dump(), meta.data_type));
+  };
+  auto put_float = [&](double d, size_t at, int bits) {
+    if (bits == 64) std::memcpy(out.data() + at, &d, 8);
+    else if (bits == 32) {
+      const float f = static_cast<float>(d);
+      std::memcpy(out.data() + at, &f, 4);
+    } else {
+      const _Float16 h = static_cast<_Float16>(d);
+      std::memcpy(out.data() + at, &h, 2);
+    }
+  };
+  const gdap_dtype t = meta.dtype;
+  if (v.is_string() && v.get<std::string>().rfind("0x", 0) == 0 && t.code != GDAP_DTYPE_COMPLEX) {
+    const std::string hex = v.get<std::string>().substr(2);  // the value's bits, big-endian hex
+    if (static_cast<int64_t>(hex.size()) != 2 * meta.itemsize) bad(file, fmt::format("fill_value {} has the wrong width", v.dump()));
+    for (int64_t i = 0; i < meta.itemsize; ++i) {
+      const std::string byte = hex.substr(static_cast<size_t>(2 * i), 2);
+      if (byte.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) bad(file, fmt::format("fill_value {} is not hex", v.dump()));
+      out[static_cast<size_t>(meta.itemsize - 1 - i)] = static_cast<unsigned char>(std::stoi(byte, nullptr, 16));
+    }
+    return out;
+  }
+  switch (t.code) {
+    case GDAP_DTYPE_BOOL:
+      if (!v.is_boolean()) bad(file, fmt::format("fill_value {} is not a bool", v.dump()));
+      out[0] = v.get<bool>() ? 1 : 0;
+      return out;
+    case GDAP_DTYPE_INT:
+    case GDAP_DTYPE_UINT: {
+      if (!v.is_number_integer()) bad(file, fmt::format("fill_value {} is not an integer", v.dump()));
+      const uint64_t bits = v.is_number_unsigned() ? v.get<uint64_t>() : static_cast<uint64_t>(v.get<int64_t>());
+      std::memcpy(out.data(), &bits, static_cast<size_t>(meta.itemsize));  // little-endian host
+      return out;
+    }
+    case GDAP_DTYPE_FLOAT: put_float(number(v), 0, t.bits); return out;
+    default:  // complex: [re, im]
+      if (!v.is_array() || v.size() != 2) bad(file, fmt::format("fill_value {} is not [real, imag]", v.dump()));
+      put_float(number(v[0]), 0, t.bits / 2);
+      put_float(number(v[1]), static_cast<size_t>(meta.itemsize / 2), t.bits / 2);
+      return out;
+  }
+}
+
+std::vector<int64_t> extents(const json& v, const char* key, const std::string& file, int64_t minimum) {
+  if (!v.is_array()) bad(file, fmt::format("\"{}\" is not a list", key));
+  std::vector<int64_t> out;
+  for (const json& e : v) {
+    const bool fits = e.is_number_integer() && (!e.is_number_unsigned() || e.get<uint64_t>() <= uint64_t{INT64_MAX});
+    if (!fits || e.get<int64_t>() < minimum) {
+      bad(file, fmt::format("\"{}\" entry {} is not an integer >= {}", key, e.dump(), minimum));
+    }
+    out.push_back(e.get<int64_t>());
+  }
+  return out;
+}
+
+const json& member(const json& obj, const char* key, const std::string& file) {
+  if (!obj.is_object() || !obj.contains(key)) bad(file, fmt::format("no \"{}\"", key));
+  return obj.at(key);
+}
+
+std::string text(const json& obj, const char* key, const std::string& file) {
+  const json& v = member(obj, key, file);
+  if (!v.is_string()) bad(file, fmt::format("\"{}\" is not a string", key));
+  return v.get<std::string>();
+}
+
+void read_codecs(const json& codecs, ZarrMeta& meta, const std::string& file) {
+  if (!codecs.is_array() || codecs.empty()) bad(file, "\"codecs\" is not a non-empty list");
+  bool bytes_seen = false;
+  for (const json& c : codecs) {
+    const std::string name = text(c, "name", file);
+    const json config = c.contains("configuration") ? c.at("configuration") : json::object();
+    if (name == "bytes" && !bytes_seen) {
+      bytes_seen = true;
+      const std::string endian = config.contains("endian") ? text(config, "endian", file) : "little";
+      if (endian != "little" && endian != "big") bad(file, fmt::format("bytes codec endian \"{}\"", endian));
+      meta.big_endian = endian == "big" && meta.itemsize > 1;
+    } else if (name == "zstd" && bytes_seen && !meta.zstd) {
+      meta.zstd = true;
+    } else {
+      fail(GDAP_ERR_UNSUPPORTED, "{}: codec \"{}\"{} is not one gdap reads (it reads \"bytes\" then optionally \"zstd\")",
+           file, name, bytes_seen ? "" : " before \"bytes\"");
+    }
+  }
+  if (!bytes_seen) bad(file, "no \"bytes\" codec");
+#ifndef GDAP_HAVE_ZSTD
+  if (meta.zstd) fail(GDAP_ERR_UNSUPPORTED, "{}: the zstd codec needs a gdap built with zstd", file);
+#endif
+}
+
+void finish(ZarrMeta& meta, const std::string& file) {
+  if (meta.chunk.size() != meta.shape.size()) {
+    bad(file, fmt::format("chunk_shape has {} entries for {} dimensions", meta.chunk.size(), meta.shape.size()));
+  }
+  int64_t bytes = meta.itemsize;
+  for (int64_t c : meta.chunk) bytes = checked_mul(bytes, c, "chunk bytes");
+  if (bytes > kMaxChunkBytes) fail(GDAP_ERR_UNSUPPORTED, "{}: a chunk of {} bytes is more than gdap's limit {}", file, bytes, kMaxChunkBytes);
+  int64_t elements = 1;
+  for (int64_t e : meta.shape) elements = checked_mul(elements, e, "array elements");
+  meta.chunk_bytes = bytes;
+}
+
+void byteswap_elements(std::vector<unsigned char>& bytes, int64_t width) {
+  for (size_t at = 0; at + static_cast<size_t>(width) <= bytes.size(); at += static_cast<size_t>(width)) {
+    std::reverse(bytes.begin() + static_cast<ptrdiff_t>(at), bytes.begin() + static_cast<ptrdiff_t>(at) + width);
+  }
+}
+
+}  // namespace
+
+const char* zarr_type_name(gdap_dtype dtype) {
+  for (const TypeName& t : kTypes) {
+    if (t.dtype.code == dtype.code && t.dtype.bits == dtype.bits && t.dtype.lanes == dtype.lanes) return t.name;
+  }
+  return nullptr;
+}
+
+ZarrMeta read_meta(const std::string& path) {
+  const std::string file = path + "/zarr.json";
+  json j;
+  try {
+    j = json::parse(read_file(file, kMaxMetaBytes));
+  } catch (const json::exception& e) {
+    bad(file, fmt::format("not JSON: {}", e.what()));
+  }
+  const json& format = member(j, "zarr_format", file);
+  if (!format.is_number_integer() || format.get<int64_t>() != 3) {
+    fail(GDAP_ERR_UNSUPPORTED, "{}: zarr_format {} (gdap reads Zarr v3 stores)", file, format.dump());
+  }
+  if (text(j, "node_type", file) != "array") bad(file, "node_type is not \"array\" (a group has no data)");
+  ZarrMeta meta;
+  meta.shape = extents(member(j, "shape", file), "shape", file, 0);
+  meta.data_type = member(j, "data_type", file).is_string() ? text(j, "data_type", file) : member(j, "data_type", file).dump();
+  const TypeName* type = std::find_if(std::begin(kTypes), std::end(kTypes), [&](const TypeName& t) { return meta.data_type == t.name; });
+  if (type == std::end(kTypes)) fail(GDAP_ERR_UNSUPPORTED, "{}: data_type {} is not one gdap reads", file, meta.data_type);
+  meta.dtype = type->dtype;
+  meta.itemsize = type->dtype.bits / 8;
+  const json& grid = member(j, "chunk_grid", file);
+  if (text(grid, "name", file) != "regular") fail(GDAP_ERR_UNSUPPORTED, "{}: chunk_grid \"{}\" (gdap reads \"regular\")", file, text(grid, "name", file));
+  meta.chunk = extents(member(member(grid, "configuration", file), "chunk_shape", file), "chunk_shape", file, 1);
+  const json& keys = member(j, "chunk_key_encoding", file);
+  const std::string encoding = text(keys, "name", file);
+  if (encoding != "default" && encoding != "v2") fail(GDAP_ERR_UNSUPPORTED, "{}: chunk_key_encoding \"{}\"", file, encoding);
+  meta.v2_keys = encoding == "v2";
+  meta.separator = meta.v2_keys ? '.' : '/';
+  if (keys.contains("configuration") && keys.at("configuration").contains("separator")) {
+    const std::string sep = text(keys.at("configuration"), "separator", file);
+    if (sep != "/" && sep != ".") bad(file, fmt::format("chunk key separator \"{}\"", sep));
+    meta.separator = sep[0];
+  }
+  meta.fill = parse_fill(member(j, "fill_value", file), meta, file);
+  read_codecs(member(j, "codecs", file), meta, file);
+  if (j.contains("storage_transformers") && !j.at("storage_transformers").empty()) {
+    fail(GDAP_ERR_UNSUPPORTED, "{}: storage_transformers are not read by gdap", file);
+  }
+  finish(meta, file);
+  return meta;
+}
+
+ZarrMeta make_meta(const std::vector<int64_t>& shape, const std::vector<int64_t>& chunk, gdap_dtype dtype,
+                   const gdap_zarr_options& options) {
+  ZarrMeta meta;
+  meta.shape = shape;
+  meta.chunk = chunk;
+  meta.dtype = dtype;
+  meta.data_type = zarr_type_name(dtype);
+  meta.itemsize = dtype.bits / 8;
+  meta.zstd = options.codec == GDAP_ZARR_ZSTD;
+  meta.zstd_level = options.zstd_level;
+  meta.fill.assign(static_cast<size_t>(meta.itemsize), 0);
+  finish(meta, "zarr.json");
+  return meta;
+}
+
+std::string meta_json(const ZarrMeta& meta) {
+  json codecs = json::array();
+  codecs.push_back({{"name", "bytes"}, {"configuration", {{"endian", "little"}}}});
+  if (meta.zstd) codecs.push_back({{"name", "zstd"}, {"configuration", {{"level", meta.zstd_level}, {"checksum", false}}}});
+  json fill;
+  switch (meta.dtype.code) {
+    case GDAP_DTYPE_BOOL: fill = false; break;
+    case GDAP_DTYPE_FLOAT: fill = 0.0; break;
+    case GDAP_DTYPE_COMPLEX: fill = json::array({0.0, 0.0}); break;
+    default: fill = 0; break;
+  }
+  const json j = {{"zarr_format", 3},
+                  {"node_type", "array"},
+                  {"shape", meta.shape},
+                  {"data_type", meta.data_type},
+                  {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", meta.chunk}}}}},
+                  {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
+                  {"fill_value", fill},
+                  {"codecs", codecs},
+                  {"attributes", {{"written_by", fmt::format("gdap {}", gdap_version_string())}}}};
+  return j.dump(2) + "\n";
+}
+
+std::string chunk_path(const std::string& path, const ZarrMeta& meta, const std::vector<int64_t>& index) {
+  std::string key = meta.v2_keys ? "" : "c";
+  for (size_t i = 0; i < index.size(); ++i) {
+    if (!key.empty() || i > 0) key += meta.separator;
+    key += std::to_string(index[i]);
+  }
+  if (key.empty()) key = "0";  // v2 keys of a 0-d array
+  return path + "/" + key;
+}
+
+std::optional<std::vector<unsigned char>> read_chunk(const std::string& file, const ZarrMeta& meta) {
+  bool absent = false;
+#ifdef GDAP_HAVE_ZSTD
+  const int64_t limit = meta.zstd ? static_cast<int64_t>(ZSTD_compressBound(static_cast<size_t>(meta.chunk_bytes))) + 1024 : meta.chunk_bytes;
+#else
+  const int64_t limit = meta.chunk_bytes;
+#endif
+  const std::string raw = read_file(file, limit, &absent);
+  if (absent) return std::nullopt;
+  std::vector<unsigned char> bytes(static_cast<size_t>(meta.chunk_bytes));
+  if (meta.zstd) {
+#ifdef GDAP_HAVE_ZSTD
+    const unsigned long long declared = ZSTD_getFrameContentSize(raw.data(), raw.size());
+    if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != static_cast<unsigned long long>(meta.chunk_bytes)) {
+      bad(file, fmt::format("zstd frame holds {} bytes, a chunk has {}", declared, meta.chunk_bytes));
+    }
+    const size_t got = ZSTD_decompress(bytes.data(), bytes.size(), raw.data(), raw.size());
+    if (ZSTD_isError(got)) bad(file, fmt::format("zstd: {}", ZSTD_getErrorName(got)));
+    if (got != bytes.size()) bad(file, fmt::format("zstd gave {} bytes, a chunk has {}", got, bytes.size()));
+#endif
+  } else {
+    if (static_cast<int64_t>(raw.size()) != meta.chunk_bytes) {
+      bad(file, fmt::format("{} bytes, a chunk has {}", raw.size(), meta.chunk_bytes));
+    }
+    std::memcpy(bytes.data(), raw.data(), raw.size());
+  }
+  if (meta.big_endian) {
+    byteswap_elements(bytes, meta.dtype.code == GDAP_DTYPE_COMPLEX ? meta.itemsize / 2 : meta.itemsize);
+  }
+  return bytes;
+}
+
+void write_file(const std::string& file, const std::string& bytes) {
+  std::error_code ec;
+  fs::create_directories(fs::path(file).parent_path(), ec);
+  if (ec) bad(file, fmt::format("cannot create its folder: {}", ec.message()));
+  const std::string tmp = fmt::format("{}.tmp{}", file, static_cast<long>(getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) bad(tmp, fmt::format("cannot create: {}", std::strerror(errno)));
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.flush();
+    if (!out) bad(tmp, fmt::format("write failed: {}", std::strerror(errno)));
+  }
+  fs::rename(tmp, file, ec);
+  if (ec) bad(file, fmt::format("cannot rename {} into place: {}", tmp, ec.message()));
+}
+
+void write_chunk(const std::string& file, const ZarrMeta& meta, const std::vector<unsigned char>& bytes) {
+  if (!meta.zstd) {
+    write_file(file, std::string(bytes.begin(), bytes.end()));
+    return;
+  }
+#ifdef GDAP_HAVE_ZSTD
+  std::string packed(ZSTD_compressBound(bytes.size()), '\0');
+  const size_t n = ZSTD_compress(packed.data(), packed.size(), bytes.data(), bytes.size(), meta.zstd_level);
+  if (ZSTD_isError(n)) bad(file, fmt::format("zstd: {}", ZSTD_getErrorName(n)));
+  packed.resize(n);
+  write_file(file, packed);
+#else
+  fail(GDAP_ERR_UNSUPPORTED, "{}: the zstd codec needs a gdap built with zstd", file);
+#endif
+}
+
+}  // namespace gdap::io

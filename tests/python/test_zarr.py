@@ -1,0 +1,152 @@
+"""gdap.save_zarr / load_zarr / zarr_shape on in-process groups, both ways with zarr-python (a
+peer written by others): stores gdap writes are read by zarr-python, stores zarr-python writes
+(other chunk grids, big-endian bytes, zstd, absent chunks) load into any distribution, element by
+element; a codec gdap does not read fails on every rank and leaves every section untouched."""
+import threading
+
+import numpy as np
+import pytest
+import zarr  # required, not skipped: tools/deps.sh and tools/test.sh install it
+from zarr.codecs import BytesCodec, GzipCodec, ZstdCodec
+
+import gdap
+
+SHAPE = (7, 5)
+WHOLE = np.arange(35, dtype=np.float32).reshape(SHAPE) * 3 + 1
+
+
+def irregular_rows(r, p):  # 7 rows over p ranks, unequal blocks: gdap redistributes before writing
+    return (dict(dist_type="b", size=7, proc_grid_size=p, proc_grid_rank=r, start=7 * r // p, stop=7 * (r + 1) // p),
+            _whole(5))
+
+
+def cyclic_columns(r, p, block=1):
+    return (_whole(7),
+            dict(dist_type="c", size=5, proc_grid_size=p, proc_grid_rank=r, start=r * block, block_size=block))
+
+
+def _whole(size):
+    return dict(dist_type="b", size=size, proc_grid_size=1, proc_grid_rank=0, start=0, stop=size)
+
+
+def run(n, body):
+    """body(comm) on n threads, one rank each; returns each rank's result, re-raising a failure."""
+    comms, out, errors = gdap.group(n), [None] * n, []
+    for c in comms:
+        c.set_timeout(30)
+
+    def rank(r):
+        try:
+            out[r] = body(comms[r])
+        except Exception as e:  # reported below, after every thread ended
+            errors.append(e)
+
+    threads = [threading.Thread(target=rank, args=(r,)) for r in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return out
+
+
+@pytest.mark.parametrize("codec", ["zstd", "raw"])
+@pytest.mark.parametrize("n", [1, 3])
+def test_gdap_writes_zarr_python_reads(tmp_path, codec, n):
+    gmap = gdap.GlobalMap([irregular_rows(r, n) for r in range(n)])
+    path = tmp_path / "a.zarr"
+
+    def body(comm):
+        r = comm.rank
+        mine = WHOLE[7 * r // n:7 * (r + 1) // n].copy()
+        gdap.save_zarr(comm, gmap, mine, path, codec=codec)
+        assert (mine == WHOLE[7 * r // n:7 * (r + 1) // n]).all()  # the source is only read
+
+    run(n, body)
+    z = zarr.open_array(str(path), mode="r")
+    assert z.shape == SHAPE and z.dtype == np.float32
+    assert (z[...] == WHOLE).all()
+    assert [c.to_dict()["name"] for c in z.metadata.codecs] == (["bytes", "zstd"] if codec == "zstd" else ["bytes"])
+    assert gdap.zarr_shape(path) == (SHAPE, np.dtype(np.float32))
+
+
+@pytest.mark.parametrize("endian", ["little", "big"])
+def test_zarr_python_writes_gdap_loads_any_distribution(tmp_path, endian):
+    path = str(tmp_path / "b.zarr")
+    z = zarr.create_array(path, shape=SHAPE, chunks=(3, 2), dtype=np.float64, fill_value=-5.0,
+                          serializer=BytesCodec(endian=endian), compressors=ZstdCodec(level=3))
+    z[:, :4] = WHOLE[:, :4]  # column 4 is never written: its chunks are absent and read as the fill value
+    want = WHOLE.astype(np.float64)
+    want[:, 4] = -5.0
+    n = 2
+    for layout in (lambda r: cyclic_columns(r, n), lambda r: cyclic_columns(r, n, block=2),
+                   lambda r: irregular_rows(r, n)):
+        gmap = gdap.GlobalMap([layout(r) for r in range(n)])
+
+        def body(comm):
+            return np.asarray(gdap.load_zarr(comm, gmap, path)).copy()
+
+        for r, section in enumerate(run(n, body)):
+            d = gmap.dim_data(r)
+            rows = slice(d[0]["start"], d[0]["stop"])
+            cols = [g for g in range(5) if _owns(d[1], g)]
+            assert (section == want[rows][:, cols]).all(), (r, section)
+
+
+def _owns(dim, g):
+    if dim["dist_type"] == "b":
+        return dim["start"] <= g < dim["stop"]
+    block, p, r = dim.get("block_size", 1), dim["proc_grid_size"], dim["proc_grid_rank"]
+    return (g // block) % p == r
+
+
+def test_round_trip_through_both(tmp_path):
+    """gdap writes, zarr-python changes a region, gdap reads the change into another layout."""
+    path = tmp_path / "c.zarr"
+    n = 2
+    rows = gdap.GlobalMap([irregular_rows(r, n) for r in range(n)])
+    run(n, lambda comm: gdap.save_zarr(comm, rows, WHOLE[7 * comm.rank // n:7 * (comm.rank + 1) // n].copy(), path))
+    z = zarr.open_array(str(path), mode="r+")
+    z[2:5, 1:3] = -1
+    want = WHOLE.copy()
+    want[2:5, 1:3] = -1
+    cols = gdap.GlobalMap([cyclic_columns(r, n) for r in range(n)])
+    for r, section in enumerate(run(n, lambda comm: np.asarray(gdap.load_zarr(comm, cols, path)).copy())):
+        assert (section == want[:, r::n]).all()
+
+
+def test_unreadable_codec_fails_everywhere_and_touches_nothing(tmp_path):
+    path = str(tmp_path / "g.zarr")
+    z = zarr.create_array(path, shape=SHAPE, chunks=(4, 5), dtype=np.float32, compressors=GzipCodec())
+    z[...] = WHOLE
+    n = 2
+    gmap = gdap.GlobalMap([irregular_rows(r, n) for r in range(n)])
+    sections = [np.full(gmap.local_shape(r), 7, np.float32) for r in range(n)]
+    errors = [None] * n
+
+    def body(comm):
+        try:
+            gdap.load_zarr(comm, gmap, path, section=sections[comm.rank])
+        except gdap.UnsupportedError as e:
+            errors[comm.rank] = str(e)
+
+    run(n, body)
+    assert all("codec \"gzip\"" in e for e in errors), errors
+    assert all((s == 7).all() for s in sections)
+
+
+def test_refusals(tmp_path):
+    with pytest.raises(gdap.FileIOError, match="zarr.json: cannot open"):
+        gdap.zarr_shape(tmp_path / "nothing")
+    gmap = gdap.GlobalMap([irregular_rows(0, 1)])
+    path = tmp_path / "d.zarr"
+    run(1, lambda comm: gdap.save_zarr(comm, gmap, WHOLE.copy(), path, codec="raw"))
+    with pytest.raises(gdap.InvalidArgumentError, match="already there"):
+        run(1, lambda comm: gdap.save_zarr(comm, gmap, WHOLE.copy(), path))
+    run(1, lambda comm: gdap.save_zarr(comm, gmap, WHOLE.copy() * 2, path, overwrite=True))
+    assert (zarr.open_array(str(path), mode="r")[...] == WHOLE * 2).all()
+    with pytest.raises(ValueError, match="codec must be"):
+        run(1, lambda comm: gdap.save_zarr(comm, gmap, WHOLE.copy(), path, codec="lz4"))
+    with pytest.raises(gdap.InvalidArgumentError, match="section's dtype is float64"):
+        run(1, lambda comm: gdap.load_zarr(comm, gmap, path, section=np.zeros(SHAPE)))

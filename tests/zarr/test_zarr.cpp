@@ -1,0 +1,339 @@
+// gdap_save_zarr and gdap_load_zarr through the in-process group (one thread per rank): every
+// case of the redistribution tests (move/redistribute_check.hpp) is saved in its source layout
+// and loaded into its destination layout, each element checked against the oracle and every
+// other byte of the destination (padding, gaps) checked unchanged, and the source unchanged.
+// Then the store's files (zarr.json, chunk keys, zstd frames), and the refusals: a missing store,
+// shape and dtype mismatches, a codec gdap does not read, a corrupt chunk on one rank (every rank
+// fails and no section changes), and an existing store without overwrite.
+#include "move/redistribute_check.hpp"
+
+#include <gdap/gdap.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+namespace {
+
+namespace rt = redist_test;
+namespace fs = std::filesystem;
+
+class Group {
+ public:
+  explicit Group(int64_t n) : comms_(static_cast<size_t>(n), nullptr) {
+    EXPECT_EQ(gdap_comm_create_group(comms_.data(), n), GDAP_SUCCESS) << gdap_last_error();
+    for (gdap_comm* c : comms_) gdap_comm_set_timeout(c, 30);
+  }
+  ~Group() {
+    for (gdap_comm* c : comms_) gdap_comm_destroy(c);
+  }
+  gdap_comm* operator[](int64_t rank) const { return comms_[static_cast<size_t>(rank)]; }
+
+ private:
+  std::vector<gdap_comm*> comms_;
+};
+
+void on_threads(int64_t n, const std::function<void(int64_t)>& body) {
+  std::vector<std::thread> threads;
+  for (int64_t r = 0; r < n; ++r) threads.emplace_back(body, r);
+  for (std::thread& t : threads) t.join();
+}
+
+void absorb(rt::Report& into, const rt::Report& from) {
+  for (const std::string& f : from.failures) into.fail(f);
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / ("gdap_zarr_test_" + std::to_string(getpid())) / name;
+  fs::remove_all(p);
+  fs::create_directories(p.parent_path());
+  return p;
+}
+
+gdap_map* map_of(const rt::Layout& layout) {
+  const std::vector<gdap_dim> all = layout.all_dims();
+  gdap_map* map = nullptr;
+  EXPECT_EQ(gdap_map_create(&map, layout.nranks(), layout.ndim(), all.data()), GDAP_SUCCESS) << gdap_last_error();
+  return map;
+}
+
+// Saves `layout` (painted with the oracle's values) to `dir`; the sources must not change.
+void save(const rt::Layout& layout, const rt::Dtype& dt, rt::Storage storage, const std::string& dir,
+          const gdap_zarr_options& options, rt::Report& report) {
+  const int64_t n = layout.nranks();
+  Group group(n);
+  gdap_map* map = map_of(layout);
+  std::vector<rt::Report> reports(static_cast<size_t>(n));
+  on_threads(n, [&](int64_t r) {
+    rt::Report& rep = reports[static_cast<size_t>(r)];
+    rt::Section s;
+    if (!rt::make_painted(s, storage, dt, layout, r, true, rt::kPoison, "save", rep)) return;
+    const std::vector<unsigned char> before = s.image();
+    if (gdap_save_zarr(group[r], map, s.array(), dir.c_str(), &options) != GDAP_SUCCESS) {
+      rep.fail(rt::cat("rank ", r, ": gdap_save_zarr: ", gdap_last_error()));
+    }
+    if (s.image() != before) rep.fail(rt::cat("rank ", r, ": gdap_save_zarr changed its source"));
+  });
+  for (const rt::Report& rep : reports) absorb(report, rep);
+  gdap_map_destroy(map);
+}
+
+// Loads `dir` into `layout`: owned elements get the oracle's values, everything else unchanged.
+void load_and_check(const rt::Layout& layout, const rt::Dtype& dt, rt::Storage storage, const std::string& dir,
+                    rt::Report& report) {
+  const int64_t n = layout.nranks();
+  Group group(n);
+  gdap_map* map = map_of(layout);
+  std::vector<rt::Report> reports(static_cast<size_t>(n));
+  on_threads(n, [&](int64_t r) {
+    rt::Report& rep = reports[static_cast<size_t>(r)];
+    rt::Section s;
+    if (!rt::make_painted(s, storage, dt, layout, r, true, rt::kSentinel, "load", rep)) return;
+    const std::vector<unsigned char> want = s.image();
+    rt::paint(s, dt, rt::Oracle(layout, r), false, rt::kSentinel);
+    if (gdap_load_zarr(group[r], map, s.array(), dir.c_str()) != GDAP_SUCCESS) {
+      rep.fail(rt::cat("rank ", r, ": gdap_load_zarr: ", gdap_last_error()));
+      return;
+    }
+    rt::expect_image(s, want, dt, rt::cat("rank ", r), rep);
+  });
+  for (const rt::Report& rep : reports) absorb(report, rep);
+  gdap_map_destroy(map);
+}
+
+class ZarrRoundTrip : public ::testing::TestWithParam<int64_t> {};
+
+TEST_P(ZarrRoundTrip, EveryLayoutPairEveryDtype) {
+  const int64_t N = GetParam();
+  int64_t k = 0;
+  for (const rt::Case& c : rt::cases(N)) {
+    for (const rt::Dtype& dt : rt::dtypes()) {
+      ++k;
+      const rt::Storage src_storage = rt::kStorages[static_cast<size_t>(k % rt::kStorages.size())];
+      const rt::Storage dst_storage = rt::kStorages[static_cast<size_t>((k / 2) % rt::kStorages.size())];
+      gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
+      options.codec = k % 2 == 0 ? GDAP_ZARR_ZSTD : GDAP_ZARR_RAW;
+      const std::string dir = fresh_dir(rt::cat(c.name, "_", dt.name)).string();
+      rt::Report report;
+      save(c.src, dt, src_storage, dir, options, report);
+      if (report.ok()) load_and_check(c.dst, dt, dst_storage, dir, report);
+      EXPECT_TRUE(report.ok()) << c.name << ", " << dt.name << ", " << rt::storage_name(src_storage) << " -> "
+                               << rt::storage_name(dst_storage) << ":\n"
+                               << report.text();
+      fs::remove_all(dir);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, ZarrRoundTrip, ::testing::Values(1, 2, 3, 4),
+                         [](const auto& info) { return "np" + std::to_string(info.param); });
+
+nlohmann::json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in);
+}
+
+rt::Layout rows_2x2() {  // 2-d float64 10 x 9: equal row blocks x cyclic(2) columns on a 2 x 2 grid
+  return {{rt::mt::block(10, 2), rt::mt::cyclic(9, 2, 2)}};
+}
+
+TEST(ZarrStore, ChunksFollowTheDistribution) {
+  const std::string dir = fresh_dir("chunks").string();
+  rt::Report report;
+  gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
+  save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir, options, report);
+  ASSERT_TRUE(report.ok()) << report.text();
+  const nlohmann::json meta = read_json(fs::path(dir) / "zarr.json");
+  EXPECT_EQ(meta["zarr_format"], 3);
+  EXPECT_EQ(meta["node_type"], "array");
+  EXPECT_EQ(meta["shape"], nlohmann::json::array({10, 9}));
+  EXPECT_EQ(meta["data_type"], "float64");
+  EXPECT_EQ(meta["chunk_grid"]["configuration"]["chunk_shape"], nlohmann::json::array({5, 2}));
+  EXPECT_EQ(meta["codecs"][1]["name"], "zstd");
+  // 2 row chunks x 5 column chunks (9 = 4 blocks of 2 and a partial one), each one file.
+  int64_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(dir) / "c")) files += e.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(files, 10);
+  EXPECT_TRUE(fs::exists(fs::path(dir) / "c" / "1" / "4"));
+  std::ifstream chunk(fs::path(dir) / "c" / "0" / "0", std::ios::binary);
+  unsigned char magic[4] = {};
+  chunk.read(reinterpret_cast<char*>(magic), 4);
+  EXPECT_EQ(magic[0], 0x28);  // a zstd frame: 28 B5 2F FD
+  EXPECT_EQ(magic[3], 0xFD);
+  int64_t ndim = 0, shape[2] = {};
+  gdap_dtype dtype{};
+  ASSERT_EQ(gdap_zarr_shape(dir.c_str(), &ndim, shape, 2, &dtype), GDAP_SUCCESS) << gdap_last_error();
+  EXPECT_EQ(ndim, 2);
+  EXPECT_EQ(shape[0], 10);
+  EXPECT_EQ(shape[1], 9);
+  EXPECT_EQ(dtype.code, GDAP_DTYPE_FLOAT);
+  EXPECT_EQ(gdap_zarr_shape(dir.c_str(), &ndim, shape, 1, nullptr), GDAP_ERR_BUFFER_TOO_SMALL);
+  EXPECT_EQ(ndim, 2);
+  fs::remove_all(dir);
+}
+
+// Every rank calls `call`; returns each rank's status and message.
+std::vector<std::pair<gdap_status, std::string>> on_group(
+    const rt::Layout& layout, const std::function<gdap_status(gdap_comm*, gdap_map*, int64_t)>& call) {
+  const int64_t n = layout.nranks();
+  Group group(n);
+  gdap_map* map = map_of(layout);
+  std::vector<std::pair<gdap_status, std::string>> out(static_cast<size_t>(n));
+  on_threads(n, [&](int64_t r) {
+    const gdap_status s = call(group[r], map, r);
+    out[static_cast<size_t>(r)] = {s, s == GDAP_SUCCESS ? "" : gdap_last_error()};
+  });
+  gdap_map_destroy(map);
+  return out;
+}
+
+// Loading `dir` into rows_2x2 sections painted with the sentinel must fail with `status` on the
+// failing rank (`message` in its text) and leave every section unchanged.
+void expect_load_refused(const std::string& dir, const rt::Dtype& dt, gdap_status status, const std::string& message) {
+  const rt::Layout layout = rows_2x2();
+  std::vector<std::unique_ptr<rt::Section>> sections;
+  std::vector<std::vector<unsigned char>> before;
+  rt::Report setup;
+  for (int64_t r = 0; r < layout.nranks(); ++r) {
+    sections.push_back(std::make_unique<rt::Section>());
+    ASSERT_TRUE(rt::make_painted(*sections.back(), rt::Storage::created, dt, layout, r, false, rt::kSentinel, "", setup));
+    before.push_back(sections.back()->image());
+  }
+  const auto results = on_group(layout, [&](gdap_comm* comm, gdap_map* map, int64_t r) {
+    return gdap_load_zarr(comm, map, sections[static_cast<size_t>(r)]->array(), dir.c_str());
+  });
+  bool named = false;
+  for (size_t r = 0; r < results.size(); ++r) {
+    EXPECT_NE(results[r].first, GDAP_SUCCESS) << "rank " << r;
+    if (results[r].first == status && results[r].second.find(message) != std::string::npos) named = true;
+    if (results[r].first != status) {
+      EXPECT_EQ(results[r].first, GDAP_ERR_REMOTE) << "rank " << r << ": " << results[r].second;
+    }
+    EXPECT_EQ(sections[r]->image(), before[r]) << "rank " << r << "'s section changed";
+  }
+  EXPECT_TRUE(named) << "no rank said \"" << message << "\"; rank 0 said: " << results[0].second;
+}
+
+std::string saved_rows(const std::string& name, int32_t codec) {
+  const std::string dir = fresh_dir(name).string();
+  rt::Report report;
+  gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
+  options.codec = codec;
+  save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir, options, report);
+  EXPECT_TRUE(report.ok()) << report.text();
+  return dir;
+}
+
+void edit_meta(const std::string& dir, const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json meta = read_json(fs::path(dir) / "zarr.json");
+  edit(meta);
+  std::ofstream(fs::path(dir) / "zarr.json") << meta.dump();
+}
+
+TEST(ZarrRefusals, MissingStore) {
+  expect_load_refused(fresh_dir("missing").string(), rt::dtypes()[0], GDAP_ERR_IO, "zarr.json: cannot open");
+}
+
+TEST(ZarrRefusals, ShapeAndDtypeMismatch) {
+  const std::string dir = saved_rows("mismatch", GDAP_ZARR_RAW);
+  expect_load_refused(dir, rt::dtypes()[1], GDAP_ERR_INVALID_ARGUMENT, "the store holds float64, the section's dtype is int32");
+  edit_meta(dir, [](nlohmann::json& m) { m["shape"] = {10, 8}; });
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_INVALID_ARGUMENT, "the store's shape (10, 8) is not the map's (10, 9)");
+  fs::remove_all(dir);
+}
+
+TEST(ZarrRefusals, CodecsAndMetadata) {
+  const std::string dir = saved_rows("codecs", GDAP_ZARR_RAW);
+  edit_meta(dir, [](nlohmann::json& m) { m["codecs"].push_back({{"name", "gzip"}, {"configuration", {{"level", 1}}}}); });
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_UNSUPPORTED, "codec \"gzip\"");
+  edit_meta(dir, [](nlohmann::json& m) { m["codecs"] = {{{"name", "sharding_indexed"}}}; });
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_UNSUPPORTED, "codec \"sharding_indexed\" before \"bytes\"");
+  edit_meta(dir, [](nlohmann::json& m) { m["zarr_format"] = 2; });
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_UNSUPPORTED, "zarr_format 2");
+  edit_meta(dir, [](nlohmann::json& m) {
+    m["zarr_format"] = 3;
+    m["codecs"] = {{{"name", "bytes"}}};
+    m["chunk_grid"]["configuration"]["chunk_shape"] = {0, 2};
+  });
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_IO, "\"chunk_shape\" entry 0 is not an integer >= 1");
+  edit_meta(dir, [](nlohmann::json& m) { m["chunk_grid"]["configuration"]["chunk_shape"] = {int64_t{1} << 40, 1 << 20}; });
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_OVERFLOW, "chunk bytes");
+  std::ofstream(fs::path(dir) / "zarr.json") << "{\"zarr_format\": 3, ";
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_IO, "not JSON");
+  fs::remove_all(dir);
+}
+
+TEST(ZarrRefusals, CorruptChunkOnOneRank) {
+  for (int32_t codec : {GDAP_ZARR_RAW, GDAP_ZARR_ZSTD}) {
+    const std::string dir = saved_rows("corrupt", codec);
+    // Chunk (1, 3) belongs to rank 3 only (row block 1, column block 3 is on grid column 1).
+    const fs::path chunk = fs::path(dir) / "c" / "1" / "3";
+    ASSERT_TRUE(fs::exists(chunk));
+    fs::resize_file(chunk, fs::file_size(chunk) - 3);
+    expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_IO, "c/1/3");
+    fs::remove_all(dir);
+  }
+}
+
+TEST(ZarrRefusals, ExistingStoreNeedsOverwrite) {
+  const std::string dir = saved_rows("overwrite", GDAP_ZARR_RAW);
+  const rt::Layout layout = rows_2x2();
+  rt::Report report;
+  gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
+  save(layout, rt::dtypes()[0], rt::Storage::created, dir, options, report);
+  EXPECT_FALSE(report.ok());
+  EXPECT_NE(report.text().find("a Zarr store is already there"), std::string::npos) << report.text();
+  rt::Report again;
+  options.overwrite = 1;
+  save(layout, rt::dtypes()[0], rt::Storage::created, dir, options, again);
+  EXPECT_TRUE(again.ok()) << again.text();
+  options.codec = 7;
+  rt::Report bad;
+  save(layout, rt::dtypes()[0], rt::Storage::created, dir, options, bad);
+  EXPECT_NE(bad.text().find("options->codec 7 is not a gdap_zarr_codec"), std::string::npos) << bad.text();
+  fs::remove_all(dir);
+}
+
+TEST(ZarrRefusals, AbsentChunksReadAsFillValue) {
+  const std::string dir = saved_rows("fill", GDAP_ZARR_RAW);
+  fs::remove(fs::path(dir) / "c" / "0" / "0");
+  edit_meta(dir, [](nlohmann::json& m) { m["fill_value"] = "NaN"; });
+  const rt::Layout layout{{rt::mt::block(10, 1), rt::mt::block(9, 1)}};
+  rt::Section s;
+  rt::Report setup;
+  ASSERT_TRUE(rt::make_painted(s, rt::Storage::created, rt::dtypes()[0], layout, 0, false, rt::kSentinel, "", setup));
+  const auto results = on_group(layout, [&](gdap_comm* comm, gdap_map* map, int64_t) {
+    return gdap_load_zarr(comm, map, s.array(), dir.c_str());
+  });
+  ASSERT_EQ(results[0].first, GDAP_SUCCESS) << results[0].second;
+  int64_t nan = 0, values = 0;
+  s.for_each([&](const std::vector<int64_t>& local, const unsigned char* at) {
+    double v;
+    std::memcpy(&v, at, 8);
+    const bool in_chunk_00 = local[0] < 5 && local[1] < 2;
+    if (in_chunk_00 ? std::isnan(v) : v == static_cast<double>(local[0] * 9 + local[1] + 1)) ++(in_chunk_00 ? nan : values);
+  });
+  EXPECT_EQ(nan, 10);
+  EXPECT_EQ(values, 80);
+  fs::remove_all(dir);
+}
+
+TEST(ZarrRefusals, BadArguments) {
+  const rt::Layout layout = rows_2x2();
+  const auto results = on_group(layout, [&](gdap_comm* comm, gdap_map* map, int64_t r) {
+    return gdap_save_zarr(comm, map, nullptr, r == 1 ? "" : "/tmp/x", nullptr);
+  });
+  for (const auto& [status, message] : results) EXPECT_EQ(status, GDAP_ERR_INVALID_ARGUMENT) << message;
+  EXPECT_NE(results[0].second.find("section is NULL"), std::string::npos) << results[0].second;
+  int64_t ndim = 0;
+  EXPECT_EQ(gdap_zarr_shape(nullptr, &ndim, nullptr, 0, nullptr), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(gdap_zarr_shape("/tmp", &ndim, nullptr, -1, nullptr), GDAP_ERR_INVALID_ARGUMENT);
+}
+
+}  // namespace
