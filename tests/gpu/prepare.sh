@@ -5,10 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .deps/debs .deps/root
-(cd .deps/debs && apt-get download libfmt-dev libfmt9 nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev googletest)
+(cd .deps/debs && apt-get download libfmt-dev libfmt9 nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev googletest libzstd-dev libzstd1)
 for f in .deps/debs/*.deb; do dpkg -x "$f" .deps/root; done
 if [ ! -f .deps/tvm_ffi/include/dlpack/dlpack.h ]; then
-  inc=$(python3 -c 'import tvm_ffi,os;print(os.path.join(os.path.dirname(tvm_ffi.__file__),"include"))')
+  inc=$(${PYTHON:-.deps/venv/bin/python3} -c 'import tvm_ffi,os;print(os.path.join(os.path.dirname(tvm_ffi.__file__),"include"))')
   mkdir -p .deps/tvm_ffi && cp -r "$inc" .deps/tvm_ffi/
 fi
-echo "ready: carry .deps"
+# Wheels for the GPU machines' Python 3.12 (numpy is theirs): swig for the binding, zarr for its tests.
+mkdir -p .whl
+${PYTHON:-.deps/venv/bin/python3} -m pip download -q --only-binary=:all: --python-version 3.12 \
+  --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 -d .whl swig zarr
+rm -f .whl/numpy-*.whl
+echo "ready: carry .deps/root .deps/tvm_ffi .whl"

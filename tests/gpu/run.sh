@@ -12,8 +12,19 @@ mkdir -p "$out"
   nvcc --version | tail -1
 } | tee "$out/machine.txt"
 export CMAKE_PREFIX_PATH=$PWD/.deps/root/usr
+# Python packages the machine lacks (swig, zarr and its dependencies) travel as wheels in .whl
+# (made here by tests/gpu/prepare.sh): a venv over the system's packages (CuPy, PyTorch, JAX,
+# TensorStore, mpi4py) gets them without an index.
+python=python3
+if ls .whl/*.whl >/dev/null 2>&1; then
+  site=$(python3 -c 'import sys; print("/tmp/gdap-venv/lib/python%d.%d/site-packages" % sys.version_info[:2])')
+  python3 -m venv --system-site-packages --without-pip /tmp/gdap-venv &&
+    python3 -m pip install -q --no-index --no-deps --target "$site" .whl/*.whl &&
+    python=/tmp/gdap-venv/bin/python3 && export PATH=$site/bin:$PATH
+  "$python" -c 'import zarr, tensorstore; print("python:", zarr.__version__, "zarr, tensorstore", tensorstore.__version__)'
+fi
 # No abidiff, doxygen or tree-sitter there: those checks run in CI; everything else runs here.
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDAP_WITH_CUDA=ON \
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDAP_WITH_CUDA=ON -DPython3_EXECUTABLE=$python \
   -DGDAP_CHECK_ABI=OFF -DGDAP_CHECK_DOCS=OFF \
   -DGDAP_DLPACK_INCLUDE_DIR=$PWD/.deps/tvm_ffi/include >"$out/configure.log" 2>&1 \
   || { tail -30 "$out/configure.log"; exit 1; }
