@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ gcc gfortran make pkg-config binutils libgtest-dev libgmock-dev libopenmpi-dev openmpi-bin
           nlohmann-json3-dev libcli11-dev libfmt-dev abigail-tools doxygen swig clang libclang-rt-dev libzstd-dev
+          libopenblas-dev
           python3 python3-dev python3-venv python3-pip)
 missing=()
 for p in "${packages[@]}"; do

@@ -44,6 +44,8 @@ module gdap
                                        GDAP_REDUCE_MAX = 4
   ! gdap_zarr_codec (gdap_zarr_options%codec)
   integer(c_int32_t), parameter, public :: GDAP_ZARR_RAW = 0, GDAP_ZARR_ZSTD = 1
+  ! IPC handles (gdap_ipc_export / gdap_ipc_open): bytes per handle, most dimensions a handle carries
+  integer(c_int64_t), parameter, public :: GDAP_IPC_HANDLE_SIZE = 2048, GDAP_IPC_MAX_NDIM = 8
 
   !> One dimension dictionary; the defaults are GDAP_DIM_INIT. struct_size is the C sizeof
   !> (104 bytes); the test program checks it against c_sizeof.
@@ -127,6 +129,32 @@ module gdap
     integer(c_int32_t) :: reserved = 0
   end type gdap_zarr_options
 
+  !> Distributed GEMM (gdap_gemm_*): arithmetic modes, options and statistics.
+  integer(c_int32_t), parameter, public :: GDAP_GEMM_EXACT = 0, GDAP_GEMM_TF32 = 1, GDAP_GEMM_BF16 = 2
+  !> gdap_gemm_options: struct_size defaults to the C sizeof (16 bytes), exact mode, default panels.
+  type, bind(C), public :: gdap_gemm_options
+    integer(c_int32_t) :: struct_size = 16
+    integer(c_int32_t) :: mode = 0
+    integer(c_int64_t) :: panel_width = 0
+  end type gdap_gemm_options
+  !> gdap_gemm_stats: struct_size defaults to the C sizeof (112 bytes), ready for gdap_gemm_stats_get.
+  type, bind(C), public :: gdap_gemm_stats
+    integer(c_int64_t) :: struct_size = 112
+    integer(c_int64_t) :: rank = 0
+    integer(c_int64_t) :: nranks = 0
+    integer(c_int64_t) :: grid_rows = 0
+    integer(c_int64_t) :: grid_cols = 0
+    integer(c_int64_t) :: redistributed_a = 0
+    integer(c_int64_t) :: redistributed_b = 0
+    integer(c_int64_t) :: redistributed_c = 0
+    integer(c_int64_t) :: redistribute_bytes = 0
+    integer(c_int64_t) :: panels = 0
+    integer(c_int64_t) :: panel_bytes = 0
+    integer(c_int64_t) :: local_m = 0
+    integer(c_int64_t) :: local_n = 0
+    integer(c_int64_t) :: flops = 0
+  end type gdap_gemm_stats
+
   public :: gdap_status_string, gdap_last_error, gdap_version, gdap_version_string
   public :: gdap_protocol_version_check
   public :: gdap_dim_init, gdap_dim_set_block, gdap_dim_set_padding, gdap_dim_set_periodic
@@ -151,6 +179,8 @@ module gdap
   public :: gdap_plan_stats_get, gdap_redistribute, gdap_allreduce
   public :: gdap_halo_create, gdap_halo_destroy, gdap_halo_stats_get, gdap_halo_exchange
   public :: gdap_save_zarr, gdap_load_zarr, gdap_zarr_shape
+  public :: gdap_gemm_create, gdap_gemm_destroy, gdap_gemm_stats_get, gdap_gemm_execute
+  public :: gdap_array_create_shm, gdap_ipc_export, gdap_ipc_open
   ! Fortran conveniences (no C counterpart)
   public :: gdap_error_message, gdap_status_name, gdap_fortran_shape, gdap_array_wrap_fortran
 
@@ -690,6 +720,35 @@ module gdap
       type(c_ptr), value :: comm, halo, local
       integer(c_int) :: s
     end function
+    ! --- distributed GEMM (C order: a Fortran column-major matrix is the C-order transpose) ---
+    function gdap_gemm_create(gemm, comm, a, b, c, dtype, options) bind(C, name='gdap_gemm_create') result(s)
+      import :: c_int, c_ptr, gdap_dtype, gdap_gemm_options
+      type(c_ptr), intent(inout) :: gemm
+      type(c_ptr), value :: comm, a, b, c
+      type(gdap_dtype), value :: dtype
+      type(gdap_gemm_options), intent(in) :: options  ! gdap_gemm_options() for the defaults
+      integer(c_int) :: s
+    end function
+    function gdap_gemm_destroy(gemm) bind(C, name='gdap_gemm_destroy') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: gemm
+      integer(c_int) :: s
+    end function
+    function gdap_gemm_stats_get(stats, gemm) bind(C, name='gdap_gemm_stats_get') result(s)
+      import :: c_int, c_ptr, gdap_gemm_stats
+      type(gdap_gemm_stats), intent(inout) :: stats
+      type(c_ptr), value :: gemm
+      integer(c_int) :: s
+    end function
+    function gdap_gemm_execute(comm, gemm, alpha, a, b, beta, c) bind(C, name='gdap_gemm_execute') result(s)
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: comm, gemm
+      real(c_double), value :: alpha
+      type(c_ptr), value :: a, b
+      real(c_double), value :: beta
+      type(c_ptr), value :: c
+      integer(c_int) :: s
+    end function
     ! --- Zarr v3 stores (paths NUL-terminated: trim(path)//c_null_char) ---
     function gdap_save_zarr(comm, map, section, path, options) bind(C, name='gdap_save_zarr') result(s)
       import :: c_int, c_ptr, c_char, gdap_zarr_options
@@ -711,6 +770,34 @@ module gdap
       integer(c_int64_t), intent(inout) :: shape(*)  ! C order (the store's), capacity entries
       integer(c_int64_t), value :: capacity
       type(gdap_dtype), intent(inout) :: dtype
+      integer(c_int) :: s
+    end function
+    ! --- IPC: sharing a section with another process of the node (docs/ipc.md) ---
+    !> name: the shm segment's name, NUL-terminated ('/solver-0'//c_null_char), or c_null_char alone
+    !> for a fresh one. The array owns the segment (unlinked when it is destroyed).
+    function gdap_array_create_shm(array, name, dtype, dims, ndim) bind(C, name='gdap_array_create_shm') result(s)
+      import :: c_int, c_int64_t, c_ptr, c_char, gdap_dim, gdap_dtype
+      type(c_ptr), intent(inout) :: array
+      character(kind=c_char), intent(in) :: name(*)
+      type(gdap_dtype), value :: dtype
+      type(gdap_dim), intent(in) :: dims(*)
+      integer(c_int64_t), value :: ndim
+      integer(c_int) :: s
+    end function
+    !> handle: integer(c_int8_t) :: handle(GDAP_IPC_HANDLE_SIZE), written on success (capacity = its size).
+    function gdap_ipc_export(handle, capacity, array) bind(C, name='gdap_ipc_export') result(s)
+      import :: c_int, c_int8_t, c_int64_t, c_ptr
+      integer(c_int8_t), intent(inout) :: handle(*)
+      integer(c_int64_t), value :: capacity
+      type(c_ptr), value :: array
+      integer(c_int) :: s
+    end function
+    !> handle: the GDAP_IPC_HANDLE_SIZE bytes another process exported; size must be GDAP_IPC_HANDLE_SIZE.
+    function gdap_ipc_open(array, handle, size) bind(C, name='gdap_ipc_open') result(s)
+      import :: c_int, c_int8_t, c_int64_t, c_ptr
+      type(c_ptr), intent(inout) :: array
+      integer(c_int8_t), intent(in) :: handle(*)
+      integer(c_int64_t), value :: size
       integer(c_int) :: s
     end function
   end interface

@@ -18,6 +18,8 @@
  *    a list of nranks of them, gdap_plan_stats_get a dict of the gdap_plan_stats counts;
  *  - halos too; gdap_halo_create's options are None or (corners, widths or None), and
  *    gdap_halo_stats_get returns a dict of the gdap_halo_stats counts;
+ *  - IPC handles are bytes: gdap_ipc_export returns GDAP_IPC_HANDLE_SIZE of them, gdap_ipc_open
+ *    takes any bytes-like object (its length is the size gdap checks);
  *  - collective calls (and gdap_plan_create) release the GIL while they run: the ranks of an
  *    in-process group are Python threads that must all be inside the call at once.
  * gdap_mpi.h and gdap_cuda.h are wrapped too: gdap_comm_from_mpi takes the communicator's Fortran
@@ -827,6 +829,50 @@ GDAP_WITHOUT_GIL(gdap_halo_exchange)
 GDAP_WITHOUT_GIL(gdap_save_zarr)
 GDAP_WITHOUT_GIL(gdap_load_zarr)
 
+/* ---- distributed GEMM ---------------------------------------------------------------------- */
+/* gdap_gemm handles like plans; gdap_gemm_options from None (defaults) or a pair (mode,
+ * panel_width); gdap_gemm_stats_get returns a dict of the gdap_gemm_stats counts. */
+%typemap(in, numinputs=0) gdap_gemm** out (gdap_gemm* temp) {
+  temp = NULL;
+  $1 = &temp;
+}
+%typemap(argout) gdap_gemm** out {
+  if (gdap_py_append($result, SWIG_NewPointerObj(*$1, $descriptor(gdap_gemm*), 0)) != 0) {
+    gdap_gemm_destroy(*$1);
+    SWIG_fail;
+  }
+}
+%typemap(in) const gdap_gemm_options* options (gdap_gemm_options temp) {
+  $1 = NULL;
+  if ($input != Py_None) {
+    int mode = 0;
+    long long width = 0;
+    if (!PyArg_ParseTuple($input, "iL", &mode, &width)) SWIG_fail;
+    memset(&temp, 0, sizeof temp);
+    temp.struct_size = (uint32_t)sizeof temp;
+    temp.mode = mode;
+    temp.panel_width = (int64_t)width;
+    $1 = &temp;
+  }
+}
+%typemap(in, numinputs=0) gdap_gemm_stats* stats (gdap_gemm_stats temp) {
+  memset(&temp, 0, sizeof temp);
+  temp.struct_size = (int64_t)sizeof temp;
+  $1 = &temp;
+}
+%typemap(argout) gdap_gemm_stats* stats {
+  PyObject* d = Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "rank", (long long)$1->rank,
+                              "nranks", (long long)$1->nranks, "grid_rows", (long long)$1->grid_rows, "grid_cols",
+                              (long long)$1->grid_cols, "redistributed_a", (long long)$1->redistributed_a,
+                              "redistributed_b", (long long)$1->redistributed_b, "redistributed_c",
+                              (long long)$1->redistributed_c, "redistribute_bytes", (long long)$1->redistribute_bytes,
+                              "panels", (long long)$1->panels, "panel_bytes", (long long)$1->panel_bytes, "local_m",
+                              (long long)$1->local_m, "local_n", (long long)$1->local_n, "flops", (long long)$1->flops);
+  if (gdap_py_append($result, d) != 0) SWIG_fail;
+}
+GDAP_WITHOUT_GIL(gdap_gemm_create)
+GDAP_WITHOUT_GIL(gdap_gemm_execute)
+
 /* ---- DLPack -------------------------------------------------------------------------------- */
 
 %typemap(in, numinputs=0) struct DLManagedTensorVersioned** out (struct DLManagedTensorVersioned* temp),
@@ -970,6 +1016,29 @@ PyObject* gdap_py_capsule_ndim(PyObject* capsule) {
   return gdap_py_capsule_tensor(capsule, "dltensor_versioned", "used_dltensor_versioned") == NULL ? NULL : PyLong_FromLong(0);
 }
 %}
+
+/* ---- IPC handles ----------------------------------------------------------------------------- */
+
+/* gdap_ipc_export: the handle comes back as bytes of GDAP_IPC_HANDLE_SIZE (nothing passed in). */
+%typemap(in, numinputs=0) (void* handle, int64_t capacity) (unsigned char temp[GDAP_IPC_HANDLE_SIZE]) {
+  $1 = temp;
+  $2 = (int64_t)GDAP_IPC_HANDLE_SIZE;
+}
+%typemap(argout) (void* handle, int64_t capacity) {
+  if (gdap_py_append($result, PyBytes_FromStringAndSize((const char*)$1, (Py_ssize_t)$2)) != 0) SWIG_fail;
+}
+/* gdap_ipc_open: any bytes-like object, its length passed as the size (gdap checks it). gdap reads
+ * the bytes only when the size is GDAP_IPC_HANDLE_SIZE, so at most that many are copied here. */
+%typemap(in) (const void* handle, int64_t size) (Py_buffer view, unsigned char temp[GDAP_IPC_HANDLE_SIZE]) {
+  if (PyObject_GetBuffer($input, &view, PyBUF_C_CONTIGUOUS) != 0) {
+    PyErr_Clear();
+    SWIG_exception_fail(SWIG_TypeError, "in method '$symname', handle must be bytes-like (bytes, bytearray, memoryview)");
+  }
+  memcpy(temp, view.buf, (size_t)(view.len < GDAP_IPC_HANDLE_SIZE ? view.len : GDAP_IPC_HANDLE_SIZE));
+  $1 = temp;
+  $2 = (int64_t)view.len;
+  PyBuffer_Release(&view);
+}
 
 #define GDAP_API
 %include <gdap/gdap.h>

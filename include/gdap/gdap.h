@@ -807,6 +807,159 @@ GDAP_API gdap_status gdap_load_zarr(gdap_comm* comm, const gdap_map* map, gdap_a
 GDAP_API gdap_status gdap_zarr_shape(const char* path, int64_t* ndim, int64_t* shape, int64_t capacity,
                                      gdap_dtype* dtype);
 
+/* ---------------------------------------------------------------------------------------------
+ * Distributed GEMM (layer 5): C = alpha * A * B + beta * C, SUMMA over a 2-d process grid
+ * ------------------------------------------------------------------------------------------- */
+
+/** One rank's part of a distributed matrix product. Opaque; reusable; not for two threads at once. */
+typedef struct gdap_gemm gdap_gemm;
+
+/** How the local products are computed. Tensor-core modes are used only when asked for. */
+typedef enum gdap_gemm_mode {
+  GDAP_GEMM_EXACT = 0, /**< default: fp32 products for float32, fp64 for float64 */
+  GDAP_GEMM_TF32 = 1,  /**< float32 only, device only: inputs rounded to TF32 on tensor cores */
+  GDAP_GEMM_BF16 = 2   /**< float32 only, device only: inputs rounded to bfloat16 on tensor cores */
+} gdap_gemm_mode;
+
+/** Options of gdap_gemm_create. Initialise with GDAP_GEMM_OPTIONS_INIT; grows at its end only. */
+typedef struct gdap_gemm_options {
+  uint32_t struct_size; /**< sizeof(gdap_gemm_options) as the caller compiled it */
+  int32_t mode;         /**< a gdap_gemm_mode (default GDAP_GEMM_EXACT) */
+  int64_t panel_width;  /**< widest k-panel broadcast per SUMMA step, >= 0; 0 (default) picks 1024 */
+} gdap_gemm_options;
+
+/** A gdap_gemm_options with struct_size set, exact arithmetic and the default panel width. */
+#define GDAP_GEMM_OPTIONS_INIT {sizeof(gdap_gemm_options), GDAP_GEMM_EXACT, 0}
+
+/**
+ * Collective: plans this rank's part of C = alpha * A * B + beta * C for matrices of `dtype`
+ * (float32 or float64) distributed as `a` (M x K), `b` (K x N) and `c` (M x N), each a 2-d map over
+ * the communicator's ranks. No transposes. SUMMA works on C's grid when C is 'b' (no padding) or
+ * 'c' / block-cyclic along both dimensions, A's rows are laid out as C's rows, B's columns as C's
+ * columns, and A's columns and B's rows are 'b' or 'c' over the same grid. An operand that does not
+ * fit is redistributed internally (gdap_plan) into one that does at every gdap_gemm_execute (C also
+ * back again; a C that does not fit is worked on in even blocks over a near-square grid), and
+ * gdap_gemm_stats_get says which and how many bytes move. Errors, the same on every rank (a rank's
+ * own, the others GDAP_ERR_REMOTE): GDAP_ERR_INVALID_ARGUMENT for a map that is not 2-d, shapes that
+ * do not chain (naming the dimensions and sizes), maps over another number of ranks than the
+ * communicator's, a dtype other than float32/float64, a tensor-core mode with float64, a bad mode
+ * or panel width. `comm`, the maps and `options` (may be NULL) are borrowed. On success `*out` is a
+ * new plan destroyed with gdap_gemm_destroy.
+ */
+GDAP_API gdap_status gdap_gemm_create(gdap_gemm** out, gdap_comm* comm, const gdap_map* a, const gdap_map* b,
+                                      const gdap_map* c, gdap_dtype dtype, const gdap_gemm_options* options);
+
+/** Destroys a plan and the buffers it keeps (host and device). Not collective. NULL is a no-op. */
+GDAP_API gdap_status gdap_gemm_destroy(gdap_gemm* gemm);
+
+/** What one rank's gemm plan does per gdap_gemm_execute. */
+typedef struct gdap_gemm_stats {
+  int64_t struct_size;        /**< set by the caller to sizeof(gdap_gemm_stats) */
+  int64_t rank;               /**< the rank planned */
+  int64_t nranks;             /**< ranks in the group */
+  int64_t grid_rows;          /**< rows of the process grid SUMMA runs on */
+  int64_t grid_cols;          /**< columns of that grid */
+  int64_t redistributed_a;    /**< 1 if A is redistributed to fit SUMMA at each execute, else 0 */
+  int64_t redistributed_b;    /**< 1 if B is */
+  int64_t redistributed_c;    /**< 1 if C is (in before the product and out after it) */
+  int64_t redistribute_bytes; /**< bytes this rank sends and receives in those redistributions */
+  int64_t panels;             /**< SUMMA steps (k-panels) */
+  int64_t panel_bytes;        /**< bytes of panels this rank receives from other ranks */
+  int64_t local_m;            /**< rows of this rank's working block of C */
+  int64_t local_n;            /**< columns of this rank's working block of C */
+  int64_t flops;              /**< floating-point operations of this rank's local products (2 m n k) */
+} gdap_gemm_stats;
+
+/** A gdap_gemm_stats with struct_size set and every count zero. */
+#define GDAP_GEMM_STATS_INIT {sizeof(gdap_gemm_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+
+/** Fills `*stats` (whose struct_size the caller sets) with the plan's counts. O(1). Not collective. */
+GDAP_API gdap_status gdap_gemm_stats_get(gdap_gemm_stats* stats, const gdap_gemm* gemm);
+
+/**
+ * Collective: C = alpha * A * B + beta * C with this rank's sections `a`, `b` and `c` of the plan's
+ * three maps (local shapes as the maps give this rank, the plan's dtype, any strides on the host;
+ * device sections need unit stride along dimension 1). beta = 0 ignores C's old values (NaN
+ * included); alpha = 0 or K = 0 only scales C. `comm` must be the one the plan was made with.
+ * Every rank checks its arguments (dtype, shape, a writable C that shares no memory with A or B,
+ * all three in one kind of memory, that kind, alpha and beta the same on every rank, a tensor-core
+ * mode only for device sections), then the ranks agree: on any failure no rank touches any data and every rank
+ * returns an error (the failing rank its own, the others GDAP_ERR_REMOTE naming it).
+ * Host sections (in-process group or MPI): BLAS products, the next panel's broadcast overlapping
+ * the current product on MPI; returns when C is done. Device sections (in-process group or NCCL):
+ * cuBLAS products on the communicator's stream, panels double-buffered and moved on a second stream
+ * so that moving panel p+1 overlaps multiplying panel p; returns once the work is queued (with
+ * redistributed operands, after the host-side steps of those redistributions).
+ * `a` and `b` are only read; everything is borrowed (device sections until the stream gets there).
+ * `gemm` keeps buffers between calls: one plan must not run on two threads at once.
+ */
+GDAP_API gdap_status gdap_gemm_execute(gdap_comm* comm, gdap_gemm* gemm, double alpha, const gdap_array* a,
+                                       const gdap_array* b, double beta, gdap_array* c);
+
+/* ---------------------------------------------------------------------------------------------
+ * Sharing sections between processes of one node: IPC handles over CUDA IPC (device memory) and
+ * POSIX shared memory (host memory). See docs/ipc.md for the handle's layout and lifetime rules.
+ * ------------------------------------------------------------------------------------------- */
+
+/** Bytes of an IPC handle: every handle has exactly this size, whatever the array. */
+#define GDAP_IPC_HANDLE_SIZE 2048
+/** The most dimensions a section shared through an IPC handle may have. */
+#define GDAP_IPC_MAX_NDIM 8
+/** The 8 bytes an IPC handle starts with (no terminating NUL in the handle). */
+#define GDAP_IPC_MAGIC "GDAP-IPC"
+/** The layout version of IPC handles this gdap writes and reads. */
+#define GDAP_IPC_FORMAT_VERSION 1
+
+/**
+ * Allocates a C-contiguous host section (zero-filled) in a new POSIX shared-memory segment, so that
+ * gdap_ipc_export can share it with other processes of the node. `name` is the segment's name as
+ * shm_open takes it ("/" then up to 254 characters, no other "/"), or NULL or "" for a fresh
+ * "/gdap-<pid>-<n>-<random>"; an existing name is refused (GDAP_ERR_INVALID_ARGUMENT), nothing is
+ * overwritten. The shape comes from the dictionaries, as gdap_array_create. The array owns the
+ * segment: when the array and every tensor exported from it are gone, this process unmaps it and
+ * unlinks the name; importers that already mapped it keep their mapping (the memory is freed when
+ * the last mapping goes), but no new importer can open it. GDAP_ERR_IO / GDAP_ERR_NO_MEMORY (with
+ * the system's reason) when creating, sizing or mapping it fails. `name` and `dims` are borrowed.
+ * Not collective. On success `*out` is a new array the caller destroys with gdap_array_destroy.
+ */
+GDAP_API gdap_status gdap_array_create_shm(gdap_array** out, const char* name, gdap_dtype dtype,
+                                           const gdap_dim* dims, int64_t ndim);
+
+/**
+ * Writes an IPC handle for `array`'s local section to `handle` (GDAP_IPC_HANDLE_SIZE bytes; a
+ * `capacity` below that is GDAP_ERR_BUFFER_TOO_SMALL): plain bytes that may travel over any
+ * channel (a file, a socket, MPI) to another process of the same node, which opens the same memory
+ * with gdap_ipc_open. The handle holds the memory's name (CUDA IPC handle of the allocation plus
+ * the section's offset, or shared-memory segment name and offset), dtype, shape, strides, every
+ * dictionary, the protocol version and this node's identity (host name and boot id).
+ * Device memory (GDAP_DEVICE_CUDA, from cudaMalloc: gdap_array_create, CuPy, PyTorch) is shared by
+ * CUDA IPC; host memory only when it lies in a POSIX shared-memory segment (gdap_array_create_shm,
+ * or any mapping of a file under /dev/shm). Ordinary host memory, pinned and managed memory give
+ * GDAP_ERR_UNSUPPORTED naming the reason, as do unstructured dimensions (their indices do not fit
+ * a fixed size) and more than GDAP_IPC_MAX_NDIM dimensions. Lifetime: the exporter's array must
+ * outlive every importer's use of the memory (docs/ipc.md says what happens otherwise). Exporting
+ * reads no element and may be repeated. `array` is borrowed; `handle` is written only on success.
+ * Not collective.
+ */
+GDAP_API gdap_status gdap_ipc_export(void* handle, int64_t capacity, const gdap_array* array);
+
+/**
+ * Opens an IPC handle made by gdap_ipc_export in another process of this node, as a new array
+ * over the same memory (no element copied; writes on either side are seen by the other, ordered
+ * by the processes' own synchronisation). `size` must be GDAP_IPC_HANDLE_SIZE. Checks, before any
+ * memory is touched: size, magic, format version (GDAP_ERR_VERSION), a checksum over the bytes,
+ * the node (a handle from another node or boot is refused), the protocol version, the dictionaries
+ * against the shape; then that the memory still exists: an unlinked or re-created shared-memory
+ * segment, an exited exporter or a CUDA allocation of another size give GDAP_ERR_INVALID_ARGUMENT
+ * naming it, and CUDA's own refusals GDAP_ERR_DEVICE (CUDA does not refuse every freed allocation
+ * of a live exporter: see docs/ipc.md). A CUDA handle cannot be opened by the process that made it
+ * (CUDA refuses it). The array is on the GPU with the exporter's UUID (its ordinal in this process
+ * may differ) or on the host; read-only if the exporter's was. Destroying it unmaps or closes the
+ * memory in this process only. `handle` is borrowed. Not collective. On success `*out` is a new
+ * array the caller destroys with gdap_array_destroy.
+ */
+GDAP_API gdap_status gdap_ipc_open(gdap_array** out, const void* handle, int64_t size);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -42,6 +42,10 @@ Section section_of(const DLTensor& t) {
 // stays the caller's, and the unique_ptr frees the half-built array.
 template <typename Managed>
 gdap_array* import_tensor(Managed* tensor, const gdap_dim* dims, int64_t ndim, const char* version, bool readonly) {
+  // Before the shape is read: a tensor claiming INT32_MAX dimensions is refused, not copied.
+  if (ndim >= 0 && tensor->dl_tensor.ndim >= 0 && ndim != tensor->dl_tensor.ndim) {
+    fail(GDAP_ERR_PROTOCOL, "dim_data has {} dimensions but the buffer has {}", ndim, tensor->dl_tensor.ndim);
+  }
   Section s = section_of(tensor->dl_tensor);
   DimData d = dims_for_shape(dims, ndim, s.shape);
   std::string v = checked_version(version);

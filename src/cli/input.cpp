@@ -79,21 +79,58 @@ bool is_rank_list(const json& doc) {
 // Parses strictly: a key repeated within one dictionary (which JSON parsers silently resolve to
 // one of the values) and nesting deeper than any input form needs are refused while parsing.
 json parse_strict(const std::string& text) {
-  constexpr int kMaxDepth = 8;  // {"ranks": [{"dim_data": [{"padding": [...]}]}]} is 6 deep
-  std::vector<std::set<std::string>> keys;  // one set per open dictionary
-  auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (depth > kMaxDepth) {
-      throw Invalid(GDAP_ERR_PROTOCOL, fmt::format("the JSON nests deeper than any dim_data file ({} levels)", kMaxDepth));
+  // A SAX pass first, then the parse: the parse callback's parser rescans a list after each
+  // dictionary, which made a file of a million dictionaries take minutes.
+  struct Screen : nlohmann::json_sax<json> {
+    enum { kMaxDepth = 8 };  // {"ranks": [{"dim_data": [{"padding": [...]}]}]} is 6 deep
+    std::vector<std::set<std::string>> keys;  // one set per open dictionary
+    int open = 0;                             // containers open now
+    bool value() const {
+      if (open > kMaxDepth) {
+        throw Invalid(GDAP_ERR_PROTOCOL, fmt::format("the JSON nests deeper than any dim_data file ({} levels)", int{kMaxDepth}));
+      }
+      return true;
     }
-    if (event == json::parse_event_t::object_start) keys.emplace_back();
-    if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
-    if (event == json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second) {
-      throw Invalid(GDAP_ERR_PROTOCOL, fmt::format("key '{}' appears twice in one dictionary",
-                                                   parsed.get<std::string>().substr(0, 40)));
+    bool null() override { return value(); }
+    bool boolean(bool) override { return value(); }
+    bool number_integer(number_integer_t) override { return value(); }
+    bool number_unsigned(number_unsigned_t) override { return value(); }
+    bool number_float(number_float_t, const string_t&) override { return value(); }
+    bool string(string_t&) override { return value(); }
+    bool binary(binary_t&) override { return value(); }
+    bool start_object(std::size_t) override {
+      value();
+      keys.emplace_back();
+      ++open;
+      return true;
     }
-    return true;
+    bool end_object() override {
+      if (!keys.empty()) keys.pop_back();
+      --open;
+      return true;
+    }
+    bool start_array(std::size_t) override {
+      value();
+      ++open;
+      return true;
+    }
+    bool end_array() override {
+      --open;
+      return true;
+    }
+    bool key(string_t& k) override {
+      value();
+      if (!keys.empty() && !keys.back().insert(k).second) {
+        throw Invalid(GDAP_ERR_PROTOCOL, fmt::format("key '{}' appears twice in one dictionary", k.substr(0, 40)));
+      }
+      return true;
+    }
+    // Malformed text: stop here; the parse below throws the parser's own error.
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
   };
-  return json::parse(text, callback);
+  Screen screen;
+  json::sax_parse(text, &screen);
+  return json::parse(text);
 }
 
 json parse_file(const std::string& path) {

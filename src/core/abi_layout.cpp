@@ -51,6 +51,11 @@ static_assert(sizeof(gdap_halo_options) == 16 && offsetof(gdap_halo_options, cor
               offsetof(gdap_halo_options, widths) == 8);
 static_assert(sizeof(gdap_halo_stats) == 64 && offsetof(gdap_halo_stats, local_bytes) == 56);
 
+// GEMM structs, as the Fortran and Julia bindings mirror them.
+static_assert(sizeof(gdap_gemm_options) == 16 && offsetof(gdap_gemm_options, mode) == 4 &&
+              offsetof(gdap_gemm_options, panel_width) == 8);
+static_assert(sizeof(gdap_gemm_stats) == 112 && offsetof(gdap_gemm_stats, flops) == 104);
+
 // Zarr options, as the Fortran and Julia bindings mirror them.
 static_assert(sizeof(gdap_zarr_options) == 24 && offsetof(gdap_zarr_options, codec) == 8 &&
               offsetof(gdap_zarr_options, zstd_level) == 12 && offsetof(gdap_zarr_options, overwrite) == 16);

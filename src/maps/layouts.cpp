@@ -5,10 +5,12 @@
 // index, one_to_one false) and whole along the others.
 #include "maps/map.hpp"
 
+#include "core/checked.hpp"
 #include "core/error.hpp"
 
 #include <gdap/gdap.h>
 
+#include <exception>
 #include <numeric>
 #include <vector>
 
@@ -21,6 +23,28 @@ void check_layout(int64_t nranks, int64_t ndim, const int64_t* shape) {
   require(shape, "shape");
   for (int64_t i = 0; i < ndim; ++i) {
     if (shape[i] < 0) fail(GDAP_ERR_INVALID_ARGUMENT, "dimension {}: size {} is negative", i, shape[i]);
+  }
+}
+
+// The bytes a layout's map holds (every rank's dictionaries and `indices_per_rank` indices each),
+// counted before anything is allocated, so a hostile nranks or shape is a clear error.
+int64_t layout_bytes(int64_t nranks, int64_t ndim, int64_t indices_per_rank) {
+  const int64_t dims = checked_mul(checked_mul(nranks, ndim, "nranks * ndim"), int64_t{sizeof(gdap_dim)},
+                                   "bytes of the map's dictionaries");
+  const int64_t indices = checked_mul(checked_mul(nranks, indices_per_rank, "nranks * shape[0] (indices held)"),
+                                      int64_t{sizeof(int64_t)}, "bytes of the map's indices");
+  return checked_add(dims, indices, "bytes of the map");
+}
+
+// Runs `body`, naming the layout's size when an allocation in it fails.
+template <typename Body>
+void allocating(int64_t nranks, int64_t bytes, Body&& body) {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    if (dynamic_cast<const Error*>(&e) != nullptr) throw;
+    fail(GDAP_ERR_NO_MEMORY, "a map of {} ranks needs about {} bytes, which cannot be allocated ({})", nranks, bytes,
+         e.what());
   }
 }
 
@@ -42,15 +66,17 @@ extern "C" GDAP_API gdap_status gdap_map_create_root(gdap_map** out, int64_t nra
     gdap::require(out, "out");
     gdap::check_layout(nranks, ndim, shape);
     if (root < 0 || root >= nranks) gdap::fail(GDAP_ERR_OUT_OF_RANGE, "root {} is not in [0, {})", root, nranks);
-    std::vector<gdap_dim> dims;
-    for (int64_t r = 0; r < nranks; ++r) {
-      const int64_t at = r <= root ? 0 : shape[0];  // ranks before the root hold [0, 0), after it [n, n)
-      gdap_dim d = GDAP_DIM_INIT;
-      gdap_dim_set_block(&d, shape[0], nranks, r, at, r == root ? shape[0] : at);
-      dims.push_back(d);
-      gdap::whole_tail(dims, ndim, shape);
-    }
-    *out = new gdap_map(nranks, ndim, dims.data());
+    gdap::allocating(nranks, gdap::layout_bytes(nranks, ndim, 0), [&] {
+      std::vector<gdap_dim> dims;
+      for (int64_t r = 0; r < nranks; ++r) {
+        const int64_t at = r <= root ? 0 : shape[0];  // ranks before the root hold [0, 0), after it [n, n)
+        gdap_dim d = GDAP_DIM_INIT;
+        gdap_dim_set_block(&d, shape[0], nranks, r, at, r == root ? shape[0] : at);
+        dims.push_back(d);
+        gdap::whole_tail(dims, ndim, shape);
+      }
+      *out = new gdap_map(nranks, ndim, dims.data());
+    });
   });
 }
 
@@ -59,15 +85,17 @@ extern "C" GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64
   return gdap::guard([&] {
     gdap::require(out, "out");
     gdap::check_layout(nranks, ndim, shape);
-    std::vector<int64_t> all(static_cast<size_t>(shape[0]));
-    std::iota(all.begin(), all.end(), int64_t{0});
-    std::vector<gdap_dim> dims;
-    for (int64_t r = 0; r < nranks; ++r) {
-      gdap_dim d = GDAP_DIM_INIT;
-      gdap_dim_set_unstructured(&d, shape[0], nranks, r, all.data(), shape[0], 0);
-      dims.push_back(d);
-      gdap::whole_tail(dims, ndim, shape);
-    }
-    *out = new gdap_map(nranks, ndim, dims.data());
+    gdap::allocating(nranks, gdap::layout_bytes(nranks, ndim, shape[0]), [&] {
+      std::vector<int64_t> all(static_cast<size_t>(shape[0]));
+      std::iota(all.begin(), all.end(), int64_t{0});
+      std::vector<gdap_dim> dims;
+      for (int64_t r = 0; r < nranks; ++r) {
+        gdap_dim d = GDAP_DIM_INIT;
+        gdap_dim_set_unstructured(&d, shape[0], nranks, r, all.data(), shape[0], 0);
+        dims.push_back(d);
+        gdap::whole_tail(dims, ndim, shape);
+      }
+      *out = new gdap_map(nranks, ndim, dims.data());
+    });
   });
 }

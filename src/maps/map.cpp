@@ -42,8 +42,23 @@ std::vector<gdap_dim> read_all(int64_t nranks, int64_t ndim, const gdap_dim* dim
   if (ndim < 0) fail(GDAP_ERR_INVALID_ARGUMENT, "ndim ({}) < 0", ndim);
   const int64_t count = checked_mul(nranks, ndim, "nranks * ndim");
   std::vector<gdap_dim> all;
-  all.reserve(static_cast<size_t>(count));
+  all.reserve(static_cast<size_t>(std::min(count, ndim)));
   for (int64_t k = 0; k < count; ++k) {
+    // Rank 0's grid must count nranks before more is read or reserved: a hostile nranks is then
+    // refused by the same rule as in gdap_map's constructor, not by reading past `dims`.
+    if (k == ndim) {
+      int64_t product = 1;
+      bool overflow = false;
+      for (const gdap_dim& d : all) overflow = overflow || __builtin_mul_overflow(product, d.proc_grid_size, &product);
+      if (overflow || product != nranks) {
+        std::string grid;
+        for (const gdap_dim& d : all) grid += (grid.empty() ? "" : " x ") + std::to_string(d.proc_grid_size);
+        fail(GDAP_ERR_PROTOCOL, "the process grid ({}, the proc_grid_size of each dimension) has {} ranks, but {} "
+             "ranks gave dictionaries", grid, overflow ? std::string("more than int64 can count") : std::to_string(product),
+             nranks);
+      }
+      all.reserve(static_cast<size_t>(count));
+    }
     gdap_dim d = read_dim(dims, k);
     if (d.dist_type == GDAP_DIST_UNDISTRIBUTED) {
       fail(GDAP_ERR_PROTOCOL,

@@ -45,7 +45,14 @@ GDAP_API gdap_status gdap_plan_create(gdap_plan** out, const gdap_map* src, cons
       fail(GDAP_ERR_OUT_OF_RANGE, "rank {} is not in [0, {}) (the larger map's rank count)", rank, planner.nranks());
     }
     static std::atomic<uint64_t> serials{0};
-    auto plan = std::make_unique<gdap_plan>(gdap_plan{planner.plan_rank(rank), dtype, element_size,
+    gdap::move::RankPlan rank_plan;
+    try {
+      rank_plan = planner.plan_rank(rank);
+    } catch (const std::bad_alloc&) {  // e.g. block to cyclic over INT64_MAX elements: that many runs
+      fail(GDAP_ERR_NO_MEMORY, "rank {}: the plan's runs and segments do not fit in memory (global shape of {} "
+           "dimensions, {} ranks)", rank, src->global_shape.size(), planner.nranks());
+    }
+    auto plan = std::make_unique<gdap_plan>(gdap_plan{std::move(rank_plan), dtype, element_size,
                                                       local_shape(*src, rank), local_shape(*dst, rank), {}, ++serials});
     plan->stats = plan->plan.stats(element_size);
     *out = plan.release();

@@ -7,6 +7,7 @@
 // Owned elements are only read and communication padding only written, so ranks never race.
 #include "array/array.hpp"
 #include "comm/group.hpp"
+#include "core/checked.hpp"
 #include "core/error.hpp"
 #include "move/device.hpp"
 #include "move/halo.hpp"
@@ -269,7 +270,10 @@ gdap_halo_options read_options(const gdap_halo_options* options) {
 
 int64_t bytes_of(const std::vector<gdap::move::HaloMessage>& messages, int64_t element_size) {
   int64_t total = 0;
-  for (const auto& m : messages) total += m.elements * element_size;
+  for (const auto& m : messages) {
+    total = gdap::checked_add(total, gdap::checked_mul(m.elements, element_size, "halo bytes (elements * element size)"),
+                              "halo bytes");
+  }
   return total;
 }
 

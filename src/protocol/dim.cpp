@@ -214,9 +214,16 @@ void validate_unstructured(const gdap_dim& d, const std::string& label, int64_t 
   if (d.num_indices > 0 && d.indices == nullptr) {
     fail(GDAP_ERR_PROTOCOL, "{}: indices is NULL but num_indices is {}", label, d.num_indices);
   }
+  // Before the copy below: a count that disagrees with the buffer is refused without touching
+  // (or allocating for) indices that may not be there.
+  check_extent(label, "num_indices", d.num_indices, extent);
   // Sort a copy of (global, local) pairs: equal globals end up adjacent, in local order.
   std::vector<std::pair<int64_t, int64_t>> sorted;
-  sorted.reserve(static_cast<size_t>(d.num_indices));
+  try {
+    sorted.reserve(static_cast<size_t>(d.num_indices));
+  } catch (const std::exception&) {  // bad_alloc, or length_error past max_size
+    fail(GDAP_ERR_NO_MEMORY, "{}: no memory to check num_indices ({}) indices for uniqueness", label, d.num_indices);
+  }
   for (int64_t i = 0; i < d.num_indices; ++i) sorted.emplace_back(d.indices[i], i);
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 1; i < sorted.size(); ++i) {
@@ -225,7 +232,6 @@ void validate_unstructured(const gdap_dim& d, const std::string& label, int64_t 
            label, sorted[i].first, sorted[i - 1].second, sorted[i].second);
     }
   }
-  check_extent(label, "num_indices", d.num_indices, extent);
 }
 
 [[noreturn]] void fail_unresolved(const gdap_dim& dim) {

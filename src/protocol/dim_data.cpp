@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 
 #include <algorithm>
+#include <new>
 #include <utility>
 
 namespace gdap {
@@ -13,7 +14,11 @@ namespace {
 // The indices a dictionary holds, copied; empty for other dist_types or a NULL/empty list.
 std::vector<int64_t> copy_indices(const gdap_dim& dim) {
   if (dim.dist_type != GDAP_DIST_UNSTRUCTURED || dim.indices == nullptr || dim.num_indices <= 0) return {};
-  return std::vector<int64_t>(dim.indices, dim.indices + dim.num_indices);
+  try {
+    return std::vector<int64_t>(dim.indices, dim.indices + dim.num_indices);
+  } catch (const std::bad_alloc&) {
+    fail(GDAP_ERR_NO_MEMORY, "no memory to copy num_indices ({}) unstructured indices", dim.num_indices);
+  }
 }
 
 }  // namespace
@@ -38,12 +43,16 @@ DimData DimData::copy_from(const gdap_dim* dims, int64_t ndim) {
 
 void DimData::push_back(const gdap_dim& dim) {
   std::vector<int64_t> copy = copy_indices(dim);
-  dims_.reserve(dims_.size() + 1);
-  indices_.reserve(indices_.size() + 1);
+  // Geometric growth: reserving one more each time made a million dimensions quadratic.
+  if (dims_.size() == dims_.capacity()) dims_.reserve(std::max<size_t>(4, 2 * dims_.size()));
+  if (indices_.size() == indices_.capacity()) indices_.reserve(std::max<size_t>(4, 2 * indices_.size()));
   // Nothing below allocates: both vectors stay the same length even if the copy above threw.
   dims_.push_back(dim);
   indices_.push_back(std::move(copy));
-  repoint();
+  // Moved index vectors keep their buffers, so only the new dimension needs pointing at its copy.
+  if (dims_.back().dist_type == GDAP_DIST_UNSTRUCTURED) {
+    dims_.back().indices = indices_.back().empty() ? nullptr : indices_.back().data();
+  }
 }
 
 void DimData::set(int64_t i, const gdap_dim& dim) {
@@ -52,7 +61,8 @@ void DimData::set(int64_t i, const gdap_dim& dim) {
   const auto k = static_cast<size_t>(i);
   dims_[k] = dim;
   indices_[k] = std::move(copy);
-  repoint();
+  // Only dimension k changed: re-pointing them all made setting every dimension quadratic.
+  if (dims_[k].dist_type == GDAP_DIST_UNSTRUCTURED) dims_[k].indices = indices_[k].empty() ? nullptr : indices_[k].data();
 }
 
 void DimData::repoint() {

@@ -204,40 +204,68 @@ DimData dim_data_from_json(const json& list) {
   return out;
 }
 
-DimData dim_data_from_json_text(std::string_view text) {
-  // Checked during the parse, so a hostile document is refused before it is built: nesting depth
-  // and, per open dictionary, the keys seen so far (nlohmann would keep only the last duplicate).
+namespace {
+
+// The checks of a first, SAX-only pass over untrusted text, so a hostile document is refused
+// before any of it is built: nesting depth and, per open dictionary, the keys seen so far
+// (nlohmann would keep only the last duplicate). A SAX pass rather than a parse callback: the
+// callback parser rescans a list for discarded values after each dictionary, which made a list
+// of a million dictionaries quadratic (minutes for 3 MB).
+struct Screen : nlohmann::json_sax<json> {
   std::vector<std::set<std::string>> open_keys;
+  int depth = 0;             // containers open now
   int64_t dictionaries = 0;  // dictionaries opened at depth 1 so far: the current one is dimension dictionaries - 1
-  auto check = [&](int depth, json::parse_event_t event, json& parsed) -> bool {
-    switch (event) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start:
-        if (depth > kMaxContainerDepth) {
-          fail(GDAP_ERR_PROTOCOL, "dim_data nests lists or dictionaries {} deep; a dim_data list nests at most {}",
-               depth + 1, kMaxContainerDepth + 1);
-        }
-        if (event == json::parse_event_t::object_start) {
-          open_keys.emplace_back();
-          if (depth == 1) ++dictionaries;
-        }
-        break;
-      case json::parse_event_t::object_end:
-        if (!open_keys.empty()) open_keys.pop_back();
-        break;
-      case json::parse_event_t::key:
-        if (!open_keys.empty() && !open_keys.back().insert(parsed.get<std::string>()).second) {
-          fail(GDAP_ERR_PROTOCOL, "dimension {}: key '{}' appears twice", std::max<int64_t>(dictionaries - 1, 0),
-               printable(parsed.get_ref<const std::string&>()));
-        }
-        break;
-      default: break;
+
+  bool open(bool object) {
+    if (depth > kMaxContainerDepth) {
+      fail(GDAP_ERR_PROTOCOL, "dim_data nests lists or dictionaries {} deep; a dim_data list nests at most {}",
+           depth + 1, kMaxContainerDepth + 1);
+    }
+    if (object) {
+      open_keys.emplace_back();
+      if (depth == 1) ++dictionaries;
+    }
+    ++depth;
+    return true;
+  }
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return open(true); }
+  bool end_object() override {
+    if (!open_keys.empty()) open_keys.pop_back();
+    --depth;
+    return true;
+  }
+  bool start_array(std::size_t) override { return open(false); }
+  bool end_array() override {
+    --depth;
+    return true;
+  }
+  bool key(string_t& k) override {
+    if (!open_keys.empty() && !open_keys.back().insert(k).second) {
+      fail(GDAP_ERR_PROTOCOL, "dimension {}: key '{}' appears twice", std::max<int64_t>(dictionaries - 1, 0),
+           printable(k));
     }
     return true;
-  };
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    fail(GDAP_ERR_PROTOCOL, "dim_data is not valid JSON: {}", printable(e.what(), 200));
+  }
+};
+
+}  // namespace
+
+DimData dim_data_from_json_text(std::string_view text) {
+  Screen screen;
+  json::sax_parse(text.begin(), text.end(), &screen);
   json doc;
   try {
-    doc = json::parse(text.begin(), text.end(), check);
+    doc = json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {
     fail(GDAP_ERR_PROTOCOL, "dim_data is not valid JSON: {}", printable(e.what(), 200));
   }

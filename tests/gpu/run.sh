@@ -13,17 +13,13 @@ mkdir -p "$out"
 } | tee "$out/machine.txt"
 export CMAKE_PREFIX_PATH=$PWD/.deps/root/usr
 # Python packages the machine lacks (swig, zarr and its dependencies) travel as wheels in .whl
-# (made here by tests/gpu/prepare.sh): a venv over the system's packages (CuPy, PyTorch, JAX,
-# TensorStore, mpi4py) gets them without an index.
-python=python3
+# (made here by tests/gpu/prepare.sh); pip takes from them only what its python3 (there a venv
+# with CuPy, PyTorch, JAX, TensorStore and mpi4py) does not have.
+python=$(command -v python3)
 if ls .whl/*.whl >/dev/null 2>&1; then
-  site=$(python3 -c 'import sys; print("/tmp/gdap-venv/lib/python%d.%d/site-packages" % sys.version_info[:2])')
-  python3 -m venv --system-site-packages --without-pip /tmp/gdap-venv &&
-    python3 -m pip install -q --no-index --no-deps --target "$site" .whl/*.whl &&
-    python=/tmp/gdap-venv/bin/python3 && export PATH=$site/bin:$PATH
+  "$python" -m pip install -q --no-index --find-links .whl swig zarr
   "$python" -c 'import zarr, tensorstore; print("python:", zarr.__version__, "zarr, tensorstore", tensorstore.__version__)'
 fi
-# No abidiff, doxygen or tree-sitter there: those checks run in CI; everything else runs here.
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDAP_WITH_CUDA=ON -DPython3_EXECUTABLE=$python \
   -DGDAP_CHECK_ABI=OFF -DGDAP_CHECK_DOCS=OFF \
   -DGDAP_DLPACK_INCLUDE_DIR=$PWD/.deps/tvm_ffi/include >"$out/configure.log" 2>&1 \
@@ -37,7 +33,9 @@ echo "--- gpu-labelled tests:"
 ctest --test-dir build-gpu -L gpu -V 2>&1 | grep -E '^\S+: \[ *(OK|FAILED|SKIPPED) *\]|tests passed|tests failed' | head -60 | tee "$out/gpu_tests.txt"
 echo "--- compute-sanitizer (memcheck) on the gpu test executables:"
 for exe in $(find build-gpu/tests -name 'test_*_gpu' -type f -executable); do
-  compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$exe" >"$out/$(basename $exe).memcheck.log" 2>&1
+  compute-sanitizer --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9 "$exe" >"$out/$(basename $exe).memcheck.log" 2>&1
   echo "$(basename $exe): memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$out/$(basename $exe).memcheck.log" | tail -1)"
 done
+# CUDA API errors are left out above: NCCL probes its kernels at init (no kernel image for other
+# architectures) and peer access is enabled idempotently; both are expected, not memory errors.
 exit $rc

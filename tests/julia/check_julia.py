@@ -49,6 +49,7 @@ C_TO_JULIA = {
     "const char*": {"Cstring", "Ptr{UInt8}"},
     "const char**": {"Ref{Ptr{UInt8}}"},
     "void*": HANDLE,
+    "const void*": HANDLE,
     "void**": OUT_HANDLE,
     "gdap_map*": HANDLE,
     "const gdap_map*": HANDLE,
@@ -76,11 +77,16 @@ C_TO_JULIA = {
     "const gdap_zarr_options*": {"Ref{ZarrOptions}"},
     "gdap_halo_stats*": {"Ref{HaloStats}"},
     "double": {"Cdouble"},
+    "gdap_gemm*": HANDLE,
+    "const gdap_gemm*": HANDLE,
+    "gdap_gemm**": OUT_HANDLE,
+    "const gdap_gemm_options*": {"Ref{GemmOptions}"},
+    "gdap_gemm_stats*": {"Ref{GemmStats}"},
 }
 C_RETURN_TO_JULIA = {"gdap_status": {"Cint"}, "int": {"Cint"}, "const char*": {"Cstring", "Ptr{UInt8}"}}
 STRUCTS = {"Dim": "gdap_dim", "DType": "gdap_dtype", "Device": "gdap_device", "Run": "gdap_run",
            "PlanStats": "gdap_plan_stats", "HaloOptions": "gdap_halo_options", "HaloStats": "gdap_halo_stats",
-           "ZarrOptions": "gdap_zarr_options"}
+           "ZarrOptions": "gdap_zarr_options", "GemmOptions": "gdap_gemm_options", "GemmStats": "gdap_gemm_stats"}
 
 
 def normalise(c_type):

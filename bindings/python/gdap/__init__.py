@@ -18,7 +18,9 @@ array elements.
   gather, scatter, allgather, broadcast   the same moves to and from GlobalMap.root / .replicated
   allreduce         element-wise sum / prod / min / max of every rank's section, in place
   Halo, halo_exchange   one rank's part of a halo exchange and its collective execution
+  Gemm, gemm        distributed C = alpha * A * B + beta * C (SUMMA; BLAS / cuBLAS)
   from_cupyx, to_cupyx  a cupyx.distributed.array DistributedArray as a map and sections, and back
+  empty_shm, ipc_export, ipc_open   share a section with another process of the node (bytes handle)
   Error, ProtocolError, VersionError, ...   one exception class per gdap_status
 
 Order: shapes, indices and dim_data are in C order (row-major), as NumPy and the protocol have them.
@@ -35,8 +37,10 @@ from ._local import (PROTOCOL_VERSION, LocalArray, empty, from_distarray, from_d
 from ._map import GlobalMap, grid_coords_to_rank, grid_rank_to_coords
 from ._redistribute import Plan, allgather, allreduce, broadcast, gather, redistribute, scatter
 from ._halo import Halo, halo_exchange
+from ._gemm import Gemm, gemm
 from ._cupyx import from_cupyx, to_cupyx
 from ._zarr import load_zarr, save_zarr, zarr_shape
+from ._ipc import IPC_HANDLE_SIZE, IPC_MAX_NDIM, empty_shm, ipc_export, ipc_open
 
 __version__ = _gdap_c.gdap_version_string()
 
@@ -57,8 +61,9 @@ def library_version():
 __all__ = [
     "LocalArray", "GlobalMap", "from_distarray", "from_dlpack", "empty", "wrap", "validate",
     "protocol_version_check", "library_version", "PROTOCOL_VERSION",
-    "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "redistribute", "gather", "scatter", "allgather", "broadcast", "allreduce", "Halo", "halo_exchange", "from_cupyx", "to_cupyx",
+    "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "redistribute", "gather", "scatter", "allgather", "broadcast", "allreduce", "Halo", "halo_exchange", "Gemm", "gemm", "from_cupyx", "to_cupyx",
     "save_zarr", "load_zarr", "zarr_shape",
+    "empty_shm", "ipc_export", "ipc_open", "IPC_HANDLE_SIZE", "IPC_MAX_NDIM",
     "dim_owned_count", "dim_local_extent", "dim_global_to_local", "dim_local_to_global", "dim_runs",
     "Error", "InvalidArgumentError", "ProtocolError", "VersionError", "SizeOverflowError", "OutOfRangeError",
     "NotFoundError", "BufferTooSmallError", "OutOfMemoryError", "UnsupportedError", "DeviceError", "CommError",

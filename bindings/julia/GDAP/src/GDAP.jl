@@ -22,6 +22,8 @@ export local_view, distarray, cuda_pointer, owner, destroy!
 export Comm, Plan, PlanStats, group, comm_rank, comm_size, barrier, stats, redistribute!, allreduce!
 export Halo, HaloOptions, HaloStats, halo_exchange!
 export ZarrOptions, save_zarr, load_zarr!, zarr_shape
+export Gemm, GemmOptions, GemmStats, gemm!, GEMM_EXACT, GEMM_TF32, GEMM_BF16
+export IPC_HANDLE_SIZE, shm_array, ipc_export, ipc_open
 
 const libgdap = get(ENV, "GDAP_LIBRARY", "libgdap")
 
@@ -794,6 +796,131 @@ the neighbours' owned elements, in place; returns `a`."""
 function halo_exchange!(a::DAPArray, c::Comm, h::Halo)
     check(gdap_halo_exchange(c.handle, h.handle, a.handle))
     return a
+end
+
+# ---------------------------------------------------------------------------------------------
+# Distributed GEMM: C = alpha * A * B + beta * C (SUMMA; BLAS on the host, cuBLAS on devices)
+# ---------------------------------------------------------------------------------------------
+
+"""Arithmetic modes of `Gemm` (C `gdap_gemm_mode`): exact by default; tensor cores only when asked."""
+const GEMM_EXACT = Int32(0)
+const GEMM_TF32 = Int32(1)
+const GEMM_BF16 = Int32(2)
+
+"""Options of `gdap_gemm_create` (C `gdap_gemm_options`): `mode` a GEMM_* value, `panel_width` 0 for the default."""
+struct GemmOptions
+    struct_size::UInt32
+    mode::Int32
+    panel_width::Int64
+end
+GemmOptions(; mode::Integer=GEMM_EXACT, panel_width::Integer=0) =
+    GemmOptions(sizeof(GemmOptions), Int32(mode), Int64(panel_width))
+
+"""What one rank's gemm plan does per call (C `gdap_gemm_stats`); build with `GemmStats()`."""
+struct GemmStats
+    struct_size::Int64
+    rank::Int64
+    nranks::Int64
+    grid_rows::Int64
+    grid_cols::Int64
+    redistributed_a::Int64
+    redistributed_b::Int64
+    redistributed_c::Int64
+    redistribute_bytes::Int64
+    panels::Int64
+    panel_bytes::Int64
+    local_m::Int64
+    local_n::Int64
+    flops::Int64
+end
+GemmStats() = GemmStats(sizeof(GemmStats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+gdap_gemm_create(out::Ref{Ptr{Cvoid}}, comm::Ptr{Cvoid}, a::Ptr{Cvoid}, b::Ptr{Cvoid}, c::Ptr{Cvoid}, dtype::DType,
+                 options::Ref{GemmOptions}) =
+    ccall((:gdap_gemm_create, libgdap), Cint,
+          (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, DType, Ref{GemmOptions}),
+          out, comm, a, b, c, dtype, options)
+gdap_gemm_destroy(gemm::Ptr{Cvoid}) = ccall((:gdap_gemm_destroy, libgdap), Cint, (Ptr{Cvoid},), gemm)
+gdap_gemm_stats_get(stats::Ref{GemmStats}, gemm::Ptr{Cvoid}) =
+    ccall((:gdap_gemm_stats_get, libgdap), Cint, (Ref{GemmStats}, Ptr{Cvoid}), stats, gemm)
+gdap_gemm_execute(comm::Ptr{Cvoid}, gemm::Ptr{Cvoid}, alpha::Float64, a::Ptr{Cvoid}, b::Ptr{Cvoid}, beta::Float64,
+                  c::Ptr{Cvoid}) =
+    ccall((:gdap_gemm_execute, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Cdouble, Ptr{Cvoid}, Ptr{Cvoid}, Cdouble, Ptr{Cvoid}),
+          comm, gemm, alpha, a, b, beta, c)
+
+"""Collective: one rank's plan of C = alpha * A * B + beta * C for maps `a` (M x K), `b` (K x N) and
+`c` (M x N) in C order over the ranks of `comm`, elements of `T` (Float32 or Float64). No transposes."""
+mutable struct Gemm
+    handle::Ptr{Cvoid}
+end
+
+function Gemm(comm::Comm, a::GlobalMap, b::GlobalMap, c::GlobalMap, ::Type{T};
+              mode::Integer=GEMM_EXACT, panel_width::Integer=0) where {T}
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(gdap_gemm_create(out, comm.handle, a.handle, b.handle, c.handle, DType(T),
+                           Ref(GemmOptions(; mode=mode, panel_width=panel_width))))
+    g = Gemm(out[])
+    finalizer(destroy!, g)
+    return g
+end
+
+function destroy!(g::Gemm)
+    g.handle == C_NULL || gdap_gemm_destroy(g.handle)
+    g.handle = C_NULL
+    return nothing
+end
+
+"""What the plan's rank does per call (a `GemmStats`): the grid, what is redistributed, panels, bytes."""
+function stats(g::Gemm)
+    s = Ref(GemmStats())
+    check(gdap_gemm_stats_get(s, g.handle))
+    return s[]
+end
+
+"""Collective: C = alpha * A * B + beta * C on this rank's sections; returns `c`."""
+function gemm!(c::DAPArray, comm::Comm, g::Gemm, a::DAPArray, b::DAPArray; alpha::Real=1.0, beta::Real=0.0)
+    check(gdap_gemm_execute(comm.handle, g.handle, Float64(alpha), a.handle, b.handle, Float64(beta), c.handle))
+    return c
+end
+
+# ---------------------------------------------------------------------------------------------
+# IPC: sharing a section with another process of the node (docs/ipc.md)
+# ---------------------------------------------------------------------------------------------
+
+"""Bytes of an IPC handle (`GDAP_IPC_HANDLE_SIZE`) and the most dimensions one carries."""
+const IPC_HANDLE_SIZE = 2048
+const IPC_MAX_NDIM = 8
+
+gdap_array_create_shm(out::Ref{Ptr{Cvoid}}, name::Union{Ptr{Cvoid},AbstractString}, dtype::DType, dims::Vector{Dim},
+                      ndim) =
+    ccall((:gdap_array_create_shm, libgdap), Cint, (Ref{Ptr{Cvoid}}, Cstring, DType, Ptr{Dim}, Int64),
+          out, name isa AbstractString ? name : Cstring(C_NULL), dtype, dims, ndim)
+gdap_ipc_export(handle::Vector{UInt8}, capacity, array::Ptr{Cvoid}) =
+    ccall((:gdap_ipc_export, libgdap), Cint, (Ptr{Cvoid}, Int64, Ptr{Cvoid}), handle, capacity, array)
+gdap_ipc_open(out::Ref{Ptr{Cvoid}}, handle::Vector{UInt8}, size) =
+    ccall((:gdap_ipc_open, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Int64), out, handle, size)
+
+"""A zero-filled host section of element type `T` for C-order `dims` in a new POSIX shared-memory
+segment named `name` ("/something"; `nothing` for a fresh name), so that `ipc_export` can share it.
+The segment is unlinked when the array is destroyed."""
+function shm_array(::Type{T}, dims::Vector{Dim}; name::Union{Nothing,AbstractString}=nothing) where {T}
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(gdap_array_create_shm(out, name === nothing ? C_NULL : name, DType(T), dims, length(dims)))
+    return adopt(out[], nothing)
+end
+
+"""The IPC handle (`IPC_HANDLE_SIZE` bytes) of `a`'s section, for another process of this node."""
+function ipc_export(a::DAPArray)
+    handle = zeros(UInt8, IPC_HANDLE_SIZE)
+    check(gdap_ipc_export(handle, length(handle), a.handle))
+    return handle
+end
+
+"""A `DAPArray` over the memory another process exported with `ipc_export` (no copy)."""
+function ipc_open(handle::Vector{UInt8})
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(gdap_ipc_open(out, handle, length(handle)))
+    return adopt(out[], nothing)
 end
 
 end # module GDAP

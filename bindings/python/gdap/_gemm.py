@@ -1,0 +1,102 @@
+"""Distributed matrix product C = alpha * A * B + beta * C (gdap_gemm_*): SUMMA over a 2-d process
+grid, BLAS on host sections and cuBLAS on device sections. The planning and the arithmetic are the
+C library's; this module wraps the sections a rank passes as LocalArrays described by the maps."""
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import _gdap_c as _c
+from ._handle import Handle
+from ._local import LocalArray, dtype_to_c, from_distarray, from_dlpack
+from ._map import GlobalMap
+
+#: Arithmetic modes (gdap_gemm_mode): exact by default; tensor-core modes only when asked.
+EXACT, TF32, BF16 = 0, 1, 2
+_MODES = {"exact": EXACT, "tf32": TF32, "bf16": BF16}
+
+
+class Gemm(Handle):
+    """Collective: one rank's plan of C = alpha * A * B + beta * C for GlobalMaps `a` (M x K),
+    `b` (K x N) and `c` (M x N) over the ranks of `comm`, elements of `dtype` (float32 or
+    float64). `mode` is "exact" (default), "tf32" or "bf16" (float32 on devices only);
+    `panel_width` caps the k-panel of each SUMMA step (0: the default). No transposes.
+
+    Operands whose layout does not fit SUMMA are redistributed at each call; `stats` says which
+    and how many bytes move. InvalidArgumentError (on every rank) for shapes that do not chain,
+    maps over another number of ranks, a dtype or mode gemm does not take.
+    """
+
+    def __init__(self, comm, a, b, c, dtype, mode="exact", panel_width=0):
+        for name, m in (("a", a), ("b", b), ("c", c)):
+            if not isinstance(m, GlobalMap):
+                raise TypeError("%s must be a GlobalMap, not %s" % (name, type(m).__name__))
+        mode = _MODES.get(mode, mode) if isinstance(mode, str) else int(mode)
+        if isinstance(mode, str):
+            raise ValueError("mode %r is not one of %s" % (mode, sorted(_MODES)))
+        options = (mode, int(panel_width))
+        self._adopt(_c.gdap_gemm_create(comm._h(), a._h(), b._h(), c._h(), dtype_to_c(dtype), options),
+                    _c.gdap_gemm_destroy)
+        self.a, self.b, self.c = a, b, c
+        self._dtype = np.dtype(dtype)
+
+    @property
+    def stats(self):
+        """{'rank', 'nranks', 'grid_rows', 'grid_cols', 'redistributed_a', 'redistributed_b',
+        'redistributed_c', 'redistribute_bytes', 'panels', 'panel_bytes', 'local_m', 'local_n',
+        'flops'}: what one call does on this rank."""
+        return _c.gdap_gemm_stats_get(self._h())
+
+    @property
+    def rank(self):
+        return self.stats["rank"]
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    def __repr__(self):
+        if self._handle is None:
+            return "<gdap.Gemm (closed)>"
+        s = self.stats
+        return "<gdap.Gemm rank %d of %d dtype=%s grid=%dx%d>" % (s["rank"], s["nranks"], self._dtype, s["grid_rows"],
+                                                                 s["grid_cols"])
+
+
+def _section(x, gmap, rank):
+    if x is None or isinstance(x, LocalArray):
+        return x, False
+    if hasattr(x, "__distarray__") or isinstance(x, Mapping):
+        return from_distarray(x), True
+    return from_dlpack(x, gmap.dim_data(rank)), True
+
+
+def gemm(comm, plan, a, b, c, alpha=1.0, beta=0.0):
+    """Collective: C = alpha * A * B + beta * C with this rank's sections `a`, `b`, `c` of the
+    plan's maps (LocalArrays, distbuffers, or arrays: NumPy, CuPy, PyTorch, any DLPack producer of
+    the rank's local shape). Returns `c`, written in place. Device sections: queued on the
+    communicator's stream. If any rank's arguments are wrong, no rank touches any data: that rank
+    raises its own error and the others RemoteError naming it.
+    """
+    rank = plan.rank
+    failure = None
+    sections = []
+    for x, gmap in ((a, plan.a), (b, plan.b), (c, plan.c)):
+        try:
+            sections.append(_section(x, gmap, rank))
+        except Exception as e:
+            failure = failure or e  # the call still goes ahead, so every rank fails together
+            sections.append((None, False))
+    try:
+        handles = [None if s is None else s._h() for s, _ in sections]
+        _c.gdap_gemm_execute(comm._h(), plan._h(), float(alpha), handles[0], handles[1], float(beta), handles[2])
+    except Exception:
+        if failure is None:
+            raise
+    finally:
+        for section, made_here in sections:
+            if made_here:
+                section.close()
+    if failure is not None:
+        raise failure
+    return c

@@ -1,0 +1,470 @@
+// The distributed GEMM's planning and C entry points. Planning decides, from the three global maps,
+// whether each operand fits SUMMA as it is (C 'b' or 'c' along both dimensions; A's rows laid out
+// as C's rows and its columns 'b' or 'c' over C's grid columns; B likewise) or must be moved into
+// a working layout by a redistribution plan, then lists the k-panels: the global k range cut at
+// every run boundary of A's columns and of B's rows, and at the panel width. Execution checks and
+// agrees, redistributes what needs it, and hands the working sections to the engine of their memory.
+#include "gemm/gemm.hpp"
+
+#include "core/error.hpp"
+#include "protocol/dim.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace gdap::gemm {
+
+namespace {
+
+// A C API call made from inside gdap: its failure becomes an exception with its message.
+void check(gdap_status status) {
+  if (status != GDAP_SUCCESS) throw Error(status, gdap_last_error());
+}
+
+using Dims = std::vector<std::vector<gdap_dim>>;  // [rank][dimension]
+
+Dims dims_of(const gdap_map* map, int64_t nranks) {
+  Dims all(static_cast<size_t>(nranks), std::vector<gdap_dim>(2));
+  for (int64_t r = 0; r < nranks; ++r) {
+    for (int64_t i = 0; i < 2; ++i) check(gdap_map_dim(&all[r][i], map, r, i));
+  }
+  return all;
+}
+
+bool summa_dim(const gdap_dim& d) {
+  return d.dist_type == GDAP_DIST_CYCLIC ||
+         (d.dist_type == GDAP_DIST_BLOCK && d.padding[0] == 0 && d.padding[1] == 0);
+}
+
+bool same_layout(const gdap_dim& x, const gdap_dim& y) {
+  if (x.dist_type != y.dist_type || x.size != y.size || x.proc_grid_size != y.proc_grid_size ||
+      x.proc_grid_rank != y.proc_grid_rank || x.start != y.start) {
+    return false;
+  }
+  if (x.dist_type == GDAP_DIST_BLOCK) return x.stop == y.stop;
+  return x.block_size == y.block_size;
+}
+
+int64_t extent_of(const gdap_dim& d) {
+  int64_t e = 0;
+  check(gdap_dim_local_extent(&e, &d));
+  return e;
+}
+
+// An even block dimension of `size` over `parts`, coordinate `coord`.
+gdap_dim even_block(int64_t size, int64_t parts, int64_t coord) {
+  const int64_t step = (size + parts - 1) / parts;
+  const int64_t start = std::min(size, coord * step), stop = std::min(size, start + step);
+  gdap_dim d = GDAP_DIM_INIT;
+  check(gdap_dim_set_block(&d, size, parts, coord, start, stop));
+  return d;
+}
+
+// Builds a working map from every rank's two dictionaries.
+gdap_map* make_map(const Dims& dims) {
+  std::vector<gdap_dim> flat;
+  for (const auto& r : dims) flat.insert(flat.end(), r.begin(), r.end());
+  gdap_map* map = nullptr;
+  check(gdap_map_create(&map, static_cast<int64_t>(dims.size()), 2, flat.data()));
+  return map;
+}
+
+int64_t plan_bytes(const gdap_plan* plan) {
+  gdap_plan_stats s = GDAP_PLAN_STATS_INIT;
+  check(gdap_plan_stats_get(&s, plan));
+  return s.send_bytes + s.recv_bytes;
+}
+
+// Moves operand `op` from the caller's `user` map into the working dictionaries `work`.
+void make_working(Operand& op, const gdap_map* user, const Dims& work, gdap_dtype dtype, int64_t rank, bool back) {
+  op.work = make_map(work);
+  op.work_dims = work[static_cast<size_t>(rank)];
+  check(gdap_plan_create(&op.in, user, op.work, dtype, rank));
+  op.bytes = plan_bytes(op.in);
+  if (back) {
+    check(gdap_plan_create(&op.out, op.work, user, dtype, rank));
+    op.bytes += plan_bytes(op.out);
+  }
+}
+
+struct Run {
+  int64_t start, length, owner, local;
+};
+
+// The runs of one dimension over its grid: `rep(q)` is a rank at coordinate q along it.
+template <typename Rep>
+std::vector<Run> runs_of(const Dims& dims, int64_t dim, int64_t parts, Rep rep) {
+  std::vector<Run> all;
+  for (int64_t q = 0; q < parts; ++q) {
+    const gdap_dim& d = dims[static_cast<size_t>(rep(q))][static_cast<size_t>(dim)];
+    int64_t count = 0;
+    check(gdap_dim_num_runs(&count, &d));
+    std::vector<gdap_run> runs(static_cast<size_t>(count));
+    int64_t written = 0;
+    if (count > 0) check(gdap_dim_runs(runs.data(), &written, &d, 0, count));
+    for (int64_t i = 0; i < written; ++i) all.push_back({runs[i].global_start, runs[i].length, q, runs[i].local_start});
+  }
+  std::sort(all.begin(), all.end(), [](const Run& x, const Run& y) { return x.start < y.start; });
+  return all;
+}
+
+// Cuts [0, k) at every run boundary of A's columns and B's rows and at `width`.
+std::vector<Panel> cut_panels(const std::vector<Run>& a, const std::vector<Run>& b, int64_t k, int64_t width) {
+  std::vector<Panel> panels;
+  size_t i = 0, j = 0;
+  int64_t pos = 0;
+  while (pos < k) {
+    while (i < a.size() && a[i].start + a[i].length <= pos) ++i;
+    while (j < b.size() && b[j].start + b[j].length <= pos) ++j;
+    if (i == a.size() || j == b.size() || a[i].start > pos || b[j].start > pos) {
+      fail(GDAP_ERR_INTERNAL, "global k {} is owned by no rank of A's columns or B's rows", pos);
+    }
+    const int64_t end = std::min({a[i].start + a[i].length, b[j].start + b[j].length, pos + width});
+    panels.push_back({pos, end - pos, a[i].owner, a[i].local + (pos - a[i].start), b[j].owner,
+                      b[j].local + (pos - b[j].start)});
+    pos = end;
+  }
+  return panels;
+}
+
+std::string dtype_text(gdap_dtype d) { return fmt::format("(code {}, {} bits, {} lanes)", d.code, d.bits, d.lanes); }
+
+bool same_dtype(gdap_dtype x, gdap_dtype y) { return x.code == y.code && x.bits == y.bits && x.lanes == y.lanes; }
+
+std::vector<int64_t> shape_of(const gdap_map* map) {
+  std::vector<int64_t> s(2);
+  check(gdap_map_global_shape(s.data(), map));
+  return s;
+}
+
+// The part of the plan every rank computes the same from the maps (so errors are the same too).
+void plan_layouts(gdap_gemm& g, const gdap_map* a, const gdap_map* b, const gdap_map* c, int64_t width) {
+  const int64_t P = g.nranks;
+  const Dims ad = dims_of(a, P), bd = dims_of(b, P), cd = dims_of(c, P);
+  g.a.user_dims = ad[g.rank];
+  g.b.user_dims = bd[g.rank];
+  g.c.user_dims = cd[g.rank];
+  for (auto* op : {&g.a, &g.b, &g.c}) {
+    for (const gdap_dim& d : op->user_dims) op->user_shape.push_back(extent_of(d));
+  }
+  // C's grid, or a near-square one of even blocks.
+  bool c_fits = true;
+  for (const auto& r : cd) c_fits = c_fits && summa_dim(r[0]) && summa_dim(r[1]);
+  Dims cw = cd;
+  if (c_fits) {
+    g.grid_rows = cd[0][0].proc_grid_size;
+    g.grid_cols = cd[0][1].proc_grid_size;
+  } else {
+    g.grid_rows = 1;
+    for (int64_t d = 1; d * d <= P; ++d) {
+      if (P % d == 0) g.grid_rows = d;
+    }
+    g.grid_cols = P / g.grid_rows;
+    for (int64_t r = 0; r < P; ++r) {
+      cw[r] = {even_block(g.m, g.grid_rows, r / g.grid_cols), even_block(g.n, g.grid_cols, r % g.grid_cols)};
+    }
+    make_working(g.c, c, cw, g.dtype, g.rank, true);
+  }
+  const int64_t R = g.grid_rows, C = g.grid_cols;
+  g.my_row = g.rank / C;
+  g.my_col = g.rank % C;
+  // A: rows as C's, columns 'b' or 'c' over the grid columns; B: rows over the grid rows, columns as C's.
+  bool a_fits = true, b_fits = true;
+  for (int64_t r = 0; r < P; ++r) {
+    a_fits = a_fits && ad[r][0].proc_grid_size == R && ad[r][1].proc_grid_size == C && same_layout(ad[r][0], cw[r][0]) &&
+             summa_dim(ad[r][1]);
+    b_fits = b_fits && bd[r][0].proc_grid_size == R && bd[r][1].proc_grid_size == C && same_layout(bd[r][1], cw[r][1]) &&
+             summa_dim(bd[r][0]);
+  }
+  Dims aw = ad, bw = bd;
+  if (!a_fits) {
+    for (int64_t r = 0; r < P; ++r) aw[r] = {cw[r][0], even_block(g.k, C, r % C)};
+    make_working(g.a, a, aw, g.dtype, g.rank, false);
+  }
+  if (!b_fits) {
+    for (int64_t r = 0; r < P; ++r) bw[r] = {even_block(g.k, R, r / C), cw[r][1]};
+    make_working(g.b, b, bw, g.dtype, g.rank, false);
+  }
+  g.local_m = extent_of(cw[g.rank][0]);
+  g.local_n = extent_of(cw[g.rank][1]);
+  g.a_cols = extent_of(aw[g.rank][1]);
+  g.b_rows = extent_of(bw[g.rank][0]);
+  const auto a_runs = runs_of(aw, 1, C, [](int64_t q) { return q; });
+  const auto b_runs = runs_of(bw, 0, R, [C](int64_t q) { return q * C; });
+  g.panels = cut_panels(a_runs, b_runs, g.k, width);
+  for (const Panel& p : g.panels) {
+    g.max_width = std::max(g.max_width, p.width);
+    if (p.a_col != g.my_col) g.panel_bytes += g.local_m * p.width * g.element_size;
+    if (p.b_row != g.my_row) g.panel_bytes += p.width * g.local_n * g.element_size;
+  }
+}
+
+void check_maps(const gdap_gemm& g, const gdap_map* a, const gdap_map* b, const gdap_map* c) {
+  const char* names[3] = {"A", "B", "C"};
+  const gdap_map* maps[3] = {a, b, c};
+  for (int i = 0; i < 3; ++i) {
+    require(maps[i], names[i]);
+    int64_t ndim = 0, nranks = 0;
+    check(gdap_map_ndim(&ndim, maps[i]));
+    check(gdap_map_nranks(&nranks, maps[i]));
+    if (ndim != 2) fail(GDAP_ERR_INVALID_ARGUMENT, "{}'s map has {} dimensions; gemm multiplies matrices (2)", names[i], ndim);
+    if (nranks != g.nranks) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "incompatible grids: {}'s map spans {} ranks but the communicator has {}", names[i],
+           nranks, g.nranks);
+    }
+  }
+  const auto as = shape_of(a), bs = shape_of(b), cs = shape_of(c);
+  if (as[1] != bs[0]) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "shape mismatch: A is {} x {} and B is {} x {}: A's dimension 1 (K = {}) != B's "
+         "dimension 0 ({})", as[0], as[1], bs[0], bs[1], as[1], bs[0]);
+  }
+  if (cs[0] != as[0]) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "shape mismatch: C's dimension 0 ({}) != A's dimension 0 (M = {})", cs[0], as[0]);
+  }
+  if (cs[1] != bs[1]) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "shape mismatch: C's dimension 1 ({}) != B's dimension 1 (N = {})", cs[1], bs[1]);
+  }
+}
+
+gdap_gemm_options read_options(const gdap_gemm_options* options) {
+  gdap_gemm_options o = GDAP_GEMM_OPTIONS_INIT;
+  if (options == nullptr) return o;
+  const size_t first = offsetof(gdap_gemm_options, mode) + sizeof(o.mode);
+  if (options->struct_size < first) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "options->struct_size is {}; set it with GDAP_GEMM_OPTIONS_INIT", options->struct_size);
+  }
+  std::memcpy(&o, options, std::min<size_t>(options->struct_size, sizeof o));
+  o.struct_size = sizeof o;
+  return o;
+}
+
+// [lowest, highest] byte addresses a section's elements occupy; empty when it has none.
+std::pair<uintptr_t, uintptr_t> byte_range(const gdap_array& x) {
+  const auto base = reinterpret_cast<uintptr_t>(x.data());
+  int64_t lo = 0, hi = 0;
+  for (size_t i = 0; i < x.section.shape.size(); ++i) {
+    if (x.section.shape[i] == 0) return {1, 0};
+    const int64_t step = (x.section.shape[i] - 1) * x.section.strides[i];
+    (step < 0 ? lo : hi) += step;
+  }
+  const int64_t es = (int64_t{x.section.dtype.bits} * x.section.dtype.lanes + 7) / 8;
+  return {base + static_cast<uintptr_t>(lo * es), base + static_cast<uintptr_t>(hi * es + es - 1)};
+}
+
+bool overlap(const gdap_array& x, const gdap_array& y) {
+  if (x.section.device.type != y.section.device.type || x.section.device.id != y.section.device.id) return false;
+  const auto [x0, x1] = byte_range(x);
+  const auto [y0, y1] = byte_range(y);
+  return x0 <= x1 && y0 <= y1 && x0 <= y1 && y0 <= x1;
+}
+
+void check_section(const gdap_gemm& g, const gdap_array* x, const Operand& op, const char* name) {
+  if (x == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "{} is NULL", name);
+  if (!same_dtype(x->section.dtype, g.dtype)) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "dtype mismatch: {} has dtype {} but the gemm was planned for {}", name,
+         dtype_text(x->section.dtype), dtype_text(g.dtype));
+  }
+  if (x->section.shape != op.user_shape) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "{}'s local section is {} but its map gives this rank {} x {}", name,
+         x->section.shape.size() == 2 ? fmt::format("{} x {}", x->section.shape[0], x->section.shape[1])
+                                      : fmt::format("{}-d", x->section.shape.size()),
+         op.user_shape[0], op.user_shape[1]);
+  }
+  if (move::memory_of(x) == move::Memory::none) {
+    fail(GDAP_ERR_UNSUPPORTED, "{} lives on device type {}, which gemm cannot use", name, x->section.device.type);
+  }
+}
+
+// A working section for a redistributed operand, on `device`; reused between executions.
+gdap_array* working(gdap_array*& slot, const Operand& op, gdap_dtype dtype, gdap_device device) {
+  if (slot == nullptr) check(gdap_array_create(&slot, dtype, device, op.work_dims.data(), 2));
+  return slot;
+}
+
+void drop_working(gdap_gemm& g) {
+  gdap_array_destroy(g.a_work);
+  gdap_array_destroy(g.b_work);
+  gdap_array_destroy(g.c_work);
+  g.a_work = g.b_work = g.c_work = nullptr;
+}
+
+void local_checks(gdap_gemm& g, const gdap_array* a, const gdap_array* b, gdap_array* c) {
+  check_section(g, a, g.a, "A");
+  check_section(g, b, g.b, "B");
+  check_section(g, c, g.c, "C");
+  if (c->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "C is read-only; gemm writes it");
+  if (overlap(*c, *a)) fail(GDAP_ERR_INVALID_ARGUMENT, "C shares memory with A on this rank; gemm needs C apart from A and B");
+  if (overlap(*c, *b)) fail(GDAP_ERR_INVALID_ARGUMENT, "C shares memory with B on this rank; gemm needs C apart from A and B");
+  const move::Memory mem = move::memory_of(c);
+  if (move::memory_of(a) != mem || move::memory_of(b) != mem) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "A, B and C must all be host-accessible or all on a CUDA device");
+  }
+  if (mem == move::Memory::device) {
+    const int id = c->section.device.id;
+    const char* names[3] = {"A", "B", "C"};
+    const gdap_array* xs[3] = {a, b, c};
+    for (int i = 0; i < 3; ++i) {
+      const auto& st = xs[i]->section.strides;
+      if (xs[i]->section.shape[1] > 1 && st[1] != 1) {
+        fail(GDAP_ERR_UNSUPPORTED, "{} is a device section with stride {} along dimension 1; gemm needs 1 there", names[i], st[1]);
+      }
+      if (xs[i]->section.shape[0] > 1 && st[0] < xs[i]->section.shape[1]) {
+        fail(GDAP_ERR_UNSUPPORTED, "{} is a device section with row stride {} < its {} columns", names[i], st[0],
+             xs[i]->section.shape[1]);
+      }
+    }
+    if (a->section.device.id != id || b->section.device.id != id) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "A (device {}), B (device {}) and C (device {}) must be on one device",
+           a->section.device.id, b->section.device.id, id);
+    }
+  } else if (g.mode != GDAP_GEMM_EXACT) {
+    fail(GDAP_ERR_UNSUPPORTED, "mode {} (tensor cores) needs device sections; host sections are multiplied exactly",
+         g.mode == GDAP_GEMM_TF32 ? "GDAP_GEMM_TF32" : "GDAP_GEMM_BF16");
+  }
+  const gdap_device dev = c->section.device;
+  if (g.work_device.type != dev.type || g.work_device.id != dev.id) drop_working(g);
+  g.work_device = dev;
+  if (g.a.in != nullptr) working(g.a_work, g.a, g.dtype, dev);
+  if (g.b.in != nullptr) working(g.b_work, g.b, g.dtype, dev);
+  if (g.c.in != nullptr) working(g.c_work, g.c, g.dtype, dev);
+}
+
+}  // namespace
+
+void execute(gdap_comm& comm, gdap_gemm& g, double alpha, const gdap_array* a, const gdap_array* b, double beta,
+             gdap_array* c) {
+  agree(comm, [&] {
+    if (comm.rank != g.rank || comm.size != g.nranks) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "the gemm is rank {} of {} but the communicator is rank {} of {}", g.rank, g.nranks,
+           comm.rank, comm.size);
+    }
+    local_checks(g, a, b, c);
+  });
+  // Every rank's sections must be in the same kind of memory (the engines pair host with host).
+  // So must alpha and beta (a rank skipping the panels for alpha 0 would leave its peers waiting).
+  const char mine = move::memory_of(c) == move::Memory::device ? 'd' : 'h';
+  std::string said(1, mine);
+  said.append(reinterpret_cast<const char*>(&alpha), sizeof alpha).append(reinterpret_cast<const char*>(&beta), sizeof beta);
+  const auto all = comm.allgather(said);
+  for (size_t r = 0; r < all.size(); ++r) {
+    if (all[r][0] != all[0][0]) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "rank {}'s sections are in {} memory but rank 0's in {}; every rank's must be alike",
+           r, all[r][0] == 'd' ? "device" : "host", all[0][0] == 'd' ? "device" : "host");
+    }
+    if (all[r] != all[0]) {
+      double v[4] = {};
+      std::memcpy(&v[0], all[r].data() + 1, 2 * sizeof(double));
+      std::memcpy(&v[2], all[0].data() + 1, 2 * sizeof(double));
+      fail(GDAP_ERR_INVALID_ARGUMENT, "rank {} passed alpha {} and beta {} but rank 0 alpha {} and beta {}; every rank "
+           "must pass the same", r, v[0], v[1], v[2], v[3]);
+    }
+  }
+  const gdap_array* wa = a;
+  const gdap_array* wb = b;
+  gdap_array* wc = c;
+  if (g.a.in != nullptr) {
+    check(gdap_redistribute(&comm, g.a.in, a, g.a_work));
+    wa = g.a_work;
+  }
+  if (g.b.in != nullptr) {
+    check(gdap_redistribute(&comm, g.b.in, b, g.b_work));
+    wb = g.b_work;
+  }
+  if (g.c.in != nullptr) check(gdap_redistribute(&comm, g.c.in, c, wc = g.c_work));
+  const Job job{comm, g, wa, wb, wc, alpha, beta};
+  if (mine == 'd') {
+    run_device(job);
+  } else {
+    run_host(job);
+  }
+  if (g.c.out != nullptr) check(gdap_redistribute(&comm, g.c.out, g.c_work, c));
+}
+
+gdap_gemm* create(gdap_comm& comm, const gdap_map* a, const gdap_map* b, const gdap_map* c, gdap_dtype dtype,
+                  const gdap_gemm_options* options) {
+  auto g = std::make_unique<gdap_gemm>();
+  agree(comm, [&] {
+    g->rank = comm.rank;
+    g->nranks = comm.size;
+    const gdap_gemm_options o = read_options(options);
+    if (dtype.code != GDAP_DTYPE_FLOAT || (dtype.bits != 32 && dtype.bits != 64) || dtype.lanes != 1) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "dtype {} is not float32 or float64, the dtypes gemm multiplies", dtype_text(dtype));
+    }
+    if (o.mode != GDAP_GEMM_EXACT && o.mode != GDAP_GEMM_TF32 && o.mode != GDAP_GEMM_BF16) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "options->mode {} is not a gdap_gemm_mode", o.mode);
+    }
+    if (o.mode != GDAP_GEMM_EXACT && dtype.bits != 32) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "mode {} applies to float32 only, not float64",
+           o.mode == GDAP_GEMM_TF32 ? "GDAP_GEMM_TF32" : "GDAP_GEMM_BF16");
+    }
+    if (o.panel_width < 0) fail(GDAP_ERR_INVALID_ARGUMENT, "options->panel_width {} is < 0", o.panel_width);
+    g->dtype = dtype;
+    g->element_size = dtype.bits / 8;
+    g->mode = o.mode;
+    check_maps(*g, a, b, c);
+    const auto as = shape_of(a), bs = shape_of(b);
+    g->m = as[0];
+    g->k = as[1];
+    g->n = bs[1];
+    plan_layouts(*g, a, b, c, o.panel_width == 0 ? 1024 : o.panel_width);
+  });
+  return g.release();
+}
+
+}  // namespace gdap::gemm
+
+gdap_gemm::~gdap_gemm() {
+  gdap::gemm::release_device(*this);
+  gdap_array_destroy(a_work);
+  gdap_array_destroy(b_work);
+  gdap_array_destroy(c_work);
+  for (auto* op : {&a, &b, &c}) {
+    gdap_plan_destroy(op->in);
+    gdap_plan_destroy(op->out);
+    gdap_map_destroy(op->work);
+  }
+}
+
+// ---- C entry points ----
+
+extern "C" {
+
+GDAP_API gdap_status gdap_gemm_create(gdap_gemm** out, gdap_comm* comm, const gdap_map* a, const gdap_map* b,
+                                      const gdap_map* c, gdap_dtype dtype, const gdap_gemm_options* options) {
+  return gdap::guard([&] {
+    gdap::require(out, "out");
+    *out = gdap::gemm::create(gdap::comm_ref(comm), a, b, c, dtype, options);
+  });
+}
+
+GDAP_API gdap_status gdap_gemm_destroy(gdap_gemm* gemm) {
+  return gdap::guard([&] { delete gemm; });
+}
+
+GDAP_API gdap_status gdap_gemm_stats_get(gdap_gemm_stats* stats, const gdap_gemm* gemm) {
+  return gdap::guard([&] {
+    gdap::require(stats, "stats");
+    gdap::require(gemm, "gemm");
+    if (stats->struct_size < static_cast<int64_t>(sizeof(gdap_gemm_stats))) {
+      gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "stats->struct_size is {}; set it to sizeof(gdap_gemm_stats) ({})",
+                 stats->struct_size, sizeof(gdap_gemm_stats));
+    }
+    const gdap_gemm& g = *gemm;
+    *stats = gdap_gemm_stats{static_cast<int64_t>(sizeof(gdap_gemm_stats)), g.rank, g.nranks, g.grid_rows, g.grid_cols,
+                             g.a.in != nullptr, g.b.in != nullptr, g.c.in != nullptr,
+                             g.a.bytes + g.b.bytes + g.c.bytes, static_cast<int64_t>(g.panels.size()), g.panel_bytes,
+                             g.local_m, g.local_n, 2 * g.local_m * g.local_n * g.k};
+  });
+}
+
+GDAP_API gdap_status gdap_gemm_execute(gdap_comm* comm, gdap_gemm* gemm, double alpha, const gdap_array* a,
+                                       const gdap_array* b, double beta, gdap_array* c) {
+  return gdap::guard([&] {
+    gdap_comm& cm = gdap::comm_ref(comm);
+    gdap::agree(cm, [&] { gdap::require(gemm, "gemm"); });
+    gdap::gemm::execute(cm, *gemm, alpha, a, b, beta, c);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,319 @@
+// IPC handles for host sections in POSIX shared memory: the round trip (in this process and in a
+// forked child, which writes and is seen by the parent without a copy), the handle's fields, and
+// the table of refusals: every bad handle, bad name and unshareable section gives its status and a
+// message naming what was wrong, and leaves the caller's buffers untouched.
+#include "ipc/handle.hpp"
+
+#include <gdap/gdap.h>
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr gdap_dtype kFloat64 = {GDAP_DTYPE_FLOAT, 64, 1};
+using Bytes = std::vector<unsigned char>;
+
+std::string unique_name(const char* tag) {
+  static int n = 0;
+  return "/gdap-test-" + std::string(tag) + "-" + std::to_string(getpid()) + "-" + std::to_string(n++);
+}
+
+// Rank 1 of a 2 x 3 grid of a 6 x 9 float64 array: rows 'b' [3, 6) with padding 1 below, columns
+// block-cyclic (block 2): a section with both kinds of dictionary.
+std::vector<gdap_dim> rank_dims() {
+  std::vector<gdap_dim> d(2);
+  gdap_dim_set_block(&d[0], 6, 2, 1, 2, 6);
+  gdap_dim_set_padding(&d[0], 1, 0);
+  gdap_dim_set_cyclic(&d[1], 9, 3, 1, 2, 2);
+  return d;
+}
+
+struct Shm {
+  gdap_array* array = nullptr;
+  std::string name;
+  explicit Shm(const char* tag) : name(unique_name(tag)) {
+    const std::vector<gdap_dim> d = rank_dims();
+    EXPECT_EQ(gdap_array_create_shm(&array, name.c_str(), kFloat64, d.data(), 2), GDAP_SUCCESS) << gdap_last_error();
+  }
+  ~Shm() { gdap_array_destroy(array); }
+  double* data() const {
+    void* p = nullptr;
+    gdap_array_data(&p, array);
+    return static_cast<double*>(p);
+  }
+};
+
+Bytes export_handle(const gdap_array* a) {
+  Bytes h(GDAP_IPC_HANDLE_SIZE);
+  EXPECT_EQ(gdap_ipc_export(h.data(), static_cast<int64_t>(h.size()), a), GDAP_SUCCESS) << gdap_last_error();
+  return h;
+}
+
+gdap::ipc::HandleData fields(const Bytes& h) {
+  gdap::ipc::HandleData d;
+  std::memcpy(&d, h.data(), sizeof d);
+  return d;
+}
+
+Bytes with_fields(const gdap::ipc::HandleData& d, bool fix_checksum) {
+  gdap::ipc::HandleData c = d;
+  if (fix_checksum) c.checksum = gdap::ipc::checksum(c);
+  Bytes h(sizeof c);
+  std::memcpy(h.data(), &c, sizeof c);
+  return h;
+}
+
+// Opens `h` expecting `status` and a message containing `needle`; *out must stay NULL.
+void expect_open_fails(const Bytes& h, int64_t size, gdap_status status, const std::string& needle,
+                       const char* rule) {
+  gdap_array* out = nullptr;
+  EXPECT_EQ(gdap_ipc_open(&out, h.data(), size), status) << rule << ": " << gdap_last_error();
+  EXPECT_EQ(out, nullptr) << rule;
+  EXPECT_NE(std::string(gdap_last_error()).find(needle), std::string::npos)
+      << rule << ": message '" << gdap_last_error() << "' lacks '" << needle << "'";
+}
+
+TEST(IpcShm, SegmentIsNamedSizedAndZeroFilled) {
+  Shm s("named");
+  const std::string path = "/dev/shm" + s.name;
+  struct stat st {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0) << "rule: the segment exists under its name";
+  int64_t shape[2] = {};
+  gdap_array_shape(shape, s.array);
+  EXPECT_EQ(shape[0], 4);  // rows [2, 6): padding 1 + owned 3
+  EXPECT_EQ(shape[1], 3);  // columns 2, 3, 8: blocks [2, 4) and [8, 9) of block-cyclic(2) on grid rank 1 of 3
+  EXPECT_GE(st.st_size, static_cast<off_t>(shape[0] * shape[1] * 8)) << "rule: the segment holds the section";
+  for (int64_t i = 0; i < shape[0] * shape[1]; ++i) EXPECT_EQ(s.data()[i], 0.0) << "rule: zero-filled";
+  gdap_array_destroy(s.array);
+  s.array = nullptr;
+  EXPECT_NE(stat(path.c_str(), &st), 0) << "rule: destroying the array unlinks the segment";
+}
+
+TEST(IpcShm, OpenInThisProcessSharesPagesAndDescription) {
+  Shm s("roundtrip");
+  const Bytes h = export_handle(s.array);
+  gdap_array* opened = nullptr;
+  ASSERT_EQ(gdap_ipc_open(&opened, h.data(), GDAP_IPC_HANDLE_SIZE), GDAP_SUCCESS) << gdap_last_error();
+  void* p = nullptr;
+  gdap_array_data(&p, opened);
+  EXPECT_NE(p, static_cast<void*>(s.data())) << "rule: a second mapping, another address";
+  static_cast<double*>(p)[5] = 42.5;
+  EXPECT_EQ(s.data()[5], 42.5) << "rule: a write through the importer is seen by the exporter";
+  s.data()[6] = -1.25;
+  EXPECT_EQ(static_cast<double*>(p)[6], -1.25) << "rule: and the other way";
+  const std::vector<gdap_dim> want = rank_dims();
+  for (int64_t i = 0; i < 2; ++i) {
+    gdap_dim d = GDAP_DIM_INIT;
+    ASSERT_EQ(gdap_array_dim(&d, opened, i), GDAP_SUCCESS);
+    EXPECT_EQ(d.dist_type, want[i].dist_type) << "dimension " << i;
+    EXPECT_EQ(d.start, want[i].start) << "dimension " << i;
+    EXPECT_EQ(d.stop, want[i].stop) << "dimension " << i;
+    EXPECT_EQ(d.padding[0], want[i].padding[0]) << "dimension " << i;
+    EXPECT_EQ(d.block_size, want[i].block_size) << "dimension " << i;
+    EXPECT_EQ(d.proc_grid_rank, want[i].proc_grid_rank) << "dimension " << i;
+  }
+  gdap_device dev{};
+  gdap_array_device(&dev, opened);
+  EXPECT_EQ(dev.type, GDAP_DEVICE_CPU);
+  const gdap::ipc::HandleData f = fields(h);
+  EXPECT_EQ(std::string(f.shm_name), s.name) << "rule: the handle names the segment";
+  EXPECT_EQ(f.exporter_pid, getpid());
+  gdap_array_destroy(opened);
+  EXPECT_EQ(s.data()[5], 42.5) << "rule: closing an importer leaves the exporter's memory";
+}
+
+TEST(IpcShm, ChildProcessWritesInPlace) {
+  Shm s("fork");
+  for (int i = 0; i < 12; ++i) s.data()[i] = i;
+  const Bytes h = export_handle(s.array);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    gdap_array* a = nullptr;
+    if (gdap_ipc_open(&a, h.data(), GDAP_IPC_HANDLE_SIZE) != GDAP_SUCCESS) _exit(2);
+    void* p = nullptr;
+    gdap_array_data(&p, a);
+    for (int i = 0; i < 12; ++i) static_cast<double*>(p)[i] = 10.0 * static_cast<double*>(p)[i] + 1;
+    gdap_array_destroy(a);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child failed to open or write";
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(s.data()[i], 10.0 * i + 1) << "element " << i;
+}
+
+TEST(IpcShm, ImporterOutlivesExporterMapping) {
+  auto* s = new Shm("outlive");
+  s->data()[0] = 7;
+  const Bytes h = export_handle(s->array);
+  gdap_array* opened = nullptr;
+  ASSERT_EQ(gdap_ipc_open(&opened, h.data(), GDAP_IPC_HANDLE_SIZE), GDAP_SUCCESS) << gdap_last_error();
+  delete s;  // unmaps and unlinks: an importer's mapping stays valid
+  void* p = nullptr;
+  gdap_array_data(&p, opened);
+  EXPECT_EQ(static_cast<double*>(p)[0], 7.0) << "rule: an open mapping survives the unlink";
+  gdap_array_destroy(opened);
+  expect_open_fails(h, GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "no longer exists",
+                    "an unlinked segment cannot be opened again");
+}
+
+TEST(IpcShm, BadHandles) {
+  Shm s("bad");
+  const Bytes good = export_handle(s.array);
+  const gdap::ipc::HandleData f = fields(good);
+
+  Bytes longer = good;
+  longer.push_back(0);
+  expect_open_fails(good, GDAP_IPC_HANDLE_SIZE - 1, GDAP_ERR_INVALID_ARGUMENT, "2047 bytes", "truncated handle");
+  expect_open_fails(longer, GDAP_IPC_HANDLE_SIZE + 1, GDAP_ERR_INVALID_ARGUMENT, "2049 bytes", "padded handle");
+  expect_open_fails(good, 0, GDAP_ERR_INVALID_ARGUMENT, "0 bytes", "empty handle");
+
+  gdap::ipc::HandleData d = f;
+  std::memcpy(d.magic, "NOT-GDAP", 8);
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "magic", "wrong magic");
+
+  d = f;
+  d.format_version = 2;
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_VERSION, "format version 2",
+                    "newer format version");
+
+  Bytes flipped = good;
+  flipped[600] ^= 1;  // inside shape[]: an altered handle
+  expect_open_fails(flipped, GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "checksum", "corrupted bytes");
+
+  d = f;
+  std::snprintf(d.hostname, sizeof d.hostname, "%s", "some-other-node");
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "'some-other-node'",
+                    "handle from another node");
+
+  d = f;
+  std::snprintf(d.boot_id, sizeof d.boot_id, "%s", "00000000-0000-0000-0000-000000000000");
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "boot id",
+                    "handle from an earlier boot");
+
+  d = f;
+  std::snprintf(d.protocol_version, sizeof d.protocol_version, "%s", "1.0.0");
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_VERSION, "1.0.0",
+                    "unknown protocol major");
+
+  d = f;
+  d.ndim = GDAP_IPC_MAX_NDIM + 1;
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "ndim 9",
+                    "ndim past GDAP_IPC_MAX_NDIM");
+
+  d = f;
+  d.dims[0].stop = 7;  // > size 6
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_PROTOCOL, "dimension 0",
+                    "dictionaries are checked against the protocol");
+
+  d = f;
+  d.offset = f.allocation_bytes;
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "outside",
+                    "section past the end of its segment");
+
+  d = f;
+  d.shm_inode += 1;
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "not the one",
+                    "a segment re-created under the same name");
+
+  d = f;
+  std::snprintf(d.shm_name, sizeof d.shm_name, "%s", "/gdap-test-never-created");
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "no longer exists",
+                    "a segment that does not exist");
+
+  gdap_array* out = nullptr;
+  EXPECT_EQ(gdap_ipc_open(&out, nullptr, GDAP_IPC_HANDLE_SIZE), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(gdap_ipc_open(nullptr, good.data(), GDAP_IPC_HANDLE_SIZE), GDAP_ERR_INVALID_ARGUMENT);
+}
+
+TEST(IpcShm, ReusedNameIsRefused) {
+  auto* s = new Shm("reuse");
+  const std::string name = s->name;
+  const Bytes h = export_handle(s->array);
+  delete s;
+  gdap_array* again = nullptr;
+  const std::vector<gdap_dim> d = rank_dims();
+  ASSERT_EQ(gdap_array_create_shm(&again, name.c_str(), kFloat64, d.data(), 2), GDAP_SUCCESS) << gdap_last_error();
+  expect_open_fails(h, GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "name reused",
+                    "a stale handle does not open a new segment that took the name");
+  gdap_array_destroy(again);
+}
+
+TEST(IpcShm, ExportRefusals) {
+  const std::vector<gdap_dim> d = rank_dims();
+  Bytes h(GDAP_IPC_HANDLE_SIZE, 0xab);
+  const Bytes untouched = h;
+
+  gdap_array* plain = nullptr;
+  ASSERT_EQ(gdap_array_create(&plain, kFloat64, {GDAP_DEVICE_CPU, 0}, d.data(), 2), GDAP_SUCCESS);
+  EXPECT_EQ(gdap_ipc_export(h.data(), GDAP_IPC_HANDLE_SIZE, plain), GDAP_ERR_UNSUPPORTED)
+      << "rule: ordinary host memory cannot be shared";
+  EXPECT_NE(std::string(gdap_last_error()).find("gdap_array_create_shm"), std::string::npos) << gdap_last_error();
+  EXPECT_EQ(h, untouched) << "rule: a failed export leaves the buffer";
+  gdap_array_destroy(plain);
+
+  Shm s("refuse");
+  EXPECT_EQ(gdap_ipc_export(h.data(), GDAP_IPC_HANDLE_SIZE - 1, s.array), GDAP_ERR_BUFFER_TOO_SMALL);
+  EXPECT_NE(std::string(gdap_last_error()).find("2047"), std::string::npos) << gdap_last_error();
+  EXPECT_EQ(h, untouched);
+  EXPECT_EQ(gdap_ipc_export(nullptr, GDAP_IPC_HANDLE_SIZE, s.array), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(gdap_ipc_export(h.data(), GDAP_IPC_HANDLE_SIZE, nullptr), GDAP_ERR_INVALID_ARGUMENT);
+
+  // An unstructured dimension: its indices do not fit a fixed-size handle.
+  const int64_t idx[3] = {4, 0, 2};
+  gdap_dim u = GDAP_DIM_INIT;
+  gdap_dim_set_unstructured(&u, 5, 1, 0, idx, 3, -1);
+  gdap_array* ua = nullptr;
+  const std::string uname = unique_name("u");
+  ASSERT_EQ(gdap_array_create_shm(&ua, uname.c_str(), kFloat64, &u, 1), GDAP_SUCCESS) << gdap_last_error();
+  EXPECT_EQ(gdap_ipc_export(h.data(), GDAP_IPC_HANDLE_SIZE, ua), GDAP_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(gdap_last_error()).find("dimension 0"), std::string::npos) << gdap_last_error();
+  EXPECT_EQ(h, untouched);
+  gdap_array_destroy(ua);
+
+  // More dimensions than a handle carries.
+  std::vector<gdap_dim> many(GDAP_IPC_MAX_NDIM + 1);
+  for (gdap_dim& m : many) gdap_dim_set_undistributed(&m, 1);
+  gdap_array* big = nullptr;
+  const std::string bname = unique_name("ndim");
+  ASSERT_EQ(gdap_array_create_shm(&big, bname.c_str(), kFloat64, many.data(), GDAP_IPC_MAX_NDIM + 1), GDAP_SUCCESS);
+  EXPECT_EQ(gdap_ipc_export(h.data(), GDAP_IPC_HANDLE_SIZE, big), GDAP_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(gdap_last_error()).find("9 dimensions"), std::string::npos) << gdap_last_error();
+  gdap_array_destroy(big);
+}
+
+TEST(IpcShm, CreateRefusals) {
+  const std::vector<gdap_dim> d = rank_dims();
+  gdap_array* a = nullptr;
+  EXPECT_EQ(gdap_array_create_shm(&a, "no-slash", kFloat64, d.data(), 2), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gdap_last_error()).find("'no-slash'"), std::string::npos) << gdap_last_error();
+  EXPECT_EQ(gdap_array_create_shm(&a, "/a/b", kFloat64, d.data(), 2), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(a, nullptr);
+  Shm s("exists");
+  EXPECT_EQ(gdap_array_create_shm(&a, s.name.c_str(), kFloat64, d.data(), 2), GDAP_ERR_INVALID_ARGUMENT)
+      << "rule: an existing segment is never overwritten";
+  EXPECT_NE(std::string(gdap_last_error()).find("exists"), std::string::npos) << gdap_last_error();
+  gdap_dim empty = GDAP_DIM_INIT;
+  EXPECT_EQ(gdap_array_create_shm(&a, nullptr, kFloat64, &empty, 1), GDAP_ERR_PROTOCOL);
+  EXPECT_EQ(gdap_array_create_shm(&a, nullptr, {GDAP_DTYPE_FLOAT, 12, 1}, d.data(), 2), GDAP_ERR_UNSUPPORTED);
+  EXPECT_EQ(a, nullptr);
+  // NULL name: a fresh one, and a handle that opens.
+  ASSERT_EQ(gdap_array_create_shm(&a, nullptr, kFloat64, d.data(), 2), GDAP_SUCCESS) << gdap_last_error();
+  const Bytes h = export_handle(a);
+  EXPECT_EQ(std::string(fields(h).shm_name).rfind("/gdap-", 0), 0u) << fields(h).shm_name;
+  gdap_array* o = nullptr;
+  EXPECT_EQ(gdap_ipc_open(&o, h.data(), GDAP_IPC_HANDLE_SIZE), GDAP_SUCCESS) << gdap_last_error();
+  gdap_array_destroy(o);
+  gdap_array_destroy(a);
+}
+
+}  // namespace
