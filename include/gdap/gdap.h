@@ -569,9 +569,10 @@ GDAP_API gdap_status gdap_comm_set_stream(gdap_comm* comm, void* stream);
 
 /**
  * How long (seconds, > 0; INFINITY for ever) this rank waits for the others at a collective call
- * of an in-process group or an MPI communicator before it returns GDAP_ERR_TIMEOUT and the
- * communicator breaks (300 s by default). Not collective. An NCCL communicator keeps NCCL's own
- * behaviour: the setting is accepted and has no effect there.
+ * before it returns GDAP_ERR_TIMEOUT and the communicator breaks (300 s by default). Not
+ * collective. On an NCCL communicator it bounds the agreement that precedes every data movement
+ * (the data itself moves asynchronously on the caller's stream, which gdap does not wait for);
+ * after a timeout the NCCL communicator is the caller's to ncclCommAbort, before gdap_comm_destroy.
  */
 GDAP_API gdap_status gdap_comm_set_timeout(gdap_comm* comm, double seconds);
 

@@ -1,6 +1,9 @@
 // gdap communicators over NCCL: the caller's ncclComm_t and stream. Control collectives (the
 // agreement of gdap_redistribute, gdap_map_create_collective) run on a stream of gdap's own with
 // a small device buffer, so they wait for themselves only, never for the caller's queued work.
+// They wait at most the communicator's timeout (gdap_comm_set_timeout), watching NCCL's
+// asynchronous error: a rank that never joins costs the others GDAP_ERR_TIMEOUT, not a hang, and
+// the communicator is broken from then on (the ncclComm_t is the caller's to ncclCommAbort).
 #pragma once
 
 #include "comm/comm.hpp"
@@ -17,16 +20,21 @@ class NcclComm final : public gdap_comm {
   gdap_comm_kind kind() const override { return GDAP_COMM_NCCL; }
   std::vector<std::string> allgather(std::string_view mine) override;
   void barrier() override;
+  void set_timeout(double seconds) override;
   ncclComm_t handle() const { return comm_; }
   int device() const { return device_; }
 
  private:
   char* control_buffer(int64_t bytes);
+  void check_usable() const;
+  void wait_control(const char* what);
   ncclComm_t comm_;
   int device_;
   cudaStream_t control_ = nullptr;
   char* buffer_ = nullptr;
   int64_t buffer_bytes_ = 0;
+  double timeout_ = 300;
+  bool broken_ = false;
 };
 
 // Throws GDAP_ERR_COMM naming `what` and NCCL's message when `result` is not ncclSuccess.

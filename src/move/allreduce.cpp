@@ -33,7 +33,7 @@ bool reducible(gdap_dtype t) {
 
 void check_own(const ReduceCall& call) {
   require(call.section, "section");
-  if (op_name(call.op) == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "op {} is not a gdap_reduce_op", static_cast<int>(call.op));
+  if (op_name(call.op) == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "op {} is not a gdap_reduce_op", call.requested_op);
   const gdap_dtype t = call.section->section.dtype;
   if (!reducible(t)) {
     fail(GDAP_ERR_UNSUPPORTED, "dtype (code {}, {} bits, {} lanes) cannot be reduced: int8/32/64, uint8/32/64, "
@@ -171,7 +171,11 @@ void allreduce_group(const ReduceCall& call) {
 extern "C" GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_reduce_op op) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
-    const gdap::move::ReduceCall call{c, section, op};
+    int requested = 0;
+    std::memcpy(&requested, &op, sizeof requested);  // loading an out-of-range enum is undefined
+    const bool known = requested >= GDAP_REDUCE_SUM && requested <= GDAP_REDUCE_MAX;
+    const gdap::move::ReduceCall call{c, section, known ? static_cast<gdap_reduce_op>(requested) : gdap_reduce_op{},
+                                      requested};
     gdap::move::agree_reduce(call);
     switch (c.kind()) {
       case GDAP_COMM_GROUP: return gdap::move::allreduce_group(call);

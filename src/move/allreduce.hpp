@@ -13,7 +13,8 @@ namespace gdap::move {
 struct ReduceCall {
   gdap_comm& comm;
   gdap_array* section;
-  gdap_reduce_op op;
+  gdap_reduce_op op;  // a gdap_reduce_op value, or 0 when the caller's was none (see requested_op)
+  int requested_op;   // the caller's value, read as an int: an out-of-range enum must not be loaded
 };
 
 // This rank's own checks (a section, a dtype and an op gdap reduces, writable), then the agreement:

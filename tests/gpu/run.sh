@@ -3,7 +3,10 @@
 # the tests labelled gpu, then the gpu tests again under compute-sanitizer. The GPU machines have
 # no internet: fmt, nlohmann-json, CLI11 and GoogleTest travel unpacked from Debian packages in
 # .deps/root and the DLPack header in .deps/tvm_ffi (both made by tests/gpu/prepare.sh here).
+# Usage: tests/gpu/run.sh [gpu-only]   (gpu-only: the gpu-labelled tests alone, for a short lease;
+#        memcheck too with MEMCHECK=1)
 set -uo pipefail
+only=${1:-}
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/gdap-gpu-out}
 mkdir -p "$out"
@@ -26,11 +29,16 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDAP_WITH_C
   || { tail -30 "$out/configure.log"; exit 1; }
 grep 'gdap:' "$out/configure.log"
 cmake --build build-gpu -j16 >"$out/build.log" 2>&1 || { grep -B2 -A8 'error' "$out/build.log" | head -80; exit 1; }
-ctest --test-dir build-gpu --output-on-failure -j8 -LE julia >"$out/ctest.log" 2>&1
-rc=$?
-grep -E 'tests passed|tests failed|\(Failed\)|\(SEGFAULT\)|Skipped|Not Run' "$out/ctest.log" | head -40
+rc=0
+if [ "$only" != gpu-only ]; then
+  ctest --test-dir build-gpu --output-on-failure -j8 -LE 'julia|gpu' >"$out/ctest.log" 2>&1 || rc=1
+  grep -E 'tests passed|tests failed|\(Failed\)|\(SEGFAULT\)|Skipped|Not Run' "$out/ctest.log" | head -40
+fi
 echo "--- gpu-labelled tests:"
-ctest --test-dir build-gpu -L gpu -V 2>&1 | grep -E '^\S+: \[ *(OK|FAILED|SKIPPED) *\]|tests passed|tests failed' | head -60 | tee "$out/gpu_tests.txt"
+ctest --test-dir build-gpu --output-on-failure -L gpu -V >"$out/ctest_gpu.log" 2>&1 || rc=1
+grep -E '^\S+: \[ *(OK|FAILED|SKIPPED) *\]|^\S+: (PASSED|FAILED|SKIPPED)|passed|failed|tests passed|tests failed' "$out/ctest_gpu.log" \
+  | grep -v '^\S*: *$' | head -120 | tee "$out/gpu_tests.txt"
+[ "$only" = gpu-only ] && [ "${MEMCHECK:-0}" != 1 ] && exit $rc  # a short lease: memcheck on request
 echo "--- compute-sanitizer (memcheck) on the gpu test executables:"
 for exe in $(find build-gpu/tests -name 'test_*_gpu' -type f -executable); do
   compute-sanitizer --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9 "$exe" >"$out/$(basename $exe).memcheck.log" 2>&1

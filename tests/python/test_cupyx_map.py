@@ -15,7 +15,7 @@ class _Chunk:
 class FakeDistributedArray:
     """The whole array `whole`, cut into the chunks of `index_map` {device: [tuple of slices]}."""
 
-    def __init__(self, whole, index_map, mode="replica"):
+    def __init__(self, whole, index_map, mode=None):  # cupyx spells REPLICA as None
         self.shape, self.ndim, self.mode = whole.shape, whole.ndim, mode
         self._chunks_map = {dev: [_Chunk(ix) for ix in idxs] for dev, idxs in index_map.items()}
         self._arrays = {dev: [np.ascontiguousarray(whole[ix]) for ix in idxs] for dev, idxs in index_map.items()}

@@ -81,7 +81,7 @@ def from_cupyx(darray):
     all_chunks(), which flushes them). ProtocolError / UnsupportedError say which axis or chunk
     does not fit a gdap distribution. Uses only the array's chunks (no CuPy call), so any
     object with cupyx's mode / shape / all_chunks() / _chunks_map shape works too."""
-    if str(darray.mode) != "replica":
+    if darray.mode is not None and str(darray.mode) != "replica":  # cupyx's REPLICA is None
         raise InvalidArgumentError("the array is in mode '%s': its chunks hold partial values; "
                                    "call change_mode('replica') first" % darray.mode)
     if darray.ndim == 0:

@@ -1,0 +1,223 @@
+// Faults in collectives over NCCL (label gpu; needs 2 GPUs). No rank may hang forever and the
+// source is never written:
+//   EarlyRankCostsTheOtherATimeout   rank 1 (a thread) returns before its collective call: rank 0
+//                                    gets GDAP_ERR_TIMEOUT after about its timeout, every later
+//                                    call fails at once, and ncclCommAbort then frees the GPU
+//   OneRanksBadPlanIsEveryRanksError rank 1 passes a plan made for rank 0: it gets its own error,
+//                                    rank 0 GDAP_ERR_REMOTE naming rank 1; nothing moves
+//   KilledProcessCostsTheOtherATimeout  rank 1 is a process that dies (SIGKILL) after joining the
+//                                    NCCL communicator: rank 0 gets GDAP_ERR_TIMEOUT
+// Each TEST runs in a process of its own (gtest_discover_tests), so the fork of the last one
+// happens before this process has touched CUDA.
+#include <gdap/gdap.h>
+#include <gdap/gdap_cuda.h>
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+#include <nccl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr int64_t kSize = 1 << 16;
+constexpr double kTimeout = 2.0;  // seconds
+const gdap_dtype kF64{GDAP_DTYPE_FLOAT, 64, 1};
+
+int device_count() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
+gdap_dim block_dim(int r) {
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_block(&d, kSize, 2, r, r * kSize / 2, (r + 1) * kSize / 2);
+  return d;
+}
+
+gdap_dim cyclic_dim(int r) {
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_cyclic(&d, kSize, 2, r, r, 0);
+  return d;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// One rank's block -> cyclic redistribution on its GPU: the source holds its global indices.
+struct Rank {
+  int rank;
+  gdap_comm* comm = nullptr;
+  gdap_map *src = nullptr, *dst = nullptr;
+  gdap_plan *plan = nullptr, *other_plan = nullptr;  // other_plan: the other rank's part
+  gdap_array *from = nullptr, *to = nullptr;
+  cudaStream_t stream = nullptr;
+
+  Rank(int r, ncclComm_t nccl) : rank(r) {
+    cudaSetDevice(r);
+    cudaStreamCreate(&stream);
+    EXPECT_EQ(gdap_comm_from_nccl(&comm, nccl, stream), GDAP_SUCCESS) << gdap_last_error();
+    EXPECT_EQ(gdap_comm_set_timeout(comm, kTimeout), GDAP_SUCCESS);
+    const gdap_dim blocks[2] = {block_dim(0), block_dim(1)}, cyclics[2] = {cyclic_dim(0), cyclic_dim(1)};
+    const gdap_device gpu{GDAP_DEVICE_CUDA, r};
+    EXPECT_EQ(gdap_map_create(&src, 2, 1, blocks), GDAP_SUCCESS);
+    EXPECT_EQ(gdap_map_create(&dst, 2, 1, cyclics), GDAP_SUCCESS);
+    EXPECT_EQ(gdap_plan_create(&plan, src, dst, kF64, r), GDAP_SUCCESS);
+    EXPECT_EQ(gdap_plan_create(&other_plan, src, dst, kF64, 1 - r), GDAP_SUCCESS);
+    EXPECT_EQ(gdap_array_create(&from, kF64, gpu, &blocks[r], 1), GDAP_SUCCESS);
+    EXPECT_EQ(gdap_array_create(&to, kF64, gpu, &cyclics[r], 1), GDAP_SUCCESS);
+    std::vector<double> host(kSize / 2);
+    for (int64_t i = 0; i < kSize / 2; ++i) host[i] = static_cast<double>(r * kSize / 2 + i);
+    cudaMemcpy(data(from), host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice);
+    cudaMemset(data(to), 0xff, kSize / 2 * sizeof(double));
+  }
+  ~Rank() {
+    // A broken communicator is destroyed only after the test aborted the NCCL communicator.
+    gdap_array_destroy(to);
+    gdap_array_destroy(from);
+    gdap_plan_destroy(other_plan);
+    gdap_plan_destroy(plan);
+    gdap_map_destroy(dst);
+    gdap_map_destroy(src);
+    gdap_comm_destroy(comm);
+    cudaStreamDestroy(stream);
+  }
+  static void* data(gdap_array* a) {
+    void* p = nullptr;
+    gdap_array_data(&p, a);
+    return p;
+  }
+  bool source_untouched() {
+    std::vector<double> host(kSize / 2);
+    cudaSetDevice(rank);
+    if (cudaMemcpy(host.data(), data(from), host.size() * sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess) return false;
+    for (int64_t i = 0; i < kSize / 2; ++i) {
+      if (host[i] != static_cast<double>(rank * kSize / 2 + i)) return false;
+    }
+    return true;
+  }
+  bool destination_untouched() {
+    std::vector<unsigned char> host(kSize / 2 * sizeof(double));
+    cudaSetDevice(rank);
+    if (cudaMemcpy(host.data(), data(to), host.size(), cudaMemcpyDeviceToHost) != cudaSuccess) return false;
+    for (unsigned char b : host) {
+      if (b != 0xff) return false;
+    }
+    return true;
+  }
+};
+
+// Rank 0's side of a missing peer: its call times out after about the timeout, the source is
+// untouched, and the communicator is broken afterwards.
+void expect_timeout(Rank& r0) {
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(gdap_redistribute(r0.comm, r0.plan, r0.from, r0.to), GDAP_ERR_TIMEOUT) << gdap_last_error();
+  const double took = seconds_since(start);
+  const std::string message = gdap_last_error();
+  EXPECT_NE(message.find("did not complete within the communicator's timeout (2 s)"), std::string::npos) << message;
+  EXPECT_NE(message.find("ncclCommAbort"), std::string::npos) << message;
+  EXPECT_GE(took, kTimeout * 0.9);
+  EXPECT_LT(took, kTimeout + 20);
+  EXPECT_TRUE(r0.source_untouched());
+  EXPECT_TRUE(r0.destination_untouched());
+  const auto again = std::chrono::steady_clock::now();
+  EXPECT_EQ(gdap_comm_barrier(r0.comm), GDAP_ERR_TIMEOUT);
+  EXPECT_NE(std::string(gdap_last_error()).find("broken"), std::string::npos) << gdap_last_error();
+  EXPECT_LT(seconds_since(again), 1.0);
+}
+
+TEST(FaultNccl, EarlyRankCostsTheOtherATimeout) {
+  if (device_count() < 2) GTEST_SKIP() << "needs 2 GPUs, this machine has " << device_count();
+  ncclComm_t nccl[2];
+  const int devices[2] = {0, 1};
+  ASSERT_EQ(ncclCommInitAll(nccl, 2, devices), ncclSuccess);
+  {
+    Rank r0(0, nccl[0]);
+    std::thread one([&] { Rank r1(1, nccl[1]); });  // prepares, then returns before the call
+    one.join();
+    cudaSetDevice(0);
+    expect_timeout(r0);
+    // The caller's policy after a timeout: abort the NCCL communicator, which ends its kernels.
+    EXPECT_EQ(ncclCommAbort(nccl[0]), ncclSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "GPU 0 still busy after ncclCommAbort";
+  }
+  EXPECT_EQ(ncclCommDestroy(nccl[1]), ncclSuccess);
+}
+
+TEST(FaultNccl, OneRanksBadPlanIsEveryRanksError) {
+  if (device_count() < 2) GTEST_SKIP() << "needs 2 GPUs, this machine has " << device_count();
+  ncclComm_t nccl[2];
+  const int devices[2] = {0, 1};
+  ASSERT_EQ(ncclCommInitAll(nccl, 2, devices), ncclSuccess);
+  gdap_status got[2] = {GDAP_SUCCESS, GDAP_SUCCESS};
+  std::string said[2];
+  bool untouched[2] = {false, false};
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&, r] {
+      Rank me(r, nccl[r]);
+      got[r] = gdap_redistribute(me.comm, r == 1 ? me.other_plan : me.plan, me.from, me.to);
+      said[r] = gdap_last_error();
+      cudaStreamSynchronize(me.stream);
+      untouched[r] = me.source_untouched() && me.destination_untouched();
+      // The communicator still works: both ranks agree again.
+      EXPECT_EQ(gdap_comm_barrier(me.comm), GDAP_SUCCESS) << gdap_last_error();
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(got[1], GDAP_ERR_INVALID_ARGUMENT) << said[1];
+  EXPECT_EQ(got[0], GDAP_ERR_REMOTE) << said[0];
+  EXPECT_NE(said[0].find("rank 1"), std::string::npos) << said[0];
+  EXPECT_TRUE(untouched[0]);
+  EXPECT_TRUE(untouched[1]);
+  for (ncclComm_t c : nccl) EXPECT_EQ(ncclCommDestroy(c), ncclSuccess);
+}
+
+TEST(FaultNccl, KilledProcessCostsTheOtherATimeout) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t child = fork();  // before this process touches CUDA
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(fds[1]);
+    ncclUniqueId id;
+    if (read(fds[0], &id, sizeof id) != static_cast<ssize_t>(sizeof id)) _exit(3);
+    if (cudaSetDevice(1) != cudaSuccess) _exit(4);
+    ncclComm_t comm;
+    if (ncclCommInitRank(&comm, 2, id, 1) != ncclSuccess) _exit(5);
+    std::raise(SIGKILL);  // dies after joining, before any collective call
+    _exit(6);
+  }
+  close(fds[0]);
+  if (device_count() < 2) {
+    close(fds[1]);
+    waitpid(child, nullptr, 0);
+    GTEST_SKIP() << "needs 2 GPUs, this machine has " << device_count();
+  }
+  ncclUniqueId id;
+  ASSERT_EQ(ncclGetUniqueId(&id), ncclSuccess);
+  ASSERT_EQ(write(fds[1], &id, sizeof id), static_cast<ssize_t>(sizeof id));
+  close(fds[1]);
+  cudaSetDevice(0);
+  ncclComm_t nccl;
+  ASSERT_EQ(ncclCommInitRank(&nccl, 2, id, 0), ncclSuccess);
+  {
+    Rank r0(0, nccl);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "rank 1 ended with status " << status;
+    expect_timeout(r0);
+    EXPECT_EQ(ncclCommAbort(nccl), ncclSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "GPU 0 still busy after ncclCommAbort";
+  }
+}
+
+}  // namespace
