@@ -47,7 +47,11 @@ namespace gdap {
 // Runs `local` (this rank's own checks), then lets the ranks agree: if any rank's checks threw,
 // every rank throws: the first failing rank its own error, the others GDAP_ERR_REMOTE naming the
 // lowest failing rank and quoting its message. Costs one allgather of a few bytes.
+// With a `token`, the ranks that passed must also hold rank 0's token; otherwise every rank
+// throws GDAP_ERR_INVALID_ARGUMENT with mismatch(first differing rank).
 void agree(gdap_comm& comm, const std::function<void()>& local);
+void agree(gdap_comm& comm, const std::function<void()>& local, std::string_view token,
+           const std::function<std::string(size_t rank)>& mismatch);
 
 // The comm behind a C handle, or GDAP_ERR_INVALID_ARGUMENT naming `what` when NULL.
 gdap_comm& comm_ref(gdap_comm* comm, const char* what = "comm");

@@ -180,3 +180,40 @@ bool gdap_map::try_owner(const int64_t* global, int64_t& rank, int64_t* local) c
   rank = r;
   return true;
 }
+
+namespace gdap {
+
+namespace {
+
+// FNV-1a over 8-byte words: not cryptographic; it tells apart distributions that ranks built
+// from different dictionaries by mistake.
+struct Digest {
+  uint64_t h = 1469598103934665603ull;
+  void add(int64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= static_cast<uint64_t>(v >> (8 * i)) & 0xffu;
+      h *= 1099511628211ull;
+    }
+  }
+};
+
+}  // namespace
+
+uint64_t digest(const gdap_map& map) {
+  Digest d;
+  d.add(map.nranks);
+  d.add(map.ndim());
+  for (int64_t r = 0; r < map.nranks; ++r) {
+    for (int64_t a = 0; a < map.ndim(); ++a) {
+      const gdap_dim& x = map.dim(r, a);
+      for (int64_t v : {int64_t{x.dist_type}, int64_t{x.periodic}, x.size, x.proc_grid_size, x.proc_grid_rank, x.start,
+                        x.stop, x.padding[0], x.padding[1], x.block_size, x.num_indices, int64_t{x.one_to_one}}) {
+        d.add(v);
+      }
+      for (int64_t i = 0; x.indices != nullptr && i < x.num_indices; ++i) d.add(x.indices[i]);
+    }
+  }
+  return d.h;
+}
+
+}  // namespace gdap

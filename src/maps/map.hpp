@@ -48,3 +48,12 @@ struct gdap_map {
   mutable std::mutex device_mutex;
   mutable std::vector<std::pair<int, gdap::DeviceTables*>> device_tables;
 };
+
+namespace gdap {
+
+// A 64-bit digest of what a map describes (every rank's dictionaries, unstructured indices
+// included): equal maps made on different ranks digest alike, so ranks can compare distributions
+// by exchanging 8 bytes. O(nranks * ndim + indices).
+uint64_t digest(const gdap_map& map);
+
+}  // namespace gdap

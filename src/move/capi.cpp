@@ -55,6 +55,8 @@ GDAP_API gdap_status gdap_plan_create(gdap_plan** out, const gdap_map* src, cons
     auto plan = std::make_unique<gdap_plan>(gdap_plan{std::move(rank_plan), dtype, element_size,
                                                       local_shape(*src, rank), local_shape(*dst, rank), {}, ++serials});
     plan->stats = plan->plan.stats(element_size);
+    plan->fingerprint = gdap::digest(*src) * 31 + gdap::digest(*dst) * 7 +
+                        ((uint64_t{dtype.code} << 32) | (uint64_t{dtype.bits} << 16) | dtype.lanes);
     *out = plan.release();
   });
 }

@@ -28,6 +28,7 @@ struct Published {
   const gdap_array* src = nullptr;
   gdap_array* dst = nullptr;
   int device = -1;                    // the CUDA device of a device rank
+  uint64_t fingerprint = 0;           // the plan's: every rank's must be rank 0's
   const DeviceEvent* ready = nullptr;  // device: recorded when the rank's earlier work is queued
   const DeviceEvent* done = nullptr;   // device: recorded after the rank's copy kernel
 };
@@ -53,6 +54,9 @@ std::optional<Error> verdict(const std::vector<const Published*>& all, int64_t s
   for (size_t r = 0; r < all.size(); ++r) {
     if (all[r]->error.empty()) continue;
     return Error(GDAP_ERR_REMOTE, fmt::format("rank {} failed ({}): {}", r, gdap_status_string(all[r]->status), all[r]->error));
+  }
+  for (size_t r = 1; r < all.size(); ++r) {
+    if (all[r]->fingerprint != all[0]->fingerprint) return Error(GDAP_ERR_INVALID_ARGUMENT, plan_mismatch(r));
   }
   Memory memory = Memory::none;
   for (size_t r = 0; r < all.size(); ++r) {
@@ -152,6 +156,7 @@ void run_group(const Call& call) {
   GroupScratch* scratch = nullptr;
   try {
     check_call(call);
+    mine.fingerprint = call.plan->fingerprint;
     mine.memory = call.memory();
     mine.src = call.plan->src_shape ? call.src : nullptr;
     mine.dst = call.plan->dst_shape ? call.dst : nullptr;

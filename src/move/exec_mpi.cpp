@@ -228,7 +228,7 @@ void run_mpi(const Call& call) {
     mode = exchange_mode();
     scratch = &scratch_for(Call{call.comm, call.plan, call.plan->src_shape ? call.src : nullptr,
                                 call.plan->dst_shape ? call.dst : nullptr});
-  });
+  }, plan_token(call.plan), plan_mismatch);
   const Call held{call.comm, call.plan, call.plan->src_shape ? call.src : nullptr, call.plan->dst_shape ? call.dst : nullptr};
   switch (mode) {
     case Exchange::p2p: return exchange_p2p(held, *scratch, comm);

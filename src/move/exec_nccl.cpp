@@ -115,7 +115,7 @@ void run_nccl(const Call& call) {
              a->section.device.id, comm.device());
       }
     }
-  });
+  }, plan_token(call.plan), plan_mismatch);
   const Call held{call.comm, call.plan, call.plan->src_shape ? call.src : nullptr, call.plan->dst_shape ? call.dst : nullptr};
   set_device(comm.device());
   NcclScratch& s = scratch_of(comm);

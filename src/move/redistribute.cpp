@@ -4,6 +4,7 @@
 #include "array/array.hpp"
 #include "core/error.hpp"
 
+#include <cstring>
 #include <string>
 
 namespace gdap::move {
@@ -55,6 +56,19 @@ Memory memory_of(const gdap_array* array) {
 Memory Call::memory() const {
   const Memory s = memory_of(src), d = memory_of(dst);
   return s == Memory::none ? d : s;
+}
+
+std::string plan_mismatch(size_t r) {
+  return fmt::format("the ranks' plans are of different redistributions: rank {}'s differs from rank 0's (made from "
+                     "other maps or another dtype; every rank's plan of one redistribution comes from the same two "
+                     "distributions and dtype); nothing moved", r);
+}
+
+std::string plan_token(const gdap_plan* plan) {
+  if (plan == nullptr) return {};
+  std::string token(sizeof plan->fingerprint, '\0');
+  std::memcpy(token.data(), &plan->fingerprint, sizeof plan->fingerprint);
+  return token;
 }
 
 void check_call(const Call& call) {

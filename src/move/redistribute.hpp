@@ -20,9 +20,18 @@ struct gdap_plan {
   std::optional<std::vector<int64_t>> src_shape, dst_shape;
   gdap::move::RankStats stats;
   uint64_t serial = 0;  // unique per plan made in this process: a cache key that never recurs
+  // The digest of the two maps and the dtype: every rank's plan of one redistribution has the
+  // same, which the agreement checks before anything moves (a mismatch would hang an exchange).
+  uint64_t fingerprint = 0;
 };
 
 namespace gdap::move {
+
+// What every rank says when rank r's plan is not rank 0's (other maps or another dtype).
+std::string plan_mismatch(size_t r);
+
+// The plan's fingerprint as the token of the agreement (empty without a plan).
+std::string plan_token(const gdap_plan* plan);
 
 // Where a rank's two sections live, as the executors group memories.
 enum class Memory { none, host, device };

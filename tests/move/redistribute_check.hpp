@@ -670,9 +670,11 @@ inline void run_case(const Case& c, size_t index, int64_t rank, const RankComms&
 // ---- refusals ----
 
 // How one rank spoils an otherwise valid call.
-enum class Spoil { src_dtype, dst_dtype, wrong_shape, readonly_dst, null_dst, other_ranks_plan };
-constexpr std::array kSpoils = {Spoil::src_dtype,    Spoil::dst_dtype, Spoil::wrong_shape,
-                                Spoil::readonly_dst, Spoil::null_dst,  Spoil::other_ranks_plan};
+// other_redistribution: the rank's plan and sections are fine on their own, but its plan moves
+// another redistribution (source to source) than the others'.
+enum class Spoil { src_dtype, dst_dtype, wrong_shape, readonly_dst, null_dst, other_ranks_plan, other_redistribution };
+constexpr std::array kSpoils = {Spoil::src_dtype,    Spoil::dst_dtype, Spoil::wrong_shape,         Spoil::readonly_dst,
+                                Spoil::null_dst,     Spoil::other_ranks_plan, Spoil::other_redistribution};
 
 inline const char* spoil_name(Spoil s) {
   switch (s) {
@@ -682,6 +684,7 @@ inline const char* spoil_name(Spoil s) {
     case Spoil::readonly_dst: return "readonly_destination";
     case Spoil::null_dst: return "null_destination";
     case Spoil::other_ranks_plan: return "another_ranks_plan";
+    case Spoil::other_redistribution: return "another_redistributions_plan";
   }
   return "?";
 }
@@ -695,12 +698,14 @@ inline const char* spoil_text(Spoil s) {
     case Spoil::readonly_dst: return "read-only";
     case Spoil::null_dst: return "dst is NULL";
     case Spoil::other_ranks_plan: return "the plan is rank";
+    case Spoil::other_redistribution: return "plans are of different redistributions";
   }
   return "?";
 }
 
 // Rank `bad` spoils the call; every rank must fail (`bad` with GDAP_ERR_INVALID_ARGUMENT and its
-// own text, the others with GDAP_ERR_REMOTE naming it) and no destination may change.
+// own text, the others with GDAP_ERR_REMOTE naming it; for other_redistribution, which no rank
+// can see alone, every rank with GDAP_ERR_INVALID_ARGUMENT naming it) and no destination may change.
 inline void run_refused(gdap_comm* comm, int64_t rank, int64_t nranks, Spoil spoil, int64_t bad, Report& report) {
   const std::string what = cat(spoil_name(spoil), " on rank ", bad, ", seen by rank ", rank);
   const Layout src_layout{{mt::padded(23, balanced(23, nranks), 1, true)}}, dst_layout{{mt::cyclic(23, nranks, 2)}};
@@ -711,7 +716,9 @@ inline void run_refused(gdap_comm* comm, int64_t rank, int64_t nranks, Spoil spo
   build_map(src_map, src_layout, rank, comm, what, report);
   build_map(dst_map, dst_layout, rank, comm, what, report);
   const int64_t plan_rank = spoiled && spoil == Spoil::other_ranks_plan ? (rank + 1) % nranks : rank;
-  if (gdap_plan_create(&plan.plan, src_map.map, dst_map.map, f64.type, plan_rank) != GDAP_SUCCESS) {
+  const bool elsewhere = spoiled && spoil == Spoil::other_redistribution;
+  if (gdap_plan_create(&plan.plan, src_map.map, elsewhere ? src_map.map : dst_map.map, f64.type, plan_rank) !=
+      GDAP_SUCCESS) {
     report.fail(cat(what, ": gdap_plan_create: ", gdap_last_error()));
   }
   Section src, dst;
@@ -720,14 +727,15 @@ inline void run_refused(gdap_comm* comm, int64_t rank, int64_t nranks, Spoil spo
   make_painted(src, Storage::created, src_dt, src_layout, rank, true, kPoison, what + ", source", report);
   const Dtype& dst_dt = spoiled && spoil == Spoil::dst_dtype ? int32 : f64;
   const Layout other{{mt::block(23 * 3, nranks)}};  // a larger array: another local extent
-  const Layout& dst_dims = spoiled && spoil == Spoil::wrong_shape ? other : dst_layout;
+  const Layout& dst_dims = spoiled && spoil == Spoil::wrong_shape ? other : elsewhere ? src_layout : dst_layout;
   make_painted(dst, Storage::c_order, dst_dt, dst_dims, rank, false, kSentinel, what + ", destination", report,
                spoiled && spoil == Spoil::readonly_dst);
   const std::vector<unsigned char> src_before = src.image(), before = dst.image();
   gdap_array* dst_array = spoiled && spoil == Spoil::null_dst ? nullptr : dst.array();
   const gdap_status status = gdap_redistribute(comm, plan.plan, src.array(), dst_array);
   const std::string text = gdap_last_error();
-  const gdap_status want = spoiled ? GDAP_ERR_INVALID_ARGUMENT : GDAP_ERR_REMOTE;
+  const gdap_status want =
+      spoiled || spoil == Spoil::other_redistribution ? GDAP_ERR_INVALID_ARGUMENT : GDAP_ERR_REMOTE;
   if (status != want) {
     report.fail(cat(what, ": got ", gdap_status_string(status), " (", text, "), want ", gdap_status_string(want)));
   }
