@@ -104,3 +104,14 @@ def test_bad_file_on_one_rank_fails_every_rank(tmp_path):
     assert isinstance(errors[0], gdap.RemoteError), errors[0]
     _, errors = run(1, lambda comm: gdap.load_dnpy(comm, str(tmp_path / "none")))
     assert isinstance(errors[0], gdap.FileIOError) and "none_0.dnpy" in str(errors[0])
+
+
+def test_plain_array_is_refused_with_a_hint(tmp_path):
+    def body(comm):
+        whole = [dict(dist_type="b", size=3, proc_grid_size=1, proc_grid_rank=0, start=0, stop=3)]
+        section = np.zeros(3) if comm.rank == 1 else gdap.empty(whole, np.float64)
+        gdap.save_dnpy(comm, section, str(tmp_path / "x"))
+
+    _, errors = run(2, body)
+    assert isinstance(errors[1], TypeError) and "from_dlpack" in str(errors[1]), errors[1]
+    assert isinstance(errors[0], gdap.RemoteError), errors[0]  # not left waiting for rank 1

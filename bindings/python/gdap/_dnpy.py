@@ -12,14 +12,28 @@ def save_dnpy(comm, section, prefix):
     distbuffer dict) to `<prefix>_<rank>.dnpy`, replacing a file already there. The section is
     only read; device sections are staged through pinned host memory. If any rank fails, every
     rank raises (the others RemoteError naming it)."""
-    made_here = False
-    if not isinstance(section, LocalArray) and (hasattr(section, "__distarray__") or isinstance(section, Mapping)):
-        section, made_here = from_distarray(section), True
+    # A section this rank cannot use still makes the collective call (with none), so that the
+    # other ranks fail at once with RemoteError naming this one instead of waiting for it.
+    local, made_here, failure = section, False, None
     try:
-        _c.gdap_save_dnpy(comm._h(), section._h() if section is not None else None, str(prefix))
+        if not isinstance(section, LocalArray):
+            if not (hasattr(section, "__distarray__") or isinstance(section, Mapping)):
+                raise TypeError("save_dnpy: section must be a LocalArray, a __distarray__ producer or a distbuffer "
+                                "dict, not %s (a plain array has no dim_data: gdap.from_dlpack(array, dim_data) first)"
+                                % type(section).__name__)
+            local, made_here = from_distarray(section), True
+    except Exception as e:
+        local, failure = None, e
+    try:
+        _c.gdap_save_dnpy(comm._h(), local._h() if local is not None else None, str(prefix))
+    except Exception:
+        if failure is None:
+            raise
     finally:
         if made_here:
-            section.close()
+            local.close()
+    if failure is not None:
+        raise failure
 
 
 def load_dnpy(comm, prefix, device="cpu"):
