@@ -28,7 +28,10 @@ struct Value {
   int64_t i = 0;       // kInt, kBool
   std::string s;       // kStr
   std::vector<Value> items;                           // kSeq (tuple or list)
-  std::vector<std::pair<std::string, Value>> fields;  // kDict, in file order
+  // kDict, in file order: keys[i] holds values[i] (two vectors, as std::pair<std::string, Value>
+  // would need Value complete here)
+  std::vector<std::string> keys;
+  std::vector<Value> values;
 
   const char* kind_name() const {
     switch (kind) {
@@ -122,16 +125,15 @@ class Reader {
     while (!eat('}')) {
       if (peek() != '\'' && peek() != '"') error("expected a string key or '}}', found '{}'", printable(peek()));
       std::string key = string();
-      for (const auto& f : v.fields) {
-        if (f.first == key) error("key '{}' appears twice", key);
-      }
+      if (std::find(v.keys.begin(), v.keys.end(), key) != v.keys.end()) error("key '{}' appears twice", key);
       if (!eat(':')) error("expected ':' after key '{}'", key);
       Value item = value(depth + 1);
-      v.fields.emplace_back(std::move(key), std::move(item));
+      v.keys.push_back(std::move(key));
+      v.values.push_back(std::move(item));
       if (!eat(',')) {
         if (!eat('}')) {
-          if (at_end()) error("the {} ends early: the dict is not closed after the value of key '{}'", what_, v.fields.back().first);
-          error("expected ',' or '}}' after the value of key '{}'", v.fields.back().first);
+          if (at_end()) error("the {} ends early: the dict is not closed after the value of key '{}'", what_, v.keys.back());
+          error("expected ',' or '}}' after the value of key '{}'", v.keys.back());
         }
         break;
       }
@@ -212,8 +214,8 @@ class Fields {
   Fields(const Value& dict, const std::string& name, std::string where) : dict_(dict), name_(name), where_(std::move(where)) {}
 
   const Value* find(const char* key) const {
-    for (const auto& f : dict_.fields) {
-      if (f.first == key) return &f.second;
+    for (size_t i = 0; i < dict_.keys.size(); ++i) {
+      if (dict_.keys[i] == key) return &dict_.values[i];
     }
     return nullptr;
   }
@@ -233,9 +235,10 @@ class Fields {
   }
   int64_t integer(const char* key) const { return typed(need(key), key, Value::kInt).i; }
   void only(std::initializer_list<const char*> keys) const {
-    for (const auto& f : dict_.fields) {
-      if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return f.first == k; })) {
-        fail(GDAP_ERR_IO, "{}: {} at byte {}: unknown key '{}'", name_, where_, f.second.offset, f.first);
+    for (size_t i = 0; i < dict_.keys.size(); ++i) {
+      const std::string& key = dict_.keys[i];
+      if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; })) {
+        fail(GDAP_ERR_IO, "{}: {} at byte {}: unknown key '{}'", name_, where_, dict_.values[i].offset, key);
       }
     }
   }
@@ -250,7 +253,7 @@ gdap_dim dim_from(const Value& v, int64_t index, std::vector<int64_t>& indices, 
   const std::string where = fmt::format("dim_data[{}]", index);
   if (v.kind != Value::kDict) fail(GDAP_ERR_IO, "{}: {} at byte {}: must be a dict, not {}", name, where, v.offset, v.kind_name());
   gdap_dim d = GDAP_DIM_INIT;
-  if (v.fields.empty()) return d;  // {}: undistributed, resolved from the payload's extent
+  if (v.keys.empty()) return d;  // {}: undistributed, resolved from the payload's extent
   const Fields f(v, name, where);
   const std::string& type = f.typed(f.need("dist_type"), "dist_type", Value::kStr).s;
   d.size = f.integer("size");
