@@ -48,6 +48,29 @@ if ! .deps/venv/bin/python3 -c 'import mpi4py' 2>/dev/null; then
   .deps/venv/bin/python3 -m pip install -q --disable-pip-version-check --no-binary mpi4py mpi4py
 fi
 
+# DistArray 0.6 (the protocol's reference implementation, 2014), for the cross tests in tests/distarray:
+# its own virtual environment, .deps/distarray-venv, as it needs NumPy < 1.24 (it uses the aliases
+# np.bool / np.int / np.float that 1.24 removed). It is pure Python; installed without its dependency
+# ipyparallel (only its client-side globalapi needs it; the tests use localapi), with mpi4py built
+# against the system's Open MPI, and with tools/distarray_compat.py loaded at start-up so that it
+# imports on Python >= 3.10 (collections.Mapping) and reads .dnpy headers with NumPy >= 1.10 (bytes
+# given to safe_eval). tests/distarray fails, never skips,
+# when this environment is missing.
+dvenv=.deps/distarray-venv
+if ! $dvenv/bin/python3 -c 'import distarray, mpi4py, numpy' 2>/dev/null; then
+  echo "deps: installing distarray==0.6 with numpy<1.24 and mpi4py into $dvenv"
+  rm -rf $dvenv
+  python3 -m venv $dvenv
+  $dvenv/bin/python3 -m pip install -q --disable-pip-version-check "numpy<1.24"
+  $dvenv/bin/python3 -m pip install -q --disable-pip-version-check --no-binary mpi4py mpi4py
+  $dvenv/bin/python3 -m pip install -q --disable-pip-version-check --no-deps distarray==0.6
+fi
+# The compatibility shim, refreshed every time (cheap) so that a change to it reaches the venv.
+site=$($dvenv/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+cp tools/distarray_compat.py "$site/"
+echo "import distarray_compat" > "$site/distarray_compat.pth"
+$dvenv/bin/python3 -c 'import distarray.localapi, mpi4py, numpy'
+
 if [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "deps: CUDA toolkit: $(/usr/local/cuda/bin/nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p') at /usr/local/cuda"
 else

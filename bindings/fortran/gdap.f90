@@ -179,6 +179,7 @@ module gdap
   public :: gdap_plan_stats_get, gdap_redistribute, gdap_allreduce
   public :: gdap_halo_create, gdap_halo_destroy, gdap_halo_stats_get, gdap_halo_exchange
   public :: gdap_save_zarr, gdap_load_zarr, gdap_zarr_shape
+  public :: gdap_save_dnpy, gdap_load_dnpy
   public :: gdap_gemm_create, gdap_gemm_destroy, gdap_gemm_stats_get, gdap_gemm_execute
   public :: gdap_array_create_shm, gdap_ipc_export, gdap_ipc_open
   ! Fortran conveniences (no C counterpart)
@@ -747,6 +748,24 @@ module gdap
       type(c_ptr), value :: a, b
       real(c_double), value :: beta
       type(c_ptr), value :: c
+      integer(c_int) :: s
+    end function
+    ! --- .dnpy files, DistArray's per-rank format (prefix NUL-terminated: trim(prefix)//c_null_char;
+    !     each rank's file is <prefix>_<rank>.dnpy) ---
+    function gdap_save_dnpy(comm, section, prefix) bind(C, name='gdap_save_dnpy') result(s)
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: comm, section
+      character(kind=c_char), intent(in) :: prefix(*)
+      integer(c_int) :: s
+    end function
+    !> out: a new C-contiguous section (C order: a Fortran array of the reversed shape), destroyed
+    !> with gdap_array_destroy.
+    function gdap_load_dnpy(comm, out, prefix, device) bind(C, name='gdap_load_dnpy') result(s)
+      import :: c_int, c_ptr, c_char, gdap_device
+      type(c_ptr), value :: comm
+      type(c_ptr), intent(inout) :: out
+      character(kind=c_char), intent(in) :: prefix(*)
+      type(gdap_device), value :: device
       integer(c_int) :: s
     end function
     ! --- Zarr v3 stores (paths NUL-terminated: trim(path)//c_null_char) ---

@@ -828,6 +828,8 @@ GDAP_WITHOUT_GIL(gdap_allreduce)
 GDAP_WITHOUT_GIL(gdap_halo_exchange)
 GDAP_WITHOUT_GIL(gdap_save_zarr)
 GDAP_WITHOUT_GIL(gdap_load_zarr)
+GDAP_WITHOUT_GIL(gdap_save_dnpy)
+GDAP_WITHOUT_GIL(gdap_load_dnpy)
 
 /* ---- distributed GEMM ---------------------------------------------------------------------- */
 /* gdap_gemm handles like plans; gdap_gemm_options from None (defaults) or a pair (mode,

@@ -745,6 +745,39 @@ GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo
 GDAP_API gdap_status gdap_halo_exchange(gdap_comm* comm, const gdap_halo* halo, gdap_array* local);
 
 /* ---------------------------------------------------------------------------------------------
+ * .dnpy files: DistArray's per-rank format, one `<prefix>_<rank>.dnpy` per rank holding
+ * that rank's __version__, dim_data and local buffer (padding included). See docs/dnpy.md.
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * Collective: every rank writes its own section (dim_data, protocol version and every element,
+ * padding included, in C order) to `<prefix>_<rank>.dnpy`, byte for byte as DistArray 0.6 writes
+ * it, through a temporary file renamed into place (an existing file is replaced, as DistArray and
+ * numpy.save do). Unstructured indices are written as a list. Device sections are copied through
+ * pinned host memory once the communicator's stream has reached this call; returns when the file
+ * is written. Dtypes: bool, int8-64, uint8-64, float16/32/64, complex64/128 (GDAP_ERR_UNSUPPORTED
+ * otherwise). GDAP_ERR_INVALID_ARGUMENT when the header would pass the format's 65535 bytes;
+ * GDAP_ERR_IO naming the file and the system's reason. Errors are agreed: every rank returns one
+ * (the others GDAP_ERR_REMOTE naming the failing rank). `prefix` and `section` are borrowed.
+ */
+GDAP_API gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array* section, const char* prefix);
+
+/**
+ * Collective: every rank reads `<prefix>_<rank>.dnpy` (written by gdap, DistArray or any writer of
+ * the format) into a new C-contiguous section on `device` (host; or, in a CUDA build, device
+ * memory staged through pinned host memory, pinned or managed memory), with the file's dim_data,
+ * dtype and protocol version. The file is parsed without evaluating anything: malformed files give
+ * GDAP_ERR_IO naming the file, the byte offset and the key (bad magic, truncation, a header length
+ * past the end, an unknown or missing key, bytes after the payload); a payload dtype gdap does not
+ * hold or a big-endian one GDAP_ERR_UNSUPPORTED naming the descr; dim_data that breaks the protocol
+ * or does not match the payload's shape GDAP_ERR_PROTOCOL; a file whose grid coordinates are
+ * another rank's, or whose grid is not the communicator's size, GDAP_ERR_INVALID_ARGUMENT. `*out`
+ * is set only when every rank read its file; the caller destroys it with gdap_array_destroy.
+ * Returns when the data is in place. `prefix` is borrowed.
+ */
+GDAP_API gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out, const char* prefix, gdap_device device);
+
+/* ---------------------------------------------------------------------------------------------
  * Zarr v3 stores: collective save and load of a distributed array, each rank reading or writing
  * only the chunks it needs. See docs/io.md ("Zarr v3").
  * ------------------------------------------------------------------------------------------- */

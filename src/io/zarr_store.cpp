@@ -28,6 +28,33 @@ namespace {
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
+// IEEE binary16 bits of a double, rounded to nearest even, overflow to infinity, NaN kept quiet.
+// Portable: clang before 15 has no _Float16 on x86.
+uint16_t half_bits(double d) {
+  uint64_t b = 0;
+  std::memcpy(&b, &d, 8);
+  const auto sign = static_cast<uint16_t>((b >> 48) & 0x8000);
+  const int exp = static_cast<int>((b >> 52) & 0x7ff);
+  uint64_t mant = b & ((uint64_t{1} << 52) - 1);
+  if (exp == 0x7ff) return static_cast<uint16_t>(sign | 0x7c00 | (mant != 0 ? 0x200 : 0));
+  if (exp == 0) return sign;  // a double subnormal is far below half's smallest subnormal
+  const int e = exp - 1023 + 15;  // the biased half exponent
+  if (e >= 31) return static_cast<uint16_t>(sign | 0x7c00);
+  mant |= uint64_t{1} << 52;
+  const int shift = e >= 1 ? 42 : 42 + (1 - e);  // significand bits dropped
+  if (shift > 53) return sign;  // below half the smallest subnormal: rounds to zero
+  uint64_t kept = mant >> shift;
+  const uint64_t rest = mant & ((uint64_t{1} << shift) - 1), halfway = uint64_t{1} << (shift - 1);
+  if (rest > halfway || (rest == halfway && (kept & 1) != 0)) ++kept;
+  if (e < 1) return static_cast<uint16_t>(sign | kept);  // subnormal (2^10 after rounding: the smallest normal)
+  int exp_h = e;
+  if ((kept >> 11) != 0) {
+    kept >>= 1;
+    if (++exp_h >= 31) return static_cast<uint16_t>(sign | 0x7c00);
+  }
+  return static_cast<uint16_t>(sign | (exp_h << 10) | (kept & 0x3ff));
+}
+
 constexpr int64_t kMaxChunkBytes = int64_t{1} << 34;  // 16 GiB: beyond any sane chunk
 constexpr int64_t kMaxMetaBytes = int64_t{1} << 24;    // 16 MiB of zarr.json
 
@@ -87,7 +114,7 @@ std::vector<unsigned char> parse_fill(const json& v, const ZarrMeta& meta, const
       const float f = static_cast<float>(d);
       std::memcpy(out.data() + at, &f, 4);
     } else {
-      const _Float16 h = static_cast<_Float16>(d);
+      const uint16_t h = half_bits(d);
       std::memcpy(out.data() + at, &h, 2);
     }
   };

@@ -26,6 +26,7 @@ program test_fortran
   call mpi_needs_mpi()
   call root_and_replicated_layouts()
   call group_of_one_saves_and_loads_zarr()
+  call group_of_one_saves_and_loads_dnpy()
 
   print '(a,i0,a,i0,a)', 'fortran binding: ', passed, ' passed, ', failed, ' failed'
   if (failed > 0) error stop 1
@@ -315,6 +316,17 @@ contains
     call check(gdap_comm_destroy(comms(1)) == GDAP_SUCCESS, 'destroy the communicator')
   end subroutine group_of_one_exchanges_a_periodic_halo
 
+  ! One undistributed block dictionary per dimension (a group of one rank holds everything).
+  subroutine whole_blocks(dims, extent)
+    type(gdap_dim), intent(inout) :: dims(:)
+    integer(c_int64_t), intent(in) :: extent(:)
+    integer :: i
+    do i = 1, size(dims)
+      call check(gdap_dim_set_block(dims(i), extent(i), 1_c_int64_t, 0_c_int64_t, 0_c_int64_t, extent(i)) &
+                 == GDAP_SUCCESS, 'block dictionary')
+    end do
+  end subroutine whole_blocks
+
   ! A Fortran array a(6, 4) (C order 4 x 6) saved as a Zarr store and loaded into another array.
   subroutine group_of_one_saves_and_loads_zarr()
     type(c_ptr) :: comms(1), map, src, dst
@@ -326,10 +338,7 @@ contains
     real(c_double), target :: a(6, 4), b(6, 4)
     character(len=*), parameter :: path = 'fortran_test.zarr'
     call check(gdap_comm_create_group(comms, 1_c_int64_t) == GDAP_SUCCESS, 'group of one rank (zarr)')
-    do i = 1, 2
-      call check(gdap_dim_set_block(dims(i), extent(i), 1_c_int64_t, 0_c_int64_t, 0_c_int64_t, extent(i)) &
-                 == GDAP_SUCCESS, 'block dictionary (zarr)')
-    end do
+    call whole_blocks(dims, extent)
     call check(gdap_map_create_collective(map, comms(1), 2_c_int64_t, dims) == GDAP_SUCCESS, 'map (zarr)')
     a = reshape([(real(i, c_double), i = 1, 24)], [6, 4])
     b = -1
@@ -349,6 +358,34 @@ contains
     call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy the map (zarr)')
     call check(gdap_comm_destroy(comms(1)) == GDAP_SUCCESS, 'destroy the communicator (zarr)')
   end subroutine group_of_one_saves_and_loads_zarr
+
+  ! A Fortran array a(6, 4) (C order 4 x 6) saved as DistArray's .dnpy and loaded into a new section.
+  subroutine group_of_one_saves_and_loads_dnpy()
+    type(c_ptr) :: comms(1), src, dst, data
+    type(gdap_dim) :: dims(2)
+    integer(c_int64_t) :: i
+    integer(c_int64_t), parameter :: extent(2) = [4, 6]
+    real(c_double), target :: a(6, 4)
+    real(c_double), pointer :: b(:, :)
+    character(len=*), parameter :: prefix = 'fortran_test'
+    call check(gdap_comm_create_group(comms, 1_c_int64_t) == GDAP_SUCCESS, 'group of one rank (dnpy)')
+    call whole_blocks(dims, extent)
+    a = reshape([(real(i, c_double), i = 1, 24)], [6, 4])
+    call check(gdap_array_wrap_fortran(src, c_loc(a), f64, dims) == GDAP_SUCCESS, 'wrap the source (dnpy)')
+    call check(gdap_save_dnpy(comms(1), src, prefix//c_null_char) == GDAP_SUCCESS, 'gdap_save_dnpy: '//gdap_error_message())
+    dst = c_null_ptr
+    call check(gdap_load_dnpy(comms(1), dst, prefix//c_null_char, gdap_device(GDAP_DEVICE_CPU, 0)) == GDAP_SUCCESS, &
+               'gdap_load_dnpy: '//gdap_error_message())
+    call check(gdap_array_data(data, dst) == GDAP_SUCCESS, 'data of the loaded section')
+    call c_f_pointer(data, b, [6, 4])
+    call check(all(b == a), 'every element came back (dnpy)')
+    call check(gdap_array_destroy(dst) == GDAP_SUCCESS, 'destroy the loaded section (dnpy)')
+    call check(gdap_load_dnpy(comms(1), dst, 'no_such'//c_null_char, gdap_device(GDAP_DEVICE_CPU, 0)) == GDAP_ERR_IO, &
+               'a missing .dnpy file')
+    call check(index(gdap_error_message(), 'no_such_0.dnpy') > 0, 'the error names the file (dnpy)')
+    call check(gdap_array_destroy(src) == GDAP_SUCCESS, 'destroy the source (dnpy)')
+    call check(gdap_comm_destroy(comms(1)) == GDAP_SUCCESS, 'destroy the communicator (dnpy)')
+  end subroutine group_of_one_saves_and_loads_dnpy
 
   ! Two ranks as two OpenMP threads, each with its own communicator: blocks -> cyclic. Without
   ! OpenMP there is one thread, which would wait for its peer until the timeout: skipped.

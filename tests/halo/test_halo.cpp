@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/group.hpp"
+
 #include <functional>
 #include <map>
 #include <thread>
@@ -17,26 +19,8 @@ namespace {
 
 namespace ht = halo_test;
 
-class Group {
- public:
-  explicit Group(int64_t n) : comms_(static_cast<size_t>(n), nullptr) {
-    EXPECT_EQ(gdap_comm_create_group(comms_.data(), n), GDAP_SUCCESS) << gdap_last_error();
-    for (gdap_comm* c : comms_) gdap_comm_set_timeout(c, 20);
-  }
-  ~Group() {
-    for (gdap_comm* c : comms_) gdap_comm_destroy(c);
-  }
-  gdap_comm* operator[](int64_t rank) const { return comms_[static_cast<size_t>(rank)]; }
-
- private:
-  std::vector<gdap_comm*> comms_;
-};
-
-void on_threads(int64_t n, const std::function<void(int64_t)>& body) {
-  std::vector<std::thread> threads;
-  for (int64_t r = 0; r < n; ++r) threads.emplace_back(body, r);
-  for (std::thread& t : threads) t.join();
-}
+using gdap_test::Group;
+using gdap_test::on_threads;
 
 // A case's map, per-rank halos and painted sections wrapped as arrays.
 struct Exchange {

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/group.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -23,31 +25,10 @@ namespace rt = redist_test;
 using rt::contains;
 using rt::Layout;
 
-// One in-process group's communicators, destroyed with it. The timeout turns a hang caused by a
-// library bug into a failure long before ctest's own limit.
-class Group {
- public:
-  explicit Group(int64_t n, double timeout = 20) : comms_(static_cast<size_t>(n), nullptr) {
-    EXPECT_EQ(gdap_comm_create_group(comms_.data(), n), GDAP_SUCCESS) << gdap_last_error();
-    for (gdap_comm* c : comms_) gdap_comm_set_timeout(c, timeout);
-  }
-  ~Group() {
-    for (gdap_comm* c : comms_) gdap_comm_destroy(c);
-  }
-  Group(const Group&) = delete;
-  Group& operator=(const Group&) = delete;
-  gdap_comm* operator[](int64_t rank) const { return comms_[static_cast<size_t>(rank)]; }
-
- private:
-  std::vector<gdap_comm*> comms_;
-};
-
-// Runs body(rank) on one thread per rank and waits for all of them.
-void on_threads(int64_t n, const std::function<void(int64_t)>& body) {
-  std::vector<std::thread> threads;
-  for (int64_t r = 0; r < n; ++r) threads.emplace_back(body, r);
-  for (std::thread& t : threads) t.join();
-}
+// support/group.hpp: the timeout turns a hang caused by a library bug into a failure long before
+// ctest's own limit.
+using gdap_test::Group;
+using gdap_test::on_threads;
 
 void expect_clean(const std::vector<rt::Report>& reports) {
   for (size_t r = 0; r < reports.size(); ++r) {

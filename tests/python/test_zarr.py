@@ -94,6 +94,20 @@ def test_zarr_python_writes_gdap_loads_any_distribution(tmp_path, endian):
             assert (section == want[rows][:, cols]).all(), (r, section)
 
 
+@pytest.mark.parametrize("fill", [0.1, -65519.0, 1e-7, 70000.0])
+def test_float16_fill_value_rounds_as_numpy(tmp_path, fill):
+    """Absent chunks of a float16 array read as its fill value, rounded to binary16 as NumPy does
+    (nearest even, overflow to infinity, subnormals), with gdap's own conversion."""
+    path = str(tmp_path / "h.zarr")
+    z = zarr.create_array(path, shape=(4,), chunks=(2,), dtype=np.float16, fill_value=fill)
+    z[:2] = np.array([1, 2], dtype=np.float16)
+    gmap = gdap.GlobalMap([[_whole(4)]])
+    got = run(1, lambda comm: np.asarray(gdap.load_zarr(comm, gmap, path)).copy())[0]
+    with np.errstate(over="ignore"):
+        want = np.array([1, 2, fill, fill]).astype(np.float16)
+    assert got.tobytes() == want.tobytes(), (got, want)
+
+
 def _owns(dim, g):
     if dim["dist_type"] == "b":
         return dim["start"] <= g < dim["stop"]

@@ -20,6 +20,7 @@ array elements.
   Halo, halo_exchange   one rank's part of a halo exchange and its collective execution
   Gemm, gemm        distributed C = alpha * A * B + beta * C (SUMMA; BLAS / cuBLAS)
   from_cupyx, to_cupyx  a cupyx.distributed.array DistributedArray as a map and sections, and back
+  save_dnpy, load_dnpy   DistArray's per-rank .dnpy files, one per rank
   empty_shm, ipc_export, ipc_open   share a section with another process of the node (bytes handle)
   Error, ProtocolError, VersionError, ...   one exception class per gdap_status
 
@@ -40,6 +41,7 @@ from ._halo import Halo, halo_exchange
 from ._gemm import Gemm, gemm
 from ._cupyx import from_cupyx, to_cupyx
 from ._zarr import load_zarr, save_zarr, zarr_shape
+from ._dnpy import load_dnpy, save_dnpy
 from ._ipc import IPC_HANDLE_SIZE, IPC_MAX_NDIM, empty_shm, ipc_export, ipc_open
 
 __version__ = _gdap_c.gdap_version_string()
@@ -62,7 +64,7 @@ __all__ = [
     "LocalArray", "GlobalMap", "from_distarray", "from_dlpack", "empty", "wrap", "validate",
     "protocol_version_check", "library_version", "PROTOCOL_VERSION",
     "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "redistribute", "gather", "scatter", "allgather", "broadcast", "allreduce", "Halo", "halo_exchange", "Gemm", "gemm", "from_cupyx", "to_cupyx",
-    "save_zarr", "load_zarr", "zarr_shape",
+    "save_zarr", "load_zarr", "zarr_shape", "save_dnpy", "load_dnpy",
     "empty_shm", "ipc_export", "ipc_open", "IPC_HANDLE_SIZE", "IPC_MAX_NDIM",
     "dim_owned_count", "dim_local_extent", "dim_global_to_local", "dim_local_to_global", "dim_runs",
     "Error", "InvalidArgumentError", "ProtocolError", "VersionError", "SizeOverflowError", "OutOfRangeError",

@@ -22,6 +22,7 @@ export local_view, distarray, cuda_pointer, owner, destroy!
 export Comm, Plan, PlanStats, group, comm_rank, comm_size, barrier, stats, redistribute!, allreduce!
 export Halo, HaloOptions, HaloStats, halo_exchange!
 export ZarrOptions, save_zarr, load_zarr!, zarr_shape
+export save_dnpy, load_dnpy
 export Gemm, GemmOptions, GemmStats, gemm!, GEMM_EXACT, GEMM_TF32, GEMM_BF16
 export IPC_HANDLE_SIZE, shm_array, ipc_export, ipc_open
 
@@ -757,6 +758,26 @@ function zarr_shape(path::AbstractString)
         GC.@preserve shape check(gdap_zarr_shape(path, ndim, pointer(shape), length(shape), dtype))
     end
     return Tuple(shape), dtype[]
+end
+
+gdap_save_dnpy(comm::Ptr{Cvoid}, section::Ptr{Cvoid}, prefix::AbstractString) =
+    ccall((:gdap_save_dnpy, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Cstring), comm, section, prefix)
+gdap_load_dnpy(comm::Ptr{Cvoid}, out::Ref{Ptr{Cvoid}}, prefix::AbstractString, device::Device) =
+    ccall((:gdap_load_dnpy, libgdap), Cint, (Ptr{Cvoid}, Ref{Ptr{Cvoid}}, Cstring, Device), comm, out, prefix, device)
+
+"""Collective: every rank writes its section `a` (dim_data, protocol version and every element,
+padding included) to `<prefix>_<rank>.dnpy`, DistArray's per-rank file format."""
+function save_dnpy(a::DAPArray, c::Comm, prefix::AbstractString)
+    check(gdap_save_dnpy(c.handle, a.handle, prefix))
+    return nothing
+end
+
+"""Collective: every rank reads `<prefix>_<rank>.dnpy` (written by gdap or DistArray) into a new
+C-contiguous `DAPArray` on `device`, with the file's dim_data, dtype and protocol version."""
+function load_dnpy(c::Comm, prefix::AbstractString; device::Device=CPU)
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(gdap_load_dnpy(c.handle, out, prefix, device))
+    return adopt(out[], nothing)
 end
 
 """One rank's part of a halo exchange of element type `T` on map `map`: `corners=false` for faces

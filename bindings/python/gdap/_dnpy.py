@@ -1,0 +1,44 @@
+""".dnpy files: DistArray's per-rank save format (gdap_save_dnpy, gdap_load_dnpy). Each rank writes
+or reads its own `<prefix>_<rank>.dnpy` (its __version__, dim_data and local buffer, padding
+included), byte for byte as DistArray 0.6's localapi.save_dnpy / load_dnpy write and read them."""
+from collections.abc import Mapping
+
+from . import _gdap_c as _c
+from ._local import LocalArray, device_to_c, from_distarray
+
+
+def save_dnpy(comm, section, prefix):
+    """Collective: every rank writes its section (a LocalArray or a __distarray__ producer /
+    distbuffer dict) to `<prefix>_<rank>.dnpy`, replacing a file already there. The section is
+    only read; device sections are staged through pinned host memory. If any rank fails, every
+    rank raises (the others RemoteError naming it)."""
+    # A section this rank cannot use still makes the collective call (with none), so that the
+    # other ranks fail at once with RemoteError naming this one instead of waiting for it.
+    local, made_here, failure = section, False, None
+    try:
+        if not isinstance(section, LocalArray):
+            if not (hasattr(section, "__distarray__") or isinstance(section, Mapping)):
+                raise TypeError("save_dnpy: section must be a LocalArray, a __distarray__ producer or a distbuffer "
+                                "dict, not %s (a plain array has no dim_data: gdap.from_dlpack(array, dim_data) first)"
+                                % type(section).__name__)
+            local, made_here = from_distarray(section), True
+    except Exception as e:
+        local, failure = None, e
+    try:
+        _c.gdap_save_dnpy(comm._h(), local._h() if local is not None else None, str(prefix))
+    except Exception:
+        if failure is None:
+            raise
+    finally:
+        if made_here:
+            local.close()
+    if failure is not None:
+        raise failure
+
+
+def load_dnpy(comm, prefix, device="cpu"):
+    """Collective: every rank reads `<prefix>_<rank>.dnpy` (written by gdap, DistArray or any
+    writer of the format) into a new C-contiguous LocalArray on `device`, with the file's
+    dim_data, dtype and protocol version. Malformed files raise FileIOError naming the file, the
+    byte offset and the key; nothing is returned unless every rank read its file."""
+    return LocalArray(_c.gdap_load_dnpy(comm._h(), str(prefix), device_to_c(device)))

@@ -1,0 +1,278 @@
+// gdap_save_dnpy and gdap_load_dnpy (gdap.h, ".dnpy files"): each rank writes or reads its own
+// `<prefix>_<rank>.dnpy`, the per-rank format of DistArray. Host sections are written straight from
+// (or read straight into) their memory when C-contiguous; device sections are staged through
+// pinned host memory, one copy each way. Errors are agreed over the communicator, so that every
+// rank fails together and nothing is handed out unless every rank read its file.
+#include "io/dnpy_format.hpp"
+
+#include "array/array.hpp"
+#include "array/device_memory.hpp"
+#include "comm/comm.hpp"
+#include "core/checked.hpp"
+#include "core/error.hpp"
+#include "move/device.hpp"
+#include "move/redistribute.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gdap::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string file_of(const char* prefix, int64_t rank) {
+  require(prefix, "prefix");
+  if (*prefix == '\0') fail(GDAP_ERR_INVALID_ARGUMENT, "prefix is empty");
+  return fmt::format("{}_{}.dnpy", prefix, rank);
+}
+
+// A FILE* closed with its scope.
+struct File {
+  std::FILE* f = nullptr;
+  File(const std::string& path, const char* mode) : f(std::fopen(path.c_str(), mode)) {
+    if (f == nullptr) fail(GDAP_ERR_IO, "{}: cannot open: {}", path, std::strerror(errno));
+  }
+  ~File() {
+    if (f != nullptr) std::fclose(f);
+  }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+};
+
+void write_all(std::FILE* f, const void* data, int64_t bytes, const std::string& path) {
+  if (bytes > 0 && std::fwrite(data, 1, static_cast<size_t>(bytes), f) != static_cast<size_t>(bytes)) {
+    fail(GDAP_ERR_IO, "{}: write failed: {}", path, std::strerror(errno));
+  }
+}
+
+void read_all(std::FILE* f, void* data, int64_t bytes, int64_t at, const std::string& path) {
+  if (bytes > 0 && std::fread(data, 1, static_cast<size_t>(bytes), f) != static_cast<size_t>(bytes)) {
+    fail(GDAP_ERR_IO, "{}: reading {} bytes at byte {} failed (the file changed while being read?)", path, bytes, at);
+  }
+}
+
+// Visits every element of a strided N-d view in C order: f(byte offset from element (0, ..., 0)).
+template <typename F>
+void for_each_element(const std::vector<int64_t>& shape, const std::vector<int64_t>& byte_strides, F&& f) {
+  for (int64_t n : shape) {
+    if (n == 0) return;
+  }
+  const size_t nd = shape.size();
+  std::vector<int64_t> index(nd, 0);
+  int64_t offset = 0;
+  for (;;) {
+    f(offset);
+    size_t a = nd;
+    while (a > 0) {
+      --a;
+      if (++index[a] < shape[a]) {
+        offset += byte_strides[a];
+        break;
+      }
+      offset -= (shape[a] - 1) * byte_strides[a];
+      index[a] = 0;
+      if (a == 0) return;
+    }
+    if (nd == 0) return;
+  }
+}
+
+std::vector<int64_t> byte_strides(const gdap_array& a) {
+  const int64_t item = a.section.dtype.bits / 8;
+  std::vector<int64_t> s;
+  for (int64_t e : a.section.strides) s.push_back(checked_mul(e, item, "stride"));
+  return s;
+}
+
+bool c_contiguous(const gdap_array& a) {
+  int64_t want = 1;
+  for (size_t i = a.section.shape.size(); i-- > 0;) {
+    if (a.section.shape[i] != 1 && a.section.strides[i] != want) return false;
+    want *= a.section.shape[i];
+  }
+  return true;
+}
+
+int64_t element_count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t e : shape) n = checked_mul(n, e, "element count");
+  return n;
+}
+
+// [lo, hi): the bytes a section's elements cover, relative to element (0, ..., 0).
+std::pair<int64_t, int64_t> span_of(const gdap_array& a) {
+  const int64_t item = a.section.dtype.bits / 8;
+  int64_t lo = 0, hi = item;
+  const std::vector<int64_t> s = byte_strides(a);
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (a.section.shape[i] == 0) return {0, 0};
+    const int64_t reach = checked_mul(a.section.shape[i] - 1, s[i], "span");
+    (reach < 0 ? lo : hi) += reach;
+  }
+  return {lo, hi};
+}
+
+// Pinned host memory on the section's device, freed with its scope.
+struct Pinned {
+  Allocation memory;
+  Pinned(const gdap_array& a, int64_t bytes) : memory(allocate(gdap_device{GDAP_DEVICE_CUDA_HOST, a.section.device.id}, bytes)) {}
+  ~Pinned() {
+    if (memory.release) memory.release();
+  }
+  Pinned(const Pinned&) = delete;
+  Pinned& operator=(const Pinned&) = delete;
+};
+
+void save(gdap_comm& comm, const gdap_array& a, const std::string& path) {
+  const std::string heads = dnpy_heads(a.version, a.dims, a.section.dtype, a.section.shape);
+  const int64_t item = a.section.dtype.bits / 8;
+  const int64_t bytes = checked_mul(element_count(a.section.shape), item, "payload size");
+  // The elements as C-ordered bytes: the section itself, or a packed copy.
+  const char* origin = static_cast<const char*>(a.data());
+  std::unique_ptr<Pinned> staged;
+  if (move::memory_of(&a) == move::Memory::device) {
+    move::synchronize_stream(comm.stream);  // queued writes to the section first
+    const auto [lo, hi] = span_of(a);
+    staged = std::make_unique<Pinned>(a, hi - lo);
+    if (hi > lo) move::copy_bytes(staged->memory.data, origin + lo, hi - lo);
+    origin = static_cast<const char*>(staged->memory.data) - lo;
+  } else if (a.section.device.type != GDAP_DEVICE_CPU) {
+    move::synchronize_stream(comm.stream);  // pinned or managed memory the device may still write
+  }
+  std::vector<char> packed;
+  const char* payload = origin;
+  if (!c_contiguous(a)) {
+    packed.resize(static_cast<size_t>(bytes));
+    char* out = packed.data();
+    for_each_element(a.section.shape, byte_strides(a), [&](int64_t off) {
+      std::memcpy(out, origin + off, static_cast<size_t>(item));
+      out += item;
+    });
+    payload = packed.data();
+  }
+  const std::string tmp = fmt::format("{}.tmp{}", path, comm.rank);
+  {
+    File f(tmp, "wb");
+    write_all(f.f, heads.data(), static_cast<int64_t>(heads.size()), tmp);
+    write_all(f.f, payload, bytes, tmp);
+    if (std::fflush(f.f) != 0) fail(GDAP_ERR_IO, "{}: write failed: {}", tmp, std::strerror(errno));
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    fail(GDAP_ERR_IO, "{}: cannot move the written file into place: {}", path, ec.message());
+  }
+}
+
+// The grid coordinates in dim_data must be this rank's (C order over the grid, as MPI_Cart_create).
+void check_rank(const DnpyHeader& h, const gdap_comm& comm, const std::string& path) {
+  int64_t grid = 1, rank = 0;
+  std::vector<int64_t> coords;
+  for (int64_t i = 0; i < h.dims.ndim(); ++i) {
+    grid = checked_mul(grid, h.dims[i].proc_grid_size, "process grid size");
+    rank = rank * h.dims[i].proc_grid_size + h.dims[i].proc_grid_rank;
+    coords.push_back(h.dims[i].proc_grid_rank);
+  }
+  if (h.dims.ndim() > 0 && grid != comm.size) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "{}: dim_data's process grid has {} ranks, the communicator {}", path, grid, comm.size);
+  }
+  if (h.dims.ndim() > 0 && rank != comm.rank) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "{}: dim_data's grid coordinates ({}) are rank {}'s, not rank {}'s", path,
+         fmt::join(coords, ", "), rank, comm.rank);
+  }
+}
+
+struct ArrayOwner {
+  gdap_array* array = nullptr;
+  ~ArrayOwner() { gdap_array_destroy(array); }
+};
+
+void load(gdap_comm& comm, gdap_device device, const std::string& path, ArrayOwner& made) {
+  std::error_code ec;
+  const auto size = static_cast<int64_t>(fs::file_size(path, ec));
+  if (ec) fail(GDAP_ERR_IO, "{}: cannot read: {}", path, ec.message());
+  File f(path, "rb");
+  std::vector<unsigned char> head(static_cast<size_t>(std::min(size, kMaxDnpyHeads)));
+  read_all(f.f, head.data(), static_cast<int64_t>(head.size()), 0, path);
+  const DnpyHeader h = parse_dnpy(head, size, path);
+  check_rank(h, comm, path);
+  const gdap_status s = gdap_array_create(&made.array, h.dtype, device, h.dims.data(), h.dims.ndim());
+  if (s != GDAP_SUCCESS) throw Error(s, fmt::format("{}: {}", path, gdap_last_error()));
+  gdap_array& a = *made.array;
+  a.version = h.version;
+  if (h.payload_bytes == 0) return;
+  // The payload, as the file holds it, in host memory the array's own (C order on the host) or a staging buffer.
+  const bool host = move::memory_of(&a) == move::Memory::host;
+  std::unique_ptr<Pinned> staged;
+  char* raw = static_cast<char*>(a.data());
+  std::vector<char> fortran;
+  if (!host) {
+    staged = std::make_unique<Pinned>(a, h.payload_bytes);
+    raw = static_cast<char*>(staged->memory.data);
+  }
+  char* target = raw;
+  if (h.fortran_order && h.shape.size() > 1) {
+    fortran.resize(static_cast<size_t>(h.payload_bytes));
+    raw = fortran.data();
+  }
+  if (std::fseek(f.f, static_cast<long>(h.payload_offset), SEEK_SET) != 0) {
+    fail(GDAP_ERR_IO, "{}: cannot seek to the payload at byte {}", path, h.payload_offset);
+  }
+  read_all(f.f, raw, h.payload_bytes, h.payload_offset, path);
+  if (raw != target) {  // Fortran order: element (i0, i1, ...) at sum(i_k * prod(shape[<k])) to C order
+    const int64_t item = h.dtype.bits / 8;
+    std::vector<int64_t> strides;
+    int64_t step = item;
+    for (int64_t e : h.shape) {
+      strides.push_back(step);
+      step *= e;
+    }
+    char* out = target;
+    for_each_element(h.shape, strides, [&](int64_t off) {
+      std::memcpy(out, raw + off, static_cast<size_t>(item));
+      out += item;
+    });
+  }
+  if (!host) {
+    move::copy_bytes(a.data(), target, h.payload_bytes);
+  }
+}
+
+}  // namespace
+}  // namespace gdap::io
+
+extern "C" GDAP_API gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array* section, const char* prefix) {
+  return gdap::guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    gdap::agree(c, [&] {
+      gdap::require(section, "section");
+      const std::string path = gdap::io::file_of(prefix, c.rank);
+      if (gdap::move::memory_of(section) == gdap::move::Memory::none) {
+        gdap::fail(GDAP_ERR_UNSUPPORTED, "the section's memory (device type {}) cannot be read by gdap", section->section.device.type);
+      }
+      gdap::io::save(c, *section, path);
+    });
+  });
+}
+
+extern "C" GDAP_API gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out, const char* prefix, gdap_device device) {
+  return gdap::guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    gdap::io::ArrayOwner made;
+    gdap::agree(c, [&] {
+      gdap::require(out, "out");
+      gdap::io::load(c, device, gdap::io::file_of(prefix, c.rank), made);
+    });
+    *out = made.array;
+    made.array = nullptr;
+  });
+}

@@ -1,0 +1,473 @@
+// gdap_save_dnpy and gdap_load_dnpy through the in-process group (one thread per rank): a table of
+// layouts (every distribution type, padding, periodic, 2-d grids, 0-d, empty sections, strided
+// sources, every dtype) saved and loaded back, bytes and dictionaries compared; the exact bytes
+// DistArray 0.6 writes for a known case; a Fortran-ordered payload; and malformed files, each
+// refused with an error naming the file, the offset or key, and leaving *out untouched.
+#include <gdap/gdap.h>
+
+#include <gtest/gtest.h>
+
+#include "support/group.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using gdap_test::Group;
+using gdap_test::on_threads;
+
+std::string prefix_for(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("gdap_dnpy_test_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  return (dir / name).string();
+}
+
+// A layout: per rank, its dictionaries (indices kept alive by the case).
+struct Layout {
+  std::string name;
+  int64_t nranks;
+  std::function<std::vector<gdap_dim>(int64_t rank)> dims;
+};
+
+gdap_dim block(int64_t size, int64_t P, int64_t r, int64_t start, int64_t stop) {
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_block(&d, size, P, r, start, stop);
+  return d;
+}
+gdap_dim cyclic(int64_t size, int64_t P, int64_t r, int64_t bs) {
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_cyclic(&d, size, P, r, r * (bs == 0 ? 1 : bs), bs);
+  return d;
+}
+
+const std::vector<std::vector<int64_t>> kIndices = {{4, 0, 7}, {1, 6, 2, 5}, {3}};
+
+std::vector<Layout> layouts() {
+  return {
+      {"block irregular", 3, [](int64_t r) { const int64_t cut[] = {0, 2, 7, 10}; return std::vector{block(10, 3, r, cut[r], cut[r + 1])}; }},
+      {"block padded periodic", 2, [](int64_t r) {
+         gdap_dim d = block(8, 2, r, r == 0 ? 0 : 3, r == 0 ? 5 : 8);  // one halo element each side inside
+         gdap_dim_set_padding(&d, r == 0 ? 0 : 1, r == 0 ? 1 : 0);
+         gdap_dim_set_periodic(&d, 1);
+         return std::vector{d};
+       }},
+      {"cyclic", 3, [](int64_t r) { return std::vector{cyclic(10, 3, r, 0)}; }},
+      {"block-cyclic", 2, [](int64_t r) { return std::vector{cyclic(11, 2, r, 3)}; }},
+      {"unstructured", 3, [](int64_t r) {
+         gdap_dim d = GDAP_DIM_INIT;
+         const auto& ix = kIndices[static_cast<size_t>(r)];
+         gdap_dim_set_unstructured(&d, 8, 3, r, ix.data(), static_cast<int64_t>(ix.size()), r == 1 ? 1 : -1);
+         return std::vector{d};
+       }},
+      {"2-d block x cyclic", 4, [](int64_t r) { return std::vector{block(6, 2, r / 2, 3 * (r / 2), 3 * (r / 2) + 3), cyclic(5, 2, r % 2, 2)}; }},
+      {"3-d with undistributed", 2, [](int64_t r) {
+         gdap_dim u = GDAP_DIM_INIT;
+         gdap_dim_set_undistributed(&u, 3);
+         return std::vector{u, block(4, 2, r, 2 * r, 2 * r + 2), cyclic(3, 1, 0, 0)};
+       }},
+      {"empty sections", 2, [](int64_t r) { return std::vector{block(3, 2, r, r == 0 ? 0 : 3, 3), cyclic(0, 1, 0, 0)}; }},
+      {"0-d scalar", 1, [](int64_t) { return std::vector<gdap_dim>{}; }},
+  };
+}
+
+const gdap_dtype kF64{GDAP_DTYPE_FLOAT, 64, 1};
+const gdap_device kHost{GDAP_DEVICE_CPU, 0};
+
+std::vector<unsigned char> bytes_of(const gdap_array* a) {
+  int64_t nd = 0;
+  gdap_array_ndim(&nd, a);
+  std::vector<int64_t> shape(static_cast<size_t>(nd)), strides(static_cast<size_t>(nd));
+  gdap_array_shape(shape.data(), a);
+  gdap_array_strides(strides.data(), a);
+  gdap_dtype t{};
+  gdap_array_dtype(&t, a);
+  void* data = nullptr;
+  gdap_array_data(&data, a);
+  const int64_t item = t.bits / 8;
+  std::vector<unsigned char> out;
+  std::vector<int64_t> index(static_cast<size_t>(nd), 0);
+  for (int64_t e : shape) {
+    if (e == 0) return out;
+  }
+  for (;;) {  // C order over the shape, through the strides
+    int64_t off = 0;
+    for (size_t i = 0; i < index.size(); ++i) off += index[i] * strides[i] * item;
+    const auto* p = static_cast<const unsigned char*>(data) + off;
+    out.insert(out.end(), p, p + item);
+    size_t a2 = index.size();
+    while (a2 > 0 && ++index[a2 - 1] == shape[a2 - 1]) index[--a2] = 0;
+    if (a2 == 0) return out;
+  }
+}
+
+void fill(gdap_array* a, int64_t rank) {
+  void* data = nullptr;
+  gdap_array_data(&data, a);
+  gdap_dtype t{};
+  gdap_array_dtype(&t, a);
+  const size_t n = bytes_of(a).size();
+  auto* p = static_cast<unsigned char*>(data);
+  for (size_t i = 0; i < n; ++i) p[i] = t.code == GDAP_DTYPE_BOOL ? (i + rank) % 2 : static_cast<unsigned char>(rank * 37 + i * 11 + 1);
+}
+
+// Dictionaries equal, key for key (optional keys' presence included).
+std::string dims_differ(const gdap_array* a, const gdap_array* b) {
+  int64_t na = 0, nb = 0;
+  gdap_array_ndim(&na, a);
+  gdap_array_ndim(&nb, b);
+  if (na != nb) return "ndim differs";
+  for (int64_t i = 0; i < na; ++i) {
+    gdap_dim x = GDAP_DIM_INIT, y = GDAP_DIM_INIT;
+    gdap_array_dim(&x, a, i);
+    gdap_array_dim(&y, b, i);
+    std::ostringstream why;
+    why << "dimension " << i << ": ";
+    if (x.dist_type != y.dist_type || x.size != y.size || x.proc_grid_size != y.proc_grid_size ||
+        x.proc_grid_rank != y.proc_grid_rank || x.given != y.given) {
+      return why.str() + "dist_type/size/grid/optional keys differ";
+    }
+    if (x.dist_type == GDAP_DIST_BLOCK && (x.start != y.start || x.stop != y.stop || x.padding[0] != y.padding[0] ||
+                                           x.padding[1] != y.padding[1] || x.periodic != y.periodic)) {
+      return why.str() + "block keys differ";
+    }
+    if (x.dist_type == GDAP_DIST_CYCLIC && (x.start != y.start || x.block_size != y.block_size)) return why.str() + "cyclic keys differ";
+    if (x.dist_type == GDAP_DIST_UNSTRUCTURED &&
+        (x.num_indices != y.num_indices || x.one_to_one != y.one_to_one ||
+         !std::equal(x.indices, x.indices + x.num_indices, y.indices))) {
+      return why.str() + "unstructured keys differ";
+    }
+  }
+  return "";
+}
+
+const std::vector<gdap_dtype> kDtypes = {
+    {GDAP_DTYPE_BOOL, 8, 1},   {GDAP_DTYPE_INT, 8, 1},    {GDAP_DTYPE_INT, 16, 1},   {GDAP_DTYPE_INT, 32, 1},
+    {GDAP_DTYPE_INT, 64, 1},   {GDAP_DTYPE_UINT, 8, 1},   {GDAP_DTYPE_UINT, 16, 1},  {GDAP_DTYPE_UINT, 32, 1},
+    {GDAP_DTYPE_UINT, 64, 1},  {GDAP_DTYPE_FLOAT, 16, 1}, {GDAP_DTYPE_FLOAT, 32, 1}, {GDAP_DTYPE_FLOAT, 64, 1},
+    {GDAP_DTYPE_COMPLEX, 64, 1}, {GDAP_DTYPE_COMPLEX, 128, 1}};
+
+// Saves `layout` in `dtype` on every rank and loads it back; returns failures.
+std::vector<std::string> round_trip(const Layout& layout, gdap_dtype dtype, const std::string& prefix) {
+  Group group(layout.nranks);
+  std::vector<std::string> failures(static_cast<size_t>(layout.nranks));
+  on_threads(layout.nranks, [&](int64_t r) {
+    std::string& f = failures[static_cast<size_t>(r)];
+    const std::vector<gdap_dim> dims = layout.dims(r);
+    gdap_array* src = nullptr;
+    if (gdap_array_create(&src, dtype, kHost, dims.data(), static_cast<int64_t>(dims.size())) != GDAP_SUCCESS) {
+      f = std::string("create: ") + gdap_last_error();
+      return;
+    }
+    fill(src, r);
+    const std::vector<unsigned char> before = bytes_of(src);
+    gdap_array* back = nullptr;
+    if (gdap_save_dnpy(group[r], src, prefix.c_str()) != GDAP_SUCCESS) f = std::string("save: ") + gdap_last_error();
+    else if (gdap_load_dnpy(group[r], &back, prefix.c_str(), kHost) != GDAP_SUCCESS) f = std::string("load: ") + gdap_last_error();
+    else if (bytes_of(back) != before) f = "loaded bytes differ";
+    else if (bytes_of(src) != before) f = "the source changed";
+    else if (const std::string d = dims_differ(src, back); !d.empty()) f = d;
+    gdap_dtype t{};
+    if (back != nullptr && (gdap_array_dtype(&t, back), t.code != dtype.code || t.bits != dtype.bits)) f = "dtype differs";
+    gdap_array_destroy(back);
+    gdap_array_destroy(src);
+  });
+  std::vector<std::string> out;
+  for (int64_t r = 0; r < layout.nranks; ++r) {
+    if (!failures[static_cast<size_t>(r)].empty()) out.push_back("rank " + std::to_string(r) + ": " + failures[static_cast<size_t>(r)]);
+  }
+  return out;
+}
+
+TEST(Dnpy, RoundTripEveryLayout) {
+  for (const Layout& l : layouts()) {
+    for (const std::string& f : round_trip(l, kF64, prefix_for("layout"))) ADD_FAILURE() << l.name << ": " << f;
+  }
+}
+
+TEST(Dnpy, RoundTripEveryDtype) {
+  const Layout l = layouts()[5];  // 2-d, block x block-cyclic
+  for (const gdap_dtype& t : kDtypes) {
+    for (const std::string& f : round_trip(l, t, prefix_for("dtype"))) ADD_FAILURE() << "dtype " << int(t.code) << "/" << int(t.bits) << ": " << f;
+  }
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+void spit(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Rule: the file is DistArray's (format.py of DistArray 0.6 with NumPy 1.x): magic \x93DARRY 1.0,
+// the dict in DistArray's key order padded to 16 with spaces and a newline, then numpy.save's bytes.
+TEST(Dnpy, BytesAreDistArrays) {
+  Group group(1);
+  const gdap_dim d = block(3, 1, 0, 0, 3);
+  gdap_array* a = nullptr;
+  ASSERT_EQ(gdap_array_create(&a, kF64, kHost, &d, 1), GDAP_SUCCESS) << gdap_last_error();
+  double* v = nullptr;
+  gdap_array_data(reinterpret_cast<void**>(&v), a);
+  v[0] = 1.5;
+  v[1] = -2;
+  v[2] = 1e300;
+  const std::string prefix = prefix_for("bytes");
+  ASSERT_EQ(gdap_save_dnpy(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
+  std::string dict = "{'__version__': '0.10.0', 'dim_data': ({'dist_type': 'b', 'size': 3, 'proc_grid_rank': 0, "
+                     "'proc_grid_size': 1, 'start': 0, 'stop': 3},), }";
+  dict += std::string(16 - (10 + dict.size() + 1) % 16, ' ') + "\n";
+  std::string npy = "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }";
+  npy += std::string(64 - (10 + npy.size() + 1) % 64, ' ') + "\n";
+  std::string want = std::string("\x93" "DARRY\x01\x00", 8);
+  want += {static_cast<char>(dict.size() & 0xff), static_cast<char>(dict.size() >> 8)};
+  want += dict + std::string("\x93NUMPY\x01\x00", 8);
+  want += {static_cast<char>(npy.size() & 0xff), static_cast<char>(npy.size() >> 8)};
+  want += npy + std::string(reinterpret_cast<const char*>(v), 24);
+  EXPECT_EQ(slurp(prefix + "_0.dnpy"), want);
+  EXPECT_EQ((10 + dict.size()) % 16, 0u);
+  gdap_array_destroy(a);
+}
+
+// A valid one-rank file to break: 1-d block of 2 float64 values {1, 2}.
+struct Sample {
+  std::string prefix = prefix_for("bad");
+  std::string path = prefix + "_0.dnpy";
+  std::string good;
+  Sample() {
+    Group group(1);
+    const gdap_dim d = block(2, 1, 0, 0, 2);
+    gdap_array* a = nullptr;
+    EXPECT_EQ(gdap_array_create(&a, kF64, kHost, &d, 1), GDAP_SUCCESS);
+    double* v = nullptr;
+    gdap_array_data(reinterpret_cast<void**>(&v), a);
+    v[0] = 1;
+    v[1] = 2;
+    EXPECT_EQ(gdap_save_dnpy(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
+    gdap_array_destroy(a);
+    good = slurp(path);
+  }
+  // Loads `bytes` as rank 0 of one; returns the status and leaves the message in `why`.
+  gdap_status load(const std::string& bytes, std::string& why) const {
+    spit(path, bytes);
+    Group group(1);
+    gdap_array* out = reinterpret_cast<gdap_array*>(0x1);  // must stay untouched on failure
+    const gdap_status s = gdap_load_dnpy(group[0], &out, prefix.c_str(), kHost);
+    why = s == GDAP_SUCCESS ? "" : gdap_last_error();
+    if (s == GDAP_SUCCESS) gdap_array_destroy(out);
+    else EXPECT_EQ(out, reinterpret_cast<gdap_array*>(0x1)) << "out changed on failure";
+    return s;
+  }
+  // `good` with the first `from` replaced by `to` (which must be there).
+  std::string with(const std::string& from, const std::string& to) const {
+    std::string b = good;
+    const size_t at = b.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? b : b.replace(at, from.size(), to);
+  }
+};
+
+// Same-length edits keep both headers' lengths valid, so each case breaks exactly one thing.
+TEST(Dnpy, MalformedFilesAreRefusedByName) {
+  const Sample s;
+  std::string why;
+  ASSERT_EQ(s.load(s.good, why), GDAP_SUCCESS) << why;
+  struct Case {
+    const char* rule;
+    std::string bytes;
+    gdap_status status;
+    std::vector<std::string> words;  // the message names these
+  };
+  std::string long_header = s.good;
+  long_header[8] = '\xff';
+  long_header[9] = '\xff';
+  std::string npy_too_long = s.good;
+  const size_t npy = s.good.find("\x93NUMPY");
+  npy_too_long[npy + 6] = 2;  // format 2.0: a 4-byte length, here 0x2020xxxx from the dict's first bytes
+  const std::vector<Case> cases = {
+      {"empty file", "", GDAP_ERR_IO, {"truncated"}},
+      {"bad magic", s.with("DARRY", "DARRX"), GDAP_ERR_IO, {"bad magic", "byte 0"}},
+      {"format 2.0", s.with(std::string("DARRY\x01", 6), std::string("DARRY\x02", 6)), GDAP_ERR_UNSUPPORTED, {"version 2.0"}},
+      {"header past the end", long_header, GDAP_ERR_IO, {"header length 65535", "past the end"}},
+      {"npy header too long", npy_too_long, GDAP_ERR_IO, {".npy header length"}},
+      {"truncated payload", s.good.substr(0, s.good.size() - 3), GDAP_ERR_IO, {"truncated", "needs 16 bytes", "holds 13"}},
+      {"bytes after payload", s.good + "xyz", GDAP_ERR_IO, {"3 bytes after the payload"}},
+      {"bad npy magic", s.with("NUMPY", "NUMPX"), GDAP_ERR_IO, {"bad magic", "\\x93NUMPY"}},
+      {"wrong dtype", s.with("'<f8'", "'<U2'"), GDAP_ERR_UNSUPPORTED, {"descr '<U2'"}},
+      {"big-endian", s.with("'<f8'", "'>f8'"), GDAP_ERR_UNSUPPORTED, {"big-endian"}},
+      {"shape vs dim_data", s.with("(2,)", "(1,)") + std::string(0, '\0'), GDAP_ERR_IO, {"8 bytes after the payload"}},
+      {"dim_data vs payload", s.with("'stop': 2}", "'stop': 1}"), GDAP_ERR_PROTOCOL, {"dim_data", "shape (2,)"}},
+      {"unknown key", s.with("'start'", "'begin'"), GDAP_ERR_IO, {"unknown key 'begin'"}},
+      {"foreign key", s.with("'__version__': '0.10.0'", "'__nothing__': '0.10.0'"), GDAP_ERR_IO, {"unknown key '__nothing__'"}},
+      {"missing key", s.with("'start': 0, ", std::string(12, ' ')), GDAP_ERR_IO, {"required key 'start' is missing"}},
+      {"not a literal (no eval)", s.with("'0.10.0'", "__import__"), GDAP_ERR_IO, {".dnpy header at byte", "expected a literal"}},
+      {"float for an int", s.with("'size': 2,", "'size': 2.,"), GDAP_ERR_IO, {"only integers"}},
+      {"string for an int", s.with("'size': 2,", "'size':'2',"), GDAP_ERR_IO, {"key 'size' must be an integer"}},
+      {"dist_type n", s.with("'dist_type': 'b'", "'dist_type': 'n'"), GDAP_ERR_PROTOCOL, {"dist_type 'n'", "protocol 0.10"}},
+      {"protocol major 1", s.with("'0.10.0'", "'1.10.0'"), GDAP_ERR_VERSION, {"__version__"}},
+      {"other rank's file", s.with("'proc_grid_rank': 0, 'proc_grid_size': 1", "'proc_grid_rank': 1, 'proc_grid_size': 2"),
+       GDAP_ERR_INVALID_ARGUMENT, {"2 ranks, the communicator 1"}},
+  };
+  for (const Case& c : cases) {
+    const gdap_status got = s.load(c.bytes, why);
+    EXPECT_EQ(got, c.status) << c.rule << ": " << why;
+    for (const std::string& w : c.words) EXPECT_NE(why.find(w), std::string::npos) << c.rule << ": '" << w << "' not in: " << why;
+    if (got != GDAP_SUCCESS) EXPECT_NE(why.find(s.path), std::string::npos) << c.rule << ": the file is not named: " << why;
+  }
+}
+
+// A file with a .dnpy dict and a .npy dict of our choosing (lengths and padding made right).
+std::string make_file(const std::string& dict, const std::string& npy_dict, const std::string& payload) {
+  auto wrap = [](const char* magic, std::string d, size_t align) {
+    d += std::string(align - (10 + d.size() + 1) % align, ' ') + "\n";
+    return std::string(magic, 8) + static_cast<char>(d.size() & 0xff) + static_cast<char>(d.size() >> 8) + d;
+  };
+  return wrap("\x93" "DARRY\x01\x00", dict, 16) + wrap("\x93NUMPY\x01\x00", npy_dict, 64) + payload;
+}
+
+// Rule: nesting is bounded (a hostile header cannot exhaust the stack), and the grammar takes
+// dim_data as a list, empty dicts, and a one-tuple shape.
+TEST(Dnpy, HandWrittenHeaders) {
+  const Sample s;
+  std::string why;
+  const std::string deep = "{'__version__': '0.10.0', 'dim_data': " + std::string(40, '(') + std::string(40, ')') + "}";
+  EXPECT_EQ(s.load(make_file(deep, "{'descr': '<f8', 'fortran_order': False, 'shape': ()}", std::string(8, '\0')), why), GDAP_ERR_IO);
+  EXPECT_NE(why.find("nested deeper"), std::string::npos) << why;
+  const std::string list = "{\"dim_data\": [{}, {}], \"__version__\": \"0.10.0\"}";
+  EXPECT_EQ(s.load(make_file(list, "{'shape': (1, 2), 'fortran_order': False, 'descr': '<i4'}", std::string(8, '\1')), why), GDAP_SUCCESS) << why;
+  EXPECT_EQ(s.load(make_file(list, "{'shape': (1, 2), 'fortran_order': False, 'descr': '<i4'}", std::string(7, '\1')), why), GDAP_ERR_IO);
+  EXPECT_NE(why.find("truncated"), std::string::npos) << why;
+  EXPECT_EQ(s.load(make_file(list, "{'shape': (1, 2), 'fortran_order': 0, 'descr': '<i4'}", std::string(8, '\1')), why), GDAP_ERR_IO);
+  EXPECT_NE(why.find("key 'fortran_order' must be a bool"), std::string::npos) << why;
+  EXPECT_EQ(s.load(make_file("{'__version__': '0.10.0', 'dim_data': (), 'dim_data': ()}", "{}", ""), why), GDAP_ERR_IO);
+  EXPECT_NE(why.find("key 'dim_data' appears twice"), std::string::npos) << why;
+  EXPECT_EQ(s.load(make_file("{'__version__': '0.10.0', 'dim_data': ()", "{}", ""), why), GDAP_ERR_IO);
+  EXPECT_NE(why.find("ends early"), std::string::npos) << why;
+  EXPECT_EQ(s.load(make_file("{'__version__': '0.10.0', 'dim_data': ()} x", "{}", ""), why), GDAP_ERR_IO);
+  EXPECT_NE(why.find("unexpected 'x'"), std::string::npos) << why;
+  EXPECT_EQ(s.load(make_file("{'__version__': '0.10.0', 'dim_data': ({'dist_type': 'u', 'size': 9, 'proc_grid_size': 1, "
+                             "'proc_grid_rank': 0, 'indices': [3, 3]},)}", "{'descr': '|u1', 'fortran_order': False, 'shape': (2,)}", "ab"), why),
+            GDAP_ERR_PROTOCOL);
+  EXPECT_NE(why.find("dim_data"), std::string::npos) << why;
+  EXPECT_EQ(s.load(make_file("{'__version__': '0.10.0', 'dim_data': ({'dist_type': 'b', 'size': 99999999999999999999},)}", "{}", ""), why), GDAP_ERR_IO);
+  EXPECT_NE(why.find("64 bits"), std::string::npos) << why;
+}
+
+// Rule: a missing file on one rank fails every rank (the others GDAP_ERR_REMOTE naming it).
+TEST(Dnpy, MissingFileOnOneRankFailsAll) {
+  const Layout l = layouts()[0];
+  const std::string prefix = prefix_for("missing");
+  ASSERT_TRUE(round_trip(l, kF64, prefix).empty());
+  fs::remove(prefix + "_1.dnpy");
+  Group group(3);
+  std::vector<gdap_status> st(3);
+  std::vector<gdap_array*> out(3, nullptr);
+  on_threads(3, [&](int64_t r) { st[static_cast<size_t>(r)] = gdap_load_dnpy(group[r], &out[static_cast<size_t>(r)], prefix.c_str(), kHost); });
+  EXPECT_EQ(st[1], GDAP_ERR_IO);
+  EXPECT_EQ(st[0], GDAP_ERR_REMOTE);
+  EXPECT_EQ(st[2], GDAP_ERR_REMOTE);
+  for (gdap_array* a : out) EXPECT_EQ(a, nullptr);
+}
+
+// Rule: a file written by another rank (its grid coordinates) is refused on this one.
+TEST(Dnpy, FileOfAnotherRankIsRefused) {
+  const Layout l = layouts()[0];
+  const std::string prefix = prefix_for("swapped");
+  ASSERT_TRUE(round_trip(l, kF64, prefix).empty());
+  fs::rename(prefix + "_0.dnpy", prefix + "_x");
+  fs::rename(prefix + "_2.dnpy", prefix + "_0.dnpy");
+  fs::rename(prefix + "_x", prefix + "_2.dnpy");
+  Group group(3);
+  std::vector<std::string> why(3);
+  on_threads(3, [&](int64_t r) {
+    gdap_array* out = nullptr;
+    if (gdap_load_dnpy(group[r], &out, prefix.c_str(), kHost) != GDAP_SUCCESS) why[static_cast<size_t>(r)] = gdap_last_error();
+    gdap_array_destroy(out);
+  });
+  EXPECT_NE(why[0].find("rank 2's, not rank 0's"), std::string::npos) << why[0];
+}
+
+// Rule: a Fortran-ordered payload (numpy.save of a Fortran array) is read into C order.
+TEST(Dnpy, FortranOrderPayload) {
+  Group group(1);
+  const std::vector<gdap_dim> dims = {block(2, 1, 0, 0, 2), block(3, 1, 0, 0, 3)};
+  gdap_array* a = nullptr;
+  ASSERT_EQ(gdap_array_create(&a, kF64, kHost, dims.data(), 2), GDAP_SUCCESS);
+  const std::string prefix = prefix_for("fortran");
+  ASSERT_EQ(gdap_save_dnpy(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
+  gdap_array_destroy(a);
+  std::string bytes = slurp(prefix + "_0.dnpy");
+  const size_t at = bytes.find("'fortran_order': False");
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at, 22, "'fortran_order': True ");
+  const double column_major[6] = {0, 10, 1, 11, 2, 12};  // element (i, j) = 10 i + j
+  bytes.replace(bytes.size() - 48, 48, reinterpret_cast<const char*>(column_major), 48);
+  spit(prefix + "_0.dnpy", bytes);
+  gdap_array* back = nullptr;
+  ASSERT_EQ(gdap_load_dnpy(group[0], &back, prefix.c_str(), kHost), GDAP_SUCCESS) << gdap_last_error();
+  const double* v = nullptr;
+  gdap_array_data(reinterpret_cast<void**>(const_cast<double**>(&v)), back);
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 3; ++j) EXPECT_EQ(v[i * 3 + j], 10 * i + j) << i << "," << j;
+  }
+  gdap_array_destroy(back);
+}
+
+// Rule: a strided (non-contiguous) source is written in C order.
+TEST(Dnpy, StridedSourceIsPacked) {
+  Group group(1);
+  double storage[12];
+  for (int i = 0; i < 12; ++i) storage[i] = i;
+  const std::vector<gdap_dim> dims = {block(3, 1, 0, 0, 3), block(2, 1, 0, 0, 2)};
+  const int64_t strides[2] = {1, 6};  // a transposed view: element (i, j) at i + 6 j
+  gdap_array* a = nullptr;
+  ASSERT_EQ(gdap_array_wrap(&a, storage, kF64, kHost, strides, dims.data(), 2), GDAP_SUCCESS) << gdap_last_error();
+  const std::string prefix = prefix_for("strided");
+  ASSERT_EQ(gdap_save_dnpy(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
+  gdap_array* back = nullptr;
+  ASSERT_EQ(gdap_load_dnpy(group[0], &back, prefix.c_str(), kHost), GDAP_SUCCESS) << gdap_last_error();
+  EXPECT_EQ(bytes_of(back), bytes_of(a));
+  const std::string file = slurp(prefix + "_0.dnpy");
+  const double want[6] = {0, 6, 1, 7, 2, 8};
+  EXPECT_EQ(file.substr(file.size() - 48), std::string(reinterpret_cast<const char*>(want), 48));
+  gdap_array_destroy(back);
+  gdap_array_destroy(a);
+}
+
+// Rule: the 65535-byte header limit is the format's; a longer dim_data is refused on save, by size.
+TEST(Dnpy, HeaderTooLongOnSave) {
+  Group group(1);
+  std::vector<int64_t> ix(20000);
+  for (size_t i = 0; i < ix.size(); ++i) ix[i] = static_cast<int64_t>(i) * 1000;
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_unstructured(&d, 20000000, 1, 0, ix.data(), static_cast<int64_t>(ix.size()), -1);
+  gdap_array* a = nullptr;
+  ASSERT_EQ(gdap_array_create(&a, kF64, kHost, &d, 1), GDAP_SUCCESS) << gdap_last_error();
+  const std::string prefix = prefix_for("toolong");
+  EXPECT_EQ(gdap_save_dnpy(group[0], a, prefix.c_str()), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gdap_last_error()).find("65535"), std::string::npos) << gdap_last_error();
+  EXPECT_FALSE(fs::exists(prefix + "_0.dnpy"));
+  gdap_array_destroy(a);
+}
+
+TEST(Dnpy, NullArguments) {
+  Group group(1);
+  gdap_array* out = nullptr;
+  EXPECT_EQ(gdap_load_dnpy(group[0], &out, nullptr, kHost), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gdap_last_error()).find("prefix"), std::string::npos);
+  EXPECT_EQ(gdap_load_dnpy(group[0], nullptr, "x", kHost), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(gdap_save_dnpy(group[0], nullptr, "x"), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(gdap_save_dnpy(nullptr, nullptr, "x"), GDAP_ERR_INVALID_ARGUMENT);
+}
+
+}  // namespace
