@@ -158,6 +158,7 @@ void agree_reduce(const ReduceCall& call) {
 // the rendezvous, when no peer reads any more.
 void allreduce_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, const HostBuffer& buffer) {
   const int64_t count = static_cast<int64_t>(buffer->size()) / (dtype.bits / 8);
+  if (count == 0) return;  // every rank's buffer has the same size: every rank returns here
   if (comm.kind() == GDAP_COMM_MPI) return allreduce_mpi_in_place(comm, dtype, op, buffer->data(), count, buffer);
   if (comm.kind() != GDAP_COMM_GROUP) {
     fail(GDAP_ERR_UNSUPPORTED, "an NCCL communicator reduces device memory; this reduction runs on host buffers "

@@ -142,18 +142,22 @@ struct Reduction {
     const gdap_dtype t = source.section.dtype;
     const int64_t es = t.bits / 8;
     const int64_t count = product(shape, "elements of the result");
-    auto buffer = std::make_shared<std::vector<char>>(
-        static_cast<size_t>(checked_mul(count, es, "bytes of the reduction buffer")));
     const gdap_reduce_op engine_op = op == GDAP_REDUCE_MEAN ? GDAP_REDUCE_SUM : op;
-    with_type(t, [&](auto zero) {
-      using T = decltype(zero);
-      auto* partial = reinterpret_cast<T*>(buffer->data());
-      std::fill(partial, partial + count, identity<T>(engine_op));
-      const char* base = static_cast<const char*>(source.data());
-      for_each_owned(from, source.section.strides, from_weights, [&](int64_t offset, int64_t flat) {
-        T v;
-        std::memcpy(&v, base + offset * es, sizeof v);
-        partial[flat] = apply(engine_op, partial[flat], v);
+    HostBuffer buffer;
+    // Agreed: a rank that cannot allocate the buffer stops every rank, rather than leave them waiting.
+    agree(comm, [&] {
+      buffer = std::make_shared<std::vector<char>>(
+          static_cast<size_t>(checked_mul(count, es, "bytes of the reduction buffer")));
+      with_type(t, [&](auto zero) {
+        using T = decltype(zero);
+        auto* partial = reinterpret_cast<T*>(buffer->data());
+        std::fill(partial, partial + count, identity<T>(engine_op));
+        const char* base = static_cast<const char*>(source.data());
+        for_each_owned(from, source.section.strides, from_weights, [&](int64_t offset, int64_t flat) {
+          T v;
+          std::memcpy(&v, base + offset * es, sizeof v);
+          partial[flat] = apply(engine_op, partial[flat], v);
+        });
       });
     });
     allreduce_buffer(comm, t, engine_op, buffer);

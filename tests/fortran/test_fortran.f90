@@ -425,7 +425,7 @@ contains
     call step(gdap_reduce_axes(comm, src, whole, GDAP_REDUCE_MAX, [0_c_int64_t], 1_c_int64_t) == GDAP_SUCCESS, ok)
     call step(total == 13, ok)
     call step(gdap_reduce_scatter(comm, src, dst, GDAP_REDUCE_SUM) == GDAP_SUCCESS, ok)
-    call step(all(b == [(real(5 + 2 * mod(rank + 2 * (k - 1), 5), c_double), k = 1, 5)]), ok)
+    call step(all(b == [(real(5 + 2 * mod(rank + 2 * (k - 1), 5_c_int64_t), c_double), k = 1, 5)]), ok)
     call step(gdap_array_destroy(whole) == GDAP_SUCCESS, ok)
     call step(gdap_array_destroy(src) == GDAP_SUCCESS, ok)
     call step(gdap_array_destroy(dst) == GDAP_SUCCESS, ok)

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <thread>
 #include <vector>
@@ -61,6 +62,48 @@ TEST(Reduce, NullCommAndMeanAllreduceAreRefused) {
   gdap_array_destroy(s);
   gdap_array_destroy(a);
   gdap_comm_destroy(comm);
+}
+
+// Rule: reducing over an axis of size 0 gives the op's identity (sum 0, prod 1, mean NaN), and a
+// result of size 0 is nothing to write; every rank agrees (no rank waits on a skipped exchange).
+TEST(Reduce, EmptyAxesGiveTheIdentity) {
+  std::vector<gdap_comm*> comms(2);
+  ASSERT_EQ(gdap_comm_create_group(comms.data(), 2), GDAP_SUCCESS);
+  std::vector<std::string> failures(2);
+  std::vector<std::thread> threads;
+  for (int64_t r = 0; r < 2; ++r) {
+    threads.emplace_back([&, r] {
+      std::string& f = failures[static_cast<size_t>(r)];
+      gdap_dim d[2] = {GDAP_DIM_INIT, GDAP_DIM_INIT};
+      gdap_dim_set_block(&d[0], 3, 2, r, r * 2, r == 0 ? 2 : 3);  // rows 2 and 1
+      gdap_dim_set_undistributed(&d[1], 0);
+      gdap_array *source = nullptr, *rows = nullptr, *cols = nullptr;
+      const gdap_dtype f64 = {GDAP_DTYPE_FLOAT, 64, 1};
+      gdap_array_create(&source, f64, {GDAP_DEVICE_CPU, 0}, d, 2);
+      gdap_array_create(&rows, f64, {GDAP_DEVICE_CPU, 0}, d, 1);      // the 3 rows, in blocks
+      gdap_dim none = GDAP_DIM_INIT;
+      gdap_dim_set_block(&none, 0, 2, r, 0, 0);
+      gdap_array_create(&cols, f64, {GDAP_DEVICE_CPU, 0}, &none, 1);  // the 0 columns, in blocks
+      void* data = nullptr;
+      gdap_array_data(&data, rows);
+      auto* out = static_cast<double*>(data);
+      const int64_t axis1[1] = {1}, axis0[1] = {0};
+      for (const auto& [op, want] : {std::pair{GDAP_REDUCE_SUM, 0.0}, std::pair{GDAP_REDUCE_PROD, 1.0}}) {
+        if (gdap_reduce_axes(comms[static_cast<size_t>(r)], source, rows, op, axis1, 1) != GDAP_SUCCESS) f += gdap_last_error();
+        if (out[0] != want) f += " identity " + std::to_string(out[0]);
+      }
+      if (gdap_reduce_axes(comms[static_cast<size_t>(r)], source, rows, GDAP_REDUCE_MEAN, axis1, 1) != GDAP_SUCCESS) f += gdap_last_error();
+      if (!std::isnan(out[0])) f += " mean over nothing is " + std::to_string(out[0]);
+      if (gdap_reduce_axes(comms[static_cast<size_t>(r)], source, cols, GDAP_REDUCE_MAX, axis0, 1) != GDAP_SUCCESS) f += gdap_last_error();
+      gdap_array_destroy(cols);
+      gdap_array_destroy(rows);
+      gdap_array_destroy(source);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (gdap_comm* c : comms) gdap_comm_destroy(c);
+  EXPECT_EQ(failures[0], "");
+  EXPECT_EQ(failures[1], "");
 }
 
 }  // namespace
