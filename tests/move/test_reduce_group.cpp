@@ -1,13 +1,13 @@
 // gdap_reduce_axes and gdap_reduce_scatter on in-process groups of 1 to 4 ranks (threads), host
 // sections (reduce_check.hpp: the layout table, every op and subset of axes, refusals); and the
 // refusals a single rank can show alone.
+#include "rank_runs.hpp"
 #include "reduce_check.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -15,23 +15,11 @@ namespace {
 class ReduceGroup : public ::testing::TestWithParam<int64_t> {};
 
 TEST_P(ReduceGroup, EveryLayoutOpAndAxesElementByElement) {
-  const int64_t n = GetParam();
-  std::vector<gdap_comm*> comms(static_cast<size_t>(n));
-  ASSERT_EQ(gdap_comm_create_group(comms.data(), n), GDAP_SUCCESS) << gdap_last_error();
-  std::vector<std::vector<std::string>> failures(static_cast<size_t>(n));
-  std::vector<std::thread> threads;
-  for (int64_t r = 0; r < n; ++r) {
-    threads.emplace_back([&, r] { failures[static_cast<size_t>(r)] = reduce_test::Rank(comms[static_cast<size_t>(r)], r, n).run(); });
-  }
-  for (auto& t : threads) t.join();
-  for (gdap_comm* c : comms) gdap_comm_destroy(c);
-  size_t shown = 0;
-  for (const auto& f : failures) {
-    for (const std::string& line : f) {
-      if (shown++ < 40) ADD_FAILURE() << line;
-    }
-  }
-  EXPECT_EQ(shown, 0u) << "failures in all";
+  const std::vector<std::string> failures = rank_runs::run_group(GetParam(), [](gdap_comm* comm, int64_t rank, int64_t n) {
+    return reduce_test::Rank(comm, rank, n).run();
+  });
+  for (size_t k = 0; k < failures.size() && k < 40; ++k) ADD_FAILURE() << failures[k];
+  EXPECT_EQ(failures.size(), 0u) << "failures in all";
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, ReduceGroup, ::testing::Values(1, 2, 3, 4));
@@ -67,43 +55,34 @@ TEST(Reduce, NullCommAndMeanAllreduceAreRefused) {
 // Rule: reducing over an axis of size 0 gives the op's identity (sum 0, prod 1, mean NaN), and a
 // result of size 0 is nothing to write; every rank agrees (no rank waits on a skipped exchange).
 TEST(Reduce, EmptyAxesGiveTheIdentity) {
-  std::vector<gdap_comm*> comms(2);
-  ASSERT_EQ(gdap_comm_create_group(comms.data(), 2), GDAP_SUCCESS);
-  std::vector<std::string> failures(2);
-  std::vector<std::thread> threads;
-  for (int64_t r = 0; r < 2; ++r) {
-    threads.emplace_back([&, r] {
-      std::string& f = failures[static_cast<size_t>(r)];
-      gdap_dim d[2] = {GDAP_DIM_INIT, GDAP_DIM_INIT};
-      gdap_dim_set_block(&d[0], 3, 2, r, r * 2, r == 0 ? 2 : 3);  // rows 2 and 1
-      gdap_dim_set_undistributed(&d[1], 0);
-      gdap_array *source = nullptr, *rows = nullptr, *cols = nullptr;
-      const gdap_dtype f64 = {GDAP_DTYPE_FLOAT, 64, 1};
-      gdap_array_create(&source, f64, {GDAP_DEVICE_CPU, 0}, d, 2);
-      gdap_array_create(&rows, f64, {GDAP_DEVICE_CPU, 0}, d, 1);      // the 3 rows, in blocks
-      gdap_dim none = GDAP_DIM_INIT;
-      gdap_dim_set_block(&none, 0, 2, r, 0, 0);
-      gdap_array_create(&cols, f64, {GDAP_DEVICE_CPU, 0}, &none, 1);  // the 0 columns, in blocks
-      void* data = nullptr;
-      gdap_array_data(&data, rows);
-      auto* out = static_cast<double*>(data);
-      const int64_t axis1[1] = {1}, axis0[1] = {0};
-      for (const auto& [op, want] : {std::pair{GDAP_REDUCE_SUM, 0.0}, std::pair{GDAP_REDUCE_PROD, 1.0}}) {
-        if (gdap_reduce_axes(comms[static_cast<size_t>(r)], source, rows, op, axis1, 1) != GDAP_SUCCESS) f += gdap_last_error();
-        if (out[0] != want) f += " identity " + std::to_string(out[0]);
-      }
-      if (gdap_reduce_axes(comms[static_cast<size_t>(r)], source, rows, GDAP_REDUCE_MEAN, axis1, 1) != GDAP_SUCCESS) f += gdap_last_error();
-      if (!std::isnan(out[0])) f += " mean over nothing is " + std::to_string(out[0]);
-      if (gdap_reduce_axes(comms[static_cast<size_t>(r)], source, cols, GDAP_REDUCE_MAX, axis0, 1) != GDAP_SUCCESS) f += gdap_last_error();
-      gdap_array_destroy(cols);
-      gdap_array_destroy(rows);
-      gdap_array_destroy(source);
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (gdap_comm* c : comms) gdap_comm_destroy(c);
-  EXPECT_EQ(failures[0], "");
-  EXPECT_EQ(failures[1], "");
+  const auto failures = rank_runs::run_group(2, [](gdap_comm* comm, int64_t r, int64_t) {
+    std::string f;
+    gdap_dim d[2] = {GDAP_DIM_INIT, GDAP_DIM_INIT}, none = GDAP_DIM_INIT;
+    gdap_dim_set_block(&d[0], 3, 2, r, r * 2, r == 0 ? 2 : 3);  // rows 2 and 1
+    gdap_dim_set_undistributed(&d[1], 0);
+    gdap_dim_set_block(&none, 0, 2, r, 0, 0);
+    gdap_array *source = nullptr, *rows = nullptr, *cols = nullptr;
+    const gdap_dtype f64 = {GDAP_DTYPE_FLOAT, 64, 1};
+    gdap_array_create(&source, f64, {GDAP_DEVICE_CPU, 0}, d, 2);
+    gdap_array_create(&rows, f64, {GDAP_DEVICE_CPU, 0}, d, 1);     // the 3 rows, in blocks
+    gdap_array_create(&cols, f64, {GDAP_DEVICE_CPU, 0}, &none, 1);  // the 0 columns, in blocks
+    void* data = nullptr;
+    gdap_array_data(&data, rows);
+    auto* out = static_cast<double*>(data);
+    const int64_t axis1[1] = {1}, axis0[1] = {0};
+    for (const auto& [op, want] : {std::pair{GDAP_REDUCE_SUM, 0.0}, std::pair{GDAP_REDUCE_PROD, 1.0}}) {
+      if (gdap_reduce_axes(comm, source, rows, op, axis1, 1) != GDAP_SUCCESS) f += gdap_last_error();
+      if (out[0] != want) f += " identity " + std::to_string(out[0]);
+    }
+    if (gdap_reduce_axes(comm, source, rows, GDAP_REDUCE_MEAN, axis1, 1) != GDAP_SUCCESS) f += gdap_last_error();
+    if (!std::isnan(out[0])) f += " mean over nothing is " + std::to_string(out[0]);
+    if (gdap_reduce_axes(comm, source, cols, GDAP_REDUCE_MAX, axis0, 1) != GDAP_SUCCESS) f += gdap_last_error();
+    gdap_array_destroy(cols);
+    gdap_array_destroy(rows);
+    gdap_array_destroy(source);
+    return f.empty() ? std::vector<std::string>{} : std::vector<std::string>{"rank " + std::to_string(r) + ":" + f};
+  });
+  EXPECT_TRUE(failures.empty()) << failures.front();
 }
 
 }  // namespace
