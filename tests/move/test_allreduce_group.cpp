@@ -31,8 +31,8 @@ TEST(Allreduce, BadArgumentsAreRefused) {
   ASSERT_EQ(gdap_array_wrap(&a, x, {GDAP_DTYPE_FLOAT, 64, 1}, {GDAP_DEVICE_CPU, 0}, nullptr, &d, 1), GDAP_SUCCESS);
   EXPECT_EQ(gdap_allreduce(comm, nullptr, GDAP_REDUCE_SUM), GDAP_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(gdap_last_error()).find("section"), std::string::npos) << gdap_last_error();
-  EXPECT_EQ(gdap_allreduce(comm, a, static_cast<gdap_reduce_op>(9)), GDAP_ERR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gdap_last_error()).find("op 9"), std::string::npos) << gdap_last_error();
+  EXPECT_EQ(gdap_allreduce(comm, a, static_cast<gdap_reduce_op>(7)), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gdap_last_error()).find("op 7"), std::string::npos) << gdap_last_error();
   EXPECT_EQ(gdap_allreduce(nullptr, a, GDAP_REDUCE_SUM), GDAP_ERR_INVALID_ARGUMENT);
   gdap_array* f16 = nullptr;
   uint16_t h[2] = {};
