@@ -39,9 +39,9 @@ module gdap
 
   ! gdap_comm_kind: what a communicator moves data with
   integer(c_int), parameter, public :: GDAP_COMM_GROUP = 1, GDAP_COMM_MPI = 2, GDAP_COMM_NCCL = 3
-  ! gdap_reduce_op (gdap_allreduce)
+  ! gdap_reduce_op (gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes; MEAN: gdap_reduce_axes only)
   integer(c_int), parameter, public :: GDAP_REDUCE_SUM = 1, GDAP_REDUCE_PROD = 2, GDAP_REDUCE_MIN = 3, &
-                                       GDAP_REDUCE_MAX = 4
+                                       GDAP_REDUCE_MAX = 4, GDAP_REDUCE_MEAN = 5
   ! gdap_zarr_codec (gdap_zarr_options%codec)
   integer(c_int32_t), parameter, public :: GDAP_ZARR_RAW = 0, GDAP_ZARR_ZSTD = 1
   ! IPC handles (gdap_ipc_export / gdap_ipc_open): bytes per handle, most dimensions a handle carries
@@ -176,7 +176,7 @@ module gdap
   public :: gdap_comm_create_group, gdap_comm_from_mpi, gdap_comm_from_nccl, gdap_comm_destroy
   public :: gdap_comm_rank, gdap_comm_size, gdap_comm_kind_get, gdap_comm_set_stream, gdap_comm_set_timeout
   public :: gdap_comm_barrier, gdap_map_create_collective, gdap_plan_create, gdap_plan_destroy
-  public :: gdap_plan_stats_get, gdap_redistribute, gdap_allreduce
+  public :: gdap_plan_stats_get, gdap_redistribute, gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes
   public :: gdap_halo_create, gdap_halo_destroy, gdap_halo_stats_get, gdap_halo_exchange
   public :: gdap_save_zarr, gdap_load_zarr, gdap_zarr_shape
   public :: gdap_save_dnpy, gdap_load_dnpy
@@ -693,6 +693,24 @@ module gdap
       import :: c_int, c_ptr
       type(c_ptr), value :: comm, section
       integer(c_int), value :: op
+      integer(c_int) :: s
+    end function
+    ! Collective: each element `result` owns becomes the op over every rank's `source` holding it.
+    function gdap_reduce_scatter(comm, source, result, op) bind(C, name='gdap_reduce_scatter') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: comm, source, result
+      integer(c_int), value :: op
+      integer(c_int) :: s
+    end function
+    ! Collective: the global reduction of `source` over axes(1:naxes) (the C API's 0-based axes, in
+    ! the order of the dims gdap was given; leave axes out with naxes 0 to reduce every axis), into
+    ! the owned elements of `result` (the kept shape in any distribution; 0-d for a full reduction).
+    function gdap_reduce_axes(comm, source, result, op, axes, naxes) bind(C, name='gdap_reduce_axes') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: comm, source, result
+      integer(c_int), value :: op
+      integer(c_int64_t), intent(in), optional :: axes(*)
+      integer(c_int64_t), value :: naxes
       integer(c_int) :: s
     end function
     ! --- halo exchange ---

@@ -419,6 +419,15 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
   gdap_py_i64_free($1);
 }
 
+/* The axes of gdap_reduce_axes: a sequence of ints (empty: none), or None for every axis. */
+%typemap(in) (const int64_t* axes, int64_t naxes) {
+  if (gdap_py_i64_from_seq($input, "axes", 1, (int64_t**)&$1) != 0) SWIG_fail;
+  $2 = $1 == NULL ? 0 : gdap_py_i64_len($1);
+}
+%typemap(freearg) (const int64_t* axes, int64_t naxes) {
+  gdap_py_i64_free($1);
+}
+
 /* Lengths: each array must hold the ndim its function reads. */
 %typemap(check) (const gdap_map* map, const int64_t* global) {
   if (gdap_py_check_len($2, gdap_py_map_ndim($1), "global") != 0) SWIG_fail;
@@ -825,6 +834,8 @@ GDAP_WITHOUT_GIL(gdap_map_create_collective)
 GDAP_WITHOUT_GIL(gdap_plan_create)
 GDAP_WITHOUT_GIL(gdap_redistribute)
 GDAP_WITHOUT_GIL(gdap_allreduce)
+GDAP_WITHOUT_GIL(gdap_reduce_scatter)
+GDAP_WITHOUT_GIL(gdap_reduce_axes)
 GDAP_WITHOUT_GIL(gdap_halo_exchange)
 GDAP_WITHOUT_GIL(gdap_save_zarr)
 GDAP_WITHOUT_GIL(gdap_load_zarr)

@@ -649,12 +649,13 @@ GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan
  */
 GDAP_API gdap_status gdap_redistribute(gdap_comm* comm, const gdap_plan* plan, const gdap_array* src, gdap_array* dst);
 
-/** Element-wise reductions (gdap_allreduce). */
+/** Reductions (gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes). */
 typedef enum gdap_reduce_op {
   GDAP_REDUCE_SUM = 1,
   GDAP_REDUCE_PROD = 2,
   GDAP_REDUCE_MIN = 3,
-  GDAP_REDUCE_MAX = 4
+  GDAP_REDUCE_MAX = 4,
+  GDAP_REDUCE_MEAN = 5 /**< gdap_reduce_axes only, float32/64: the sum over the count of elements */
 } gdap_reduce_op;
 
 /**
@@ -670,6 +671,50 @@ typedef enum gdap_reduce_op {
  * is queued. `section` is borrowed.
  */
 GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_reduce_op op);
+
+/**
+ * Collective, out of place: the reduce-scatter of replicated or overlapping sections. Every
+ * global element of `result` that this rank owns becomes the `op` (sum, prod, min, max) of that
+ * element over every rank whose `source` section holds it as an owned element (replicas of
+ * unstructured dimensions without one_to_one each count; padding never does; a rank whose section
+ * does not hold an element contributes nothing; an element no rank holds gets the op's identity:
+ * 0, 1, the dtype's largest or smallest value, +-inf for floats). `source` and `result` may have
+ * any distributions (gdap_map_create_replicated's, block, cyclic, unstructured, padded) of one
+ * global shape and dtype; `result`'s padding is untouched, `source` is only read. Dtypes as
+ * gdap_allreduce. Host-accessible sections on an in-process group or MPI; device sections and
+ * NCCL communicators: GDAP_ERR_UNSUPPORTED. Every rank checks its own arguments (NULLs, dtypes,
+ * shapes, writable result, memory), then the ranks agree and check that every rank passed the same
+ * op; a failure leaves every result unchanged and every rank returns an error (the failing rank its
+ * own, the others GDAP_ERR_REMOTE naming it). Both distributions are gathered and checked as
+ * gdap_map_create_collective does. Cost: each rank holds a buffer of the whole global array for
+ * the call and all-reduces it. `source` and `result` are borrowed.
+ */
+GDAP_API gdap_status gdap_reduce_scatter(gdap_comm* comm, const gdap_array* source, gdap_array* result,
+                                         gdap_reduce_op op);
+
+/**
+ * Collective, out of place: the global reduction of the distributed array `source` over the axes
+ * `axes[0..naxes)` (each in [-ndim, ndim), negative counting from the end as in NumPy; no axis
+ * twice), with `op` sum, prod, min, max or mean (mean: float32/64 only). `axes` NULL (with naxes 0)
+ * reduces every axis; a non-NULL `axes` with naxes 0 reduces none (mind an empty std::vector, whose
+ * data() may be NULL). Each global element counts once: only owned elements are read (padding
+ * never), and a replicated element (unstructured dimensions without one_to_one) is read on its
+ * lowest-ranked holder only. The reduced axes are removed (NumPy's default, keepdims=False):
+ * `result` describes an array of ndim - naxes dimensions whose sizes are `source`'s kept sizes, in
+ * any distribution (replicated through gdap_map_create_replicated, block, cyclic, ...); every rank
+ * writes the elements it owns. When every axis is reduced, `result` is a 0-d section on every rank
+ * (one element, the whole reduction). Mean divides the sum by the number of global elements
+ * reduced: the product of the reduced axes' sizes, counting only indices some rank holds (NaN when
+ * that is 0). A result element into which no element reduces (a kept unstructured index no rank
+ * holds) gets the op's identity. Dtypes as gdap_allreduce; `result` must have `source`'s dtype.
+ * Host-accessible sections on an in-process group or MPI; device sections and NCCL communicators:
+ * GDAP_ERR_UNSUPPORTED. Errors (an axis out of range or repeated, a dtype or shape mismatch, a
+ * read-only result, ranks passing different ops or axes) reach every rank as for
+ * gdap_reduce_scatter, and no result changes. Cost: each rank reduces its owned elements into a
+ * buffer of the kept global shape, then all-reduces it. `source`, `result` and `axes` are borrowed.
+ */
+GDAP_API gdap_status gdap_reduce_axes(gdap_comm* comm, const gdap_array* source, gdap_array* result,
+                                      gdap_reduce_op op, const int64_t* axes, int64_t naxes);
 
 /* ---------------------------------------------------------------------------------------------
  * Halo exchange (layer 5): filling communication padding from the neighbours' owned elements

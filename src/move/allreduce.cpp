@@ -15,30 +15,14 @@
 namespace gdap::move {
 namespace {
 
-const char* op_name(gdap_reduce_op op) {
-  switch (op) {
-    case GDAP_REDUCE_SUM: return "sum";
-    case GDAP_REDUCE_PROD: return "prod";
-    case GDAP_REDUCE_MIN: return "min";
-    case GDAP_REDUCE_MAX: return "max";
-  }
-  return nullptr;
-}
-
-bool reducible(gdap_dtype t) {
-  if (t.lanes != 1) return false;
-  if (t.code == GDAP_DTYPE_INT || t.code == GDAP_DTYPE_UINT) return t.bits == 8 || t.bits == 32 || t.bits == 64;
-  return t.code == GDAP_DTYPE_FLOAT && (t.bits == 32 || t.bits == 64);
-}
-
 void check_own(const ReduceCall& call) {
   require(call.section, "section");
   if (op_name(call.op) == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "op {} is not a gdap_reduce_op", call.requested_op);
-  const gdap_dtype t = call.section->section.dtype;
-  if (!reducible(t)) {
-    fail(GDAP_ERR_UNSUPPORTED, "dtype (code {}, {} bits, {} lanes) cannot be reduced: int8/32/64, uint8/32/64, "
-         "float32/64 can", t.code, t.bits, t.lanes);
+  if (call.op == GDAP_REDUCE_MEAN) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "op mean is not an element-wise all-reduce: sum, prod, min and max are "
+         "(gdap_reduce_axes takes mean)");
   }
+  check_reducible(call.section->section.dtype, "the section");
   if (call.section->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "the section is read-only");
   if (memory_of(call.section) == Memory::none) fail(GDAP_ERR_UNSUPPORTED, "the section's memory cannot be reduced");
 }
@@ -56,6 +40,7 @@ void combine_as(gdap_reduce_op op, T* dst, const T* src, int64_t n) {
     case GDAP_REDUCE_PROD: for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(dst[i] * src[i]); break;
     case GDAP_REDUCE_MIN: for (int64_t i = 0; i < n; ++i) dst[i] = std::min(dst[i], src[i]); break;
     case GDAP_REDUCE_MAX: for (int64_t i = 0; i < n; ++i) dst[i] = std::max(dst[i], src[i]); break;
+    case GDAP_REDUCE_MEAN: break;  // never combined element-wise (refused by the checks)
   }
 }
 
@@ -87,6 +72,30 @@ int64_t count_of(const gdap_array& a) {
 }
 
 }  // namespace
+
+const char* op_name(gdap_reduce_op op) {
+  switch (op) {
+    case GDAP_REDUCE_SUM: return "sum";
+    case GDAP_REDUCE_PROD: return "prod";
+    case GDAP_REDUCE_MIN: return "min";
+    case GDAP_REDUCE_MAX: return "max";
+    case GDAP_REDUCE_MEAN: return "mean";
+  }
+  return nullptr;
+}
+
+bool reducible(gdap_dtype t) {
+  if (t.lanes != 1) return false;
+  if (t.code == GDAP_DTYPE_INT || t.code == GDAP_DTYPE_UINT) return t.bits == 8 || t.bits == 32 || t.bits == 64;
+  return t.code == GDAP_DTYPE_FLOAT && (t.bits == 32 || t.bits == 64);
+}
+
+void check_reducible(gdap_dtype t, const char* which) {
+  if (!reducible(t)) {
+    fail(GDAP_ERR_UNSUPPORTED, "{}'s dtype (code {}, {} bits, {} lanes) cannot be reduced: int8/32/64, "
+         "uint8/32/64, float32/64 can", which, t.code, t.bits, t.lanes);
+  }
+}
 
 bool contiguous(const gdap_array& a) {
   int64_t expected = 1;
@@ -144,26 +153,44 @@ void agree_reduce(const ReduceCall& call) {
   }
 }
 
-// Every rank reads every peer's section into its own result, in rank order (so every rank's
-// result is bitwise the same), at the group's rendezvous; it writes its own section only after
+// Every rank reads every peer's buffer into its own result, in rank order (so every rank's
+// result is bitwise the same), at the group's rendezvous; it writes its own buffer only after
 // the rendezvous, when no peer reads any more.
+void allreduce_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, const HostBuffer& buffer) {
+  const int64_t count = static_cast<int64_t>(buffer->size()) / (dtype.bits / 8);
+  if (count == 0) return;  // every rank's buffer has the same size: every rank returns here
+  if (comm.kind() == GDAP_COMM_MPI) return allreduce_mpi_in_place(comm, dtype, op, buffer->data(), count, buffer);
+  if (comm.kind() != GDAP_COMM_GROUP) {
+    fail(GDAP_ERR_UNSUPPORTED, "an NCCL communicator reduces device memory; this reduction runs on host buffers "
+         "(use an in-process group or MPI)");
+  }
+  auto& group = dynamic_cast<GroupComm&>(comm);
+  std::vector<char> result(buffer->size());
+  group.exchange(buffer->data(), [&](const std::vector<const void*>& buffers) {
+    std::memcpy(result.data(), buffers[0], result.size());
+    for (size_t r = 1; r < buffers.size(); ++r) combine(dtype, op, result.data(), buffers[r], count);
+  });
+  std::memcpy(buffer->data(), result.data(), result.size());
+}
+
+// The section packed into a C-ordered buffer, all-reduced, unpacked back.
 void allreduce_group(const ReduceCall& call) {
   if (memory_of(call.section) == Memory::device) {
     fail(GDAP_ERR_UNSUPPORTED, "an in-process group reduces host sections; for device sections use an NCCL "
          "communicator (gdap_comm_from_nccl)");
   }
-  auto& group = dynamic_cast<GroupComm&>(call.comm);
   const gdap_array& a = *call.section;
-  const int64_t bytes = count_of(a) * element_bytes(a);
-  std::vector<char> result(static_cast<size_t>(bytes)), peer(static_cast<size_t>(bytes));
-  group.exchange(call.section, [&](const std::vector<const void*>& sections) {
-    for (size_t r = 0; r < sections.size(); ++r) {
-      const auto* s = static_cast<const gdap_array*>(sections[r]);
-      pack(*s, r == 0 ? result.data() : peer.data());
-      if (r > 0) combine(a.section.dtype, call.op, result.data(), peer.data(), count_of(a));
-    }
-  });
-  unpack(result.data(), *call.section);
+  auto buffer = std::make_shared<std::vector<char>>(static_cast<size_t>(count_of(a) * element_bytes(a)));
+  pack(a, buffer->data());
+  allreduce_buffer(call.comm, a.section.dtype, call.op, buffer);
+  unpack(buffer->data(), *call.section);
+}
+
+OpArg op_arg(const gdap_reduce_op& raw) {
+  int value = 0;
+  std::memcpy(&value, &raw, sizeof value);
+  const bool known = value >= GDAP_REDUCE_SUM && value <= GDAP_REDUCE_MEAN;
+  return {known ? static_cast<gdap_reduce_op>(value) : gdap_reduce_op{}, value};
 }
 
 }  // namespace gdap::move
@@ -171,11 +198,8 @@ void allreduce_group(const ReduceCall& call) {
 extern "C" GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_reduce_op op) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
-    int requested = 0;
-    std::memcpy(&requested, &op, sizeof requested);  // loading an out-of-range enum is undefined
-    const bool known = requested >= GDAP_REDUCE_SUM && requested <= GDAP_REDUCE_MAX;
-    const gdap::move::ReduceCall call{c, section, known ? static_cast<gdap_reduce_op>(requested) : gdap_reduce_op{},
-                                      requested};
+    const gdap::move::OpArg arg = gdap::move::op_arg(op);
+    const gdap::move::ReduceCall call{c, section, arg.op, arg.value};
     gdap::move::agree_reduce(call);
     switch (c.kind()) {
       case GDAP_COMM_GROUP: return gdap::move::allreduce_group(call);
@@ -187,6 +211,9 @@ extern "C" GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* sect
 
 #ifndef GDAP_HAVE_MPI
 void gdap::move::allreduce_mpi(const ReduceCall&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without MPI"); }
+void gdap::move::allreduce_mpi_in_place(gdap_comm&, gdap_dtype, gdap_reduce_op, void*, int64_t, std::shared_ptr<void>) {
+  fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without MPI");
+}
 #endif
 #ifndef GDAP_HAVE_NCCL
 void gdap::move::allreduce_nccl(const ReduceCall&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without NCCL"); }

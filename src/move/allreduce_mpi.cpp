@@ -27,11 +27,26 @@ MPI_Op mpi_op(gdap_reduce_op op) {
     case GDAP_REDUCE_PROD: return MPI_PROD;
     case GDAP_REDUCE_MIN: return MPI_MIN;
     case GDAP_REDUCE_MAX: return MPI_MAX;
+    case GDAP_REDUCE_MEAN: break;  // not element-wise: refused before any engine runs
   }
   return MPI_OP_NULL;
 }
 
 }  // namespace
+
+void allreduce_mpi_in_place(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, void* data, int64_t count,
+                            std::shared_ptr<void> keep) {
+  auto& mpi = dynamic_cast<MpiComm&>(comm);
+  const int64_t es = dtype.bits / 8;
+  for (int64_t at = 0; at < count; at += INT_MAX) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    const int n = static_cast<int>(std::min<int64_t>(INT_MAX, count - at));
+    check_mpi(MPI_Iallreduce(MPI_IN_PLACE, static_cast<char*>(data) + at * es, n, mpi_type(dtype), mpi_op(op),
+                             mpi.handle(), &request),
+              "MPI_Iallreduce");
+    mpi.wait({&request, 1}, "MPI_Iallreduce", false, keep);
+  }
+}
 
 void allreduce_mpi(const ReduceCall& call) {
   gdap_array& a = *call.section;
@@ -39,26 +54,17 @@ void allreduce_mpi(const ReduceCall& call) {
     fail(GDAP_ERR_UNSUPPORTED, "an MPI communicator reduces host-accessible sections; use an NCCL communicator "
          "(gdap_comm_from_nccl) for device sections");
   }
-  auto& mpi = dynamic_cast<MpiComm&>(call.comm);
   int64_t count = 1;
   for (int64_t e : a.section.shape) count *= e;
-  const int64_t es = a.section.dtype.bits / 8;
   // On the heap: an abandoned operation (a rank that never came) may still write it.
   auto packed = std::make_shared<std::vector<char>>();
   char* data = static_cast<char*>(a.data());
   if (!contiguous(a)) {
-    packed->resize(static_cast<size_t>(count * es));
+    packed->resize(static_cast<size_t>(count * (a.section.dtype.bits / 8)));
     pack(a, packed->data());
     data = packed->data();
   }
-  for (int64_t at = 0; at < count; at += INT_MAX) {
-    MPI_Request request = MPI_REQUEST_NULL;
-    const int n = static_cast<int>(std::min<int64_t>(INT_MAX, count - at));
-    check_mpi(MPI_Iallreduce(MPI_IN_PLACE, data + at * es, n, mpi_type(a.section.dtype), mpi_op(call.op), mpi.handle(),
-                             &request),
-              "MPI_Iallreduce");
-    mpi.wait({&request, 1}, "MPI_Iallreduce", false, packed);
-  }
+  allreduce_mpi_in_place(call.comm, a.section.dtype, call.op, data, count, packed);
   if (!contiguous(a)) unpack(packed->data(), a);
 }
 

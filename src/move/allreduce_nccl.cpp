@@ -23,6 +23,7 @@ ncclRedOp_t nccl_op(gdap_reduce_op op) {
     case GDAP_REDUCE_PROD: return ncclProd;
     case GDAP_REDUCE_MIN: return ncclMin;
     case GDAP_REDUCE_MAX: return ncclMax;
+    case GDAP_REDUCE_MEAN: break;  // not element-wise: refused before any engine runs
   }
   return ncclSum;
 }

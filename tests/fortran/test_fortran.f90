@@ -427,9 +427,10 @@ contains
     integer(c_int64_t), intent(in) :: rank
     logical, intent(out) :: ok
     type(gdap_dim) :: sdim(1), ddim(1)
-    type(c_ptr) :: from, to, plan, src, dst
-    real(c_double), target :: a(5), b(5)
+    type(c_ptr) :: from, to, plan, src, dst, whole
+    real(c_double), target :: a(5), b(5), total
     integer :: k
+    whole = c_null_ptr
     from = c_null_ptr
     to = c_null_ptr
     plan = c_null_ptr
@@ -451,6 +452,18 @@ contains
     ! The two ranks' sources summed element-wise, in place: [0..4] + [5..9] on both ranks.
     call step(gdap_allreduce(comm, src, GDAP_REDUCE_SUM) == GDAP_SUCCESS, ok)
     call step(all(a == [(real(5 + 2 * (k - 1), c_double), k = 1, 5)]), ok)
+    ! Now the global array is [5, 7, ..., 13, 5, 7, ..., 13]: its sum over every axis into a 0-d
+    ! result on both ranks, then a reduce-scatter of the block source into the cyclic section.
+    total = -1
+    call step(gdap_array_wrap(whole, c_loc(total), f64, gdap_device(GDAP_DEVICE_CPU, 0), c_null_ptr, ddim, &
+                              0_c_int64_t) == GDAP_SUCCESS, ok)
+    call step(gdap_reduce_axes(comm, src, whole, GDAP_REDUCE_SUM, naxes=0_c_int64_t) == GDAP_SUCCESS, ok)
+    call step(total == 90, ok)
+    call step(gdap_reduce_axes(comm, src, whole, GDAP_REDUCE_MAX, [0_c_int64_t], 1_c_int64_t) == GDAP_SUCCESS, ok)
+    call step(total == 13, ok)
+    call step(gdap_reduce_scatter(comm, src, dst, GDAP_REDUCE_SUM) == GDAP_SUCCESS, ok)
+    call step(all(b == [(real(5 + 2 * mod(rank + 2 * (k - 1), 5_c_int64_t), c_double), k = 1, 5)]), ok)
+    call step(gdap_array_destroy(whole) == GDAP_SUCCESS, ok)
     call step(gdap_array_destroy(src) == GDAP_SUCCESS, ok)
     call step(gdap_array_destroy(dst) == GDAP_SUCCESS, ok)
     call step(gdap_plan_destroy(plan) == GDAP_SUCCESS, ok)

@@ -1,10 +1,10 @@
 // gdap_allreduce on in-process groups of 1 to 4 ranks (threads), host sections; and its refusals.
 #include "allreduce_check.hpp"
+#include "rank_runs.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -12,18 +12,10 @@ namespace {
 class AllreduceGroup : public ::testing::TestWithParam<int64_t> {};
 
 TEST_P(AllreduceGroup, EveryDtypeAndOpElementByElement) {
-  const int64_t n = GetParam();
-  std::vector<gdap_comm*> comms(static_cast<size_t>(n));
-  ASSERT_EQ(gdap_comm_create_group(comms.data(), n), GDAP_SUCCESS) << gdap_last_error();
-  std::vector<std::vector<std::string>> failures(static_cast<size_t>(n));
-  std::vector<std::thread> threads;
-  for (int64_t r = 0; r < n; ++r) {
-    threads.emplace_back([&, r] { failures[static_cast<size_t>(r)] = allreduce_test::Rank(comms[static_cast<size_t>(r)], r, n).run(); });
-  }
-  for (auto& t : threads) t.join();
-  for (gdap_comm* c : comms) gdap_comm_destroy(c);
-  for (const auto& f : failures) {
-    for (const std::string& line : f) ADD_FAILURE() << line;
+  for (const std::string& line : rank_runs::run_group(GetParam(), [](gdap_comm* comm, int64_t rank, int64_t n) {
+         return allreduce_test::Rank(comm, rank, n).run();
+       })) {
+    ADD_FAILURE() << line;
   }
 }
 

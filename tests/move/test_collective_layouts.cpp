@@ -1,11 +1,11 @@
 // Gather, scatter, allgather and broadcast through the root and replicated layouts, on in-process
 // groups of 1 to 4 ranks (threads); and the layouts' own checks.
 #include "collective_layouts.hpp"
+#include "rank_runs.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -15,18 +15,10 @@ namespace ct = collectives_test;
 class Collectives : public ::testing::TestWithParam<int64_t> {};
 
 TEST_P(Collectives, EveryRankHoldsWhatTheLayoutGivesIt) {
-  const int64_t n = GetParam();
-  std::vector<gdap_comm*> comms(static_cast<size_t>(n));
-  ASSERT_EQ(gdap_comm_create_group(comms.data(), n), GDAP_SUCCESS) << gdap_last_error();
-  std::vector<std::vector<std::string>> failures(static_cast<size_t>(n));
-  std::vector<std::thread> threads;
-  for (int64_t r = 0; r < n; ++r) {
-    threads.emplace_back([&, r] { failures[static_cast<size_t>(r)] = ct::Rank(comms[static_cast<size_t>(r)], r, n).run_all(); });
-  }
-  for (auto& t : threads) t.join();
-  for (gdap_comm* c : comms) gdap_comm_destroy(c);
-  for (const auto& rank_failures : failures) {
-    for (const std::string& f : rank_failures) ADD_FAILURE() << f;
+  for (const std::string& f : rank_runs::run_group(GetParam(), [](gdap_comm* comm, int64_t rank, int64_t n) {
+         return ct::Rank(comm, rank, n).run_all();
+       })) {
+    ADD_FAILURE() << f;
   }
 }
 

@@ -114,3 +114,31 @@ def test_allreduce_refuses_sections_of_different_shapes_on_every_rank():
     run(2, body)
     with pytest.raises(ValueError, match="op must be"):
         gdap.allreduce(gdap.group(1)[0], np.ones(2), "mean")
+
+
+def test_reduce_axes_and_reduce_scatter_element_by_element():
+    n = 2
+    src_map = gdap.GlobalMap([rows(r, n) for r in range(n)])
+    col_map = gdap.GlobalMap.replicated(n, (5,))
+    whole_map = gdap.GlobalMap.replicated(n, SHAPE)
+
+    def body(comm):
+        r = comm.rank
+        mine = gdap.from_dlpack(WHOLE[7 * r // n:7 * (r + 1) // n].copy(), src_map.dim_data(r))
+        sums = gdap.reduce_axes(comm, mine, gdap.empty(col_map.dim_data(r)), "sum", axis=0)
+        means = gdap.reduce_axes(comm, mine, gdap.empty(()), "mean")
+        lows = gdap.reduce_axes(comm, mine, gdap.empty(src_map.dim_data(r)), "min", axis=())
+        partial = gdap.from_dlpack(WHOLE * (r + 1), whole_map.dim_data(r))  # every rank a partial whole
+        scattered = gdap.reduce_scatter(comm, partial, gdap.empty(src_map.dim_data(r)), "sum")
+        with pytest.raises(gdap.OutOfRangeError, match="axes\\[0\\] = 2"):
+            gdap.reduce_axes(comm, mine, gdap.empty(col_map.dim_data(r)), "sum", axis=2)
+        return [np.asarray(x).copy() for x in (sums, means, lows, scattered)]
+
+    for r, (sums, means, lows, scattered) in enumerate(run(n, body)):
+        mine = slice(7 * r // n, 7 * (r + 1) // n)
+        assert (sums == WHOLE.sum(axis=0)).all()
+        assert means == pytest.approx(WHOLE.mean())
+        assert (lows == WHOLE[mine]).all()
+        assert (scattered == WHOLE[mine] * 3).all()
+    with pytest.raises(ValueError, match="op must be"):
+        gdap.reduce_scatter(gdap.group(1)[0], None, None, "mean")

@@ -17,6 +17,8 @@ array elements.
   Plan, redistribute    one rank's part of a redistribution and its collective execution
   gather, scatter, allgather, broadcast   the same moves to and from GlobalMap.root / .replicated
   allreduce         element-wise sum / prod / min / max of every rank's section, in place
+  reduce_scatter    the same over replicated or overlapping sections, into a distributed result
+  reduce_axes       global sum / prod / min / max / mean over some or all axes, into any distribution
   Halo, halo_exchange   one rank's part of a halo exchange and its collective execution
   Gemm, gemm        distributed C = alpha * A * B + beta * C (SUMMA; BLAS / cuBLAS)
   from_cupyx, to_cupyx  a cupyx.distributed.array DistributedArray as a map and sections, and back
@@ -36,7 +38,8 @@ from ._errors import (BufferTooSmallError, CollectiveTimeoutError, CommError, De
                       ProtocolError, RemoteError, SizeOverflowError, UnsupportedError, VersionError)
 from ._local import (PROTOCOL_VERSION, LocalArray, empty, from_distarray, from_dlpack, wrap)
 from ._map import GlobalMap, grid_coords_to_rank, grid_rank_to_coords
-from ._redistribute import Plan, allgather, allreduce, broadcast, gather, redistribute, scatter
+from ._redistribute import (Plan, allgather, allreduce, broadcast, gather, redistribute, reduce_axes, reduce_scatter,
+                            scatter)
 from ._halo import Halo, halo_exchange
 from ._gemm import Gemm, gemm
 from ._cupyx import from_cupyx, to_cupyx
@@ -63,7 +66,7 @@ def library_version():
 __all__ = [
     "LocalArray", "GlobalMap", "from_distarray", "from_dlpack", "empty", "wrap", "validate",
     "protocol_version_check", "library_version", "PROTOCOL_VERSION",
-    "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "redistribute", "gather", "scatter", "allgather", "broadcast", "allreduce", "Halo", "halo_exchange", "Gemm", "gemm", "from_cupyx", "to_cupyx",
+    "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "redistribute", "gather", "scatter", "allgather", "broadcast", "allreduce", "reduce_scatter", "reduce_axes", "Halo", "halo_exchange", "Gemm", "gemm", "from_cupyx", "to_cupyx",
     "save_zarr", "load_zarr", "zarr_shape", "save_dnpy", "load_dnpy",
     "empty_shm", "ipc_export", "ipc_open", "IPC_HANDLE_SIZE", "IPC_MAX_NDIM",
     "dim_owned_count", "dim_local_extent", "dim_global_to_local", "dim_local_to_global", "dim_runs",

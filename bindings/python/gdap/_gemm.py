@@ -10,6 +10,7 @@ from . import _gdap_c as _c
 from ._handle import Handle
 from ._local import LocalArray, dtype_to_c, from_distarray, from_dlpack
 from ._map import GlobalMap
+from ._redistribute import together
 
 #: Arithmetic modes (gdap_gemm_mode): exact by default; tensor-core modes only when asked.
 EXACT, TF32, BF16 = 0, 1, 2
@@ -79,24 +80,6 @@ def gemm(comm, plan, a, b, c, alpha=1.0, beta=0.0):
     raises its own error and the others RemoteError naming it.
     """
     rank = plan.rank
-    failure = None
-    sections = []
-    for x, gmap in ((a, plan.a), (b, plan.b), (c, plan.c)):
-        try:
-            sections.append(_section(x, gmap, rank))
-        except Exception as e:
-            failure = failure or e  # the call still goes ahead, so every rank fails together
-            sections.append((None, False))
-    try:
-        handles = [None if s is None else s._h() for s, _ in sections]
-        _c.gdap_gemm_execute(comm._h(), plan._h(), float(alpha), handles[0], handles[1], float(beta), handles[2])
-    except Exception:
-        if failure is None:
-            raise
-    finally:
-        for section, made_here in sections:
-            if made_here:
-                section.close()
-    if failure is not None:
-        raise failure
+    together(lambda ha, hb, hc: _c.gdap_gemm_execute(comm._h(), plan._h(), float(alpha), ha, hb, float(beta), hc),
+             [lambda x=x, gmap=gmap: _section(x, gmap, rank) for x, gmap in ((a, plan.a), (b, plan.b), (c, plan.c))])
     return c

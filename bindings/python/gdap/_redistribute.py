@@ -3,6 +3,7 @@ gdap_redistribute). The planning and the moving are the C library's; this module
 sections a rank passes (NumPy arrays, DLPack producers, distbuffers) as LocalArrays described
 by the plan's maps, so a caller need not build the dim_data itself."""
 
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -97,18 +98,25 @@ def redistribute(comm, plan, src, dst):
     and the others RemoteError naming it.
     """
     rank = plan.rank
-    failure = None
-    sections = []
-    for x, gmap in ((src, plan.src), (dst, plan.dst)):
+    together(lambda s, d: _c.gdap_redistribute(comm._h(), plan._h(), s, d),
+             [lambda x=x, gmap=gmap: _section(x, gmap, rank, plan.dtype) for x, gmap in ((src, plan.src), (dst, plan.dst))])
+    return dst
+
+
+def together(call, makers):
+    """Runs call(*handles) on this rank with the handle of each argument, made by its maker (a
+    function returning (LocalArray or None, made here)). An argument that cannot be made is passed
+    as NULL: the call still goes ahead, so gdap fails on every rank, naming this one, instead of
+    leaving the others to wait for it; then this rank raises its own error. Closes what it made."""
+    failure, sections = None, []
+    for make in makers:
         try:
-            sections.append(_section(x, gmap, rank, plan.dtype))
+            sections.append(make())
         except Exception as e:
-            # The call still goes ahead, with no section on that side: gdap then fails on every
-            # rank, naming this one, instead of leaving the others to wait for it.
             failure = failure or e
             sections.append((None, False))
     try:
-        _c.gdap_redistribute(comm._h(), plan._h(), _handle(sections[0][0]), _handle(sections[1][0]))
+        call(*[None if s is None else s._h() for s, _ in sections])
     except Exception:
         if failure is None:
             raise
@@ -118,11 +126,6 @@ def redistribute(comm, plan, src, dst):
                 section.close()
     if failure is not None:
         raise failure
-    return dst
-
-
-def _handle(section):
-    return None if section is None else section._h()
 
 
 
@@ -204,3 +207,49 @@ def allreduce(comm, section, op="sum"):
         if local is not section:
             local.close()
     return section
+
+
+_AXES_OPS = dict(_OPS, mean=_c.GDAP_REDUCE_MEAN)
+
+
+def _op_code(op, ops):
+    try:
+        return ops[op]
+    except (KeyError, TypeError):
+        raise ValueError("op must be one of %s, not %r" % (", ".join(sorted(ops)), op)) from None
+
+
+def _distributed(x):
+    """(LocalArray, made here) for a LocalArray or a distbuffer / __distarray__ producer."""
+    if isinstance(x, LocalArray):
+        return x, False
+    if hasattr(x, "__distarray__") or isinstance(x, Mapping):
+        return from_distarray(x), True
+    raise TypeError("a reduction needs a distributed section: a gdap.LocalArray or a distbuffer "
+                    "(__distarray__), not %s" % type(x).__name__)
+
+
+def _reduce(call, source, result):
+    together(call, [lambda: _distributed(source), lambda: _distributed(result)])
+    return result
+
+
+def reduce_scatter(comm, section, result, op="sum"):
+    """Collective: each element of `result` this rank owns becomes the `op` ('sum', 'prod',
+    'min', 'max') of that element over every rank whose `section` holds it (replicated or
+    overlapping sections; padding never counts). Both are LocalArrays or distbuffers of one
+    global shape and dtype, in any distributions; returns `result`. Host memory, group or MPI."""
+    code = _op_code(op, _OPS)
+    return _reduce(lambda s, r: _c.gdap_reduce_scatter(comm._h(), s, r, code), section, result)
+
+
+def reduce_axes(comm, section, result, op="sum", axis=None):
+    """Collective: the global reduction ('sum', 'prod', 'min', 'max', 'mean') of the distributed
+    array whose section this rank holds over `axis` (None: every axis; an int or a sequence of
+    ints, negative from the end), each global element counted once, written into the owned
+    elements of `result`: a LocalArray or distbuffer of the kept shape (the reduced axes removed,
+    as NumPy) in any distribution, 0-d for a full reduction. Returns `result`. Host memory, group
+    or MPI."""
+    code = _op_code(op, _AXES_OPS)
+    axes = None if axis is None else [axis] if isinstance(axis, numbers.Integral) else list(axis)
+    return _reduce(lambda s, r: _c.gdap_reduce_axes(comm._h(), s, r, code, axes), section, result)

@@ -20,6 +20,7 @@ export Dim, DType, Device, Run, GDAPError, DAPArray, GlobalMap, root_map, replic
 export block, cyclic, unstructured, undistributed, validate, owned_count
 export local_view, distarray, cuda_pointer, owner, destroy!
 export Comm, Plan, PlanStats, group, comm_rank, comm_size, barrier, stats, redistribute!, allreduce!
+export reduce_scatter!, reduce_axes!
 export Halo, HaloOptions, HaloStats, halo_exchange!
 export ZarrOptions, save_zarr, load_zarr!, zarr_shape
 export save_dnpy, load_dnpy
@@ -710,6 +711,36 @@ function allreduce!(a::DAPArray, c::Comm, op::Symbol=:sum)
     haskey(REDUCE_OPS, op) || throw(ArgumentError("op must be :sum, :prod, :min or :max, not :$op"))
     check(gdap_allreduce(c.handle, a.handle, REDUCE_OPS[op]))
     return a
+end
+
+gdap_reduce_scatter(comm::Ptr{Cvoid}, source::Ptr{Cvoid}, result::Ptr{Cvoid}, op) =
+    ccall((:gdap_reduce_scatter, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Cint), comm, source, result, op)
+gdap_reduce_axes(comm::Ptr{Cvoid}, source::Ptr{Cvoid}, result::Ptr{Cvoid}, op, axes, naxes) =
+    ccall((:gdap_reduce_axes, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Cint, Ptr{Int64}, Int64),
+          comm, source, result, op, axes, naxes)
+
+"""Collective: each element `result` owns becomes the `op` (:sum, :prod, :min, :max) over every
+rank whose `source` section holds it (replicated or overlapping sections); returns `result`."""
+function reduce_scatter!(result::DAPArray, c::Comm, source::DAPArray, op::Symbol=:sum)
+    haskey(REDUCE_OPS, op) || throw(ArgumentError("op must be :sum, :prod, :min or :max, not :$op"))
+    check(gdap_reduce_scatter(c.handle, source.handle, result.handle, REDUCE_OPS[op]))
+    return result
+end
+
+"""Collective: the global reduction (:sum, :prod, :min, :max, :mean) of the distributed array
+`source` over `axes` (`nothing`: every axis; else the C API's 0-based axes), each element counted
+once, into the owned elements of `result` (the kept shape in any distribution); returns `result`."""
+function reduce_axes!(result::DAPArray, c::Comm, source::DAPArray, op::Symbol=:sum; axes=nothing)
+    ops = merge(REDUCE_OPS, Dict(:mean => 5))
+    haskey(ops, op) || throw(ArgumentError("op must be :sum, :prod, :min, :max or :mean, not :$op"))
+    if axes === nothing
+        check(gdap_reduce_axes(c.handle, source.handle, result.handle, ops[op], Ptr{Int64}(C_NULL), 0))
+    else
+        list = Int64[a for a in axes]
+        GC.@preserve list check(gdap_reduce_axes(c.handle, source.handle, result.handle, ops[op], pointer(list),
+                                                 length(list)))
+    end
+    return result
 end
 
 """How `save_zarr` writes (C `gdap_zarr_options`): `codec` 0 raw, 1 zstd (`zstd_level` 1 to 22, 0

@@ -1,0 +1,355 @@
+// gdap_reduce_scatter and gdap_reduce_axes: reductions of distributed arrays whose results have a
+// distribution of their own. Both run the same three steps on host memory: each rank reduces the
+// owned elements of its source section into a buffer indexed by the result's global index (the
+// op's identity where it holds nothing), the ranks all-reduce that buffer (the group's rendezvous
+// or MPI_Allreduce, as gdap_allreduce), and each rank copies out the elements its result section
+// owns. Ownership comes from the two distributions gathered over the communicator, so padding is
+// never read or written, and gdap_reduce_axes reads a replicated element on its lowest holder only.
+#include "array/array.hpp"
+#include "core/checked.hpp"
+#include "core/error.hpp"
+#include "maps/map.hpp"
+#include "move/allreduce.hpp"
+#include "move/axis_side.hpp"
+#include "move/redistribute.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace gdap::move {
+namespace {
+
+struct MapDeleter {
+  void operator()(gdap_map* map) const { gdap_map_destroy(map); }
+};
+using MapPtr = std::unique_ptr<gdap_map, MapDeleter>;
+
+// The distribution of `a` on every rank, gathered and checked as gdap_map_create_collective does
+// (the same verdict on every rank: each builds it from the same gathered dictionaries).
+MapPtr gather_map(gdap_comm& comm, const gdap_array& a, const char* which) {
+  gdap_map* out = nullptr;
+  const gdap_status s = gdap_map_create_collective(&out, &comm, a.ndim(), a.ndim() > 0 ? &a.dims[0] : nullptr);
+  if (s != GDAP_SUCCESS) fail(s, "{}'s distribution: {}", which, gdap_last_error());
+  return MapPtr(out);
+}
+
+// The (local, global) indices one rank owns along one axis, in increasing global order.
+struct Owned {
+  std::vector<int64_t> local, global;
+};
+
+// `primary_only`: for unstructured replicas, only where this rank's coordinate is the lowest holder.
+Owned owned_along(const gdap_map& map, int64_t axis, int64_t rank, bool primary_only) {
+  const AxisSide side(map.axes[static_cast<size_t>(axis)], primary_only);
+  Owned o;
+  side.for_each_run(map.coord(rank, axis), [&](int64_t global, int64_t length, int64_t local) {
+    for (int64_t k = 0; k < length; ++k) {
+      o.local.push_back(local + k);
+      o.global.push_back(global + k);
+    }
+  });
+  return o;
+}
+
+// Calls f(element offset, flat index) for every element of the product of the axes' owned
+// indices, where the offset is sum(local * stride) and the flat index sum(global * weight).
+template <typename F>
+void for_each_owned(const std::vector<Owned>& axes, const std::vector<int64_t>& strides,
+                    const std::vector<int64_t>& weights, F&& f) {
+  const size_t n = axes.size();
+  for (const Owned& a : axes) {
+    if (a.local.empty()) return;
+  }
+  std::vector<size_t> at(n, 0);
+  for (;;) {
+    int64_t offset = 0, flat = 0;
+    for (size_t i = 0; i < n; ++i) {
+      offset += axes[i].local[at[i]] * strides[i];
+      flat += axes[i].global[at[i]] * weights[i];
+    }
+    f(offset, flat);
+    size_t i = n;
+    while (i > 0 && at[i - 1] + 1 == axes[i - 1].local.size()) at[--i] = 0;
+    if (i == 0) return;
+    ++at[i - 1];
+  }
+}
+
+// Calls f(T{}) with T the C++ type of a reducible dtype.
+template <typename F>
+void with_type(gdap_dtype t, F&& f) {
+  if (t.code == GDAP_DTYPE_FLOAT) return t.bits == 32 ? f(float{}) : f(double{});
+  const bool is_int = t.code == GDAP_DTYPE_INT;
+  if (t.bits == 8) return is_int ? f(int8_t{}) : f(uint8_t{});
+  if (t.bits == 32) return is_int ? f(int32_t{}) : f(uint32_t{});
+  return is_int ? f(int64_t{}) : f(uint64_t{});
+}
+
+template <typename T>
+T identity(gdap_reduce_op op) {
+  using L = std::numeric_limits<T>;
+  switch (op) {
+    case GDAP_REDUCE_PROD: return T(1);
+    case GDAP_REDUCE_MIN: return L::has_infinity ? L::infinity() : L::max();
+    case GDAP_REDUCE_MAX: return L::has_infinity ? -L::infinity() : L::lowest();
+    default: return T(0);
+  }
+}
+
+template <typename T>
+T apply(gdap_reduce_op op, T a, T b) {
+  switch (op) {
+    case GDAP_REDUCE_PROD: return static_cast<T>(a * b);
+    case GDAP_REDUCE_MIN: return std::min(a, b);
+    case GDAP_REDUCE_MAX: return std::max(a, b);
+    default: return static_cast<T>(a + b);
+  }
+}
+
+// C-order weights of a shape (the flat index of a global index).
+std::vector<int64_t> c_weights(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> w(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) w[i - 1] = w[i] * shape[i];
+  return w;
+}
+
+int64_t product(const std::vector<int64_t>& shape, const char* what) {
+  int64_t n = 1;
+  for (int64_t e : shape) n = checked_mul(n, e, what);
+  return n;
+}
+
+// One reduction, after every check passed on every rank.
+struct Reduction {
+  gdap_comm& comm;
+  gdap_reduce_op op;               // mean: summed here, divided by `mean_count`
+  const gdap_array& source;
+  std::vector<Owned> from;         // per source axis, what this rank reads
+  std::vector<int64_t> from_weights;  // per source axis, its weight in the flat result index (0: reduced)
+  gdap_array& result;
+  const gdap_map* result_map;      // NULL for a 0-d result
+  std::vector<int64_t> shape;      // the result's global shape
+  double mean_count = 1;
+
+  void run() const {
+    const gdap_dtype t = source.section.dtype;
+    const int64_t es = t.bits / 8;
+    const int64_t count = product(shape, "elements of the result");
+    const gdap_reduce_op engine_op = op == GDAP_REDUCE_MEAN ? GDAP_REDUCE_SUM : op;
+    HostBuffer buffer;
+    // Agreed: a rank that cannot allocate the buffer stops every rank, rather than leave them waiting.
+    agree(comm, [&] {
+      buffer = std::make_shared<std::vector<char>>(
+          static_cast<size_t>(checked_mul(count, es, "bytes of the reduction buffer")));
+      with_type(t, [&](auto zero) {
+        using T = decltype(zero);
+        auto* partial = reinterpret_cast<T*>(buffer->data());
+        std::fill(partial, partial + count, identity<T>(engine_op));
+        const char* base = static_cast<const char*>(source.data());
+        for_each_owned(from, source.section.strides, from_weights, [&](int64_t offset, int64_t flat) {
+          T v;
+          std::memcpy(&v, base + offset * es, sizeof v);
+          partial[flat] = apply(engine_op, partial[flat], v);
+        });
+      });
+    });
+    allreduce_buffer(comm, t, engine_op, buffer);
+    if (op == GDAP_REDUCE_MEAN) {
+      with_type(t, [&](auto zero) {
+        using T = decltype(zero);
+        auto* partial = reinterpret_cast<T*>(buffer->data());
+        if constexpr (std::is_floating_point_v<T>) {  // mean is refused for integer dtypes
+          for (int64_t k = 0; k < count; ++k) partial[k] = static_cast<T>(partial[k] / mean_count);
+        }
+      });
+    }
+    write(*buffer, es);
+  }
+
+  void write(const std::vector<char>& buffer, int64_t es) const {
+    char* base = static_cast<char*>(result.data());
+    if (result_map == nullptr) {  // 0-d: the one element on every rank
+      std::memcpy(base, buffer.data(), static_cast<size_t>(es));
+      return;
+    }
+    std::vector<Owned> to;
+    for (int64_t j = 0; j < result.ndim(); ++j) to.push_back(owned_along(*result_map, j, comm.rank, false));
+    for_each_owned(to, result.section.strides, c_weights(shape), [&](int64_t offset, int64_t flat) {
+      std::memcpy(base + offset * es, buffer.data() + flat * es, static_cast<size_t>(es));
+    });
+  }
+};
+
+bool same_dtype(gdap_dtype a, gdap_dtype b) { return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes; }
+
+// This rank's checks shared by both calls: the arrays, their dtypes and memory, the communicator.
+void check_pair(const gdap_comm& comm, const gdap_array* source, const gdap_array* result, const char* function) {
+  require(source, "source");
+  require(result, "result");
+  check_reducible(source->section.dtype, "source");
+  const gdap_dtype s = source->section.dtype, r = result->section.dtype;
+  if (!same_dtype(s, r)) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "result's dtype (code {}, {} bits, {} lanes) differs from source's (code {}, {} "
+         "bits, {} lanes)", r.code, r.bits, r.lanes, s.code, s.bits, s.lanes);
+  }
+  if (result->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "result is read-only");
+  for (const auto& [which, a] : {std::pair{"source", source}, std::pair{"result", result}}) {
+    const Memory m = memory_of(a);
+    if (m == Memory::device) {
+      fail(GDAP_ERR_UNSUPPORTED, "{} is in CUDA device memory: {} reduces host-accessible sections (host, pinned or "
+           "managed memory) only", which, function);
+    }
+    if (m == Memory::none) fail(GDAP_ERR_UNSUPPORTED, "{} lives on device type {}, which gdap cannot reduce", which, a->section.device.type);
+  }
+  if (comm.kind() == GDAP_COMM_NCCL) {
+    fail(GDAP_ERR_UNSUPPORTED, "{} runs on an in-process group or MPI communicator; an NCCL communicator reduces "
+         "device memory only", function);
+  }
+}
+
+void check_op(const OpArg& op) {
+  if (op_name(op.op) == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "op {} is not a gdap_reduce_op", op.value);
+}
+
+// After every rank's own checks passed: every rank must have passed the same `what` (the same text).
+void agree_same(gdap_comm& comm, const std::string& mine, const char* what) {
+  const std::vector<std::string> all = comm.allgather(mine);
+  for (size_t r = 1; r < all.size(); ++r) {
+    if (all[r] != all[0]) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "rank {} passed {} but rank 0 passed {}: every rank must pass the same {}", r,
+           all[r], all[0], what);
+    }
+  }
+}
+
+// Every axis's reduced flag from the caller's list (NULL: all), checked.
+std::vector<bool> reduced_axes(const int64_t* axes, int64_t naxes, int64_t ndim) {
+  std::vector<bool> reduced(static_cast<size_t>(ndim), axes == nullptr);
+  if (axes == nullptr) {
+    if (naxes != 0) fail(GDAP_ERR_INVALID_ARGUMENT, "axes is NULL but naxes is {} (NULL with naxes 0 reduces every axis)", naxes);
+    return reduced;
+  }
+  if (naxes < 0 || naxes > ndim) fail(GDAP_ERR_INVALID_ARGUMENT, "naxes {} is not in [0, {}] (source's ndim)", naxes, ndim);
+  for (int64_t k = 0; k < naxes; ++k) {
+    const int64_t a = axes[k];
+    if (a < -ndim || a >= ndim) {
+      fail(GDAP_ERR_OUT_OF_RANGE, "axes[{}] = {} is not an axis of the {}-d source (valid: -{} to {})", k, a, ndim,
+           ndim, ndim - 1);
+    }
+    const auto n = static_cast<size_t>(a < 0 ? a + ndim : a);
+    if (reduced[n]) fail(GDAP_ERR_INVALID_ARGUMENT, "axes[{}] = {} repeats axis {}", k, a, n);
+    reduced[n] = true;
+  }
+  return reduced;
+}
+
+std::string axes_text(const std::vector<bool>& reduced) {
+  std::vector<size_t> list;
+  for (size_t i = 0; i < reduced.size(); ++i) {
+    if (reduced[i]) list.push_back(i);
+  }
+  return fmt::format("({})", fmt::join(list, ", "));
+}
+
+// The number of global indices some rank holds along one axis.
+int64_t held(const gdap_map& map, int64_t axis) {
+  const AxisMap& a = map.axes[static_cast<size_t>(axis)];
+  if (a.dist_type() != GDAP_DIST_UNSTRUCTURED) return a.size();
+  return static_cast<int64_t>(AxisSide(a, true).distinct().size());
+}
+
+void reduce_scatter(gdap_comm& comm, const gdap_array* source, gdap_array* result, const OpArg& arg) {
+  const gdap_reduce_op op = arg.op;
+  agree(comm, [&] {
+    check_op(arg);
+    if (op == GDAP_REDUCE_MEAN) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "op mean is not an element-wise reduce-scatter: sum, prod, min and max are "
+           "(gdap_reduce_axes takes mean)");
+    }
+    check_pair(comm, source, result, "gdap_reduce_scatter");
+    if (result->ndim() != source->ndim()) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "result has {} dimensions but source has {}: a reduce-scatter keeps the global "
+           "shape", result->ndim(), source->ndim());
+    }
+    for (int64_t i = 0; i < source->ndim(); ++i) {
+      if (result->dims[i].size != source->dims[i].size) {
+        fail(GDAP_ERR_INVALID_ARGUMENT, "result dimension {} has size {} but source dimension {} has size {}", i,
+             result->dims[i].size, i, source->dims[i].size);
+      }
+    }
+  });
+  agree_same(comm, fmt::format("op {} on a {}-d source", op_name(op), source->ndim()), "op");
+  const MapPtr from = gather_map(comm, *source, "source");
+  const MapPtr to = gather_map(comm, *result, "result");
+  Reduction r{comm, op, *source, {}, c_weights(from->global_shape), *result, to.get(), from->global_shape};
+  for (int64_t i = 0; i < source->ndim(); ++i) r.from.push_back(owned_along(*from, i, comm.rank, false));
+  r.run();
+}
+
+void reduce_axes(gdap_comm& comm, const gdap_array* source, gdap_array* result, const OpArg& arg,
+                 const int64_t* axes, int64_t naxes) {
+  const gdap_reduce_op op = arg.op;
+  std::vector<bool> reduced;
+  agree(comm, [&] {
+    check_op(arg);
+    check_pair(comm, source, result, "gdap_reduce_axes");
+    const gdap_dtype t = source->section.dtype;
+    if (op == GDAP_REDUCE_MEAN && t.code != GDAP_DTYPE_FLOAT) {
+      fail(GDAP_ERR_UNSUPPORTED, "op mean needs a float32 or float64 source; source's dtype is (code {}, {} bits): "
+           "sum it and divide, or convert it first", t.code, t.bits);
+    }
+    reduced = reduced_axes(axes, naxes, source->ndim());
+    int64_t j = 0;
+    for (int64_t i = 0; i < source->ndim(); ++i) {
+      if (reduced[static_cast<size_t>(i)]) continue;
+      if (j < result->ndim() && result->dims[j].size != source->dims[i].size) {
+        fail(GDAP_ERR_INVALID_ARGUMENT, "result dimension {} has size {} but the source dimension it keeps ({}) has "
+             "size {}", j, result->dims[j].size, i, source->dims[i].size);
+      }
+      ++j;
+    }
+    if (result->ndim() != j) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "result has {} dimensions but reducing the {}-d source over axes {} leaves {}",
+           result->ndim(), source->ndim(), axes_text(reduced), j);
+    }
+  });
+  agree_same(comm, fmt::format("op {} over axes {} of a {}-d source", op_name(op), axes_text(reduced), source->ndim()),
+             "op and axes");
+  const MapPtr from = gather_map(comm, *source, "source");
+  const MapPtr to = result->ndim() > 0 ? gather_map(comm, *result, "result") : nullptr;
+  std::vector<int64_t> shape;
+  for (int64_t i = 0; i < source->ndim(); ++i) {
+    if (!reduced[static_cast<size_t>(i)]) shape.push_back(from->global_shape[static_cast<size_t>(i)]);
+  }
+  Reduction r{comm, op, *source, {}, {}, *result, to.get(), shape};
+  const std::vector<int64_t> weights = c_weights(shape);
+  double count = 1;
+  for (int64_t i = 0, j = 0; i < source->ndim(); ++i) {
+    r.from.push_back(owned_along(*from, i, comm.rank, true));
+    const bool gone = reduced[static_cast<size_t>(i)];
+    r.from_weights.push_back(gone ? 0 : weights[static_cast<size_t>(j++)]);
+    if (gone) count *= static_cast<double>(held(*from, i));
+  }
+  r.mean_count = count;
+  r.run();
+}
+
+}  // namespace
+}  // namespace gdap::move
+
+extern "C" GDAP_API gdap_status gdap_reduce_scatter(gdap_comm* comm, const gdap_array* source, gdap_array* result,
+                                                    gdap_reduce_op op) {
+  return gdap::guard([&] { gdap::move::reduce_scatter(gdap::comm_ref(comm), source, result, gdap::move::op_arg(op)); });
+}
+
+extern "C" GDAP_API gdap_status gdap_reduce_axes(gdap_comm* comm, const gdap_array* source, gdap_array* result,
+                                                 gdap_reduce_op op, const int64_t* axes, int64_t naxes) {
+  return gdap::guard([&] { gdap::move::reduce_axes(gdap::comm_ref(comm), source, result, gdap::move::op_arg(op), axes, naxes); });
+}
