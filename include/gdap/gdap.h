@@ -681,8 +681,9 @@ GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_r
  * 0, 1, the dtype's largest or smallest value, +-inf for floats). `source` and `result` may have
  * any distributions (gdap_map_create_replicated's, block, cyclic, unstructured, padded) of one
  * global shape and dtype; `result`'s padding is untouched, `source` is only read. Dtypes as
- * gdap_allreduce. Host-accessible sections on an in-process group or MPI; device sections and
- * NCCL communicators: GDAP_ERR_UNSUPPORTED. Every rank checks its own arguments (NULLs, dtypes,
+ * gdap_allreduce. Host-accessible sections on an in-process group or MPI; device sections on
+ * the GPU of an NCCL communicator (queued on its stream: the call returns once the work is queued).
+ * Every rank checks its own arguments (NULLs, dtypes,
  * shapes, writable result, memory), then the ranks agree and check that every rank passed the same
  * op; a failure leaves every result unchanged and every rank returns an error (the failing rank its
  * own, the others GDAP_ERR_REMOTE naming it). Both distributions are gathered and checked as
@@ -707,8 +708,8 @@ GDAP_API gdap_status gdap_reduce_scatter(gdap_comm* comm, const gdap_array* sour
  * reduced: the product of the reduced axes' sizes, counting only indices some rank holds (NaN when
  * that is 0). A result element into which no element reduces (a kept unstructured index no rank
  * holds) gets the op's identity. Dtypes as gdap_allreduce; `result` must have `source`'s dtype.
- * Host-accessible sections on an in-process group or MPI; device sections and NCCL communicators:
- * GDAP_ERR_UNSUPPORTED. Errors (an axis out of range or repeated, a dtype or shape mismatch, a
+ * Host-accessible sections on an in-process group or MPI; device sections on the GPU of an NCCL
+ * communicator (queued on its stream, reproducible: a fixed reduction order). Errors (an axis out of range or repeated, a dtype or shape mismatch, a
  * read-only result, ranks passing different ops or axes) reach every rank as for
  * gdap_reduce_scatter, and no result changes. Cost: each rank reduces its owned elements into a
  * buffer of the kept global shape, then all-reduces it. `source`, `result` and `axes` are borrowed.

@@ -32,6 +32,9 @@ struct OpArg {
 };
 OpArg op_arg(const gdap_reduce_op& raw);
 
+// ncclAllReduce in place of `count` elements of device memory on an NCCL communicator's stream.
+void allreduce_device_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, void* data, int64_t count);
+
 // True for the dtypes gdap reduces: int8/32/64, uint8/32/64, float32/64.
 bool reducible(gdap_dtype t);
 

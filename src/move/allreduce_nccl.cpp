@@ -38,11 +38,15 @@ void allreduce_nccl(const ReduceCall& call) {
     fail(GDAP_ERR_UNSUPPORTED, "an NCCL communicator reduces device sections; this one is in host memory");
   }
   if (!contiguous(a)) fail(GDAP_ERR_UNSUPPORTED, "an NCCL all-reduce needs a C-contiguous section");
-  auto& nccl = dynamic_cast<NcclComm&>(call.comm);
   int64_t count = 1;
   for (int64_t e : a.section.shape) count *= e;
-  check_nccl(ncclAllReduce(a.data(), a.data(), static_cast<size_t>(count), nccl_type(a.section.dtype), nccl_op(call.op),
-                           nccl.handle(), static_cast<cudaStream_t>(call.comm.stream)),
+  allreduce_device_buffer(call.comm, a.section.dtype, call.op, a.data(), count);
+}
+
+void allreduce_device_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, void* data, int64_t count) {
+  auto& nccl = dynamic_cast<NcclComm&>(comm);
+  check_nccl(ncclAllReduce(data, data, static_cast<size_t>(count), nccl_type(dtype), nccl_op(op), nccl.handle(),
+                           static_cast<cudaStream_t>(comm.stream)),
              "ncclAllReduce");
 }
 

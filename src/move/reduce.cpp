@@ -1,5 +1,6 @@
 // gdap_reduce_scatter and gdap_reduce_axes: reductions of distributed arrays whose results have a
-// distribution of their own. Both run the same three steps on host memory: each rank reduces the
+// distribution of their own. Both run the same three steps (on host memory here; on device
+// memory over NCCL with reduce_nccl.cpp and reduce_kernels.cu): each rank reduces the
 // owned elements of its source section into a buffer indexed by the result's global index (the
 // op's identity where it holds nothing), the ranks all-reduce that buffer (the group's rendezvous
 // or MPI_Allreduce, as gdap_allreduce), and each rank copies out the elements its result section
@@ -12,6 +13,7 @@
 #include "move/allreduce.hpp"
 #include "move/axis_side.hpp"
 #include "move/redistribute.hpp"
+#include "move/reduce.hpp"
 
 #include <fmt/format.h>
 
@@ -82,27 +84,6 @@ void for_each_owned(const std::vector<Owned>& axes, const std::vector<int64_t>& 
   }
 }
 
-// Calls f(T{}) with T the C++ type of a reducible dtype.
-template <typename F>
-void with_type(gdap_dtype t, F&& f) {
-  if (t.code == GDAP_DTYPE_FLOAT) return t.bits == 32 ? f(float{}) : f(double{});
-  const bool is_int = t.code == GDAP_DTYPE_INT;
-  if (t.bits == 8) return is_int ? f(int8_t{}) : f(uint8_t{});
-  if (t.bits == 32) return is_int ? f(int32_t{}) : f(uint32_t{});
-  return is_int ? f(int64_t{}) : f(uint64_t{});
-}
-
-template <typename T>
-T identity(gdap_reduce_op op) {
-  using L = std::numeric_limits<T>;
-  switch (op) {
-    case GDAP_REDUCE_PROD: return T(1);
-    case GDAP_REDUCE_MIN: return L::has_infinity ? L::infinity() : L::max();
-    case GDAP_REDUCE_MAX: return L::has_infinity ? -L::infinity() : L::lowest();
-    default: return T(0);
-  }
-}
-
 template <typename T>
 T apply(gdap_reduce_op op, T a, T b) {
   switch (op) {
@@ -143,6 +124,7 @@ struct Reduction {
     const int64_t es = t.bits / 8;
     const int64_t count = product(shape, "elements of the result");
     const gdap_reduce_op engine_op = op == GDAP_REDUCE_MEAN ? GDAP_REDUCE_SUM : op;
+    if (comm.kind() == GDAP_COMM_NCCL) return reduce_nccl(comm, on_device(engine_op, count));
     HostBuffer buffer;
     // Agreed: a rank that cannot allocate the buffer stops every rank, rather than leave them waiting.
     agree(comm, [&] {
@@ -173,15 +155,51 @@ struct Reduction {
     write(*buffer, es);
   }
 
+  // The same reduction as tables for the device kernels (a weight of 0 marks a reduced axis; with
+  // count > 0 no kept axis has one).
+  DeviceReduction on_device(gdap_reduce_op engine_op, int64_t count) const {
+    DeviceReduction d;
+    d.dtype = source.section.dtype;
+    d.op = engine_op;
+    d.mean = op == GDAP_REDUCE_MEAN;
+    d.mean_count = mean_count;
+    d.source = source.data();
+    d.result = result.data();
+    d.count = count;
+    for (size_t i = 0; i < from.size(); ++i) {
+      (from_weights[i] == 0 ? d.reduced : d.kept).push_back(table(from[i], source.section.strides[i], from_weights[i]));
+    }
+    for (const Owned& o : owned_result()) {
+      const size_t j = d.out.size();
+      d.out.push_back(table(o, result.section.strides[j], c_weights(shape)[j]));
+    }
+    return d;
+  }
+
+  static AxisTable table(const Owned& o, int64_t stride, int64_t weight) {
+    AxisTable t;
+    for (size_t k = 0; k < o.local.size(); ++k) {
+      t.offset.push_back(o.local[k] * stride);
+      t.flat.push_back(o.global[k] * weight);
+    }
+    return t;
+  }
+
+  // Per result axis, what this rank's result section owns (none for a 0-d result).
+  std::vector<Owned> owned_result() const {
+    std::vector<Owned> to;
+    if (result_map == nullptr) return to;
+    for (int64_t j = 0; j < result.ndim(); ++j) to.push_back(owned_along(*result_map, j, comm.rank, false));
+    return to;
+  }
+
   void write(const std::vector<char>& buffer, int64_t es) const {
     char* base = static_cast<char*>(result.data());
     if (result_map == nullptr) {  // 0-d: the one element on every rank
       std::memcpy(base, buffer.data(), static_cast<size_t>(es));
       return;
     }
-    std::vector<Owned> to;
-    for (int64_t j = 0; j < result.ndim(); ++j) to.push_back(owned_along(*result_map, j, comm.rank, false));
-    for_each_owned(to, result.section.strides, c_weights(shape), [&](int64_t offset, int64_t flat) {
+    for_each_owned(owned_result(), result.section.strides, c_weights(shape), [&](int64_t offset, int64_t flat) {
       std::memcpy(base + offset * es, buffer.data() + flat * es, static_cast<size_t>(es));
     });
   }
@@ -190,7 +208,7 @@ struct Reduction {
 bool same_dtype(gdap_dtype a, gdap_dtype b) { return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes; }
 
 // This rank's checks shared by both calls: the arrays, their dtypes and memory, the communicator.
-void check_pair(const gdap_comm& comm, const gdap_array* source, const gdap_array* result, const char* function) {
+void check_pair(gdap_comm& comm, const gdap_array* source, const gdap_array* result, const char* function) {
   require(source, "source");
   require(result, "result");
   check_reducible(source->section.dtype, "source");
@@ -200,17 +218,14 @@ void check_pair(const gdap_comm& comm, const gdap_array* source, const gdap_arra
          "bits, {} lanes)", r.code, r.bits, r.lanes, s.code, s.bits, s.lanes);
   }
   if (result->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "result is read-only");
+  if (comm.kind() == GDAP_COMM_NCCL) return check_nccl_sections(comm, source, result);
   for (const auto& [which, a] : {std::pair{"source", source}, std::pair{"result", result}}) {
     const Memory m = memory_of(a);
     if (m == Memory::device) {
-      fail(GDAP_ERR_UNSUPPORTED, "{} is in CUDA device memory: {} reduces host-accessible sections (host, pinned or "
-           "managed memory) only", which, function);
+      fail(GDAP_ERR_UNSUPPORTED, "{} is in CUDA device memory: on an in-process group or MPI communicator {} reduces "
+           "host-accessible sections (host, pinned or managed memory); device sections reduce over NCCL", which, function);
     }
     if (m == Memory::none) fail(GDAP_ERR_UNSUPPORTED, "{} lives on device type {}, which gdap cannot reduce", which, a->section.device.type);
-  }
-  if (comm.kind() == GDAP_COMM_NCCL) {
-    fail(GDAP_ERR_UNSUPPORTED, "{} runs on an in-process group or MPI communicator; an NCCL communicator reduces "
-         "device memory only", function);
   }
 }
 
@@ -353,3 +368,10 @@ extern "C" GDAP_API gdap_status gdap_reduce_axes(gdap_comm* comm, const gdap_arr
                                                  gdap_reduce_op op, const int64_t* axes, int64_t naxes) {
   return gdap::guard([&] { gdap::move::reduce_axes(gdap::comm_ref(comm), source, result, gdap::move::op_arg(op), axes, naxes); });
 }
+
+#ifndef GDAP_HAVE_NCCL
+void gdap::move::check_nccl_sections(gdap_comm&, const gdap_array*, const gdap_array*) {
+  fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without NCCL");
+}
+void gdap::move::reduce_nccl(gdap_comm&, const DeviceReduction&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without NCCL"); }
+#endif

@@ -430,7 +430,7 @@ class Rank {
     refused("NULL axes with naxes", result, GDAP_ERR_INVALID_ARGUMENT, "axes is NULL but naxes is 1", axes(nullptr, 1));
     refused("mean of int32", ri32, GDAP_ERR_UNSUPPORTED, "op mean needs a float32 or float64",
             axes(one, 1, ri32.array, isource.array, GDAP_REDUCE_MEAN));
-    refused("bad op", result, GDAP_ERR_INVALID_ARGUMENT, "op 9", axes(one, 1, nullptr, nullptr, static_cast<gdap_reduce_op>(9)));
+    refused("bad op", result, GDAP_ERR_INVALID_ARGUMENT, "op 7", axes(one, 1, nullptr, nullptr, static_cast<gdap_reduce_op>(7)));
     refused("NULL source", result, GDAP_ERR_INVALID_ARGUMENT, "source is NULL",
             [&] { return gdap_reduce_axes(comm_, nullptr, result.array, GDAP_REDUCE_SUM, one, 1); });
     Section whole(dims_of(c3.layout), f64, kSentinel);

@@ -1,0 +1,82 @@
+// The device side of gdap_reduce_scatter and gdap_reduce_axes (NCCL communicators, CUDA device
+// sections): the same three steps as on the host (reduce.cpp), on the communicator's stream:
+// this rank's owned elements reduced into a device buffer indexed by the result's flat global
+// index (reduce_kernels.cu), ncclAllReduce of that buffer, the result's owned elements copied out.
+// Deterministic: each buffer element is reduced by one thread or one block's fixed tree.
+#pragma once
+
+#include "comm/comm.hpp"
+
+#include <gdap/gdap.h>
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace gdap::move {
+
+// Calls f(T{}) with T the C++ type of a reducible dtype (int8/32/64, uint8/32/64, float32/64).
+template <typename F>
+void with_type(gdap_dtype t, F&& f) {
+  if (t.code == GDAP_DTYPE_FLOAT) return t.bits == 32 ? f(float{}) : f(double{});
+  const bool is_int = t.code == GDAP_DTYPE_INT;
+  if (t.bits == 8) return is_int ? f(int8_t{}) : f(uint8_t{});
+  if (t.bits == 32) return is_int ? f(int32_t{}) : f(uint32_t{});
+  return is_int ? f(int64_t{}) : f(uint64_t{});
+}
+
+// The op's identity: what an element that no rank holds reduces to.
+template <typename T>
+T identity(gdap_reduce_op op) {
+  using L = std::numeric_limits<T>;
+  switch (op) {
+    case GDAP_REDUCE_PROD: return T(1);
+    case GDAP_REDUCE_MIN: return L::has_infinity ? L::infinity() : L::max();
+    case GDAP_REDUCE_MAX: return L::has_infinity ? -L::infinity() : L::lowest();
+    default: return T(0);
+  }
+}
+
+// One axis of what a rank reads or writes: per owned index, its element offset (local index *
+// stride) and its contribution to the flat result index (global index * weight; 0 if reduced).
+struct AxisTable {
+  std::vector<int64_t> offset, flat;
+};
+
+struct DeviceReduction {
+  gdap_dtype dtype{};
+  gdap_reduce_op op = GDAP_REDUCE_SUM;  // the engine's op: mean sums, then divides by mean_count
+  bool mean = false;
+  double mean_count = 1;
+  const void* source = nullptr;
+  std::vector<AxisTable> kept, reduced;  // the source's owned indices: axes kept, axes reduced
+  void* result = nullptr;
+  std::vector<AxisTable> out;  // the result's owned indices (none for a 0-d result)
+  int64_t count = 0;           // elements of the buffer: the result's global size
+};
+
+// Device memory freed in stream order: what was queued on `stream` before the free may still use it.
+class StreamBuffer {
+ public:
+  StreamBuffer(int64_t bytes, void* stream);
+  ~StreamBuffer();
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+  void* data() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
+  void* stream_ = nullptr;
+};
+
+// reduce_kernels.cu: fills `buffer` with the op's identity, then reduces this rank's elements into it.
+void reduce_partial_on_device(const DeviceReduction& r, void* buffer, void* stream);
+// reduce_kernels.cu: divides by mean_count for mean, then writes the result's owned elements.
+void write_result_on_device(const DeviceReduction& r, const void* buffer, void* stream);
+
+// reduce_nccl.cpp: this rank's checks for device sections on an NCCL communicator (inside the
+// agreement), and the reduction itself.
+void check_nccl_sections(gdap_comm& comm, const gdap_array* source, const gdap_array* result);
+void reduce_nccl(gdap_comm& comm, const DeviceReduction& r);
+
+}  // namespace gdap::move

@@ -1,0 +1,265 @@
+// Reductions of device sections over NCCL (label gpu): one rank and communicator per GPU present
+// (ncclCommInitAll). gdap_reduce_axes over every subset of the axes of a 37 x 23 array in rows
+// of blocks, block-cyclic rows or cyclic columns, into replicated, block and 0-d results, for sum,
+// prod, min, max and mean; gdap_reduce_scatter of replicated partial sections into row blocks.
+// Values are small integers, so every reduction is exact and each result element is compared
+// with a serial reference computed here; host sections on NCCL are refused on every rank.
+#include <gdap/gdap.h>
+#include <gdap/gdap_cuda.h>
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+#include <nccl.h>
+
+#include "support/dims.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr int64_t kRows = 37, kCols = 23;
+const gdap_dtype kF64{GDAP_DTYPE_FLOAT, 64, 1};
+
+int device_count() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
+double value(gdap_reduce_op op, int64_t i, int64_t j, int64_t rank = 0) {
+  if (op == GDAP_REDUCE_PROD) return 1.0 + static_cast<double>((i + j + rank) % 2);  // products stay exact
+  return static_cast<double>((i * 7 + j * 3 + rank * 5) % 11 - 5);
+}
+
+double combine(gdap_reduce_op op, double a, double b) {
+  switch (op) {
+    case GDAP_REDUCE_PROD: return a * b;
+    case GDAP_REDUCE_MIN: return std::min(a, b);
+    case GDAP_REDUCE_MAX: return std::max(a, b);
+    default: return a + b;
+  }
+}
+
+gdap_dim block(int64_t size, int64_t P, int64_t c) { return gdap_test::block(size, P, c, size * c / P, size * (c + 1) / P); }
+gdap_dim cyclic(int64_t size, int64_t P, int64_t c, int64_t bs) { return gdap_test::cyclic(size, P, c, c * bs, bs); }
+gdap_dim whole(int64_t size) { return gdap_test::undistributed(size); }
+
+// The global indices a dimension holds, in local order.
+std::vector<int64_t> held(const gdap_dim& d) {
+  std::vector<int64_t> out;
+  if (d.dist_type == GDAP_DIST_BLOCK) {
+    for (int64_t g = d.start; g < d.stop; ++g) out.push_back(g);
+  } else if (d.dist_type == GDAP_DIST_CYCLIC) {
+    const int64_t step = d.block_size * d.proc_grid_size;
+    for (int64_t b = d.start; b < d.size; b += step) {
+      for (int64_t g = b; g < std::min(d.size, b + d.block_size); ++g) out.push_back(g);
+    }
+  } else {
+    for (int64_t g = 0; g < d.size; ++g) out.push_back(g);
+  }
+  return out;
+}
+
+// A device section of `dims` holding f(global indices), or reading it back.
+struct DeviceSection {
+  gdap_array* array = nullptr;
+  std::vector<std::vector<int64_t>> at;  // per dimension, the global indices in local order
+  DeviceSection(const std::vector<gdap_dim>& dims, int gpu, const std::function<double(const std::vector<int64_t>&)>& f) {
+    EXPECT_EQ(gdap_array_create(&array, kF64, gdap_device{GDAP_DEVICE_CUDA, gpu}, dims.data(), static_cast<int64_t>(dims.size())),
+              GDAP_SUCCESS)
+        << gdap_last_error();
+    for (const gdap_dim& d : dims) at.push_back(held(d));
+    std::vector<double> host;
+    each([&](const std::vector<int64_t>& g) { host.push_back(f(g)); });
+    cudaMemcpy(data(), host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice);
+  }
+  ~DeviceSection() { gdap_array_destroy(array); }
+  void* data() const {
+    void* p = nullptr;
+    gdap_array_data(&p, array);
+    return p;
+  }
+  // Calls f(global index) for each local element in C order.
+  void each(const std::function<void(const std::vector<int64_t>&)>& f) const {
+    std::vector<size_t> k(at.size(), 0);
+    for (const auto& a : at) {
+      if (a.empty()) return;
+    }
+    for (;;) {
+      std::vector<int64_t> g;
+      for (size_t i = 0; i < at.size(); ++i) g.push_back(at[i][k[i]]);
+      f(g);
+      size_t i = at.size();
+      while (i > 0 && k[i - 1] + 1 == at[i - 1].size()) k[--i] = 0;
+      if (i == 0) return;
+      ++k[i - 1];
+    }
+  }
+  std::vector<double> values() const {
+    int64_t n = 1;
+    for (const auto& a : at) n *= static_cast<int64_t>(a.size());
+    std::vector<double> host(static_cast<size_t>(n));
+    cudaMemcpy(host.data(), data(), host.size() * sizeof(double), cudaMemcpyDeviceToHost);
+    return host;
+  }
+};
+
+struct NcclRanks {
+  int n = device_count();
+  std::vector<ncclComm_t> nccl;
+  NcclRanks() : nccl(static_cast<size_t>(n)) { EXPECT_EQ(ncclCommInitAll(nccl.data(), n, nullptr), ncclSuccess); }
+  ~NcclRanks() {
+    for (ncclComm_t c : nccl) ncclCommDestroy(c);
+  }
+  // f(comm, rank) on one thread per GPU, with a stream of its own.
+  void run(const std::function<void(gdap_comm*, int)>& f) {
+    std::vector<std::thread> threads;
+    for (int r = 0; r < n; ++r) {
+      threads.emplace_back([&, r] {
+        cudaSetDevice(r);
+        cudaStream_t stream = nullptr;
+        cudaStreamCreate(&stream);
+        gdap_comm* comm = nullptr;
+        ASSERT_EQ(gdap_comm_from_nccl(&comm, nccl[static_cast<size_t>(r)], stream), GDAP_SUCCESS) << gdap_last_error();
+        f(comm, r);
+        cudaStreamSynchronize(stream);
+        gdap_comm_destroy(comm);
+        cudaStreamDestroy(stream);
+      });
+    }
+    for (auto& t : threads) t.join();
+  }
+};
+
+using Source = std::function<std::vector<gdap_dim>(int64_t rank, int64_t P)>;
+
+TEST(ReduceGpu, AxesOfEveryLayoutOpAndResult) {
+  ASSERT_GT(device_count(), 0) << "no CUDA device";
+  NcclRanks ranks;
+  const int64_t P = ranks.n;
+  const std::vector<std::pair<std::string, Source>> sources = {
+      {"row blocks", [](int64_t r, int64_t n) { return std::vector<gdap_dim>{block(kRows, n, r), whole(kCols)}; }},
+      {"block-cyclic rows", [](int64_t r, int64_t n) { return std::vector<gdap_dim>{cyclic(kRows, n, r, 4), whole(kCols)}; }},
+      {"cyclic columns", [](int64_t r, int64_t n) { return std::vector<gdap_dim>{whole(kRows), cyclic(kCols, n, r, 1)}; }},
+  };
+  const gdap_reduce_op ops[] = {GDAP_REDUCE_SUM, GDAP_REDUCE_PROD, GDAP_REDUCE_MIN, GDAP_REDUCE_MAX, GDAP_REDUCE_MEAN};
+  // Axes reduced -> the result's dimensions for rank r (replicated or distributed).
+  struct Result {
+    std::string name;
+    std::vector<int64_t> axes;  // empty: NULL, every axis
+    std::function<std::vector<gdap_dim>(int64_t, int64_t)> dims;
+  };
+  const std::vector<Result> results = {
+      {"over rows, replicated", {0}, [](int64_t, int64_t) { return std::vector<gdap_dim>{whole(kCols)}; }},
+      {"over rows, in blocks", {0}, [](int64_t r, int64_t n) { return std::vector<gdap_dim>{block(kCols, n, r)}; }},
+      {"over columns, cyclic", {-1}, [](int64_t r, int64_t n) { return std::vector<gdap_dim>{cyclic(kRows, n, r, 2)}; }},
+      {"over both, 0-d", {}, [](int64_t, int64_t) { return std::vector<gdap_dim>{}; }},
+  };
+  for (const auto& [source_name, source] : sources) {
+    for (const gdap_reduce_op op : ops) {
+      for (const Result& result : results) {
+        const std::string what = source_name + ", op " + std::to_string(op) + ", " + result.name;
+        std::vector<int64_t> wrong(static_cast<size_t>(P), -1);
+        ranks.run([&](gdap_comm* comm, int r) {
+          const DeviceSection in(source(r, P), r, [&](const std::vector<int64_t>& g) { return value(op, g[0], g[1]); });
+          const DeviceSection out(result.dims(r, P), r, [](const std::vector<int64_t>&) { return -99.0; });
+          const gdap_status s = gdap_reduce_axes(comm, in.array, out.array, op, result.axes.empty() ? nullptr : result.axes.data(),
+                                                 static_cast<int64_t>(result.axes.size()));
+          ASSERT_EQ(s, GDAP_SUCCESS) << what << ": " << gdap_last_error();
+          cudaStreamSynchronize(nullptr);
+          cudaDeviceSynchronize();
+          const std::vector<double> got = out.values();
+          int64_t bad = 0;
+          size_t k = 0;
+          if (!out.at.empty()) out.each([&](const std::vector<int64_t>& g) {
+            const gdap_reduce_op engine = op == GDAP_REDUCE_MEAN ? GDAP_REDUCE_SUM : op;
+            double want = engine == GDAP_REDUCE_PROD ? 1 : engine == GDAP_REDUCE_MIN ? 1e300 : engine == GDAP_REDUCE_MAX ? -1e300 : 0;
+            int64_t n = 0;
+            for (int64_t i = 0; i < kRows; ++i) {
+              for (int64_t j = 0; j < kCols; ++j) {
+                const bool kept_row = result.axes == std::vector<int64_t>{-1}, kept_col = result.axes == std::vector<int64_t>{0};
+                if ((kept_row && i != g[0]) || (kept_col && j != g[0])) continue;
+                want = combine(engine, want, value(op, i, j));
+                ++n;
+              }
+            }
+            if (op == GDAP_REDUCE_MEAN) want /= static_cast<double>(n);
+            bad += got[k++] != want;
+          });
+          if (out.at.empty()) {  // 0-d: one element, every element of the array reduced
+            double want = op == GDAP_REDUCE_PROD ? 1 : op == GDAP_REDUCE_MIN ? 1e300 : op == GDAP_REDUCE_MAX ? -1e300 : 0;
+            const gdap_reduce_op engine = op == GDAP_REDUCE_MEAN ? GDAP_REDUCE_SUM : op;
+            for (int64_t i = 0; i < kRows; ++i) {
+              for (int64_t j = 0; j < kCols; ++j) want = combine(engine, want, value(op, i, j));
+            }
+            if (op == GDAP_REDUCE_MEAN) want /= static_cast<double>(kRows * kCols);
+            bad = got.size() == 1 && got[0] == want ? 0 : 1;
+          }
+          wrong[static_cast<size_t>(r)] = bad;
+        });
+        for (int64_t r = 0; r < P; ++r) EXPECT_EQ(wrong[static_cast<size_t>(r)], 0) << what << ", rank " << r;
+      }
+    }
+  }
+}
+
+TEST(ReduceGpu, ScatterOfReplicatedPartialSections) {
+  ASSERT_GT(device_count(), 0) << "no CUDA device";
+  NcclRanks ranks;
+  const int64_t P = ranks.n;
+  std::vector<int64_t> all(kRows);
+  for (int64_t i = 0; i < kRows; ++i) all[static_cast<size_t>(i)] = i;
+  for (const gdap_reduce_op op : {GDAP_REDUCE_SUM, GDAP_REDUCE_MAX}) {
+    std::vector<int64_t> wrong(static_cast<size_t>(P), -1);
+    ranks.run([&](gdap_comm* comm, int r) {
+      gdap_dim replicated = GDAP_DIM_INIT;
+      gdap_dim_set_unstructured(&replicated, kRows, P, r, all.data(), kRows, 0);
+      // Every rank holds the whole array with values of its own (partial sums).
+      const DeviceSection in({replicated, whole(kCols)}, r,
+                             [&](const std::vector<int64_t>& g) { return value(op, g[0], g[1], r); });
+      const DeviceSection out({block(kRows, P, r), whole(kCols)}, r, [](const std::vector<int64_t>&) { return -99.0; });
+      ASSERT_EQ(gdap_reduce_scatter(comm, in.array, out.array, op), GDAP_SUCCESS) << gdap_last_error();
+      cudaDeviceSynchronize();
+      const std::vector<double> got = out.values();
+      int64_t bad = 0;
+      size_t k = 0;
+      out.each([&](const std::vector<int64_t>& g) {
+        double want = value(op, g[0], g[1], 0);
+        for (int64_t q = 1; q < P; ++q) want = combine(op, want, value(op, g[0], g[1], q));
+        bad += got[k++] != want;
+      });
+      wrong[static_cast<size_t>(r)] = bad;
+    });
+    for (int64_t r = 0; r < P; ++r) EXPECT_EQ(wrong[static_cast<size_t>(r)], 0) << "op " << op << ", rank " << r;
+  }
+}
+
+TEST(ReduceGpu, HostSectionsOnNcclAreRefusedOnEveryRank) {
+  ASSERT_GT(device_count(), 0) << "no CUDA device";
+  NcclRanks ranks;
+  const int64_t P = ranks.n;
+  std::vector<gdap_status> got(static_cast<size_t>(P));
+  std::vector<std::string> said(static_cast<size_t>(P));
+  ranks.run([&](gdap_comm* comm, int r) {
+    const std::vector<gdap_dim> dims{block(kRows, P, r), whole(kCols)};
+    gdap_array *host = nullptr, *out = nullptr;
+    gdap_array_create(&host, kF64, gdap_device{GDAP_DEVICE_CPU, 0}, dims.data(), 2);
+    const gdap_dim col = whole(kCols);
+    gdap_array_create(&out, kF64, gdap_device{GDAP_DEVICE_CUDA, r}, &col, 1);
+    const int64_t axis = 0;
+    got[static_cast<size_t>(r)] = gdap_reduce_axes(comm, host, out, GDAP_REDUCE_SUM, &axis, 1);
+    said[static_cast<size_t>(r)] = gdap_last_error();
+    gdap_array_destroy(out);
+    gdap_array_destroy(host);
+  });
+  for (int64_t r = 0; r < P; ++r) {
+    EXPECT_EQ(got[static_cast<size_t>(r)], GDAP_ERR_UNSUPPORTED) << said[static_cast<size_t>(r)];
+    EXPECT_NE(said[static_cast<size_t>(r)].find("source is not in CUDA device memory"), std::string::npos)
+        << said[static_cast<size_t>(r)];
+  }
+}
+
+}  // namespace
