@@ -4,6 +4,8 @@
 // float32 (exact: CUBLAS_COMPUTE_32F, no TF32) at 16384^3 and 32768^3 (argv[2..] overrides sizes).
 // Prints a markdown table: median seconds of 3 runs after a warm-up (every stream synchronised),
 // TFLOP/s, and gdap / (P x cuBLAS) -- the target is >= 0.85 at 32768^3.
+#include "bench.hpp"
+
 #include <gdap/gdap.h>
 #include <gdap/gdap_cuda.h>
 
@@ -24,14 +26,6 @@ namespace {
 
 constexpr int kWarmup = 1, kRepeats = 3;
 
-#define CK(call)                                                                                         \
-  do {                                                                                                   \
-    if (int s_ = static_cast<int>(call); s_ != 0) {                                                      \
-      std::fprintf(stderr, "%s:%d: %s failed (%d): %s\n", __FILE__, __LINE__, #call, s_, gdap_last_error()); \
-      std::exit(1);                                                                                      \
-    }                                                                                                    \
-  } while (0)
-
 template <typename T>
 __global__ void fill(T* p, int64_t n, uint32_t seed) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x) {
@@ -48,11 +42,6 @@ T* device_matrix(int64_t elems, uint32_t seed) {
   fill<T><<<1024, 256>>>(p, elems, seed);
   CK(cudaGetLastError());
   return p;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 template <typename T>

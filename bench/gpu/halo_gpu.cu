@@ -7,6 +7,8 @@
 // over axes 0 and 1 (faces, edges and corners). Each split axis is periodic with halos of width
 // 1 and 4 (the issue's "1-cell and 4-cell halos"). Prints a markdown table: median ms of 20 runs
 // after 3 warm-ups (every rank's stream synchronised), gdap / raw NCCL ratio, GB/s.
+#include "bench.hpp"
+
 #include <gdap/gdap.h>
 #include <gdap/gdap_cuda.h>
 
@@ -29,15 +31,6 @@ namespace {
 constexpr int64_t kN = 512;
 const gdap_dtype kF64{GDAP_DTYPE_FLOAT, 64, 1};
 constexpr int kWarmup = 3, kRepeats = 20;
-
-#define CK(call)                                                                              \
-  do {                                                                                        \
-    if (int s_ = (call); s_ != 0) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s failed (%d): %s\n", __FILE__, __LINE__, #call, s_,      \
-                   gdap_last_error());                                                        \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
 
 struct Case {
   std::string name;
@@ -86,11 +79,6 @@ std::vector<int> neighbours(const Case& c, int r) {
     }
   }
   return {out.begin(), out.end()};
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 struct Result {

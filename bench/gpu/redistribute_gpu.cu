@@ -4,6 +4,8 @@
 // GPU from ncclCommInitAll) in one run, beside the floor: the bytes that must cross between GPUs
 // over the measured two-way peer bandwidth (every GPU copying to every other at once).
 // Prints a markdown table; bench/gpu/run.sh adds the cupyx.distributed.array figures.
+#include "bench.hpp"
+
 #include <gdap/gdap.h>
 #include <gdap/gdap_cuda.h>
 
@@ -25,15 +27,6 @@ namespace {
 constexpr int64_t kN = 16384;
 const gdap_dtype kF32{GDAP_DTYPE_FLOAT, 32, 1};
 constexpr int kWarmup = 3, kRepeats = 20;
-
-#define CK(call)                                                                              \
-  do {                                                                                        \
-    if (int s_ = (call); s_ != 0) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s failed (%d): %s\n", __FILE__, __LINE__, #call, s_,      \
-                   gdap_last_error());                                                        \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
 
 using Dims = std::function<std::vector<gdap_dim>(int64_t rank, int64_t P)>;
 
@@ -64,11 +57,6 @@ const std::vector<Case> kCases = {
     {"rows -> row block-cyclic(256)", [](int64_t r, int64_t P) { return std::vector{block(P, r), whole()}; },
      [](int64_t r, int64_t P) { return std::vector{cyclic(P, r, 256), whole()}; }},
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // Fills a section with a value derived from each element's global index (on the device).
 __global__ void fill_kernel(float* data, int64_t rows, int64_t cols, const int64_t* row_global, int64_t col0) {

@@ -2,10 +2,11 @@
 # One call on a lent GPU machine: builds gdap with CUDA and NCCL (Release), then runs the named GPU
 # benchmarks, each timing gdap beside its peer in the same run, on every GPU present. Each writes
 # its table to $OUT/<name>_gpu.md.
-# Usage: bench/gpu/run.sh [redistribute] [halo] [allreduce] [gemm] ...   (default: redistribute)
+# Usage: bench/gpu/run.sh [redistribute] [halo] [allreduce] [reduce] [gemm] ...   (default: redistribute)
 #   redistribute: float32 16384^2 row blocks -> column blocks / block-cyclic, beside cupyx reshard
 #   halo:         3-d float64 512^3 halo exchange, beside raw NCCL send/recv of the same bytes
 #   allreduce:    1 GiB float32 all-reduce, beside ncclAllReduce
+#   reduce:       global sums of 1 GiB float32 per GPU (all, rows, columns), beside CUB / cuBLAS + NCCL
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/gdap-bench-out}

@@ -1,5 +1,6 @@
 #include "comm/nccl.hpp"
 
+#include "comm/slots.hpp"
 #include "core/error.hpp"
 #include "move/device.hpp"
 
@@ -29,9 +30,12 @@ NcclComm::NcclComm(ncclComm_t comm, void* user_stream, int device, int64_t rank_
 NcclComm::~NcclComm() {
   cudaSetDevice(device_);
   // After a timeout a control collective may still be queued on the buffer: cudaFree would wait
-  // for it (for ever, unless the caller aborted the NCCL communicator), so the buffer is left to
-  // the end of the process.
-  if (!broken_) cudaFree(buffer_);
+  // for it (for ever, unless the caller aborted the NCCL communicator), so the buffers are left
+  // to the end of the process.
+  if (!broken_) {
+    cudaFree(buffer_);
+    cudaFreeHost(host_);
+  }
   cudaStreamDestroy(control_);
 }
 
@@ -74,43 +78,53 @@ void NcclComm::wait_control(const char* what) {
        rank, what, timeout_);
 }
 
-char* NcclComm::control_buffer(int64_t bytes) {
-  if (bytes > buffer_bytes_) {
-    cudaFree(buffer_);
-    buffer_ = nullptr, buffer_bytes_ = 0;
-    check_cuda(cudaMalloc(&buffer_, static_cast<size_t>(bytes)), "cudaMalloc (control buffer)");
-    buffer_bytes_ = bytes;
+namespace {
+
+// Grows a buffer of gdap's own to at least `bytes` (its contents are not kept).
+template <typename Alloc, typename Release>
+char* grow(char*& data, int64_t& have, int64_t bytes, Alloc alloc, Release release, const char* what) {
+  if (bytes > have) {
+    release(data);
+    data = nullptr, have = 0;
+    check_cuda(alloc(reinterpret_cast<void**>(&data), static_cast<size_t>(bytes)), what);
+    have = bytes;
   }
-  return buffer_;
+  return data;
 }
 
-// Two NCCL allgathers: every rank's length, then every rank's bytes padded to the longest.
+}  // namespace
+
+char* NcclComm::control_buffer(int64_t bytes) {
+  return grow(buffer_, buffer_bytes_, bytes, [](void** p, size_t n) { return cudaMalloc(p, n); }, cudaFree,
+              "cudaMalloc (control buffer)");
+}
+
+char* NcclComm::host_buffer(int64_t bytes) {
+  return grow(host_, host_bytes_, bytes, [](void** p, size_t n) { return cudaMallocHost(p, n); }, cudaFreeHost,
+              "cudaMallocHost (control staging)");
+}
+
+// One ncclAllGather of equal slots: this rank's `slot` in, every rank's slots (rank order) out.
+std::string NcclComm::gather_slots(std::string_view slot, const char* what) {
+  const auto n = size;
+  const auto bytes = static_cast<int64_t>(slot.size());
+  char* h = host_buffer(bytes * (n + 1));
+  char* d = control_buffer(bytes * (n + 1));
+  std::memcpy(h + bytes * n, slot.data(), slot.size());
+  check_cuda(cudaMemcpyAsync(d + bytes * n, h + bytes * n, slot.size(), cudaMemcpyHostToDevice, control_), "cudaMemcpyAsync");
+  check_nccl(ncclAllGather(d + bytes * n, d, slot.size(), ncclChar, comm_, control_), "ncclAllGather");
+  check_cuda(cudaMemcpyAsync(h, d, static_cast<size_t>(bytes * n), cudaMemcpyDeviceToHost, control_), "cudaMemcpyAsync");
+  wait_control(what);
+  return std::string(h, static_cast<size_t>(bytes * n));
+}
+
+// Every rank's bytes: gathered in slots (slots.hpp), none to gather on one rank.
 std::vector<std::string> NcclComm::allgather(std::string_view mine) {
   check_usable();
+  if (size == 1) return {std::string(mine)};
   move::set_device(device_);
-  const auto n = static_cast<size_t>(size);
-  std::vector<int64_t> lengths(n);
-  int64_t* d_lengths = reinterpret_cast<int64_t*>(control_buffer(static_cast<int64_t>(sizeof(int64_t) * (n + 1))));
-  const auto length = static_cast<int64_t>(mine.size());
-  check_cuda(cudaMemcpyAsync(d_lengths + n, &length, sizeof length, cudaMemcpyHostToDevice, control_), "cudaMemcpyAsync");
-  check_nccl(ncclAllGather(d_lengths + n, d_lengths, 1, ncclInt64, comm_, control_), "ncclAllGather");
-  check_cuda(cudaMemcpyAsync(lengths.data(), d_lengths, sizeof(int64_t) * n, cudaMemcpyDeviceToHost, control_),
-             "cudaMemcpyAsync");
-  wait_control("the NCCL allgather of lengths");
-  const int64_t longest = std::max<int64_t>(1, *std::max_element(lengths.begin(), lengths.end()));
-  char* d = control_buffer(longest * static_cast<int64_t>(n + 1));
-  std::string padded(static_cast<size_t>(longest), '\0');
-  std::memcpy(padded.data(), mine.data(), mine.size());
-  std::string all(static_cast<size_t>(longest) * n, '\0');
-  check_cuda(cudaMemcpyAsync(d + longest * static_cast<int64_t>(n), padded.data(), padded.size(), cudaMemcpyHostToDevice, control_),
-             "cudaMemcpyAsync");
-  check_nccl(ncclAllGather(d + longest * static_cast<int64_t>(n), d, static_cast<size_t>(longest), ncclChar, comm_, control_),
-             "ncclAllGather");
-  check_cuda(cudaMemcpyAsync(all.data(), d, all.size(), cudaMemcpyDeviceToHost, control_), "cudaMemcpyAsync");
-  wait_control("the NCCL allgather of control bytes");
-  std::vector<std::string> out;
-  for (size_t r = 0; r < n; ++r) out.push_back(all.substr(r * static_cast<size_t>(longest), static_cast<size_t>(lengths[r])));
-  return out;
+  return allgather_in_slots(mine, static_cast<size_t>(size),
+                            [&](std::string_view slot) { return gather_slots(slot, "the NCCL allgather of control bytes"); });
 }
 
 void NcclComm::barrier() { allgather({}); }

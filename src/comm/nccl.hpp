@@ -1,6 +1,7 @@
 // gdap communicators over NCCL: the caller's ncclComm_t and stream. Control collectives (the
 // agreement of gdap_redistribute, gdap_map_create_collective) run on a stream of gdap's own with
-// a small device buffer, so they wait for themselves only, never for the caller's queued work.
+// a small device buffer, so they wait for themselves only, never for the caller's queued work;
+// most take one ncclAllGather of fixed slots staged through pinned memory (none on one rank).
 // They wait at most the communicator's timeout (gdap_comm_set_timeout), watching NCCL's
 // asynchronous error: a rank that never joins costs the others GDAP_ERR_TIMEOUT, not a hang, and
 // the communicator is broken from then on (the ncclComm_t is the caller's to ncclCommAbort).
@@ -26,6 +27,8 @@ class NcclComm final : public gdap_comm {
 
  private:
   char* control_buffer(int64_t bytes);
+  char* host_buffer(int64_t bytes);
+  std::string gather_slots(std::string_view slot, const char* what);
   void check_usable() const;
   void wait_control(const char* what);
   ncclComm_t comm_;
@@ -33,6 +36,8 @@ class NcclComm final : public gdap_comm {
   cudaStream_t control_ = nullptr;
   char* buffer_ = nullptr;
   int64_t buffer_bytes_ = 0;
+  char* host_ = nullptr;  // pinned staging of control bytes
+  int64_t host_bytes_ = 0;
   double timeout_ = 300;
   bool broken_ = false;
 };

@@ -42,9 +42,22 @@ MapPtr gather_map(gdap_comm& comm, const gdap_array& a, const char* which) {
   return MapPtr(out);
 }
 
-// The (local, global) indices one rank owns along one axis, in increasing global order.
+// The indices one rank owns along one axis, as runs in increasing global order.
 struct Owned {
-  std::vector<int64_t> local, global;
+  struct Run {
+    int64_t global, length, local;
+  };
+  std::vector<Run> runs;
+  int64_t count = 0;
+  // Per owned index, its local (global = false) or global index.
+  std::vector<int64_t> each(bool global) const {
+    std::vector<int64_t> out;
+    out.reserve(static_cast<size_t>(count));
+    for (const Run& r : runs) {
+      for (int64_t k = 0; k < r.length; ++k) out.push_back((global ? r.global : r.local) + k);
+    }
+    return out;
+  }
 };
 
 // `primary_only`: for unstructured replicas, only where this rank's coordinate is the lowest holder.
@@ -52,10 +65,16 @@ Owned owned_along(const gdap_map& map, int64_t axis, int64_t rank, bool primary_
   const AxisSide side(map.axes[static_cast<size_t>(axis)], primary_only);
   Owned o;
   side.for_each_run(map.coord(rank, axis), [&](int64_t global, int64_t length, int64_t local) {
-    for (int64_t k = 0; k < length; ++k) {
-      o.local.push_back(local + k);
-      o.global.push_back(global + k);
+    if (length <= 0) return;
+    o.count += length;
+    if (!o.runs.empty()) {  // 'c' gives a run per block: merge those that continue one another
+      Owned::Run& last = o.runs.back();
+      if (last.global + last.length == global && last.local + last.length == local) {
+        last.length += length;
+        return;
+      }
     }
+    o.runs.push_back({global, length, local});
   });
   return o;
 }
@@ -63,22 +82,25 @@ Owned owned_along(const gdap_map& map, int64_t axis, int64_t rank, bool primary_
 // Calls f(element offset, flat index) for every element of the product of the axes' owned
 // indices, where the offset is sum(local * stride) and the flat index sum(global * weight).
 template <typename F>
-void for_each_owned(const std::vector<Owned>& axes, const std::vector<int64_t>& strides,
+void for_each_owned(const std::vector<Owned>& owned, const std::vector<int64_t>& strides,
                     const std::vector<int64_t>& weights, F&& f) {
-  const size_t n = axes.size();
-  for (const Owned& a : axes) {
-    if (a.local.empty()) return;
+  const size_t n = owned.size();
+  std::vector<std::vector<int64_t>> local, global;
+  for (const Owned& a : owned) {
+    if (a.count == 0) return;
+    local.push_back(a.each(false));
+    global.push_back(a.each(true));
   }
   std::vector<size_t> at(n, 0);
   for (;;) {
     int64_t offset = 0, flat = 0;
     for (size_t i = 0; i < n; ++i) {
-      offset += axes[i].local[at[i]] * strides[i];
-      flat += axes[i].global[at[i]] * weights[i];
+      offset += local[i][at[i]] * strides[i];
+      flat += global[i][at[i]] * weights[i];
     }
     f(offset, flat);
     size_t i = n;
-    while (i > 0 && at[i - 1] + 1 == axes[i - 1].local.size()) at[--i] = 0;
+    while (i > 0 && at[i - 1] + 1 == local[i - 1].size()) at[--i] = 0;
     if (i == 0) return;
     ++at[i - 1];
   }
@@ -178,9 +200,23 @@ struct Reduction {
 
   static AxisTable table(const Owned& o, int64_t stride, int64_t weight) {
     AxisTable t;
-    for (size_t k = 0; k < o.local.size(); ++k) {
-      t.offset.push_back(o.local[k] * stride);
-      t.flat.push_back(o.global[k] * weight);
+    t.count = o.count;
+    t.stride = stride;
+    if (o.runs.size() <= 1) {
+      t.affine = true;
+      if (!o.runs.empty()) {
+        t.offset0 = o.runs[0].local * stride;
+        t.flat0 = o.runs[0].global * weight;
+      }
+      t.offset_step = stride;
+      t.flat_step = weight;
+      return t;
+    }
+    for (const Owned::Run& r : o.runs) {
+      for (int64_t k = 0; k < r.length; ++k) {
+        t.offset.push_back((r.local + k) * stride);
+        t.flat.push_back((r.global + k) * weight);
+      }
     }
     return t;
   }

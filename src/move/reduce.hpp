@@ -2,7 +2,7 @@
 // sections): the same three steps as on the host (reduce.cpp), on the communicator's stream:
 // this rank's owned elements reduced into a device buffer indexed by the result's flat global
 // index (reduce_kernels.cu), ncclAllReduce of that buffer, the result's owned elements copied out.
-// Deterministic: each buffer element is reduced by one thread or one block's fixed tree.
+// Deterministic: each buffer element is reduced in an order fixed by the shapes and strides.
 #pragma once
 
 #include "comm/comm.hpp"
@@ -37,10 +37,16 @@ T identity(gdap_reduce_op op) {
   }
 }
 
-// One axis of what a rank reads or writes: per owned index, its element offset (local index *
+// One axis of what a rank reads or writes: per owned index k, its element offset (local index *
 // stride) and its contribution to the flat result index (global index * weight; 0 if reduced).
+// One run of owned indices (a block, an undistributed axis) is affine and needs no table:
+// offset0 + k * offset_step and flat0 + k * flat_step; otherwise the tables hold every index.
 struct AxisTable {
-  std::vector<int64_t> offset, flat;
+  int64_t count = 0;
+  bool affine = false;
+  int64_t offset0 = 0, offset_step = 0, flat0 = 0, flat_step = 0;
+  std::vector<int64_t> offset, flat;  // when not affine: count entries each
+  int64_t stride = 0;                 // the section's stride along the axis, in elements
 };
 
 struct DeviceReduction {

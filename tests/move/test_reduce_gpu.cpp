@@ -57,6 +57,8 @@ std::vector<int64_t> held(const gdap_dim& d) {
     for (int64_t b = d.start; b < d.size; b += step) {
       for (int64_t g = b; g < std::min(d.size, b + d.block_size); ++g) out.push_back(g);
     }
+  } else if (d.dist_type == GDAP_DIST_UNSTRUCTURED) {
+    out.assign(d.indices, d.indices + d.num_indices);
   } else {
     for (int64_t g = 0; g < d.size; ++g) out.push_back(g);
   }
@@ -198,6 +200,84 @@ TEST(ReduceGpu, AxesOfEveryLayoutOpAndResult) {
             if (op == GDAP_REDUCE_MEAN) want /= static_cast<double>(kRows * kCols);
             bad = got.size() == 1 && got[0] == want ? 0 : 1;
           }
+          wrong[static_cast<size_t>(r)] = bad;
+        });
+        for (int64_t r = 0; r < P; ++r) EXPECT_EQ(wrong[static_cast<size_t>(r)], 0) << what << ", rank " << r;
+      }
+    }
+  }
+}
+
+// Large enough that few kept elements are each reduced by many threads or blocks (slices, then a
+// second pass), over a last axis the kernels walk incrementally: cyclic (on one GPU one run: an
+// affine axis) or unstructured in descending order (a table per axis).
+TEST(ReduceGpu, FewKeptElementsOfALargeArray) {
+  ASSERT_GT(device_count(), 0) << "no CUDA device";
+  NcclRanks ranks;
+  const int64_t P = ranks.n;
+  const std::vector<int64_t> shape{3, 1201, 997};
+  std::vector<std::vector<int64_t>> descending(static_cast<size_t>(P));  // rank r: g = r mod P, from the top
+  for (int64_t g = shape[2] - 1; g >= 0; --g) descending[static_cast<size_t>(g % P)].push_back(g);
+  const auto unstructured = [&](int64_t r) {
+    gdap_dim d = GDAP_DIM_INIT;
+    const auto& mine = descending[static_cast<size_t>(r)];
+    gdap_dim_set_unstructured(&d, shape[2], P, r, mine.data(), static_cast<int64_t>(mine.size()), 1);
+    return d;
+  };
+  const std::vector<std::function<std::vector<gdap_dim>(int64_t)>> sources = {
+      [&](int64_t r) {
+        return std::vector<gdap_dim>{whole(shape[0]), block(shape[1], P, r), cyclic(shape[2], P, r, 7)};
+      },
+      [&](int64_t r) { return std::vector<gdap_dim>{whole(shape[0]), block(shape[1], P, r), unstructured(r)}; },
+  };
+  const auto at = [](const std::vector<int64_t>& g) {
+    return static_cast<double>((g[0] * 5 + g[1] * 7 + g[2] * 3) % 13 - 6);
+  };
+  const std::vector<std::vector<int64_t>> axes_cases = {{}, {1, 2}, {-1}, {0, 1}};
+  for (size_t which = 0; which < sources.size(); ++which) {
+    for (const gdap_reduce_op op : {GDAP_REDUCE_SUM, GDAP_REDUCE_MIN, GDAP_REDUCE_MAX, GDAP_REDUCE_MEAN}) {
+      for (const std::vector<int64_t>& axes : axes_cases) {
+        // The serial reference, indexed by the kept global indices in C order.
+        std::vector<int64_t> kept_shape;
+        std::vector<bool> reduced(3, axes.empty());
+        for (int64_t a : axes) reduced[static_cast<size_t>((a + 3) % 3)] = true;
+        for (size_t a = 0; a < 3; ++a) {
+          if (!reduced[a]) kept_shape.push_back(shape[a]);
+        }
+        int64_t nkept = 1;
+        for (int64_t n : kept_shape) nkept *= n;
+        const gdap_reduce_op engine = op == GDAP_REDUCE_MEAN ? GDAP_REDUCE_SUM : op;
+        const double none = engine == GDAP_REDUCE_MIN ? 1e300 : engine == GDAP_REDUCE_MAX ? -1e300 : 0;
+        std::vector<double> want(static_cast<size_t>(nkept), none);
+        std::vector<int64_t> g(3);
+        for (g[0] = 0; g[0] < shape[0]; ++g[0]) {
+          for (g[1] = 0; g[1] < shape[1]; ++g[1]) {
+            for (g[2] = 0; g[2] < shape[2]; ++g[2]) {
+              int64_t flat = 0;
+              for (size_t a = 0; a < 3; ++a) flat = reduced[a] ? flat : flat * shape[a] + g[a];
+              want[static_cast<size_t>(flat)] = combine(engine, want[static_cast<size_t>(flat)], at(g));
+            }
+          }
+        }
+        if (op == GDAP_REDUCE_MEAN) {
+          for (double& w : want) w /= static_cast<double>(shape[0] * shape[1] * shape[2] / nkept);
+        }
+        const std::string what = std::string(which == 0 ? "cyclic" : "unstructured") + " last axis, op " +
+                                 std::to_string(op) + ", " + std::to_string(axes.size()) + " axes named";
+        std::vector<int64_t> wrong(static_cast<size_t>(P), -1);
+        ranks.run([&](gdap_comm* comm, int r) {
+          const DeviceSection in(sources[which](r), r, at);
+          std::vector<gdap_dim> out_dims;
+          for (int64_t n : kept_shape) out_dims.push_back(whole(n));
+          const DeviceSection out(out_dims, r, [](const std::vector<int64_t>&) { return -99.0; });
+          ASSERT_EQ(gdap_reduce_axes(comm, in.array, out.array, op, axes.empty() ? nullptr : axes.data(),
+                                     static_cast<int64_t>(axes.size())),
+                    GDAP_SUCCESS)
+              << what << ": " << gdap_last_error();
+          cudaDeviceSynchronize();
+          const std::vector<double> got = out.values();
+          int64_t bad = got.size() == want.size() ? 0 : 1;
+          for (size_t k = 0; k < got.size() && k < want.size(); ++k) bad += got[k] != want[k];
           wrong[static_cast<size_t>(r)] = bad;
         });
         for (int64_t r = 0; r < P; ++r) EXPECT_EQ(wrong[static_cast<size_t>(r)], 0) << what << ", rank " << r;
