@@ -798,7 +798,8 @@ GDAP_API gdap_status gdap_halo_exchange(gdap_comm* comm, const gdap_halo* halo, 
 /**
  * Collective: every rank writes its own section (dim_data, protocol version and every element,
  * padding included, in C order) to `<prefix>_<rank>.dnpy`, byte for byte as DistArray 0.6 writes
- * it, through a temporary file renamed into place (an existing file is replaced, as DistArray and
+ * it under the NumPy it runs on (< 1.24: the .npy header dict padded to 64 bytes, without the room
+ * newer NumPy adds; see docs/dnpy.md), through a temporary file renamed into place (an existing file is replaced, as DistArray and
  * numpy.save do). Unstructured indices are written as a list. Device sections are copied through
  * pinned host memory once the communicator's stream has reached this call; returns when the file
  * is written. Dtypes: bool, int8-64, uint8-64, float16/32/64, complex64/128 (GDAP_ERR_UNSUPPORTED

@@ -4,7 +4,7 @@
 # no internet: fmt, nlohmann-json, CLI11 and GoogleTest travel unpacked from Debian packages in
 # .deps/root and the DLPack header in .deps/tvm_ffi (both made by tests/gpu/prepare.sh here).
 # Usage: tests/gpu/run.sh [gpu-only]   (gpu-only: the gpu-labelled tests alone, for a short lease;
-#        memcheck too with MEMCHECK=1)
+#        memcheck too with MEMCHECK=1; RACECHECK=1 adds racecheck and synccheck on every gpu executable)
 set -uo pipefail
 only=${1:-}
 cd "$(dirname "$0")/../.."
@@ -44,6 +44,16 @@ for exe in $(find build-gpu/tests -name 'test_*_gpu' -type f -executable); do
   compute-sanitizer --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9 "$exe" >"$out/$(basename $exe).memcheck.log" 2>&1
   echo "$(basename $exe): memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$out/$(basename $exe).memcheck.log" | tail -1)"
 done
+if [ "${RACECHECK:-0}" = 1 ]; then
+  echo "--- compute-sanitizer racecheck and synccheck (shared-memory hazards, barrier misuse):"
+  for exe in $(find build-gpu/tests -name 'test_*_gpu' -type f -executable | sort); do
+    for tool in racecheck synccheck; do
+      compute-sanitizer --tool $tool --error-exitcode 9 "$exe" >"$out/$(basename $exe).$tool.log" 2>&1
+      echo "$(basename $exe) $tool: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$(basename $exe).$tool.log" | tail -1)"
+      grep -m1 'Internal Sanitizer Error' "$out/$(basename $exe).$tool.log"  # counted as an error, not a hazard
+    done
+  done
+fi
 # CUDA API errors are left out above: NCCL probes its kernels at init (no kernel image for other
 # architectures) and peer access is enabled idempotently; both are expected, not memory errors.
 exit $rc
