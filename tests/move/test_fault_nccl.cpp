@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "support/dims.hpp"
+
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -36,17 +38,8 @@ int device_count() {
   return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
 }
 
-gdap_dim block_dim(int r) {
-  gdap_dim d = GDAP_DIM_INIT;
-  gdap_dim_set_block(&d, kSize, 2, r, r * kSize / 2, (r + 1) * kSize / 2);
-  return d;
-}
-
-gdap_dim cyclic_dim(int r) {
-  gdap_dim d = GDAP_DIM_INIT;
-  gdap_dim_set_cyclic(&d, kSize, 2, r, r, 0);
-  return d;
-}
+gdap_dim block_dim(int r) { return gdap_test::block(kSize, 2, r, r * kSize / 2, (r + 1) * kSize / 2); }
+gdap_dim cyclic_dim(int r) { return gdap_test::cyclic(kSize, 2, r, r); }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
