@@ -25,10 +25,6 @@ namespace {
 constexpr int64_t kCount = int64_t{1} << 28;  // 1 GiB of float32
 constexpr int kWarmup = 3, kRepeats = 20;
 
-__global__ void fill(float* x, int64_t n, float v) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x) x[i] = v;
-}
-
 }  // namespace
 
 int main() {
@@ -46,7 +42,7 @@ int main() {
     CK(gdap_array_data(&data, a));
     auto timed = [&](auto&& call) { return timed_ms(sync, stream, call); };
     for (int it = 0; it < kWarmup + kRepeats; ++it) {
-      fill<<<1024, 256, 0, stream>>>(static_cast<float*>(data), kCount, 1.0f);
+      fill_value<<<1024, 256, 0, stream>>>(static_cast<float*>(data), kCount, 1.0f);
       CK(cudaStreamSynchronize(stream));  // the fill is not gdap's time
       const double g = timed([&] { CK(gdap_allreduce(comm, a, GDAP_REDUCE_SUM)); });
       const double n = timed(
@@ -57,7 +53,7 @@ int main() {
       }
     }
     // One checked run: every element becomes the GPU count.
-    fill<<<1024, 256, 0, stream>>>(static_cast<float*>(data), kCount, 1.0f);
+    fill_value<<<1024, 256, 0, stream>>>(static_cast<float*>(data), kCount, 1.0f);
     CK(gdap_allreduce(comm, a, GDAP_REDUCE_SUM));
     float probe[2] = {};
     CK(cudaMemcpyAsync(&probe[0], data, 4, cudaMemcpyDeviceToHost, stream));

@@ -1,5 +1,5 @@
 // What the GPU benchmarks share: a check that exits naming the failed call and gdap's last error,
-// the median, a thread per GPU with its stream and gdap communicator, and the time of one call on
+// a fill kernel, the median, a thread per GPU with its stream and gdap communicator, and the time of one call on
 // every rank of one process (threads meeting at a barrier
 // before and after, the stream synchronised: a timed call ends when every rank's work is done).
 #pragma once
@@ -25,6 +25,11 @@
       std::exit(1);                                                                                      \
     }                                                                                                    \
   } while (0)
+
+// x[0, n) = v, on the stream the launch names.
+__global__ void fill_value(float* x, int64_t n, float v) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x) x[i] = v;
+}
 
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

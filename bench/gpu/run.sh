@@ -6,6 +6,7 @@
 #   redistribute: float32 16384^2 row blocks -> column blocks / block-cyclic, beside cupyx reshard
 #   halo:         3-d float64 512^3 halo exchange, beside raw NCCL send/recv of the same bytes
 #   allreduce:    1 GiB float32 all-reduce, beside ncclAllReduce
+#   reduce_scatter: 1 GiB float32 partial sums per GPU into row blocks, beside ncclReduceScatter
 #   reduce:       global sums of 1 GiB float32 per GPU (all, rows, columns), beside CUB / cuBLAS + NCCL
 set -uo pipefail
 cd "$(dirname "$0")/../.."

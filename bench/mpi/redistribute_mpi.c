@@ -25,6 +25,8 @@
 #include <gdap/gdap.h>
 #include <gdap/gdap_mpi.h>
 
+#include "bench_mpi.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,23 +49,10 @@ void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* 
 void pdgemr2d_(const int* m, const int* n, const double* a, const int* ia, const int* ja, const int* desca,
                double* b, const int* ib, const int* jb, const int* descb, const int* context);
 
-static int g_rank;
-
 static void die(const char* what) {
   fprintf(stderr, "rank %d: %s\n", g_rank, what);
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
-
-/* Every gdap call returns a status; a failure aborts the whole job with gdap's message. */
-#define CK(call)                                                                                     \
-  do {                                                                                               \
-    gdap_status s_ = (call);                                                                         \
-    if (s_ != GDAP_SUCCESS) {                                                                        \
-      fprintf(stderr, "rank %d: %s:%d: %s: %s: %s\n", g_rank, __FILE__, __LINE__, #call,             \
-              gdap_status_string(s_), gdap_last_error());                                            \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                                  \
-    }                                                                                                \
-  } while (0)
 
 /* ---------------------------------------------------------------------------------------------
  * Distributions
@@ -247,12 +236,9 @@ enum { NMETHODS = sizeof kMethods / sizeof kMethods[0], GDAP_P2P = 0, GDAP_ALLTO
 /* One call, as the slowest rank saw it (seconds). */
 static double timed(const Method* m, Bench* b) {
   if (m->exchange && setenv("GDAP_MPI_EXCHANGE", m->exchange, 1) != 0) die("setenv failed");
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double t0 = MPI_Wtime();
+  const double t0 = start_timing();
   m->run(b);
-  double t = MPI_Wtime() - t0;
-  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return t;
+  return slowest_since(t0);
 }
 
 static void verify(const Method* m, Bench* b) {
@@ -263,16 +249,6 @@ static void verify(const Method* m, Bench* b) {
     if (g_rank == 0) fprintf(stderr, "%s: %lld wrong elements\n", m->name, bad);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-}
-
-static int by_value(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double* v, int n) {
-  qsort(v, (size_t)n, sizeof *v, by_value);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* ---------------------------------------------------------------------------------------------

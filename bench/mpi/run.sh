@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Builds libgdap (MPI, no CUDA) in build-bench and the harness beside it, then times gdap's
-# redistribution against ScaLAPACK's pdgemr2d and a raw MPI_Alltoall with 4 ranks, in one run,
-# and prints the markdown tables. Extra arguments go to the harness: [repeats [case]].
+# Builds libgdap (MPI, no CUDA) in build-bench and the harnesses beside it, then runs them with 4
+# ranks and prints their markdown tables:
+#   redistribute     gdap's redistribution beside ScaLAPACK's pdgemr2d and a raw MPI_Alltoall;
+#   reduce_scatter   gdap_reduce_scatter beside MPI_Reduce_scatter_block and MPI_Allreduce.
+# Usage: run.sh [redistribute|reduce_scatter [harness arguments]]: no argument runs both; the
+# harness arguments are [repeats [case]] for redistribute and [repeats] for reduce_scatter.
 #
 # Needs Open MPI (mpicc, mpirun) and libscalapack-openmpi-dev. Environment:
 #   GDAP_BENCH_BUILD  build directory (default <repo>/build-bench)
@@ -22,25 +25,40 @@ if [ -z "${GDAP_BENCH_NO_BUILD:-}" ]; then
   cmake --build "$build" -j"${JOBS:-2}" --target gdap >"$log" 2>&1 || { grep -B2 -A8 -m5 error "$log"; exit 1; }
 fi
 
-# The harness is plain C against the installed ABI, so mpicc builds it without the CMake project
-# (bench/CMakeLists.txt builds the same target once the top level adds it).
-bin=$build/bench_redistribute_mpi
-if [ ! -x "$bin" ] || [ "$root/bench/mpi/redistribute_mpi.c" -nt "$bin" ] || [ "$build/libgdap.so" -nt "$bin" ]; then
-  mpicc -std=c99 -O2 -g -Wall -Wextra -I"$root/include" "$root/bench/mpi/redistribute_mpi.c" -o "$bin" \
-    -L"$build" -lgdap -lscalapack-openmpi -Wl,-rpath,"$build"
-fi
+# The harnesses are plain C against the installed ABI, so mpicc builds them without the CMake
+# project (bench/mpi/CMakeLists.txt builds the same targets once the top level adds it).
+build_harness() {  # name, extra libraries
+  local bin=$build/bench_$1_mpi src=$root/bench/mpi/$1_mpi.c
+  if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] || [ "$build/libgdap.so" -nt "$bin" ]; then
+    mpicc -std=c99 -O2 -g -Wall -Wextra -I"$root/include" "$src" -o "$bin" -L"$build" -lgdap "${@:2}" \
+      -Wl,-rpath,"$build"
+  fi
+}
+which=${1:-all}
+[ $# -gt 0 ] && shift
+case $which in
+  all | redistribute | reduce_scatter) ;;
+  *) echo "run.sh: unknown harness '$which' (redistribute, reduce_scatter)" >&2; exit 2 ;;
+esac
 
 # Open MPI refuses root unless told; 4 ranks on fewer cores need --oversubscribe, and binding
 # would pin two ranks to one core while another core idles.
 mpirun_args=(-np "$ranks" --oversubscribe --bind-to none)
 if [ "$(id -u)" = 0 ]; then mpirun_args+=(--allow-run-as-root); fi
 
-echo "## gdap redistribution vs pdgemr2d vs MPI_Alltoall (bench/mpi)"
+echo "## gdap beside MPI and ScaLAPACK (bench/mpi)"
 echo
 echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $ranks ranks$( \
   [ "$(nproc)" -lt "$ranks" ] && echo ' oversubscribed'); $(mpirun --version | head -1); gdap $(git -C "$root" describe --always --dirty 2>/dev/null || echo '?')"
 # Other work on a shared machine skews the times: the load averages before and after say how much.
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-mpirun "${mpirun_args[@]}" "$bin" "$@"
+if [ "$which" != reduce_scatter ]; then
+  build_harness redistribute -lscalapack-openmpi
+  mpirun "${mpirun_args[@]}" "$build/bench_redistribute_mpi" "$@"
+fi
+if [ "$which" != redistribute ]; then
+  build_harness reduce_scatter
+  mpirun "${mpirun_args[@]}" "$build/bench_reduce_scatter_mpi" "$@"
+fi
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

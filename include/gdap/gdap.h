@@ -687,8 +687,13 @@ GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_r
  * shapes, writable result, memory), then the ranks agree and check that every rank passed the same
  * op; a failure leaves every result unchanged and every rank returns an error (the failing rank its
  * own, the others GDAP_ERR_REMOTE naming it). Both distributions are gathered and checked as
- * gdap_map_create_collective does. Cost: each rank holds a buffer of the whole global array for
- * the call and all-reduces it. `source` and `result` are borrowed.
+ * gdap_map_create_collective does. Cost: each rank fills a buffer that the ranks reduce. When
+ * every result element has one owner (no replicas), the buffer has one segment per rank, each
+ * the size of the largest result section, and the ranks reduce-scatter it, so each receives only
+ * its own part. Otherwise, or when padding and uneven blocks would make the segments' total twice
+ * the global size or more, the buffer is the whole result and the ranks all-reduce it. The
+ * buffer (host or device memory) is kept on the communicator for later reductions, and
+ * gdap_comm_destroy frees it. `source` and `result` are borrowed.
  */
 GDAP_API gdap_status gdap_reduce_scatter(gdap_comm* comm, const gdap_array* source, gdap_array* result,
                                          gdap_reduce_op op);
@@ -712,7 +717,8 @@ GDAP_API gdap_status gdap_reduce_scatter(gdap_comm* comm, const gdap_array* sour
  * communicator (queued on its stream, reproducible: a fixed reduction order). Errors (an axis out of range or repeated, a dtype or shape mismatch, a
  * read-only result, ranks passing different ops or axes) reach every rank as for
  * gdap_reduce_scatter, and no result changes. Cost: each rank reduces its owned elements into a
- * buffer of the kept global shape, then all-reduces it. `source`, `result` and `axes` are borrowed.
+ * buffer laid out as gdap_reduce_scatter's (one segment per owner, reduce-scattered, or the kept
+ * global shape, all-reduced). `source`, `result` and `axes` are borrowed.
  */
 GDAP_API gdap_status gdap_reduce_axes(gdap_comm* comm, const gdap_array* source, gdap_array* result,
                                       gdap_reduce_op op, const int64_t* axes, int64_t naxes);

@@ -165,12 +165,59 @@ void allreduce_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, cons
          "(use an in-process group or MPI)");
   }
   auto& group = dynamic_cast<GroupComm&>(comm);
-  std::vector<char> result(buffer->size());
+  HostBytes result(buffer->size());
   group.exchange(buffer->data(), [&](const std::vector<const void*>& buffers) {
     std::memcpy(result.data(), buffers[0], result.size());
     for (size_t r = 1; r < buffers.size(); ++r) combine(dtype, op, result.data(), buffers[r], count);
   });
   std::memcpy(buffer->data(), result.data(), result.size());
+}
+
+// Each rank combines its segment of every peer's buffer, in rank order (the order allreduce_buffer
+// combines in), at the group's rendezvous, a chunk at a time, and writes each chunk's result into
+// its own segment of its own buffer: the peers read only their segments, so no one reads what it
+// overwrites.
+int64_t reduce_scatter_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, const HostBuffer& buffer,
+                              int64_t segment) {
+  if (segment == 0) return 0;
+  if (comm.kind() == GDAP_COMM_MPI) {
+    reduce_scatter_mpi_in_place(comm, dtype, op, buffer->data(), segment, buffer);
+    return 0;
+  }
+  if (comm.kind() != GDAP_COMM_GROUP) {
+    fail(GDAP_ERR_UNSUPPORTED, "an NCCL communicator reduces device memory; this reduction runs on host buffers "
+         "(use an in-process group or MPI)");
+  }
+  auto& group = dynamic_cast<GroupComm&>(comm);
+  const size_t es = static_cast<size_t>(dtype.bits / 8), bytes = static_cast<size_t>(segment) * es;
+  const size_t mine = static_cast<size_t>(group.rank) * bytes;
+  constexpr size_t kChunk = size_t{1} << 16;  // stays in cache while every peer's part is added
+  std::vector<char> acc(std::min(kChunk, bytes));
+  group.exchange(buffer->data(), [&](const std::vector<const void*>& buffers) {
+    for (size_t at = 0; at < bytes; at += kChunk) {
+      const size_t n = std::min(kChunk, bytes - at);
+      std::memcpy(acc.data(), static_cast<const char*>(buffers[0]) + mine + at, n);
+      for (size_t r = 1; r < buffers.size(); ++r) {
+        combine(dtype, op, acc.data(), static_cast<const char*>(buffers[r]) + mine + at, static_cast<int64_t>(n / es));
+      }
+      std::memcpy(buffer->data() + mine + at, acc.data(), n);
+    }
+  });
+  return group.rank * segment;
+}
+
+HostBuffer reduction_buffer(gdap_comm& comm, size_t bytes) {
+  struct Kept : Scratch {
+    HostBuffer buffer;
+  };
+  if (dynamic_cast<Kept*>(comm.reduce_scratch.get()) == nullptr) comm.reduce_scratch = std::make_unique<Kept>();
+  HostBuffer& kept = static_cast<Kept&>(*comm.reduce_scratch).buffer;
+  if (!kept || kept.use_count() > 1 || kept->capacity < bytes) {
+    kept.reset();  // freed before the new one is made, unless an abandoned operation holds it
+    kept = std::make_shared<HostBytes>(bytes);
+  }
+  kept->count = bytes;
+  return kept;
 }
 
 // The section packed into a C-ordered buffer, all-reduced, unpacked back.
@@ -180,7 +227,7 @@ void allreduce_group(const ReduceCall& call) {
          "communicator (gdap_comm_from_nccl)");
   }
   const gdap_array& a = *call.section;
-  auto buffer = std::make_shared<std::vector<char>>(static_cast<size_t>(count_of(a) * element_bytes(a)));
+  auto buffer = std::make_shared<HostBytes>(static_cast<size_t>(count_of(a) * element_bytes(a)));
   pack(a, buffer->data());
   allreduce_buffer(call.comm, a.section.dtype, call.op, buffer);
   unpack(buffer->data(), *call.section);
@@ -212,6 +259,10 @@ extern "C" GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* sect
 #ifndef GDAP_HAVE_MPI
 void gdap::move::allreduce_mpi(const ReduceCall&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without MPI"); }
 void gdap::move::allreduce_mpi_in_place(gdap_comm&, gdap_dtype, gdap_reduce_op, void*, int64_t, std::shared_ptr<void>) {
+  fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without MPI");
+}
+void gdap::move::reduce_scatter_mpi_in_place(gdap_comm&, gdap_dtype, gdap_reduce_op, void*, int64_t,
+                                              std::shared_ptr<void>) {
   fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without MPI");
 }
 #endif

@@ -59,12 +59,43 @@ void unpack(const void* in, gdap_array& a);
 // mean) of every rank's buffer, bitwise the same on every rank. Group or MPI communicators (NCCL:
 // GDAP_ERR_UNSUPPORTED, it reduces device memory). Shared: an MPI operation abandoned on a timeout
 // keeps it alive.
-using HostBuffer = std::shared_ptr<std::vector<char>>;
+struct HostBytes {
+  explicit HostBytes(size_t n) : bytes(new char[n]), count(n), capacity(n) {}  // uninitialised: the owner fills them
+  char* data() const { return bytes.get(); }
+  size_t size() const { return count; }
+  std::unique_ptr<char[]> bytes;
+  size_t count;     // in use
+  size_t capacity;  // allocated: a buffer kept for reuse may hold more than its call uses
+};
+using HostBuffer = std::shared_ptr<HostBytes>;
+
+// A host buffer of `bytes` for a reduction on `comm`: the one the communicator kept from an
+// earlier reduction when it is large enough and no abandoned MPI operation still holds it, else a
+// new one, kept in its place. A fresh buffer costs a page fault per page on first touch, about
+// the time of filling it, so keeping it makes repeated reductions cheaper (freed with the
+// communicator).
+HostBuffer reduction_buffer(gdap_comm& comm, size_t bytes);
 void allreduce_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, const HostBuffer& buffer);
 // MPI_Iallreduce in place on `count` elements at `data`, in pieces of at most INT_MAX; `keep` is
 // what an abandoned operation may still write.
 void allreduce_mpi_in_place(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, void* data, int64_t count,
                             std::shared_ptr<void> keep);
+
+// Collective, in place: the host buffer holds one segment of `segment` elements per rank, in rank
+// order; this rank's segment of every rank's buffer is reduced element-wise with `op` (not mean)
+// into `segment` elements of its own buffer, at the element offset returned (the rest of the
+// buffer is then undefined): MPI leaves it at the start, the group in the rank's own segment.
+// Group or MPI communicators; `segment` <= INT_MAX. Shared for the reason allreduce_buffer's is.
+int64_t reduce_scatter_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, const HostBuffer& buffer,
+                              int64_t segment);
+// MPI_Ireduce_scatter_block in place of `segment` (<= INT_MAX) elements per rank at `data`.
+void reduce_scatter_mpi_in_place(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, void* data, int64_t segment,
+                                 std::shared_ptr<void> keep);
+// ncclReduceScatter on device memory: this rank's segment of every rank's `send` (one segment per
+// rank, in rank order) reduced into `recv` (in place when recv is send + rank * segment elements;
+// one rank copies). Queued on the communicator's stream.
+void reduce_scatter_device_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, const void* send, void* recv,
+                                  int64_t segment);
 
 void allreduce_group(const ReduceCall& call);
 void allreduce_mpi(const ReduceCall& call);

@@ -4,6 +4,7 @@
 #include "comm/nccl.hpp"
 #include "core/error.hpp"
 #include "move/allreduce.hpp"
+#include "move/device.hpp"
 #include "move/redistribute.hpp"
 
 namespace gdap::move {
@@ -44,10 +45,28 @@ void allreduce_nccl(const ReduceCall& call) {
 }
 
 void allreduce_device_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, void* data, int64_t count) {
+  if (comm.size == 1) return;  // in place on one rank: nothing to combine
   auto& nccl = dynamic_cast<NcclComm&>(comm);
   check_nccl(ncclAllReduce(data, data, static_cast<size_t>(count), nccl_type(dtype), nccl_op(op), nccl.handle(),
                            static_cast<cudaStream_t>(comm.stream)),
              "ncclAllReduce");
+}
+
+void reduce_scatter_device_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, const void* send, void* recv,
+                                  int64_t segment) {
+  const auto stream = static_cast<cudaStream_t>(comm.stream);
+  if (comm.size == 1) {  // one rank's segment is its buffer
+    if (send != recv) {
+      check_cuda(cudaMemcpyAsync(recv, send, static_cast<size_t>(segment * (dtype.bits / 8)), cudaMemcpyDeviceToDevice,
+                                 stream),
+                 "cudaMemcpyAsync");
+    }
+    return;
+  }
+  auto& nccl = dynamic_cast<NcclComm&>(comm);
+  check_nccl(ncclReduceScatter(send, recv, static_cast<size_t>(segment), nccl_type(dtype), nccl_op(op), nccl.handle(),
+                               stream),
+             "ncclReduceScatter");
 }
 
 }  // namespace gdap::move

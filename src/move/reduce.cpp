@@ -1,11 +1,12 @@
 // gdap_reduce_scatter and gdap_reduce_axes: reductions of distributed arrays whose results have a
 // distribution of their own. Both run the same three steps (on host memory here; on device
-// memory over NCCL with reduce_nccl.cpp and reduce_kernels.cu): each rank reduces the
-// owned elements of its source section into a buffer indexed by the result's global index (the
-// op's identity where it holds nothing), the ranks all-reduce that buffer (the group's rendezvous
-// or MPI_Allreduce, as gdap_allreduce), and each rank copies out the elements its result section
-// owns. Ownership comes from the two distributions gathered over the communicator, so padding is
-// never read or written, and gdap_reduce_axes reads a replicated element on its lowest holder only.
+// memory over NCCL with reduce_nccl.cpp and reduce_kernels.cu): each rank reduces the owned
+// elements of its source section into a buffer laid out by the result's distribution (the op's
+// identity where it holds nothing; reduce_buffer.hpp), the ranks reduce that buffer (all-reduce
+// of the whole result, or reduce-scatter of one segment per owner: the group's rendezvous, MPI or
+// NCCL), and each rank copies out the elements its result section owns. Ownership comes from the
+// two distributions gathered over the communicator, so padding is never read or written, and
+// gdap_reduce_axes reads a replicated element on its lowest holder only.
 #include "array/array.hpp"
 #include "core/checked.hpp"
 #include "core/error.hpp"
@@ -14,9 +15,11 @@
 #include "move/axis_side.hpp"
 #include "move/redistribute.hpp"
 #include "move/reduce.hpp"
+#include "move/reduce_buffer.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -42,85 +45,82 @@ MapPtr gather_map(gdap_comm& comm, const gdap_array& a, const char* which) {
   return MapPtr(out);
 }
 
-// The indices one rank owns along one axis, as runs in increasing global order.
-struct Owned {
-  struct Run {
-    int64_t global, length, local;
-  };
-  std::vector<Run> runs;
-  int64_t count = 0;
-  // Per owned index, its local (global = false) or global index.
-  std::vector<int64_t> each(bool global) const {
-    std::vector<int64_t> out;
-    out.reserve(static_cast<size_t>(count));
-    for (const Run& r : runs) {
-      for (int64_t k = 0; k < r.length; ++k) out.push_back((global ? r.global : r.local) + k);
+// The elements of the product of the axes' owned indices, as rows along the last axis: per axis,
+// each owned index's offset (local * stride) and term of the buffer index (none: 0). A 0-d
+// section is one row of one element.
+struct OwnedRows {
+  std::vector<std::vector<int64_t>> offset, term;
+
+  OwnedRows(const std::vector<Owned>& owned, const std::vector<int64_t>& strides,
+            const std::vector<std::vector<TermRun>>& terms) {
+    for (size_t i = 0; i < owned.size(); ++i) {
+      offset.push_back(owned[i].each(false));
+      for (int64_t& x : offset.back()) x *= strides[i];
+      term.push_back(expand(terms[i]));
     }
-    return out;
+    if (owned.empty()) {
+      offset.push_back({0});
+      term.push_back({0});
+    }
+  }
+
+  // Calls f(offset, flat index) of each row's first element minus the last axis's own.
+  template <typename F>
+  void for_each_row(F&& f) const {
+    const size_t n = offset.size() - 1;
+    for (const auto& o : offset) {
+      if (o.empty()) return;
+    }
+    std::vector<size_t> at(n, 0);
+    for (;;) {
+      int64_t off = 0, flat = 0;
+      for (size_t i = 0; i < n; ++i) {
+        off += offset[i][at[i]];
+        flat += term[i][at[i]];
+      }
+      f(off, flat);
+      size_t i = n;
+      while (i > 0 && at[i - 1] + 1 == offset[i - 1].size()) at[--i] = 0;
+      if (i == 0) return;
+      ++at[i - 1];
+    }
   }
 };
 
-// `primary_only`: for unstructured replicas, only where this rank's coordinate is the lowest holder.
-Owned owned_along(const gdap_map& map, int64_t axis, int64_t rank, bool primary_only) {
-  const AxisSide side(map.axes[static_cast<size_t>(axis)], primary_only);
-  Owned o;
-  side.for_each_run(map.coord(rank, axis), [&](int64_t global, int64_t length, int64_t local) {
-    if (length <= 0) return;
-    o.count += length;
-    if (!o.runs.empty()) {  // 'c' gives a run per block: merge those that continue one another
-      Owned::Run& last = o.runs.back();
-      if (last.global + last.length == global && last.local + last.length == local) {
-        last.length += length;
-        return;
-      }
-    }
-    o.runs.push_back({global, length, local});
-  });
-  return o;
+template <gdap_reduce_op Op, typename T>
+T apply(T a, T b) {
+  if constexpr (Op == GDAP_REDUCE_PROD) return static_cast<T>(a * b);
+  if constexpr (Op == GDAP_REDUCE_MIN) return std::min(a, b);
+  if constexpr (Op == GDAP_REDUCE_MAX) return std::max(a, b);
+  return static_cast<T>(a + b);
 }
 
-// Calls f(element offset, flat index) for every element of the product of the axes' owned
-// indices, where the offset is sum(local * stride) and the flat index sum(global * weight).
-template <typename F>
-void for_each_owned(const std::vector<Owned>& owned, const std::vector<int64_t>& strides,
-                    const std::vector<int64_t>& weights, F&& f) {
-  const size_t n = owned.size();
-  std::vector<std::vector<int64_t>> local, global;
-  for (const Owned& a : owned) {
-    if (a.count == 0) return;
-    local.push_back(a.each(false));
-    global.push_back(a.each(true));
-  }
-  std::vector<size_t> at(n, 0);
-  for (;;) {
-    int64_t offset = 0, flat = 0;
-    for (size_t i = 0; i < n; ++i) {
-      offset += local[i][at[i]] * strides[i];
-      flat += global[i][at[i]] * weights[i];
-    }
-    f(offset, flat);
-    size_t i = n;
-    while (i > 0 && at[i - 1] + 1 == local[i - 1].size()) at[--i] = 0;
-    if (i == 0) return;
-    ++at[i - 1];
-  }
-}
+// How a source element meets its slot: combined with what is there, or stored (its own slot).
+enum class Combine { reduce, store };
 
+// partial[flat] = op(partial[flat], source element), or = source element, for every element of
+// `rows` (mean: sum).
 template <typename T>
-T apply(gdap_reduce_op op, T a, T b) {
+void reduce_rows(Combine how, gdap_reduce_op op, const OwnedRows& rows, const char* source, T* partial) {
+  auto each = [&](auto meet) {  // a lambda type per way: the loop inlines it
+    const std::vector<int64_t>& lo = rows.offset.back();
+    const std::vector<int64_t>& lt = rows.term.back();
+    rows.for_each_row([&](int64_t off, int64_t flat) {
+      for (size_t k = 0; k < lo.size(); ++k) {
+        T v;
+        std::memcpy(&v, source + (off + lo[k]) * int64_t{sizeof(T)}, sizeof v);  // sections need no alignment
+        T& slot = partial[flat + lt[k]];
+        slot = meet(slot, v);
+      }
+    });
+  };
+  if (how == Combine::store) return each([](T, T v) { return v; });
   switch (op) {
-    case GDAP_REDUCE_PROD: return static_cast<T>(a * b);
-    case GDAP_REDUCE_MIN: return std::min(a, b);
-    case GDAP_REDUCE_MAX: return std::max(a, b);
-    default: return static_cast<T>(a + b);
+    case GDAP_REDUCE_PROD: return each([](T a, T b) { return apply<GDAP_REDUCE_PROD>(a, b); });
+    case GDAP_REDUCE_MIN: return each([](T a, T b) { return apply<GDAP_REDUCE_MIN>(a, b); });
+    case GDAP_REDUCE_MAX: return each([](T a, T b) { return apply<GDAP_REDUCE_MAX>(a, b); });
+    default: return each([](T a, T b) { return apply<GDAP_REDUCE_SUM>(a, b); });
   }
-}
-
-// C-order weights of a shape (the flat index of a global index).
-std::vector<int64_t> c_weights(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> w(shape.size(), 1);
-  for (size_t i = shape.size(); i-- > 1;) w[i - 1] = w[i] * shape[i];
-  return w;
 }
 
 int64_t product(const std::vector<int64_t>& shape, const char* what) {
@@ -132,54 +132,78 @@ int64_t product(const std::vector<int64_t>& shape, const char* what) {
 // One reduction, after every check passed on every rank.
 struct Reduction {
   gdap_comm& comm;
-  gdap_reduce_op op;               // mean: summed here, divided by `mean_count`
+  gdap_reduce_op op;             // mean: summed here, divided by `mean_count`
   const gdap_array& source;
-  std::vector<Owned> from;         // per source axis, what this rank reads
-  std::vector<int64_t> from_weights;  // per source axis, its weight in the flat result index (0: reduced)
+  std::vector<Owned> from;       // per source axis, what this rank reads
+  std::vector<int64_t> to_axis;  // per source axis, the result axis it becomes (-1: reduced)
   gdap_array& result;
-  const gdap_map* result_map;      // NULL for a 0-d result
-  std::vector<int64_t> shape;      // the result's global shape
+  const gdap_map* result_map;    // NULL for a 0-d result
+  std::vector<int64_t> shape;    // the result's global shape
   double mean_count = 1;
 
   void run() const {
     const gdap_dtype t = source.section.dtype;
     const int64_t es = t.bits / 8;
-    const int64_t count = product(shape, "elements of the result");
+    product(shape, "elements of the result");  // the layouts count on a size that fits
+    const BufferLayout layout = buffer_layout(result_map, shape);
     const gdap_reduce_op engine_op = op == GDAP_REDUCE_MEAN ? GDAP_REDUCE_SUM : op;
-    if (comm.kind() == GDAP_COMM_NCCL) return reduce_nccl(comm, on_device(engine_op, count));
+    if (comm.kind() == GDAP_COMM_NCCL) return reduce_nccl(comm, on_device(engine_op, layout));
     HostBuffer buffer;
     // Agreed: a rank that cannot allocate the buffer stops every rank, rather than leave them waiting.
     agree(comm, [&] {
-      buffer = std::make_shared<std::vector<char>>(
-          static_cast<size_t>(checked_mul(count, es, "bytes of the reduction buffer")));
+      buffer = reduction_buffer(comm, static_cast<size_t>(checked_mul(layout.elements, es, "bytes of the reduction buffer")));
       with_type(t, [&](auto zero) {
         using T = decltype(zero);
         auto* partial = reinterpret_cast<T*>(buffer->data());
-        std::fill(partial, partial + count, identity<T>(engine_op));
-        const char* base = static_cast<const char*>(source.data());
-        for_each_owned(from, source.section.strides, from_weights, [&](int64_t offset, int64_t flat) {
-          T v;
-          std::memcpy(&v, base + offset * es, sizeof v);
-          partial[flat] = apply(engine_op, partial[flat], v);
-        });
+        // With no axis reduced each element lands in its own slot: stored, not combined; and
+        // when they fill the whole buffer, no slot needs the identity first.
+        const bool store = std::find(to_axis.begin(), to_axis.end(), -1) == to_axis.end();
+        if (!store || !covers(layout)) std::fill(partial, partial + layout.elements, identity<T>(engine_op));
+        const OwnedRows rows(from, source.section.strides, source_terms(layout));
+        reduce_rows(store ? Combine::store : Combine::reduce, engine_op, rows, static_cast<const char*>(source.data()),
+                    partial);
       });
     });
-    allreduce_buffer(comm, t, engine_op, buffer);
+    int64_t at = 0;  // the reduced part's first element
+    if (layout.segment > 0) {
+      at = reduce_scatter_buffer(comm, t, engine_op, buffer, layout.segment);
+    } else {
+      allreduce_buffer(comm, t, engine_op, buffer);
+    }
+    const char* reduced = buffer->data() + at * es;
     if (op == GDAP_REDUCE_MEAN) {
       with_type(t, [&](auto zero) {
         using T = decltype(zero);
-        auto* partial = reinterpret_cast<T*>(buffer->data());
+        auto* partial = reinterpret_cast<T*>(buffer->data() + at * es);
         if constexpr (std::is_floating_point_v<T>) {  // mean is refused for integer dtypes
-          for (int64_t k = 0; k < count; ++k) partial[k] = static_cast<T>(partial[k] / mean_count);
+          for (int64_t k = 0; k < layout.reduced_elements(); ++k) partial[k] = static_cast<T>(partial[k] / mean_count);
         }
       });
     }
-    write(*buffer, es);
+    write(reduced, es, layout);
   }
 
-  // The same reduction as tables for the device kernels (a weight of 0 marks a reduced axis; with
-  // count > 0 no kept axis has one).
-  DeviceReduction on_device(gdap_reduce_op engine_op, int64_t count) const {
+  // True if this rank's source elements fill every slot of the buffer (a replicated source into
+  // a buffer without slack).
+  bool covers(const BufferLayout& layout) const {
+    int64_t held = 1;
+    for (const Owned& o : from) held *= o.count;  // at most the result's size: each index owned once
+    return held == layout.elements;
+  }
+
+  // Per source axis, its owned indices' terms of the buffer index (0 for a reduced axis).
+  std::vector<std::vector<TermRun>> source_terms(const BufferLayout& layout) const {
+    std::vector<std::vector<TermRun>> terms;
+    for (size_t i = 0; i < from.size(); ++i) {
+      const int64_t j = to_axis[i];
+      terms.push_back(j < 0 ? std::vector<TermRun>{{from[i].count, 0, 0}}
+                            : layout.source_terms(static_cast<size_t>(j), from[i]));
+    }
+    return terms;
+  }
+
+  // The same reduction as tables for the device kernels.
+  DeviceReduction on_device(gdap_reduce_op engine_op, const BufferLayout& layout) const {
     DeviceReduction d;
     d.dtype = source.section.dtype;
     d.op = engine_op;
@@ -187,37 +211,92 @@ struct Reduction {
     d.mean_count = mean_count;
     d.source = source.data();
     d.result = result.data();
-    d.count = count;
+    d.count = layout.elements;
+    d.segment = layout.segment;
+    const std::vector<std::vector<TermRun>> terms = source_terms(layout);
     for (size_t i = 0; i < from.size(); ++i) {
-      (from_weights[i] == 0 ? d.reduced : d.kept).push_back(table(from[i], source.section.strides[i], from_weights[i]));
+      (to_axis[i] < 0 ? d.reduced : d.kept).push_back(table(from[i], source.section.strides[i], terms[i]));
     }
-    for (const Owned& o : owned_result()) {
-      const size_t j = d.out.size();
-      d.out.push_back(table(o, result.section.strides[j], c_weights(shape)[j]));
+    const std::vector<Owned> to = owned_result();
+    bool result_in_order = true;
+    int64_t owned = 1;
+    for (size_t j = 0; j < to.size(); ++j) {
+      const std::vector<TermRun> out = layout.result_terms(j, to[j]);
+      d.out.push_back(table(to[j], result.section.strides[j], out));
+      result_in_order = result_in_order && same_as_offsets(to[j], result.section.strides[j], out);
+      owned *= to[j].count;
+    }
+    if (layout.segment > 0 && !d.mean) {
+      bool source_in_order = std::find(to_axis.begin(), to_axis.end(), -1) == to_axis.end() && covers(layout);
+      for (size_t i = 0; i < from.size(); ++i) {
+        source_in_order = source_in_order && same_as_offsets(from[i], source.section.strides[i], terms[i]);
+      }
+      d.source_is_buffer = source_in_order;
+      d.result_is_segment = result_in_order && owned == layout.segment;
     }
     return d;
   }
 
-  static AxisTable table(const Owned& o, int64_t stride, int64_t weight) {
+  // True if every owned index's offset (local * stride) is its term: walks the owned runs and the
+  // term runs side by side, comparing where each shared stretch starts and how it steps.
+  static bool same_as_offsets(const Owned& o, int64_t stride, const std::vector<TermRun>& terms) {
+    size_t t = 0;
+    int64_t into = 0;  // indices of terms[t] already matched
+    for (const Owned::Run& r : o.runs) {
+      for (int64_t k = 0; k < r.length;) {
+        while (t < terms.size() && into == terms[t].length) {
+          ++t;
+          into = 0;
+        }
+        if (t == terms.size()) return false;
+        const TermRun& x = terms[t];
+        const int64_t n = std::min(r.length - k, x.length - into);
+        if ((r.local + k) * stride != x.first + into * x.step || (n > 1 && stride != x.step)) return false;
+        k += n;
+        into += n;
+      }
+    }
+    return true;
+  }
+
+  static bool steps_evenly(const std::vector<int64_t>& v) {
+    for (size_t k = 2; k < v.size(); ++k) {
+      if (v[k] - v[k - 1] != v[1] - v[0]) return false;
+    }
+    return true;
+  }
+
+  // One axis's offsets and terms as a table, affine when both step evenly (a run of owned indices
+  // in one run of terms, as for a block or an undistributed axis, costs no host work per index;
+  // other lists are checked, and cyclic blocks of one into the global layout pass) so that the
+  // kernels need no table.
+  static AxisTable table(const Owned& o, int64_t stride, const std::vector<TermRun>& terms) {
     AxisTable t;
     t.count = o.count;
     t.stride = stride;
-    if (o.runs.size() <= 1) {
+    t.offset_step = stride;
+    if (o.runs.size() <= 1 && terms.size() <= 1) {
       t.affine = true;
-      if (!o.runs.empty()) {
-        t.offset0 = o.runs[0].local * stride;
-        t.flat0 = o.runs[0].global * weight;
+      if (!o.runs.empty()) t.offset0 = o.runs[0].local * stride;
+      if (!terms.empty()) {
+        t.flat0 = terms[0].first;
+        t.flat_step = terms[0].step;
       }
-      t.offset_step = stride;
-      t.flat_step = weight;
       return t;
     }
-    for (const Owned::Run& r : o.runs) {
-      for (int64_t k = 0; k < r.length; ++k) {
-        t.offset.push_back((r.local + k) * stride);
-        t.flat.push_back((r.global + k) * weight);
-      }
+    std::vector<int64_t> offset = o.each(false);
+    for (int64_t& x : offset) x *= stride;
+    std::vector<int64_t> flat = expand(terms);
+    if (steps_evenly(offset) && steps_evenly(flat)) {
+      t.affine = true;
+      t.offset0 = offset[0];  // two runs or more: not empty
+      t.offset_step = offset[1] - offset[0];
+      t.flat0 = flat[0];
+      t.flat_step = flat[1] - flat[0];
+      return t;
     }
+    t.offset = std::move(offset);
+    t.flat = std::move(flat);
     return t;
   }
 
@@ -229,18 +308,25 @@ struct Reduction {
     return to;
   }
 
-  void write(const std::vector<char>& buffer, int64_t es) const {
+  // The result's owned elements from the reduced part of the buffer.
+  void write(const char* reduced, int64_t es, const BufferLayout& layout) const {
     char* base = static_cast<char*>(result.data());
     if (result_map == nullptr) {  // 0-d: the one element on every rank
-      std::memcpy(base, buffer.data(), static_cast<size_t>(es));
+      std::memcpy(base, reduced, static_cast<size_t>(es));
       return;
     }
-    for_each_owned(owned_result(), result.section.strides, c_weights(shape), [&](int64_t offset, int64_t flat) {
-      std::memcpy(base + offset * es, buffer.data() + flat * es, static_cast<size_t>(es));
+    const std::vector<Owned> to = owned_result();
+    std::vector<std::vector<TermRun>> terms;
+    for (size_t j = 0; j < to.size(); ++j) terms.push_back(layout.result_terms(j, to[j]));
+    const OwnedRows rows(to, result.section.strides, terms);
+    const std::vector<int64_t>& lo = rows.offset.back();
+    const std::vector<int64_t>& lt = rows.term.back();
+    const auto bytes = static_cast<size_t>(es);
+    rows.for_each_row([&](int64_t off, int64_t flat) {
+      for (size_t k = 0; k < lo.size(); ++k) std::memcpy(base + (off + lo[k]) * es, reduced + (flat + lt[k]) * es, bytes);
     });
   }
 };
-
 bool same_dtype(gdap_dtype a, gdap_dtype b) { return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes; }
 
 // This rank's checks shared by both calls: the arrays, their dtypes and memory, the communicator.
@@ -339,8 +425,11 @@ void reduce_scatter(gdap_comm& comm, const gdap_array* source, gdap_array* resul
   agree_same(comm, fmt::format("op {} on a {}-d source", op_name(op), source->ndim()), "op");
   const MapPtr from = gather_map(comm, *source, "source");
   const MapPtr to = gather_map(comm, *result, "result");
-  Reduction r{comm, op, *source, {}, c_weights(from->global_shape), *result, to.get(), from->global_shape};
-  for (int64_t i = 0; i < source->ndim(); ++i) r.from.push_back(owned_along(*from, i, comm.rank, false));
+  Reduction r{comm, op, *source, {}, {}, *result, to.get(), from->global_shape};
+  for (int64_t i = 0; i < source->ndim(); ++i) {
+    r.from.push_back(owned_along(*from, i, comm.rank, false));
+    r.to_axis.push_back(i);
+  }
   r.run();
 }
 
@@ -380,12 +469,11 @@ void reduce_axes(gdap_comm& comm, const gdap_array* source, gdap_array* result, 
     if (!reduced[static_cast<size_t>(i)]) shape.push_back(from->global_shape[static_cast<size_t>(i)]);
   }
   Reduction r{comm, op, *source, {}, {}, *result, to.get(), shape};
-  const std::vector<int64_t> weights = c_weights(shape);
   double count = 1;
   for (int64_t i = 0, j = 0; i < source->ndim(); ++i) {
     r.from.push_back(owned_along(*from, i, comm.rank, true));
     const bool gone = reduced[static_cast<size_t>(i)];
-    r.from_weights.push_back(gone ? 0 : weights[static_cast<size_t>(j++)]);
+    r.to_axis.push_back(gone ? -1 : j++);
     if (gone) count *= static_cast<double>(held(*from, i));
   }
   r.mean_count = count;

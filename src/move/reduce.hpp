@@ -1,7 +1,8 @@
 // The device side of gdap_reduce_scatter and gdap_reduce_axes (NCCL communicators, CUDA device
 // sections): the same three steps as on the host (reduce.cpp), on the communicator's stream:
-// this rank's owned elements reduced into a device buffer indexed by the result's flat global
-// index (reduce_kernels.cu), ncclAllReduce of that buffer, the result's owned elements copied out.
+// this rank's owned elements reduced into a device buffer laid out as reduce_buffer.hpp says
+// (reduce_kernels.cu), ncclAllReduce or ncclReduceScatter of that buffer, the result's owned
+// elements copied out.
 // Deterministic: each buffer element is reduced in an order fixed by the shapes and strides.
 #pragma once
 
@@ -38,8 +39,8 @@ T identity(gdap_reduce_op op) {
 }
 
 // One axis of what a rank reads or writes: per owned index k, its element offset (local index *
-// stride) and its contribution to the flat result index (global index * weight; 0 if reduced).
-// One run of owned indices (a block, an undistributed axis) is affine and needs no table:
+// stride) and its term of the buffer index (reduce_buffer.hpp; 0 if reduced). When both step
+// evenly (a run of owned indices, an undistributed axis) the axis is affine and needs no table:
 // offset0 + k * offset_step and flat0 + k * flat_step; otherwise the tables hold every index.
 struct AxisTable {
   int64_t count = 0;
@@ -58,7 +59,13 @@ struct DeviceReduction {
   std::vector<AxisTable> kept, reduced;  // the source's owned indices: axes kept, axes reduced
   void* result = nullptr;
   std::vector<AxisTable> out;  // the result's owned indices (none for a 0-d result)
-  int64_t count = 0;           // elements of the buffer: the result's global size
+  int64_t count = 0;           // elements of the buffer (reduce_buffer.hpp)
+  int64_t segment = 0;         // segmented layout: elements per rank (0: the global layout)
+  // Segmented, not mean: the source's owned elements already lie in buffer order at its data
+  // (a replicated C-order source into row blocks), so the ranks reduce-scatter from it as it is;
+  // and this rank's segment is its result's memory as it is (no padding, C order), so it receives
+  // its part there. Each saves a pass over the data.
+  bool source_is_buffer = false, result_is_segment = false;
 };
 
 // Device memory freed in stream order: what was queued on `stream` before the free may still use it.
@@ -77,8 +84,9 @@ class StreamBuffer {
 
 // reduce_kernels.cu: fills `buffer` with the op's identity, then reduces this rank's elements into it.
 void reduce_partial_on_device(const DeviceReduction& r, void* buffer, void* stream);
-// reduce_kernels.cu: divides by mean_count for mean, then writes the result's owned elements.
-void write_result_on_device(const DeviceReduction& r, const void* buffer, void* stream);
+// reduce_kernels.cu: divides by mean_count for mean, then writes the result's owned elements from
+// `reduced`, the part of the buffer this rank reads (the whole buffer, or its segment).
+void write_result_on_device(const DeviceReduction& r, const void* reduced, void* stream);
 
 // reduce_nccl.cpp: this rank's checks for device sections on an NCCL communicator (inside the
 // agreement), and the reduction itself.

@@ -45,12 +45,24 @@ __device__ int64_t offset_at(const Axis& x, Tables t, int64_t k) {
   return x.start < 0 ? x.offset0 + k * x.offset_step : t.offset[x.start + k];
 }
 
+// c % n, leaving c / n in c; in 32 bits when both fit: a 64-bit division is a long emulated sequence, and
+// a copy-like reduction (nothing reduced, every element kept) divides once per axis per element.
+__device__ inline int64_t split(int64_t& c, int64_t n) {
+  if (((c | n) >> 32) == 0) {
+    const auto a = static_cast<uint32_t>(c), b = static_cast<uint32_t>(n), q = a / b;
+    c = q;
+    return a - q * b;
+  }
+  const int64_t q = c / n, k = c - q * n;
+  c = q;
+  return k;
+}
+
 // Adds combination c of the first n axes of `a` to offset and flat.
 __device__ void locate(const Axes& a, int n, Tables t, int64_t c, int64_t& offset, int64_t& flat) {
   for (int i = n - 1; i >= 0; --i) {
     const Axis& x = a.axis[i];
-    const int64_t k = c % x.count;
-    c /= x.count;
+    const int64_t k = split(c, x.count);
     offset += offset_at(x, t, k);
     flat += x.start < 0 ? x.flat0 + k * x.flat_step : t.flat[x.start + k];
   }
@@ -142,13 +154,19 @@ struct Job {
   Axes kept, reduced;
   Tables t;
   int64_t nkept, nreduced, slices;
-  __device__ int64_t q0(int64_t s) const { return nreduced * s / slices; }
+  __device__ int64_t q0(int64_t s) const {  // slice s's first reduced combination
+    if (slices == 1) return s == 0 ? 0 : nreduced;
+    int64_t q = nreduced * s;
+    split(q, slices);
+    return q;
+  }
 };
 
 template <typename T, int Op>
 __global__ void reduce_by_thread(const T* source, T* buffer, T* partial, Job j, T start) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < j.nkept * j.slices; i += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t s = i / j.nkept, c = i % j.nkept;  // neighbouring threads: neighbouring kept elements
+    int64_t s = i;
+    const int64_t c = split(s, j.nkept);  // neighbouring threads: neighbouring kept elements
     int64_t base = 0, flat = 0;
     locate(j.kept, j.t, c, base, flat);
     const T acc = reduce_range<T, Op>(source, j.reduced, j.t, base, j.q0(s), j.q0(s + 1), 0, 1, start);
@@ -327,7 +345,9 @@ void reduce_partial_on_device(const DeviceReduction& r, void* buffer, void* stre
   with_type(r.dtype, [&](auto zero) {
     using T = decltype(zero);
     T* b = static_cast<T*>(buffer);
-    fill<T><<<blocks_for(r.count), kBlock, 0, s>>>(b, r.count, identity<T>(r.op));
+    // Each kept combination stores its own slot: when they fill the buffer (a replicated source
+    // without slack), no slot needs the identity first.
+    if (combinations(axes[0]) != r.count) fill<T><<<blocks_for(r.count), kBlock, 0, s>>>(b, r.count, identity<T>(r.op));
     switch (r.op) {
       case GDAP_REDUCE_PROD: launch_reduce<T, GDAP_REDUCE_PROD>(r, b, axes, up.tables, s); break;
       case GDAP_REDUCE_MIN: launch_reduce<T, GDAP_REDUCE_MIN>(r, b, axes, up.tables, s); break;
@@ -338,15 +358,16 @@ void reduce_partial_on_device(const DeviceReduction& r, void* buffer, void* stre
   check_cuda(cudaGetLastError(), "the device reduction kernels");
 }
 
-void write_result_on_device(const DeviceReduction& r, const void* buffer, void* stream) {
+void write_result_on_device(const DeviceReduction& r, const void* reduced, void* stream) {
   std::vector<Axes> axes;
   const Uploaded up({&r.out}, axes, stream);
   const auto s = static_cast<cudaStream_t>(stream);
   with_type(r.dtype, [&](auto zero) {
     using T = decltype(zero);
-    T* b = static_cast<T*>(const_cast<void*>(buffer));
+    T* b = static_cast<T*>(const_cast<void*>(reduced));
     if constexpr (std::is_floating_point_v<T>) {
-      if (r.mean) divide<T><<<blocks_for(r.count), kBlock, 0, s>>>(b, r.count, r.mean_count);
+      const int64_t n = r.segment > 0 ? r.segment : r.count;
+      if (r.mean) divide<T><<<blocks_for(n), kBlock, 0, s>>>(b, n, r.mean_count);
     }
     const int64_t nout = combinations(axes[0]);
     write_out<T><<<blocks_for(nout), kBlock, 0, s>>>(static_cast<T*>(r.result), b, axes[0], up.tables, nout);

@@ -272,20 +272,40 @@ class Rank {
     });
   }
 
-  // Result layouts of a shape: replicated, rows in blocks, last axis cyclic (0-d: one layout).
+  // Result layouts of a shape: replicated (the reduction's global buffer), then layouts whose
+  // elements have one owner each (a segment per rank): rows in blocks, last axis cyclic, rows
+  // irregular (coordinate 0 empty), rows unstructured, rows padded (its slack may send it back
+  // to the global buffer), and on 4 ranks a 2 x 2 grid, block rows x cyclic last axis.
   std::vector<std::pair<std::string, Layout>> result_layouts(const std::vector<int64_t>& shape) const {
     std::vector<std::pair<std::string, Layout>> out;
     const size_t n = shape.size();
-    Layout replicated, rows, last;
-    for (size_t i = 0; i < n; ++i) {
-      replicated.axes.push_back(i == 0 ? make_axis("replicated", shape[i], nranks_, 0) : move_test::block(shape[i], 1));
-      rows.axes.push_back(move_test::block(shape[i], i == 0 ? nranks_ : 1));
-      last.axes.push_back(i + 1 == n ? move_test::cyclic(shape[i], nranks_, 1) : move_test::block(shape[i], 1));
+    auto along_first = [&](const std::string& kind) {
+      Layout l;
+      for (size_t i = 0; i < n; ++i) {
+        l.axes.push_back(i == 0 ? make_axis(kind, shape[i], nranks_, 7) : move_test::block(shape[i], 1));
+      }
+      return l;
+    };
+    out.emplace_back("replicated", along_first("replicated"));
+    if (n == 0) return out;
+    out.emplace_back("block", along_first("block"));
+    if (n > 1) {
+      Layout last;
+      for (size_t i = 0; i < n; ++i) {
+        last.axes.push_back(i + 1 == n ? move_test::cyclic(shape[i], nranks_, 1) : move_test::block(shape[i], 1));
+      }
+      out.emplace_back("cyclic", std::move(last));
     }
-    out.emplace_back("replicated", std::move(replicated));
-    if (n > 0) {
-      out.emplace_back("block", std::move(rows));
-      if (n > 1) out.emplace_back("cyclic", std::move(last));
+    out.emplace_back("irregular", along_first("irregular"));
+    out.emplace_back("unstructured", along_first("unstructured"));
+    if (shape[0] >= 2 * nranks_) out.emplace_back("padded", along_first("padded"));  // boundary padding 2 needs room
+    if (n > 1 && nranks_ == 4) {
+      Layout grid;
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t g = i == 0 || i + 1 == n ? 2 : 1;
+        grid.axes.push_back(i + 1 == n ? move_test::cyclic(shape[i], g, 1) : move_test::block(shape[i], g));
+      }
+      out.emplace_back("2 x 2", std::move(grid));
     }
     return out;
   }

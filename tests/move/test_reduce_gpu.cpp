@@ -292,28 +292,35 @@ TEST(ReduceGpu, ScatterOfReplicatedPartialSections) {
   const int64_t P = ranks.n;
   std::vector<int64_t> all(kRows);
   for (int64_t i = 0; i < kRows; ++i) all[static_cast<size_t>(i)] = i;
-  for (const gdap_reduce_op op : {GDAP_REDUCE_SUM, GDAP_REDUCE_MAX}) {
-    std::vector<int64_t> wrong(static_cast<size_t>(P), -1);
-    ranks.run([&](gdap_comm* comm, int r) {
-      gdap_dim replicated = GDAP_DIM_INIT;
-      gdap_dim_set_unstructured(&replicated, kRows, P, r, all.data(), kRows, 0);
-      // Every rank holds the whole array with values of its own (partial sums).
-      const DeviceSection in({replicated, whole(kCols)}, r,
-                             [&](const std::vector<int64_t>& g) { return value(op, g[0], g[1], r); });
-      const DeviceSection out({block(kRows, P, r), whole(kCols)}, r, [](const std::vector<int64_t>&) { return -99.0; });
-      ASSERT_EQ(gdap_reduce_scatter(comm, in.array, out.array, op), GDAP_SUCCESS) << gdap_last_error();
-      cudaDeviceSynchronize();
-      const std::vector<double> got = out.values();
-      int64_t bad = 0;
-      size_t k = 0;
-      out.each([&](const std::vector<int64_t>& g) {
-        double want = value(op, g[0], g[1], 0);
-        for (int64_t q = 1; q < P; ++q) want = combine(op, want, value(op, g[0], g[1], q));
-        bad += got[k++] != want;
+  // Rows in blocks or block-cyclic: each element has one owner, so the ranks reduce-scatter a
+  // buffer of one segment per rank (ncclReduceScatter; reduce_buffer.hpp).
+  for (const bool blocks : {true, false}) {
+    for (const gdap_reduce_op op : {GDAP_REDUCE_SUM, GDAP_REDUCE_MAX}) {
+      std::vector<int64_t> wrong(static_cast<size_t>(P), -1);
+      ranks.run([&](gdap_comm* comm, int r) {
+        gdap_dim replicated = GDAP_DIM_INIT;
+        gdap_dim_set_unstructured(&replicated, kRows, P, r, all.data(), kRows, 0);
+        // Every rank holds the whole array with values of its own (partial sums).
+        const DeviceSection in({replicated, whole(kCols)}, r,
+                               [&](const std::vector<int64_t>& g) { return value(op, g[0], g[1], r); });
+        const gdap_dim rows = blocks ? block(kRows, P, r) : cyclic(kRows, P, r, 3);
+        const DeviceSection out({rows, whole(kCols)}, r, [](const std::vector<int64_t>&) { return -99.0; });
+        ASSERT_EQ(gdap_reduce_scatter(comm, in.array, out.array, op), GDAP_SUCCESS) << gdap_last_error();
+        cudaDeviceSynchronize();
+        const std::vector<double> got = out.values();
+        int64_t bad = 0;
+        size_t k = 0;
+        out.each([&](const std::vector<int64_t>& g) {
+          double want = value(op, g[0], g[1], 0);
+          for (int64_t q = 1; q < P; ++q) want = combine(op, want, value(op, g[0], g[1], q));
+          bad += got[k++] != want;
+        });
+        wrong[static_cast<size_t>(r)] = bad;
       });
-      wrong[static_cast<size_t>(r)] = bad;
-    });
-    for (int64_t r = 0; r < P; ++r) EXPECT_EQ(wrong[static_cast<size_t>(r)], 0) << "op " << op << ", rank " << r;
+      for (int64_t r = 0; r < P; ++r) {
+        EXPECT_EQ(wrong[static_cast<size_t>(r)], 0) << (blocks ? "blocks" : "block-cyclic") << ", op " << op << ", rank " << r;
+      }
+    }
   }
 }
 
