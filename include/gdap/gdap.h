@@ -550,7 +550,11 @@ typedef enum gdap_comm_kind {
  */
 GDAP_API gdap_status gdap_comm_create_group(gdap_comm** comms, int64_t nranks);
 
-/** Destroys a communicator (never the MPI or NCCL communicator it wraps). NULL is a no-op. */
+/**
+ * Destroys a communicator (never the MPI or NCCL communicator it wraps) and the buffers gdap kept
+ * on it; a device buffer is freed after the queued work that last used it has finished (this call
+ * waits for that work). NULL is a no-op.
+ */
 GDAP_API gdap_status gdap_comm_destroy(gdap_comm* comm);
 
 /** This rank's number, in [0, size). */
@@ -693,7 +697,10 @@ GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_r
  * its own part. Otherwise, or when padding and uneven blocks would make the segments' total twice
  * the global size or more, the buffer is the whole result and the ranks all-reduce it. The
  * buffer (host or device memory) is kept on the communicator for later reductions, and
- * gdap_comm_destroy frees it. `source` and `result` are borrowed.
+ * gdap_comm_destroy frees it. On NCCL the buffer is skipped where it would only copy: a source
+ * whose owned elements already lie in segment order (a replicated C-order array into row blocks)
+ * is sent as it is, and a result section that is its segment (no padding, C order) receives its
+ * part in place. `source` and `result` are borrowed.
  */
 GDAP_API gdap_status gdap_reduce_scatter(gdap_comm* comm, const gdap_array* source, gdap_array* result,
                                          gdap_reduce_op op);

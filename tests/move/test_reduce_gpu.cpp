@@ -324,6 +324,40 @@ TEST(ReduceGpu, ScatterOfReplicatedPartialSections) {
   }
 }
 
+// The reduction buffer stays on the communicator: it grows for a larger call, and a call on
+// another stream (gdap_comm_set_stream) waits for the last use on the previous one.
+TEST(ReduceGpu, KeptBufferFollowsSizesAndStreams) {
+  ASSERT_GT(device_count(), 0) << "no CUDA device";
+  NcclRanks ranks;
+  const int64_t P = ranks.n;
+  std::vector<int64_t> wrong(static_cast<size_t>(P), -1);
+  ranks.run([&](gdap_comm* comm, int r) {
+    cudaStream_t other = nullptr;
+    cudaStreamCreate(&other);
+    int64_t bad = 0;
+    // Column sums of rows x kCols, replicated: small, larger (the buffer grows), small again.
+    for (const int64_t rows : {int64_t{8}, int64_t{4000}, int64_t{8}}) {
+      const DeviceSection in({block(rows, P, r), whole(kCols)}, r,
+                             [](const std::vector<int64_t>& g) { return value(GDAP_REDUCE_SUM, g[0], g[1]); });
+      const DeviceSection out({whole(kCols)}, r, [](const std::vector<int64_t>&) { return -99.0; });
+      const int64_t axis[1] = {0};
+      ASSERT_EQ(gdap_reduce_axes(comm, in.array, out.array, GDAP_REDUCE_SUM, axis, 1), GDAP_SUCCESS) << gdap_last_error();
+      ASSERT_EQ(gdap_comm_set_stream(comm, rows == 4000 ? nullptr : other), GDAP_SUCCESS);
+      cudaDeviceSynchronize();
+      const std::vector<double> got = out.values();
+      for (int64_t j = 0; j < kCols; ++j) {
+        double want = 0;
+        for (int64_t i = 0; i < rows; ++i) want += value(GDAP_REDUCE_SUM, i, j);
+        bad += got[static_cast<size_t>(j)] != want;
+      }
+    }
+    wrong[static_cast<size_t>(r)] = bad;
+    gdap_comm_set_stream(comm, nullptr);  // off `other` before it goes
+    cudaStreamDestroy(other);
+  });
+  for (int64_t r = 0; r < P; ++r) EXPECT_EQ(wrong[static_cast<size_t>(r)], 0) << "rank " << r;
+}
+
 TEST(ReduceGpu, HostSectionsOnNcclAreRefusedOnEveryRank) {
   ASSERT_GT(device_count(), 0) << "no CUDA device";
   NcclRanks ranks;
