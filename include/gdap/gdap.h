@@ -568,6 +568,8 @@ GDAP_API gdap_status gdap_comm_kind_get(gdap_comm_kind* kind, const gdap_comm* c
  * The CUDA stream (a cudaStream_t; NULL for the legacy default stream) on which this rank's
  * device work is queued: collective calls on device arrays return once the work is queued, in
  * order with what the caller queued before on that stream. Borrowed: it must outlive its use.
+ * On an NCCL communicator, work queued on the new stream waits for the work queued on the previous
+ * one before this call (gdap reuses its staging buffers from call to call).
  */
 GDAP_API gdap_status gdap_comm_set_stream(gdap_comm* comm, void* stream);
 

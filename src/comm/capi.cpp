@@ -102,7 +102,7 @@ GDAP_API gdap_status gdap_comm_kind_get(gdap_comm_kind* kind, const gdap_comm* c
 }
 
 GDAP_API gdap_status gdap_comm_set_stream(gdap_comm* comm, void* stream) {
-  return guard([&] { gdap::comm_ref(comm).stream = stream; });
+  return guard([&] { gdap::comm_ref(comm).set_stream(stream); });
 }
 
 GDAP_API gdap_status gdap_comm_set_timeout(gdap_comm* comm, double seconds) {

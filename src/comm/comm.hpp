@@ -35,6 +35,8 @@ struct gdap_comm {
   // Collective: returns once every rank has entered.
   virtual void barrier() = 0;
   virtual void set_timeout(double seconds);
+  // gdap_comm_set_stream; NCCL orders the new stream after the old one (nccl.hpp).
+  virtual void set_stream(void* s) { stream = s; }
 
   const int64_t rank, size;
   void* stream = nullptr;  // cudaStream_t for device work; NULL: the legacy default stream

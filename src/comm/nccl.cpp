@@ -37,6 +37,16 @@ NcclComm::~NcclComm() {
     cudaFreeHost(host_);
   }
   cudaStreamDestroy(control_);
+  if (switched_ != nullptr) cudaEventDestroy(switched_);
+}
+
+void NcclComm::set_stream(void* s) {
+  if (s == stream) return;
+  move::set_device(device_);
+  if (switched_ == nullptr) check_cuda(cudaEventCreateWithFlags(&switched_, cudaEventDisableTiming), "cudaEventCreate");
+  check_cuda(cudaEventRecord(switched_, static_cast<cudaStream_t>(stream)), "cudaEventRecord");
+  check_cuda(cudaStreamWaitEvent(static_cast<cudaStream_t>(s), switched_, 0), "cudaStreamWaitEvent");
+  stream = s;
 }
 
 void NcclComm::set_timeout(double seconds) {

@@ -22,6 +22,9 @@ class NcclComm final : public gdap_comm {
   std::vector<std::string> allgather(std::string_view mine) override;
   void barrier() override;
   void set_timeout(double seconds) override;
+  // The new stream waits for the work queued on the old one: the executors reuse their staging
+  // buffers, tables and reduction buffer from call to call, each call ordered on its stream only.
+  void set_stream(void* s) override;
   ncclComm_t handle() const { return comm_; }
   int device() const { return device_; }
 
@@ -34,6 +37,7 @@ class NcclComm final : public gdap_comm {
   ncclComm_t comm_;
   int device_;
   cudaStream_t control_ = nullptr;
+  cudaEvent_t switched_ = nullptr;  // recorded on the old stream at a set_stream
   char* buffer_ = nullptr;
   int64_t buffer_bytes_ = 0;
   char* host_ = nullptr;  // pinned staging of control bytes
