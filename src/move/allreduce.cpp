@@ -153,6 +153,15 @@ void agree_reduce(const ReduceCall& call) {
   }
 }
 
+// The in-process group behind a host reduction that is not MPI's (NCCL: refused).
+GroupComm& host_group(gdap_comm& comm) {
+  if (comm.kind() != GDAP_COMM_GROUP) {
+    fail(GDAP_ERR_UNSUPPORTED, "an NCCL communicator reduces device memory; this reduction runs on host buffers "
+         "(use an in-process group or MPI)");
+  }
+  return dynamic_cast<GroupComm&>(comm);
+}
+
 // Every rank reads every peer's buffer into its own result, in rank order (so every rank's
 // result is bitwise the same), at the group's rendezvous; it writes its own buffer only after
 // the rendezvous, when no peer reads any more.
@@ -160,11 +169,7 @@ void allreduce_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, cons
   const int64_t count = static_cast<int64_t>(buffer->size()) / (dtype.bits / 8);
   if (count == 0) return;  // every rank's buffer has the same size: every rank returns here
   if (comm.kind() == GDAP_COMM_MPI) return allreduce_mpi_in_place(comm, dtype, op, buffer->data(), count, buffer);
-  if (comm.kind() != GDAP_COMM_GROUP) {
-    fail(GDAP_ERR_UNSUPPORTED, "an NCCL communicator reduces device memory; this reduction runs on host buffers "
-         "(use an in-process group or MPI)");
-  }
-  auto& group = dynamic_cast<GroupComm&>(comm);
+  GroupComm& group = host_group(comm);
   HostBytes result(buffer->size());
   group.exchange(buffer->data(), [&](const std::vector<const void*>& buffers) {
     std::memcpy(result.data(), buffers[0], result.size());
@@ -184,11 +189,7 @@ int64_t reduce_scatter_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op 
     reduce_scatter_mpi_in_place(comm, dtype, op, buffer->data(), segment, buffer);
     return 0;
   }
-  if (comm.kind() != GDAP_COMM_GROUP) {
-    fail(GDAP_ERR_UNSUPPORTED, "an NCCL communicator reduces device memory; this reduction runs on host buffers "
-         "(use an in-process group or MPI)");
-  }
-  auto& group = dynamic_cast<GroupComm&>(comm);
+  GroupComm& group = host_group(comm);
   const size_t es = static_cast<size_t>(dtype.bits / 8), bytes = static_cast<size_t>(segment) * es;
   const size_t mine = static_cast<size_t>(group.rank) * bytes;
   constexpr size_t kChunk = size_t{1} << 16;  // stays in cache while every peer's part is added

@@ -64,6 +64,17 @@ struct OwnedRows {
     }
   }
 
+  // Calls f(offset, flat index) for every element, a row along the last axis at a time.
+  template <typename F>
+  void for_each(F&& f) const {
+    const std::vector<int64_t>& lo = offset.back();
+    const std::vector<int64_t>& lt = term.back();
+    for_each_row([&](int64_t off, int64_t flat) {
+      for (size_t k = 0; k < lo.size(); ++k) f(off + lo[k], flat + lt[k]);
+    });
+  }
+
+ private:
   // Calls f(offset, flat index) of each row's first element minus the last axis's own.
   template <typename F>
   void for_each_row(F&& f) const {
@@ -103,15 +114,10 @@ enum class Combine { reduce, store };
 template <typename T>
 void reduce_rows(Combine how, gdap_reduce_op op, const OwnedRows& rows, const char* source, T* partial) {
   auto each = [&](auto meet) {  // a lambda type per way: the loop inlines it
-    const std::vector<int64_t>& lo = rows.offset.back();
-    const std::vector<int64_t>& lt = rows.term.back();
-    rows.for_each_row([&](int64_t off, int64_t flat) {
-      for (size_t k = 0; k < lo.size(); ++k) {
-        T v;
-        std::memcpy(&v, source + (off + lo[k]) * int64_t{sizeof(T)}, sizeof v);  // sections need no alignment
-        T& slot = partial[flat + lt[k]];
-        slot = meet(slot, v);
-      }
+    rows.for_each([&](int64_t offset, int64_t flat) {
+      T v;
+      std::memcpy(&v, source + offset * int64_t{sizeof(T)}, sizeof v);  // sections need no alignment
+      partial[flat] = meet(partial[flat], v);
     });
   };
   if (how == Combine::store) return each([](T, T v) { return v; });
@@ -157,7 +163,7 @@ struct Reduction {
         auto* partial = reinterpret_cast<T*>(buffer->data());
         // With no axis reduced each element lands in its own slot: stored, not combined; and
         // when they fill the whole buffer, no slot needs the identity first.
-        const bool store = std::find(to_axis.begin(), to_axis.end(), -1) == to_axis.end();
+        const bool store = nothing_reduced();
         if (!store || !covers(layout)) std::fill(partial, partial + layout.elements, identity<T>(engine_op));
         const OwnedRows rows(from, source.section.strides, source_terms(layout));
         reduce_rows(store ? Combine::store : Combine::reduce, engine_op, rows, static_cast<const char*>(source.data()),
@@ -182,6 +188,9 @@ struct Reduction {
     }
     write(reduced, es, layout);
   }
+
+  // True if every source axis is kept (a reduce-scatter): each element has a slot of its own.
+  bool nothing_reduced() const { return std::find(to_axis.begin(), to_axis.end(), -1) == to_axis.end(); }
 
   // True if this rank's source elements fill every slot of the buffer (a replicated source into
   // a buffer without slack).
@@ -227,7 +236,7 @@ struct Reduction {
       owned *= to[j].count;
     }
     if (layout.segment > 0 && !d.mean) {
-      bool source_in_order = std::find(to_axis.begin(), to_axis.end(), -1) == to_axis.end() && covers(layout);
+      bool source_in_order = nothing_reduced() && covers(layout);
       for (size_t i = 0; i < from.size(); ++i) {
         source_in_order = source_in_order && same_as_offsets(from[i], source.section.strides[i], terms[i]);
       }
@@ -318,12 +327,9 @@ struct Reduction {
     const std::vector<Owned> to = owned_result();
     std::vector<std::vector<TermRun>> terms;
     for (size_t j = 0; j < to.size(); ++j) terms.push_back(layout.result_terms(j, to[j]));
-    const OwnedRows rows(to, result.section.strides, terms);
-    const std::vector<int64_t>& lo = rows.offset.back();
-    const std::vector<int64_t>& lt = rows.term.back();
     const auto bytes = static_cast<size_t>(es);
-    rows.for_each_row([&](int64_t off, int64_t flat) {
-      for (size_t k = 0; k < lo.size(); ++k) std::memcpy(base + (off + lo[k]) * es, reduced + (flat + lt[k]) * es, bytes);
+    OwnedRows(to, result.section.strides, terms).for_each([&](int64_t offset, int64_t flat) {
+      std::memcpy(base + offset * es, reduced + flat * es, bytes);
     });
   }
 };

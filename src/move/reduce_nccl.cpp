@@ -32,15 +32,15 @@ void check_nccl_sections(gdap_comm& comm, const gdap_array* source, const gdap_a
 namespace {
 
 // The reduction buffer, kept on the communicator between calls and freed with it: allocating a
-// large buffer anew maps fresh device memory, milliseconds per GiB on every call. An event
-// recorded after each call's last use orders the next use after it, also when the caller has
-// moved the communicator to another stream (gdap_comm_set_stream) in between.
+// large buffer anew maps fresh device memory, milliseconds per GiB on every call. A later call's
+// use is ordered after an earlier one's by the communicator's stream (NcclComm::set_stream orders
+// a new stream after the old); `done`, recorded after each call's last use, lets the destructor
+// wait for it on whatever stream it was.
 struct KeptDeviceBuffer : Scratch {
   void* data = nullptr;
   int64_t bytes = 0;
   int device = 0;
   cudaEvent_t done = nullptr;
-  void* stream = nullptr;  // where `done` was recorded
   ~KeptDeviceBuffer() override {
     if (data == nullptr && done == nullptr) return;
     int current = 0;
@@ -53,8 +53,7 @@ struct KeptDeviceBuffer : Scratch {
   }
 };
 
-// This call's buffer of `bytes` on the communicator's device (set by the caller), ordered after
-// the previous call's use of it.
+// This call's buffer of `bytes` on the communicator's device (set by the caller).
 KeptDeviceBuffer& reduction_buffer_on_device(gdap_comm& comm, int device, int64_t bytes) {
   auto* kept = dynamic_cast<KeptDeviceBuffer*>(comm.reduce_scratch.get());
   if (kept == nullptr) {
@@ -62,9 +61,6 @@ KeptDeviceBuffer& reduction_buffer_on_device(gdap_comm& comm, int device, int64_
     kept = static_cast<KeptDeviceBuffer*>(comm.reduce_scratch.get());
   }
   kept->device = device;
-  if (kept->done != nullptr && kept->stream != comm.stream) {
-    check_cuda(cudaStreamWaitEvent(static_cast<cudaStream_t>(comm.stream), kept->done, 0), "cudaStreamWaitEvent");
-  }
   if (kept->bytes < bytes) {
     // From the stream-ordered pool, like the kernels' small per-call buffers, which then find room
     // beside it instead of mapping memory of their own on every call (measured: 0.1 to 0.25 ms a call).
@@ -90,7 +86,6 @@ struct UseEnds {
   ~UseEnds() {
     if (kept.done == nullptr && cudaEventCreateWithFlags(&kept.done, cudaEventDisableTiming) != cudaSuccess) return;
     cudaEventRecord(kept.done, static_cast<cudaStream_t>(stream));
-    kept.stream = stream;
   }
 };
 
