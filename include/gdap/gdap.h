@@ -693,7 +693,10 @@ GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_r
  * shapes, writable result, memory), then the ranks agree and check that every rank passed the same
  * op; a failure leaves every result unchanged and every rank returns an error (the failing rank its
  * own, the others GDAP_ERR_REMOTE naming it). Both distributions are gathered and checked as
- * gdap_map_create_collective does. Cost: each rank fills a buffer that the ranks reduce. When
+ * gdap_map_create_collective does, and remembered on the communicator (the last 8, up to 256 MiB
+ * of dictionaries in all, freed by gdap_comm_destroy): a call that repeats every rank's
+ * distributions exchanges only a few bytes per rank before its data moves, in one exchange
+ * together with the agreement. Cost: each rank fills a buffer that the ranks reduce. When
  * every result element has one owner (no replicas), the buffer has one segment per rank, each
  * the size of the largest result section, and the ranks reduce-scatter it, so each receives only
  * its own part. Otherwise, or when padding and uneven blocks would make the segments' total twice

@@ -3,13 +3,25 @@
 #include "comm/comm.hpp"
 #include "core/error.hpp"
 
+#include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace gdap {
 
 namespace {
 
-// 'S' and the token: success. 'E', the status as 4 bytes, then the message: failure.
+// 'S', the token's length (8 bytes), the token, then this rank's share: success. 'E', the status as
+// 4 bytes, then the message: failure.
+std::string encode_success(std::string_view token, std::string_view share) {
+  const uint64_t length = token.size();
+  std::string out(1 + sizeof length, 'S');
+  std::memcpy(out.data() + 1, &length, sizeof length);
+  out.append(token);
+  out.append(share);
+  return out;
+}
+
 std::string encode(gdap_status status, std::string_view message) {
   std::string out(1 + sizeof(int32_t), 'E');
   const auto code = static_cast<int32_t>(status);
@@ -26,13 +38,21 @@ Error decode(const std::string& bytes) {
 
 bool failed(const std::string& bytes) { return !bytes.empty() && bytes[0] == 'E'; }
 
+// A successful rank's token and share (every rank runs the same build: the length is its own).
+std::pair<std::string_view, std::string_view> token_and_share(const std::string& bytes) {
+  uint64_t length = 0;
+  std::memcpy(&length, bytes.data() + 1, sizeof length);
+  const std::string_view rest = std::string_view(bytes).substr(1 + sizeof length);
+  return {rest.substr(0, length), rest.substr(length)};
+}
+
 }  // namespace
 
-void agree(gdap_comm& comm, const std::function<void()>& local, std::string_view token,
-           const std::function<std::string(size_t rank)>& mismatch) {
-  std::string mine = "S" + std::string(token);
+std::vector<std::string> agree_gather(gdap_comm& comm, const std::function<Share()>& local, const Mismatch& mismatch) {
+  std::string mine;
   try {
-    local();
+    const Share share = local();
+    mine = encode_success(share.token, share.bytes);
   } catch (const Error& e) {
     mine = encode(e.status(), e.what());
   } catch (const std::bad_alloc&) {
@@ -47,9 +67,22 @@ void agree(gdap_comm& comm, const std::function<void()>& local, std::string_view
     const Error first = decode(all[r]);
     fail(GDAP_ERR_REMOTE, "rank {} failed ({}): {}", r, gdap_status_string(first.status()), first.what());
   }
-  for (size_t r = 1; r < all.size(); ++r) {
-    if (all[r] != all[0]) fail(GDAP_ERR_INVALID_ARGUMENT, "{}", mismatch(r));
+  std::vector<std::string> shares;
+  const std::string_view token0 = token_and_share(all[0]).first;
+  for (size_t r = 0; r < all.size(); ++r) {
+    const auto [theirs, share] = token_and_share(all[r]);
+    if (theirs != token0) fail(GDAP_ERR_INVALID_ARGUMENT, "{}", mismatch(r, theirs, token0));
+    shares.emplace_back(share);
   }
+  return shares;
+}
+
+void agree(gdap_comm& comm, const std::function<void()>& local, std::string_view token,
+           const std::function<std::string(size_t rank)>& mismatch) {
+  agree_gather(comm, [&] {
+    local();
+    return Share{std::string(token), {}};
+  }, [&](size_t r, std::string_view, std::string_view) { return mismatch(r); });
 }
 
 void agree(gdap_comm& comm, const std::function<void()>& local) {

@@ -43,6 +43,7 @@ struct gdap_comm {
   std::unique_ptr<gdap::Scratch> scratch;
   std::unique_ptr<gdap::Scratch> halo_scratch;  // the halo executors' own, so they never evict `scratch`
   std::unique_ptr<gdap::Scratch> reduce_scratch;  // the reductions' buffer (move/allreduce.hpp, reduce_nccl.cpp)
+  std::unique_ptr<gdap::Scratch> maps;  // the global views the reductions gathered (comm/map_gather.hpp)
 };
 
 namespace gdap {
@@ -55,6 +56,16 @@ namespace gdap {
 void agree(gdap_comm& comm, const std::function<void()>& local);
 void agree(gdap_comm& comm, const std::function<void()>& local, std::string_view token,
            const std::function<std::string(size_t rank)>& mismatch);
+
+// As agree, with `local` returning this rank's token (known once its checks passed) and its share
+// of what the ranks learn of each other: once every rank has passed and holds rank 0's token,
+// every rank's share in rank order. Lets a call's first exchange of control bytes also be its
+// agreement. `mismatch` gets the first differing rank, its token and rank 0's.
+struct Share {
+  std::string token, bytes;
+};
+using Mismatch = std::function<std::string(size_t rank, std::string_view theirs, std::string_view first)>;
+std::vector<std::string> agree_gather(gdap_comm& comm, const std::function<Share()>& local, const Mismatch& mismatch);
 
 // The comm behind a C handle, or GDAP_ERR_INVALID_ARGUMENT naming `what` when NULL.
 gdap_comm& comm_ref(gdap_comm* comm, const char* what = "comm");

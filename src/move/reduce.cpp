@@ -10,6 +10,7 @@
 #include "array/array.hpp"
 #include "core/checked.hpp"
 #include "core/error.hpp"
+#include "comm/map_gather.hpp"
 #include "maps/map.hpp"
 #include "move/allreduce.hpp"
 #include "move/axis_side.hpp"
@@ -30,20 +31,6 @@
 
 namespace gdap::move {
 namespace {
-
-struct MapDeleter {
-  void operator()(gdap_map* map) const { gdap_map_destroy(map); }
-};
-using MapPtr = std::unique_ptr<gdap_map, MapDeleter>;
-
-// The distribution of `a` on every rank, gathered and checked as gdap_map_create_collective does
-// (the same verdict on every rank: each builds it from the same gathered dictionaries).
-MapPtr gather_map(gdap_comm& comm, const gdap_array& a, const char* which) {
-  gdap_map* out = nullptr;
-  const gdap_status s = gdap_map_create_collective(&out, &comm, a.ndim(), a.ndim() > 0 ? &a.dims[0] : nullptr);
-  if (s != GDAP_SUCCESS) fail(s, "{}'s distribution: {}", which, gdap_last_error());
-  return MapPtr(out);
-}
 
 // The elements of the product of the axes' owned indices, as rows along the last axis: per axis,
 // each owned index's offset (local * stride) and term of the buffer index (none: 0). A 0-d
@@ -327,9 +314,12 @@ struct Reduction {
     const std::vector<Owned> to = owned_result();
     std::vector<std::vector<TermRun>> terms;
     for (size_t j = 0; j < to.size(); ++j) terms.push_back(layout.result_terms(j, to[j]));
-    const auto bytes = static_cast<size_t>(es);
-    OwnedRows(to, result.section.strides, terms).for_each([&](int64_t offset, int64_t flat) {
-      std::memcpy(base + offset * es, reduced + flat * es, bytes);
+    const OwnedRows rows(to, result.section.strides, terms);
+    with_type(result.section.dtype, [&](auto zero) {  // a copy of a known size: inlined, not a call
+      using T = decltype(zero);
+      rows.for_each([&](int64_t offset, int64_t flat) {
+        std::memcpy(base + offset * es, reduced + flat * es, sizeof(T));
+      });
     });
   }
 };
@@ -361,15 +351,17 @@ void check_op(const OpArg& op) {
   if (op_name(op.op) == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "op {} is not a gdap_reduce_op", op.value);
 }
 
-// After every rank's own checks passed: every rank must have passed the same `what` (the same text).
-void agree_same(gdap_comm& comm, const std::string& mine, const char* what) {
-  const std::vector<std::string> all = comm.allgather(mine);
-  for (size_t r = 1; r < all.size(); ++r) {
-    if (all[r] != all[0]) {
-      fail(GDAP_ERR_INVALID_ARGUMENT, "rank {} passed {} but rank 0 passed {}: every rank must pass the same {}", r,
-           all[r], all[0], what);
-    }
-  }
+// The agreement's error when rank r passed another `what` (a token) than rank 0.
+Mismatch differs(const char* what) {
+  return [what](size_t r, std::string_view theirs, std::string_view first) {
+    return fmt::format("rank {} passed {} but rank 0 passed {}: every rank must pass the same {}", r, theirs, first, what);
+  };
+}
+
+// This rank's part of gathering the arrays' distributions (null: none wanted).
+void add_maps(MapGather& maps, const gdap_array* source, const gdap_array* result) {
+  maps.add("source", source->ndim(), source->ndim() > 0 ? &source->dims[0] : nullptr);
+  if (result != nullptr) maps.add("result", result->ndim(), result->ndim() > 0 ? &result->dims[0] : nullptr);
 }
 
 // Every axis's reduced flag from the caller's list (NULL: all), checked.
@@ -401,16 +393,10 @@ std::string axes_text(const std::vector<bool>& reduced) {
   return fmt::format("({})", fmt::join(list, ", "));
 }
 
-// The number of global indices some rank holds along one axis.
-int64_t held(const gdap_map& map, int64_t axis) {
-  const AxisMap& a = map.axes[static_cast<size_t>(axis)];
-  if (a.dist_type() != GDAP_DIST_UNSTRUCTURED) return a.size();
-  return static_cast<int64_t>(AxisSide(a, true).distinct().size());
-}
-
 void reduce_scatter(gdap_comm& comm, const gdap_array* source, gdap_array* result, const OpArg& arg) {
   const gdap_reduce_op op = arg.op;
-  agree(comm, [&] {
+  MapGather maps(comm);
+  const std::vector<std::string> offers = agree_gather(comm, [&] {
     check_op(arg);
     if (op == GDAP_REDUCE_MEAN) {
       fail(GDAP_ERR_INVALID_ARGUMENT, "op mean is not an element-wise reduce-scatter: sum, prod, min and max are "
@@ -427,13 +413,14 @@ void reduce_scatter(gdap_comm& comm, const gdap_array* source, gdap_array* resul
              result->dims[i].size, i, source->dims[i].size);
       }
     }
-  });
-  agree_same(comm, fmt::format("op {} on a {}-d source", op_name(op), source->ndim()), "op");
-  const MapPtr from = gather_map(comm, *source, "source");
-  const MapPtr to = gather_map(comm, *result, "result");
-  Reduction r{comm, op, *source, {}, {}, *result, to.get(), from->global_shape};
+    add_maps(maps, source, result);
+    return Share{fmt::format("op {} on a {}-d source", op_name(op), source->ndim()), maps.offer()};
+  }, differs("op"));
+  const std::vector<SharedMap> got = maps.finish(offers);
+  const gdap_map& from = *got[0];
+  Reduction r{comm, op, *source, {}, {}, *result, got[1].get(), from.global_shape};
   for (int64_t i = 0; i < source->ndim(); ++i) {
-    r.from.push_back(owned_along(*from, i, comm.rank, false));
+    r.from.push_back(owned_along(from, i, comm.rank, false));
     r.to_axis.push_back(i);
   }
   r.run();
@@ -443,7 +430,8 @@ void reduce_axes(gdap_comm& comm, const gdap_array* source, gdap_array* result, 
                  const int64_t* axes, int64_t naxes) {
   const gdap_reduce_op op = arg.op;
   std::vector<bool> reduced;
-  agree(comm, [&] {
+  MapGather maps(comm);
+  const std::vector<std::string> offers = agree_gather(comm, [&] {
     check_op(arg);
     check_pair(comm, source, result, "gdap_reduce_axes");
     const gdap_dtype t = source->section.dtype;
@@ -465,22 +453,24 @@ void reduce_axes(gdap_comm& comm, const gdap_array* source, gdap_array* result, 
       fail(GDAP_ERR_INVALID_ARGUMENT, "result has {} dimensions but reducing the {}-d source over axes {} leaves {}",
            result->ndim(), source->ndim(), axes_text(reduced), j);
     }
-  });
-  agree_same(comm, fmt::format("op {} over axes {} of a {}-d source", op_name(op), axes_text(reduced), source->ndim()),
-             "op and axes");
-  const MapPtr from = gather_map(comm, *source, "source");
-  const MapPtr to = result->ndim() > 0 ? gather_map(comm, *result, "result") : nullptr;
+    add_maps(maps, source, result->ndim() > 0 ? result : nullptr);
+    return Share{fmt::format("op {} over axes {} of a {}-d source", op_name(op), axes_text(reduced), source->ndim()),
+                 maps.offer()};
+  }, differs("op and axes"));
+  const std::vector<SharedMap> got = maps.finish(offers);
+  const gdap_map& from = *got[0];
+  const gdap_map* to = got.size() > 1 ? got[1].get() : nullptr;
   std::vector<int64_t> shape;
   for (int64_t i = 0; i < source->ndim(); ++i) {
-    if (!reduced[static_cast<size_t>(i)]) shape.push_back(from->global_shape[static_cast<size_t>(i)]);
+    if (!reduced[static_cast<size_t>(i)]) shape.push_back(from.global_shape[static_cast<size_t>(i)]);
   }
-  Reduction r{comm, op, *source, {}, {}, *result, to.get(), shape};
+  Reduction r{comm, op, *source, {}, {}, *result, to, shape};
   double count = 1;
   for (int64_t i = 0, j = 0; i < source->ndim(); ++i) {
-    r.from.push_back(owned_along(*from, i, comm.rank, true));
+    r.from.push_back(owned_along(from, i, comm.rank, true));
     const bool gone = reduced[static_cast<size_t>(i)];
     r.to_axis.push_back(gone ? -1 : j++);
-    if (gone) count *= static_cast<double>(held(*from, i));
+    if (gone) count *= static_cast<double>(from.global_shape[static_cast<size_t>(i)]);  // a valid map holds every index
   }
   r.mean_count = count;
   r.run();

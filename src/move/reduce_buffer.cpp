@@ -18,20 +18,51 @@ std::vector<int64_t> Owned::each(bool global) const {
   return out;
 }
 
-Owned owned_along(const gdap_map& map, int64_t axis, int64_t rank, bool primary_only) {
-  const AxisSide side(map.axes[static_cast<size_t>(axis)], primary_only);
-  Owned o;
-  side.for_each_run(map.coord(rank, axis), [&](int64_t global, int64_t length, int64_t local) {
-    if (length <= 0) return;
-    o.count += length;
-    if (!o.runs.empty()) {  // 'c' gives a run per block: merge those that continue one another
-      Owned::Run& last = o.runs.back();
-      if (last.global + last.length == global && last.local + last.length == local) {
-        last.length += length;
-        return;
-      }
+namespace {
+
+// Appends a run of owned indices, merged with the last when it continues it ('c' gives a run per
+// block, 'u' one per index).
+void add_run(Owned& o, int64_t global, int64_t length, int64_t local) {
+  if (length <= 0) return;
+  o.count += length;
+  if (!o.runs.empty()) {
+    Owned::Run& last = o.runs.back();
+    if (last.global + last.length == global && last.local + last.length == local) {
+      last.length += length;
+      return;
     }
-    o.runs.push_back({global, length, local});
+  }
+  o.runs.push_back({global, length, local});
+}
+
+}  // namespace
+
+Owned owned_along(const gdap_map& map, int64_t axis, int64_t rank, bool primary_only) {
+  const AxisMap& a = map.axes[static_cast<size_t>(axis)];
+  const int64_t coord = map.coord(rank, axis);
+  Owned o;
+  if (a.dist_type() == GDAP_DIST_UNSTRUCTURED) {
+    // The map's table is sorted by (global, grid rank): one pass, the first entry of each global
+    // index its lowest holder (AxisSide's rule, without building one per call).
+    const auto& table = a.table();
+    int64_t global = 0, local = 0, length = 0;  // the run being grown
+    for (size_t k = 0; k < table.size(); ++k) {
+      const UnstructuredEntry& e = table[k];
+      if (e.grid_rank != coord || (primary_only && k > 0 && table[k - 1].global == e.global)) continue;
+      if (length > 0 && e.global == global + length && e.local == local + length) {
+        ++length;
+        continue;
+      }
+      add_run(o, global, length, local);
+      global = e.global;
+      local = e.local;
+      length = 1;
+    }
+    add_run(o, global, length, local);
+    return o;
+  }
+  AxisSide(a, primary_only).for_each_run(coord, [&](int64_t global, int64_t length, int64_t local) {
+    add_run(o, global, length, local);
   });
   return o;
 }
@@ -45,12 +76,10 @@ std::vector<int64_t> c_weights(const std::vector<int64_t>& shape) {
 namespace {
 
 // True if every global index of the axis has exactly one owning coordinate: always for 'b' and
-// 'c' (their owned ranges partition the axis), for 'u' when no index is held twice or by none.
-bool one_owner_each(const AxisSide& side) {
-  if (side.dist_type() != GDAP_DIST_UNSTRUCTURED) return true;
-  int64_t held = 0;
-  for (int64_t c = 0; c < side.grid_size(); ++c) held += side.owned(c);
-  return held == side.size() && static_cast<int64_t>(side.distinct().size()) == side.size();
+// 'c' (their owned ranges partition the axis), for 'u' when no index is held twice (a valid map
+// holds every index).
+bool one_owner_each(const AxisMap& axis) {
+  return axis.dist_type() != GDAP_DIST_UNSTRUCTURED || static_cast<int64_t>(axis.table().size()) == axis.size();
 }
 
 // a * b, or -1 past INT64_MAX (both >= 0).
@@ -70,8 +99,8 @@ BufferLayout buffer_layout(const gdap_map* result_map, const std::vector<int64_t
   BufferLayout s;
   std::vector<int64_t> extents;
   for (const AxisMap& axis : result_map->axes) {
+    if (!one_owner_each(axis)) return global;
     AxisSide side(axis, false);
-    if (!one_owner_each(side)) return global;
     int64_t most = 0;
     for (int64_t c = 0; c < side.grid_size(); ++c) most = std::max(most, side.extent(c));
     extents.push_back(most);
