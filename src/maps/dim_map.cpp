@@ -26,7 +26,7 @@ std::vector<std::pair<int64_t, int64_t>> sorted_pairs(const gdap_dim& d) {
   std::vector<std::pair<int64_t, int64_t>> pairs;  // (global, local)
   pairs.reserve(static_cast<size_t>(d.num_indices));
   for (int64_t l = 0; l < d.num_indices; ++l) pairs.emplace_back(d.indices[l], l);
-  std::sort(pairs.begin(), pairs.end());
+  if (!std::is_sorted(pairs.begin(), pairs.end())) std::sort(pairs.begin(), pairs.end());  // often in order
   return pairs;
 }
 
