@@ -67,6 +67,16 @@ struct Share {
 using Mismatch = std::function<std::string(size_t rank, std::string_view theirs, std::string_view first)>;
 std::vector<std::string> agree_gather(gdap_comm& comm, const std::function<Share()>& local, const Mismatch& mismatch);
 
+// The scratch of type S kept in `slot`: made (value-initialised) when the slot holds none or
+// another kind, which is freed first.
+template <typename S>
+S& kept_scratch(std::unique_ptr<Scratch>& slot) {
+  if (auto* s = dynamic_cast<S*>(slot.get())) return *s;
+  slot.reset();
+  slot = std::make_unique<S>();
+  return static_cast<S&>(*slot);
+}
+
 // The comm behind a C handle, or GDAP_ERR_INVALID_ARGUMENT naming `what` when NULL.
 gdap_comm& comm_ref(gdap_comm* comm, const char* what = "comm");
 

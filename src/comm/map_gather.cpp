@@ -73,15 +73,6 @@ struct MapCache : Scratch {
   }
 };
 
-MapCache& cache_of(gdap_comm& comm) {
-  auto* cache = dynamic_cast<MapCache*>(comm.maps.get());
-  if (cache == nullptr) {
-    comm.maps = std::make_unique<MapCache>();
-    cache = static_cast<MapCache*>(comm.maps.get());
-  }
-  return *cache;
-}
-
 uint64_t word(std::string_view bytes, size_t k) {
   uint64_t w = 0;
   if (bytes.size() >= (k + 1) * sizeof w) std::memcpy(&w, bytes.data() + k * sizeof w, sizeof w);
@@ -171,7 +162,7 @@ std::string MapGather::offer() const {
 }
 
 std::vector<SharedMap> MapGather::finish(const std::vector<std::string>& offers) {
-  MapCache& cache = cache_of(comm_);
+  MapCache& cache = kept_scratch<MapCache>(comm_.maps);
   std::vector<SharedMap> maps(mine_.size());
   std::vector<size_t> missing;
   for (size_t i = 0; i < mine_.size(); ++i) {

@@ -211,8 +211,7 @@ HostBuffer reduction_buffer(gdap_comm& comm, size_t bytes) {
   struct Kept : Scratch {
     HostBuffer buffer;
   };
-  if (dynamic_cast<Kept*>(comm.reduce_scratch.get()) == nullptr) comm.reduce_scratch = std::make_unique<Kept>();
-  HostBuffer& kept = static_cast<Kept&>(*comm.reduce_scratch).buffer;
+  HostBuffer& kept = kept_scratch<Kept>(comm.reduce_scratch).buffer;
   if (!kept || kept.use_count() > 1 || kept->capacity < bytes) {
     kept.reset();  // freed before the new one is made, unless an abandoned operation holds it
     kept = std::make_shared<HostBytes>(bytes);

@@ -12,10 +12,9 @@
 #include "comm/group.hpp"
 #include "core/error.hpp"
 #include "move/device.hpp"
+#include "move/group_copies.hpp"
 #include "move/redistribute.hpp"
 
-#include <cstdlib>
-#include <cstring>
 
 namespace gdap::move {
 
@@ -32,19 +31,6 @@ struct Published {
   const DeviceEvent* ready = nullptr;  // device: recorded when the rank's earlier work is queued
   const DeviceEvent* done = nullptr;   // device: recorded after the rank's copy kernel
 };
-
-// What a group rank keeps between calls on device arrays (all on `device`).
-struct GroupScratch final : Scratch {
-  int device = -1;
-  DeviceEvent ready, done;
-  DeviceBatch batch;
-};
-
-// Push by default: NVLink writes beat reads (measured on 2 x H200, docs/PERFORMANCE.md).
-bool push_mode() {
-  const char* mode = std::getenv("GDAP_GROUP_COPY");
-  return mode == nullptr || std::strcmp(mode, "pull") != 0;
-}
 
 // The first failing rank's error, or a disagreement about memories: the same verdict on every
 // rank, since each reads the same publications. Empty if the call may go ahead.
@@ -112,48 +98,12 @@ std::vector<int64_t> batch_key(const Call& call, const std::vector<const Publish
   return key;
 }
 
-void copy_device(const Call& call, const std::vector<const Published*>& all, GroupScratch& scratch) {
-  const bool push = push_mode();
-  void* stream = call.comm.stream;
-  for (const Published* p : all) {
-    if (p->ready != nullptr && p->ready != &scratch.ready) p->ready->wait_on(stream);
-  }
-  std::vector<int64_t> key = batch_key(call, all, push);
-  if (!scratch.batch.holds(key)) {
-    std::vector<DeviceCopy> device_copies;
-    for_each_transfer(call, all, push, [&](const std::vector<Copy2D>& copies, const gdap_array* from, const gdap_array* to) {
-      const int peer = (push ? to : from)->section.device.id;
-      enable_peer_access(scratch.device, peer);
-      const char* s = static_cast<const char*>(from->data());
-      char* d = static_cast<char*>(to->data());
-      for (const Copy2D& c : copies) {
-        device_copies.push_back({s + c.src, d + c.dst, c.rows, c.row_bytes, c.src_pitch, c.dst_pitch, peer != scratch.device});
-      }
-    });
-    scratch.batch.upload(std::move(key), device_copies, stream);
-  }
-  scratch.batch.launch(stream);
-  scratch.done.record(stream);
-}
-
-GroupScratch& device_scratch(gdap_comm& comm, int device) {
-  auto* s = dynamic_cast<GroupScratch*>(comm.scratch.get());
-  if (s == nullptr || s->device != device) {
-    comm.scratch.reset();
-    auto made = std::make_unique<GroupScratch>();
-    made->device = device;
-    s = made.get();
-    comm.scratch = std::move(made);
-  }
-  return *s;
-}
-
 }  // namespace
 
 void run_group(const Call& call) {
   auto& comm = dynamic_cast<GroupComm&>(call.comm);
   Published mine;
-  GroupScratch* scratch = nullptr;
+  GroupDeviceScratch* scratch = nullptr;
   try {
     check_call(call);
     mine.fingerprint = call.plan->fingerprint;
@@ -163,7 +113,7 @@ void run_group(const Call& call) {
     if (mine.memory == Memory::device) {
       mine.device = (mine.src ? mine.src : mine.dst)->section.device.id;
       set_device(mine.device);
-      scratch = &device_scratch(call.comm, mine.device);
+      scratch = &group_device_scratch(call.comm.scratch, mine.device);
       scratch->ready.record(call.comm.stream);
       mine.ready = &scratch->ready;
       mine.done = &scratch->done;
@@ -185,7 +135,11 @@ void run_group(const Call& call) {
     if (refused) return;
     try {
       if (mine.memory == Memory::host) copy_host(call, all);
-      if (mine.memory == Memory::device) copy_device(call, all, *scratch);
+      if (mine.memory == Memory::device) {
+        const bool push = push_mode();
+        queue_copies(*scratch, call.comm.stream, all, push, batch_key(call, all, push),
+                     [&](auto&& f) { for_each_transfer(call, all, push, f); });
+      }
     } catch (const Error& e) {
       failure = e;
     } catch (const std::bad_alloc&) {

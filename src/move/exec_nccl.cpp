@@ -88,16 +88,6 @@ void prepare(const Call& call, NcclScratch& s, std::vector<int64_t> key) {
   s.key = std::move(key);
 }
 
-NcclScratch& scratch_of(gdap_comm& comm) {
-  auto* s = dynamic_cast<NcclScratch*>(comm.scratch.get());
-  if (s == nullptr) {
-    auto made = std::make_unique<NcclScratch>();
-    s = made.get();
-    comm.scratch = std::move(made);
-  }
-  return *s;
-}
-
 }  // namespace
 
 void run_nccl(const Call& call) {
@@ -118,7 +108,7 @@ void run_nccl(const Call& call) {
   }, plan_token(call.plan), plan_mismatch);
   const Call held{call.comm, call.plan, call.plan->src_shape ? call.src : nullptr, call.plan->dst_shape ? call.dst : nullptr};
   set_device(comm.device());
-  NcclScratch& s = scratch_of(comm);
+  NcclScratch& s = kept_scratch<NcclScratch>(comm.scratch);
   std::vector<int64_t> key = key_of(held);
   if (s.key != key) prepare(held, s, std::move(key));
   void* stream = comm.stream;

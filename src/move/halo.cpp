@@ -10,12 +10,12 @@
 #include "core/checked.hpp"
 #include "core/error.hpp"
 #include "move/device.hpp"
+#include "move/group_copies.hpp"
 #include "move/halo.hpp"
 #include "move/redistribute.hpp"
 #include "protocol/dim.hpp"
 
 #include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -85,17 +85,6 @@ struct Published {
   const DeviceEvent* done = nullptr;
 };
 
-struct HaloGroupScratch final : Scratch {
-  int device = -1;
-  DeviceEvent ready, done;
-  DeviceBatch batch;
-};
-
-bool push_mode() {
-  const char* mode = std::getenv("GDAP_GROUP_COPY");
-  return mode == nullptr || std::strcmp(mode, "pull") != 0;
-}
-
 // The same verdict on every rank: the first failing rank's error, or mixed memories.
 std::optional<Error> verdict(const std::vector<const Published*>& all, int64_t self) {
   const Published& mine = *all[static_cast<size_t>(self)];
@@ -144,48 +133,12 @@ std::vector<int64_t> batch_key(const HaloCall& call, const std::vector<const Pub
   return key;
 }
 
-void copy_device(const HaloCall& call, const std::vector<const Published*>& all, HaloGroupScratch& scratch) {
-  const bool push = push_mode();
-  void* stream = call.comm.stream;
-  for (const Published* p : all) {
-    if (p->ready != &scratch.ready) p->ready->wait_on(stream);
-  }
-  std::vector<int64_t> key = batch_key(call, all, push);
-  if (!scratch.batch.holds(key)) {
-    std::vector<DeviceCopy> device_copies;
-    for_each_transfer(call, all, push, [&](const std::vector<Copy2D>& copies, const gdap_array* from, const gdap_array* to) {
-      const int peer = (push ? to : from)->section.device.id;
-      enable_peer_access(scratch.device, peer);
-      const char* s = static_cast<const char*>(from->data());
-      char* d = static_cast<char*>(to->data());
-      for (const Copy2D& c : copies) {
-        device_copies.push_back({s + c.src, d + c.dst, c.rows, c.row_bytes, c.src_pitch, c.dst_pitch, peer != scratch.device});
-      }
-    });
-    scratch.batch.upload(std::move(key), device_copies, stream);
-  }
-  scratch.batch.launch(stream);
-  scratch.done.record(stream);
-}
-
-HaloGroupScratch& device_scratch(gdap_comm& comm, int device) {
-  auto* s = dynamic_cast<HaloGroupScratch*>(comm.halo_scratch.get());
-  if (s == nullptr || s->device != device) {
-    comm.halo_scratch.reset();
-    auto made = std::make_unique<HaloGroupScratch>();
-    made->device = device;
-    s = made.get();
-    comm.halo_scratch = std::move(made);
-  }
-  return *s;
-}
-
 }  // namespace
 
 void halo_group(const HaloCall& call) {
   auto& comm = dynamic_cast<GroupComm&>(call.comm);
   Published mine;
-  HaloGroupScratch* scratch = nullptr;
+  GroupDeviceScratch* scratch = nullptr;
   try {
     check_halo_call(call);
     mine.memory = memory_of(call.local);
@@ -193,7 +146,7 @@ void halo_group(const HaloCall& call) {
     if (mine.memory == Memory::device) {
       const int device = call.local->section.device.id;
       set_device(device);
-      scratch = &device_scratch(call.comm, device);
+      scratch = &group_device_scratch(call.comm.halo_scratch, device);
       scratch->ready.record(call.comm.stream);
       mine.ready = &scratch->ready;
       mine.done = &scratch->done;
@@ -217,7 +170,9 @@ void halo_group(const HaloCall& call) {
           run_host_copies(copies, static_cast<const char*>(from->data()), static_cast<char*>(to->data()));
         });
       } else {
-        copy_device(call, all, *scratch);
+        const bool push = push_mode();
+        queue_copies(*scratch, call.comm.stream, all, push, batch_key(call, all, push),
+                     [&](auto&& f) { for_each_transfer(call, all, push, f); });
       }
     } catch (const Error& e) {
       failure = e;

@@ -72,16 +72,6 @@ void prepare(const HaloCall& call, HaloNcclScratch& s, std::vector<int64_t> key)
   s.key = std::move(key);
 }
 
-HaloNcclScratch& scratch_of(gdap_comm& comm) {
-  auto* s = dynamic_cast<HaloNcclScratch*>(comm.halo_scratch.get());
-  if (s == nullptr) {
-    auto made = std::make_unique<HaloNcclScratch>();
-    s = made.get();
-    comm.halo_scratch = std::move(made);
-  }
-  return *s;
-}
-
 }  // namespace
 
 void halo_nccl(const HaloCall& call) {
@@ -98,7 +88,7 @@ void halo_nccl(const HaloCall& call) {
     }
   });
   set_device(comm.device());
-  HaloNcclScratch& s = scratch_of(comm);
+  HaloNcclScratch& s = kept_scratch<HaloNcclScratch>(comm.halo_scratch);
   std::vector<int64_t> key{static_cast<int64_t>(call.halo->serial), reinterpret_cast<int64_t>(call.local->data())};
   key.insert(key.end(), call.local->section.strides.begin(), call.local->section.strides.end());
   if (s.key != key) prepare(call, s, std::move(key));

@@ -55,11 +55,7 @@ struct KeptDeviceBuffer : Scratch {
 
 // This call's buffer of `bytes` on the communicator's device (set by the caller).
 KeptDeviceBuffer& reduction_buffer_on_device(gdap_comm& comm, int device, int64_t bytes) {
-  auto* kept = dynamic_cast<KeptDeviceBuffer*>(comm.reduce_scratch.get());
-  if (kept == nullptr) {
-    comm.reduce_scratch = std::make_unique<KeptDeviceBuffer>();
-    kept = static_cast<KeptDeviceBuffer*>(comm.reduce_scratch.get());
-  }
+  auto* kept = &kept_scratch<KeptDeviceBuffer>(comm.reduce_scratch);
   kept->device = device;
   if (kept->bytes < bytes) {
     // From the stream-ordered pool, like the kernels' small per-call buffers, which then find room
