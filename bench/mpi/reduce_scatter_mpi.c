@@ -5,7 +5,9 @@
  *   gdap                 gdap_reduce_scatter over gdap_comm_from_mpi (its segmented buffer:
  *                        partial sums into one segment per rank, MPI_Reduce_scatter_block, copy-out);
  *   MPI_Reduce_scatter   MPI_Reduce_scatter_block on the same bytes, already in owner order: the
- *                        floor for this transport (no packing, no copy-out);
+ *                        floor for this transport (no packing, no copy-out), in place on a copy
+ *                        and out of place from the partial sums into a block of its own (what
+ *                        gdap hands MPI when the source is in owner order and the result is C order);
  *   MPI_Allreduce        MPI_Allreduce of the whole array, then each rank's block copied out: what
  *                        gdap did before its segmented buffer, and what a user without a
  *                        reduce-scatter would write.
@@ -41,6 +43,7 @@ typedef struct Bench {
   double* partial;    /* the source's data */
   double* block;      /* the result's data */
   double* scratch;    /* the MPI methods' buffer: a copy of the partial sums */
+  double* out;        /* the out-of-place MPI method's block */
   int64_t rows0, nrows;
 } Bench;
 
@@ -52,6 +55,10 @@ static void refresh(Bench* b) { memcpy(b->scratch, b->partial, (size_t)ROWS * CO
 
 static void run_reduce_scatter(Bench* b) {
   MPI_Reduce_scatter_block(MPI_IN_PLACE, b->scratch, (int)(b->nrows * COLS), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+
+static void run_reduce_scatter_out_of_place(Bench* b) {
+  MPI_Reduce_scatter_block(b->partial, b->out, (int)(b->nrows * COLS), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
 static void run_allreduce(Bench* b) {
@@ -68,6 +75,7 @@ typedef struct Method {
 static const Method kMethods[] = {
     {"gdap_reduce_scatter", run_gdap, 0},
     {"MPI_Reduce_scatter_block", run_reduce_scatter, 1},
+    {"MPI_Reduce_scatter_block, out of place", run_reduce_scatter_out_of_place, 0},
     {"MPI_Allreduce + copy-out", run_allreduce, 1},
 };
 enum { NMETHODS = sizeof kMethods / sizeof kMethods[0] };
@@ -98,7 +106,8 @@ static void setup(Bench* b, int nranks) {
   for (int64_t i = 0; i < ROWS; ++i)
     for (int64_t j = 0; j < COLS; ++j) b->partial[i * COLS + j] = partial(g_rank, i, j);
   b->scratch = malloc((size_t)ROWS * COLS * sizeof(double));
-  if (!b->scratch) MPI_Abort(MPI_COMM_WORLD, 1);
+  b->out = malloc((size_t)(b->nrows * COLS) * sizeof(double));
+  if (!b->scratch || !b->out) MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 /* gdap's result, every element against the sum of every rank's partial. */
@@ -155,6 +164,7 @@ int main(int argc, char** argv) {
   }
   free(t);
   free(b.scratch);
+  free(b.out);
   gdap_array_destroy(b.source);
   gdap_array_destroy(b.result);
   gdap_map_destroy(b.replicated);

@@ -702,10 +702,12 @@ GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_r
  * its own part. Otherwise, or when padding and uneven blocks would make the segments' total twice
  * the global size or more, the buffer is the whole result and the ranks all-reduce it. The
  * buffer (host or device memory) is kept on the communicator for later reductions, and
- * gdap_comm_destroy frees it. On NCCL the buffer is skipped where it would only copy: a source
- * whose owned elements already lie in segment order (a replicated C-order array into row blocks)
- * is sent as it is, and a result section that is its segment (no padding, C order) receives its
- * part in place. `source` and `result` are borrowed.
+ * gdap_comm_destroy frees it. On NCCL and MPI the buffer is skipped where it would only copy: a
+ * source whose owned elements already lie in segment order (a replicated C-order array into row
+ * blocks) is sent as it is, and a result section that is its segment (no padding, C order)
+ * receives its part in place. On MPI, a call that then times out (GDAP_ERR_TIMEOUT) leaves its
+ * operation with MPI, which may still read that source and write that result: keep both alive
+ * until the job ends, as for gdap_allreduce's in-place section. `source` and `result` are borrowed.
  */
 GDAP_API gdap_status gdap_reduce_scatter(gdap_comm* comm, const gdap_array* source, gdap_array* result,
                                          gdap_reduce_op op);

@@ -186,7 +186,7 @@ int64_t reduce_scatter_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op 
                               int64_t segment) {
   if (segment == 0) return 0;
   if (comm.kind() == GDAP_COMM_MPI) {
-    reduce_scatter_mpi_in_place(comm, dtype, op, buffer->data(), segment, buffer);
+    reduce_scatter_mpi(comm, dtype, op, nullptr, buffer->data(), segment, buffer);
     return 0;
   }
   GroupComm& group = host_group(comm);
@@ -261,8 +261,8 @@ void gdap::move::allreduce_mpi(const ReduceCall&) { fail(GDAP_ERR_UNSUPPORTED, "
 void gdap::move::allreduce_mpi_in_place(gdap_comm&, gdap_dtype, gdap_reduce_op, void*, int64_t, std::shared_ptr<void>) {
   fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without MPI");
 }
-void gdap::move::reduce_scatter_mpi_in_place(gdap_comm&, gdap_dtype, gdap_reduce_op, void*, int64_t,
-                                              std::shared_ptr<void>) {
+void gdap::move::reduce_scatter_mpi(gdap_comm&, gdap_dtype, gdap_reduce_op, const void*, void*, int64_t,
+                                    std::shared_ptr<void>) {
   fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without MPI");
 }
 #endif

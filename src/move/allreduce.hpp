@@ -88,9 +88,12 @@ void allreduce_mpi_in_place(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op
 // Group or MPI communicators; `segment` <= INT_MAX. Shared for the reason allreduce_buffer's is.
 int64_t reduce_scatter_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, const HostBuffer& buffer,
                               int64_t segment);
-// MPI_Ireduce_scatter_block in place of `segment` (<= INT_MAX) elements per rank at `data`.
-void reduce_scatter_mpi_in_place(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, void* data, int64_t segment,
-                                 std::shared_ptr<void> keep);
+// MPI_Ireduce_scatter_block of `segment` (<= INT_MAX) elements per rank: this rank's segment of
+// every rank's `send` (one segment per rank, in rank order) reduced into `recv`; in place when
+// `send` is NULL (`recv` then holds every segment and receives into its first). `keep` is what an
+// abandoned operation may still use.
+void reduce_scatter_mpi(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, const void* send, void* recv,
+                        int64_t segment, std::shared_ptr<void> keep);
 // ncclReduceScatter on device memory: this rank's segment of every rank's `send` (one segment per
 // rank, in rank order) reduced into `recv` (in place when recv is send + rank * segment elements;
 // one rank copies). Queued on the communicator's stream.

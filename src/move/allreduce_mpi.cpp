@@ -49,12 +49,12 @@ void allreduce_mpi_in_place(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op
   }
 }
 
-void reduce_scatter_mpi_in_place(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, void* data, int64_t segment,
-                                 std::shared_ptr<void> keep) {
+void reduce_scatter_mpi(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, const void* send, void* recv,
+                        int64_t segment, std::shared_ptr<void> keep) {
   auto& mpi = dynamic_cast<MpiComm&>(comm);
   MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Ireduce_scatter_block(MPI_IN_PLACE, data, static_cast<int>(segment), mpi_type(dtype), mpi_op(op),
-                                      mpi.handle(), &request),
+  check_mpi(MPI_Ireduce_scatter_block(send != nullptr ? send : MPI_IN_PLACE, recv, static_cast<int>(segment),
+                                      mpi_type(dtype), mpi_op(op), mpi.handle(), &request),
             "MPI_Ireduce_scatter_block");
   mpi.wait({&request, 1}, "MPI_Ireduce_scatter_block", false, std::move(keep));
 }

@@ -141,21 +141,13 @@ struct Reduction {
     const BufferLayout layout = buffer_layout(result_map, shape);
     const gdap_reduce_op engine_op = op == GDAP_REDUCE_MEAN ? GDAP_REDUCE_SUM : op;
     if (comm.kind() == GDAP_COMM_NCCL) return reduce_nccl(comm, on_device(engine_op, layout));
+    const Direct direct = comm.kind() == GDAP_COMM_MPI ? direct_parts(layout) : Direct{};
+    if (direct.source || direct.result) return reduce_scatter_direct(layout, direct, engine_op);
     HostBuffer buffer;
     // Agreed: a rank that cannot allocate the buffer stops every rank, rather than leave them waiting.
     agree(comm, [&] {
-      buffer = reduction_buffer(comm, static_cast<size_t>(checked_mul(layout.elements, es, "bytes of the reduction buffer")));
-      with_type(t, [&](auto zero) {
-        using T = decltype(zero);
-        auto* partial = reinterpret_cast<T*>(buffer->data());
-        // With no axis reduced each element lands in its own slot: stored, not combined; and
-        // when they fill the whole buffer, no slot needs the identity first.
-        const bool store = nothing_reduced();
-        if (!store || !covers(layout)) std::fill(partial, partial + layout.elements, identity<T>(engine_op));
-        const OwnedRows rows(from, source.section.strides, source_terms(layout));
-        reduce_rows(store ? Combine::store : Combine::reduce, engine_op, rows, static_cast<const char*>(source.data()),
-                    partial);
-      });
+      buffer = reduction_buffer(comm, bytes_of(layout.elements));
+      fill(buffer->data(), layout, engine_op);
     });
     int64_t at = 0;  // the reduced part's first element
     if (layout.segment > 0) {
@@ -174,6 +166,67 @@ struct Reduction {
       });
     }
     write(reduced, es, layout);
+  }
+
+  size_t bytes_of(int64_t elements) const {
+    return static_cast<size_t>(checked_mul(elements, int64_t{source.section.dtype.bits / 8}, "bytes of the reduction buffer"));
+  }
+
+  // The buffer (`layout.elements` at `data`) with this rank's source elements reduced into it.
+  void fill(char* data, const BufferLayout& layout, gdap_reduce_op engine_op) const {
+    with_type(source.section.dtype, [&](auto zero) {
+      using T = decltype(zero);
+      auto* partial = reinterpret_cast<T*>(data);
+      // With no axis reduced each element lands in its own slot: stored, not combined; and
+      // when they fill the whole buffer, no slot needs the identity first.
+      const bool store = nothing_reduced();
+      if (!store || !covers(layout)) std::fill(partial, partial + layout.elements, identity<T>(engine_op));
+      const OwnedRows rows(from, source.section.strides, source_terms(layout));
+      reduce_rows(store ? Combine::store : Combine::reduce, engine_op, rows, static_cast<const char*>(source.data()),
+                  partial);
+    });
+  }
+
+  // Which side of a segmented reduction needs no buffer (not mean, which divides after): the
+  // source, when its owned elements already lie in buffer order at its data (a replicated C-order
+  // source into row blocks), and the result, when this rank's segment is its memory as it is (no
+  // padding, C order).
+  struct Direct {
+    bool source = false, result = false;
+  };
+  Direct direct_parts(const BufferLayout& layout) const {
+    Direct d;
+    if (layout.segment == 0 || op == GDAP_REDUCE_MEAN) return d;
+    const std::vector<std::vector<TermRun>> terms = source_terms(layout);
+    d.source = nothing_reduced() && covers(layout);
+    for (size_t i = 0; i < from.size(); ++i) d.source = d.source && same_as_offsets(from[i], source.section.strides[i], terms[i]);
+    const std::vector<Owned> to = owned_result();
+    int64_t owned = 1;
+    d.result = true;
+    for (size_t j = 0; j < to.size(); ++j) {
+      d.result = d.result && same_as_offsets(to[j], result.section.strides[j], layout.result_terms(j, to[j]));
+      owned *= to[j].count;
+    }
+    d.result = d.result && owned == layout.segment;
+    return d;
+  }
+
+  // MPI, segmented, with the source sent as it is or the result receiving its part in place (or
+  // both): MPI_Ireduce_scatter_block out of place, the buffer holding only the other side. An
+  // abandoned operation (a timeout) may then still read the source or write the result: after
+  // GDAP_ERR_TIMEOUT the policy is to end the job (docs/api.md), as for gdap_allreduce's in-place
+  // section.
+  void reduce_scatter_direct(const BufferLayout& layout, Direct direct, gdap_reduce_op engine_op) const {
+    const int64_t es = source.section.dtype.bits / 8;
+    HostBuffer buffer;
+    agree(comm, [&] {
+      buffer = reduction_buffer(comm, bytes_of(direct.source ? (direct.result ? 0 : layout.segment) : layout.elements));
+      if (!direct.source) fill(buffer->data(), layout, engine_op);
+    });
+    const void* send = direct.source ? source.data() : buffer->data();
+    void* recv = direct.result ? result.data() : buffer->data();  // send is the source here: out of place
+    reduce_scatter_mpi(comm, source.section.dtype, engine_op, send, recv, layout.segment, buffer);
+    if (!direct.result) write(static_cast<const char*>(recv), es, layout);
   }
 
   // True if every source axis is kept (a reduce-scatter): each element has a slot of its own.
@@ -213,23 +266,13 @@ struct Reduction {
     for (size_t i = 0; i < from.size(); ++i) {
       (to_axis[i] < 0 ? d.reduced : d.kept).push_back(table(from[i], source.section.strides[i], terms[i]));
     }
-    const std::vector<Owned> to = owned_result();
-    bool result_in_order = true;
-    int64_t owned = 1;
-    for (size_t j = 0; j < to.size(); ++j) {
-      const std::vector<TermRun> out = layout.result_terms(j, to[j]);
-      d.out.push_back(table(to[j], result.section.strides[j], out));
-      result_in_order = result_in_order && same_as_offsets(to[j], result.section.strides[j], out);
-      owned *= to[j].count;
+    for (const Owned& o : owned_result()) {
+      const size_t j = d.out.size();
+      d.out.push_back(table(o, result.section.strides[j], layout.result_terms(j, o)));
     }
-    if (layout.segment > 0 && !d.mean) {
-      bool source_in_order = nothing_reduced() && covers(layout);
-      for (size_t i = 0; i < from.size(); ++i) {
-        source_in_order = source_in_order && same_as_offsets(from[i], source.section.strides[i], terms[i]);
-      }
-      d.source_is_buffer = source_in_order;
-      d.result_is_segment = result_in_order && owned == layout.segment;
-    }
+    const Direct direct = direct_parts(layout);
+    d.source_is_buffer = direct.source;
+    d.result_is_segment = direct.result;
     return d;
   }
 

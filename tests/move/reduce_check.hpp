@@ -64,7 +64,7 @@ inline std::vector<Case> cases(int64_t nranks) {
       {{11}, {"block"}}, {{11}, {"cyclic"}}, {{11}, {"blockcyclic"}}, {{11}, {"irregular"}}, {{11}, {"padded"}},
       {{11}, {"unstructured"}}, {{11}, {"replicas"}}, {{11}, {"replicated"}},
       {{7, 5}, {"block", "cyclic"}}, {{7, 5}, {"blockcyclic", "replicas"}}, {{7, 5}, {"padded", "irregular"}},
-      {{7, 5}, {"replicated", "block"}}, {{7, 5}, {"unstructured", "blockcyclic"}},
+      {{7, 5}, {"replicated", "block"}}, {{7, 5}, {"unstructured", "blockcyclic"}}, {{8, 3}, {"replicated", "block"}},
       {{5, 4, 3}, {"block", "cyclic", "replicas"}}, {{5, 4, 3}, {"padded", "replicated", "blockcyclic"}},
       {{5, 4, 3}, {"irregular", "unstructured", "block"}}};
   // Grids: all ranks along the first axis, along the last, and 2 x 2 on 4 ranks.
