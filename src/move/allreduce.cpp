@@ -178,10 +178,6 @@ void allreduce_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, cons
   std::memcpy(buffer->data(), result.data(), result.size());
 }
 
-// Each rank combines its segment of every peer's buffer, in rank order (the order allreduce_buffer
-// combines in), at the group's rendezvous, a chunk at a time, and writes each chunk's result into
-// its own segment of its own buffer: the peers read only their segments, so no one reads what it
-// overwrites.
 int64_t reduce_scatter_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, const HostBuffer& buffer,
                               int64_t segment) {
   if (segment == 0) return 0;
@@ -189,22 +185,32 @@ int64_t reduce_scatter_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op 
     reduce_scatter_mpi(comm, dtype, op, nullptr, buffer->data(), segment, buffer);
     return 0;
   }
+  const size_t bytes = static_cast<size_t>(segment) * static_cast<size_t>(dtype.bits / 8);
+  reduce_scatter_group(comm, dtype, op, buffer->data(), buffer->data() + static_cast<size_t>(comm.rank) * bytes, segment);
+  return comm.rank * segment;
+}
+
+// Each rank combines its segment of every peer's `send`, in rank order (the order allreduce_buffer
+// combines in), at the group's rendezvous, a chunk at a time, and writes each chunk's result to
+// `recv`. In place, `recv` is the rank's own segment of its `send`: the peers read only their
+// segments, so no one reads what it overwrites.
+void reduce_scatter_group(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, const char* send, char* recv,
+                          int64_t segment) {
   GroupComm& group = host_group(comm);
   const size_t es = static_cast<size_t>(dtype.bits / 8), bytes = static_cast<size_t>(segment) * es;
   const size_t mine = static_cast<size_t>(group.rank) * bytes;
   constexpr size_t kChunk = size_t{1} << 16;  // stays in cache while every peer's part is added
   std::vector<char> acc(std::min(kChunk, bytes));
-  group.exchange(buffer->data(), [&](const std::vector<const void*>& buffers) {
+  group.exchange(send, [&](const std::vector<const void*>& sends) {
     for (size_t at = 0; at < bytes; at += kChunk) {
       const size_t n = std::min(kChunk, bytes - at);
-      std::memcpy(acc.data(), static_cast<const char*>(buffers[0]) + mine + at, n);
-      for (size_t r = 1; r < buffers.size(); ++r) {
-        combine(dtype, op, acc.data(), static_cast<const char*>(buffers[r]) + mine + at, static_cast<int64_t>(n / es));
+      std::memcpy(acc.data(), static_cast<const char*>(sends[0]) + mine + at, n);
+      for (size_t r = 1; r < sends.size(); ++r) {
+        combine(dtype, op, acc.data(), static_cast<const char*>(sends[r]) + mine + at, static_cast<int64_t>(n / es));
       }
-      std::memcpy(buffer->data() + mine + at, acc.data(), n);
+      std::memcpy(recv + at, acc.data(), n);
     }
   });
-  return group.rank * segment;
 }
 
 HostBuffer reduction_buffer(gdap_comm& comm, size_t bytes) {

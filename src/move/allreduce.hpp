@@ -88,6 +88,11 @@ void allreduce_mpi_in_place(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op
 // Group or MPI communicators; `segment` <= INT_MAX. Shared for the reason allreduce_buffer's is.
 int64_t reduce_scatter_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, const HostBuffer& buffer,
                               int64_t segment);
+// The group's reduce-scatter: this rank's segment of every rank's `send` (one segment of `segment`
+// elements per rank, in rank order) reduced into `recv` (which may be this rank's own segment of
+// its `send`), at the rendezvous.
+void reduce_scatter_group(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, const char* send, char* recv,
+                          int64_t segment);
 // MPI_Ireduce_scatter_block of `segment` (<= INT_MAX) elements per rank: this rank's segment of
 // every rank's `send` (one segment per rank, in rank order) reduced into `recv`; in place when
 // `send` is NULL (`recv` then holds every segment and receives into its first). `keep` is what an

@@ -141,7 +141,7 @@ struct Reduction {
     const BufferLayout layout = buffer_layout(result_map, shape);
     const gdap_reduce_op engine_op = op == GDAP_REDUCE_MEAN ? GDAP_REDUCE_SUM : op;
     if (comm.kind() == GDAP_COMM_NCCL) return reduce_nccl(comm, on_device(engine_op, layout));
-    const Direct direct = comm.kind() == GDAP_COMM_MPI ? direct_parts(layout) : Direct{};
+    const Direct direct = direct_parts(layout);
     if (direct.source || direct.result) return reduce_scatter_direct(layout, direct, engine_op);
     HostBuffer buffer;
     // Agreed: a rank that cannot allocate the buffer stops every rank, rather than leave them waiting.
@@ -211,11 +211,11 @@ struct Reduction {
     return d;
   }
 
-  // MPI, segmented, with the source sent as it is or the result receiving its part in place (or
-  // both): MPI_Ireduce_scatter_block out of place, the buffer holding only the other side. An
-  // abandoned operation (a timeout) may then still read the source or write the result: after
-  // GDAP_ERR_TIMEOUT the policy is to end the job (docs/api.md), as for gdap_allreduce's in-place
-  // section.
+  // Segmented, with the source sent as it is or the result receiving its part in place (or both):
+  // the group's rendezvous or MPI_Ireduce_scatter_block, out of place, the buffer holding only the
+  // other side. Over MPI an abandoned operation (a timeout) may then still read the source or write
+  // the result: after GDAP_ERR_TIMEOUT the policy is to end the job (docs/api.md), as for
+  // gdap_allreduce's in-place section.
   void reduce_scatter_direct(const BufferLayout& layout, Direct direct, gdap_reduce_op engine_op) const {
     const int64_t es = source.section.dtype.bits / 8;
     HostBuffer buffer;
@@ -225,7 +225,12 @@ struct Reduction {
     });
     const void* send = direct.source ? source.data() : buffer->data();
     void* recv = direct.result ? result.data() : buffer->data();  // send is the source here: out of place
-    reduce_scatter_mpi(comm, source.section.dtype, engine_op, send, recv, layout.segment, buffer);
+    if (comm.kind() == GDAP_COMM_MPI) {
+      reduce_scatter_mpi(comm, source.section.dtype, engine_op, send, recv, layout.segment, buffer);
+    } else {
+      reduce_scatter_group(comm, source.section.dtype, engine_op, static_cast<const char*>(send), static_cast<char*>(recv),
+                           layout.segment);
+    }
     if (!direct.result) write(static_cast<const char*>(recv), es, layout);
   }
 
