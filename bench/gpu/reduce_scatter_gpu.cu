@@ -1,7 +1,8 @@
 // Reduce-scatter of partial sums on every GPU of one process: each GPU holds a whole float32
 // 16384 x 16384 array (1 GiB) of its own partial sums, in gdap_map_create_replicated's layout,
 // and the sums are wanted in row blocks, one per GPU. gdap_reduce_scatter over gdap NCCL
-// communicators (partial sums into its segmented buffer, ncclReduceScatter, copy-out) beside
+// communicators (here the source already lies in segment order and each result is its segment, so
+// gdap hands both to ncclReduceScatter, with no buffer and no copy-out) beside
 // ncclReduceScatter called directly on the same bytes, already in owner order (the floor: no
 // buffer, no copy-out), in one run, interleaved. One thread and communicator per GPU
 // (ncclCommInitAll). Prints a markdown row: median ms of 20 after 3 warm-ups, NCCL's bus

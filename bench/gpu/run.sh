@@ -15,17 +15,23 @@ mkdir -p "$out"
 export CMAKE_PREFIX_PATH=$PWD/.deps/root/usr
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/machine.txt"
 nvidia-smi topo -m >>"$out/machine.txt" 2>&1
-cmake -S . -B build-bench-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DGDAP_WITH_CUDA=ON -DGDAP_WITH_NCCL=ON \
-  -DGDAP_BUILD_TESTS=OFF -DGDAP_WITH_PYTHON=OFF -DGDAP_WITH_FORTRAN=OFF \
-  -DGDAP_DLPACK_INCLUDE_DIR=$PWD/.deps/tvm_ffi/include >"$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
-cmake --build build-bench-gpu -j16 --target gdap >"$out/build.log" 2>&1 || { grep -A8 error "$out/build.log" | head -40; exit 1; }
+# GDAP_BENCH_BUILD names a build that already has libgdap (tests/gpu/run.sh's build-gpu, RelWithDebInfo),
+# so that one short lease builds once for the tests and the benchmarks.
+build=${GDAP_BENCH_BUILD:-build-bench-gpu}
+if [ ! -f "$build/libgdap.so" ] || [ -z "${GDAP_BENCH_BUILD:-}" ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGDAP_WITH_CUDA=ON -DGDAP_WITH_NCCL=ON \
+    -DGDAP_BUILD_TESTS=OFF -DGDAP_WITH_PYTHON=OFF -DGDAP_WITH_FORTRAN=OFF \
+    -DGDAP_DLPACK_INCLUDE_DIR=$PWD/.deps/tvm_ffi/include >"$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
+  cmake --build "$build" -j16 --target gdap >"$out/build.log" 2>&1 || { grep -A8 error "$out/build.log" | head -40; exit 1; }
+fi
+echo "library: $build ($(grep -m1 CMAKE_BUILD_TYPE:STRING "$build/CMakeCache.txt"))" | tee -a "$out/machine.txt"
 rc=0
 for name in "${@:-redistribute}"; do
-  exe=build-bench-gpu/${name}_gpu
+  exe=$build/${name}_gpu
   extra=()
   if [ -f bench/gpu/${name}_gpu.libs ]; then read -ra extra <bench/gpu/${name}_gpu.libs; fi
   nvcc -O2 -std=c++20 -arch=sm_90 -Iinclude bench/gpu/${name}_gpu.cu -o "$exe" \
-    -Lbuild-bench-gpu -lgdap -lnccl "${extra[@]}" -Xlinker -rpath -Xlinker "$PWD/build-bench-gpu" || { rc=1; continue; }
+    -L"$build" -lgdap -lnccl "${extra[@]}" -Xlinker -rpath -Xlinker "$PWD/$build" || { rc=1; continue; }
   {
     echo "## $name on $(nvidia-smi -L | wc -l) GPU(s), one process"
     head -1 "$out/machine.txt"

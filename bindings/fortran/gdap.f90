@@ -178,6 +178,7 @@ module gdap
   public :: gdap_comm_barrier, gdap_map_create_collective, gdap_plan_create, gdap_plan_destroy
   public :: gdap_plan_stats_get, gdap_redistribute, gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes
   public :: gdap_halo_create, gdap_halo_destroy, gdap_halo_stats_get, gdap_halo_exchange
+  public :: gdap_halo_exchange_init, gdap_exchange_start, gdap_exchange_destroy
   public :: gdap_save_zarr, gdap_load_zarr, gdap_zarr_shape
   public :: gdap_save_dnpy, gdap_load_dnpy
   public :: gdap_gemm_create, gdap_gemm_destroy, gdap_gemm_stats_get, gdap_gemm_execute
@@ -737,6 +738,23 @@ module gdap
     function gdap_halo_exchange(comm, halo, local) bind(C, name='gdap_halo_exchange') result(s)
       import :: c_int, c_ptr
       type(c_ptr), value :: comm, halo, local
+      integer(c_int) :: s
+    end function
+    ! A persistent exchange: checked and agreed once (collective), then started again and again.
+    function gdap_halo_exchange_init(exchange, comm, halo, local) bind(C, name='gdap_halo_exchange_init') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: exchange
+      type(c_ptr), value :: comm, halo, local
+      integer(c_int) :: s
+    end function
+    function gdap_exchange_start(exchange) bind(C, name='gdap_exchange_start') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: exchange
+      integer(c_int) :: s
+    end function
+    function gdap_exchange_destroy(exchange) bind(C, name='gdap_exchange_destroy') result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: exchange
       integer(c_int) :: s
     end function
     ! --- distributed GEMM (C order: a Fortran column-major matrix is the C-order transpose) ---

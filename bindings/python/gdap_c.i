@@ -16,8 +16,8 @@
  *    streams and NCCL communicators) are ints;
  *  - communicators and plans are opaque pointer objects like maps; gdap_comm_create_group returns
  *    a list of nranks of them, gdap_plan_stats_get a dict of the gdap_plan_stats counts;
- *  - halos too; gdap_halo_create's options are None or (corners, widths or None), and
- *    gdap_halo_stats_get returns a dict of the gdap_halo_stats counts;
+ *  - halos and persistent exchanges too; gdap_halo_create's options are None or (corners, widths
+ *    or None), and gdap_halo_stats_get returns a dict of the gdap_halo_stats counts;
  *  - IPC handles are bytes: gdap_ipc_export returns GDAP_IPC_HANDLE_SIZE of them, gdap_ipc_open
  *    takes any bytes-like object (its length is the size gdap checks);
  *  - collective calls (and gdap_plan_create) release the GIL while they run: the ranks of an
@@ -633,7 +633,8 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
 /* ---- handles ------------------------------------------------------------------------------ */
 
 %typemap(in, numinputs=0) gdap_map** out (gdap_map* temp), gdap_array** out (gdap_array* temp),
-    gdap_comm** out (gdap_comm* temp), gdap_plan** out (gdap_plan* temp), gdap_halo** out (gdap_halo* temp) {
+    gdap_comm** out (gdap_comm* temp), gdap_plan** out (gdap_plan* temp), gdap_halo** out (gdap_halo* temp),
+    gdap_exchange** out (gdap_exchange* temp) {
   temp = NULL;
   $1 = &temp;
 }
@@ -665,6 +666,13 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
 %typemap(argout) gdap_halo** out {
   if (gdap_py_append($result, SWIG_NewPointerObj(*$1, $descriptor(gdap_halo*), 0)) != 0) {
     gdap_halo_destroy(*$1);
+    SWIG_fail;
+  }
+}
+
+%typemap(argout) gdap_exchange** out {
+  if (gdap_py_append($result, SWIG_NewPointerObj(*$1, $descriptor(gdap_exchange*), 0)) != 0) {
+    gdap_exchange_destroy(*$1);
     SWIG_fail;
   }
 }
@@ -837,6 +845,8 @@ GDAP_WITHOUT_GIL(gdap_allreduce)
 GDAP_WITHOUT_GIL(gdap_reduce_scatter)
 GDAP_WITHOUT_GIL(gdap_reduce_axes)
 GDAP_WITHOUT_GIL(gdap_halo_exchange)
+GDAP_WITHOUT_GIL(gdap_halo_exchange_init)
+GDAP_WITHOUT_GIL(gdap_exchange_start)
 GDAP_WITHOUT_GIL(gdap_save_zarr)
 GDAP_WITHOUT_GIL(gdap_load_zarr)
 GDAP_WITHOUT_GIL(gdap_save_dnpy)

@@ -702,7 +702,7 @@ GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_r
  * its own part. Otherwise, or when padding and uneven blocks would make the segments' total twice
  * the global size or more, the buffer is the whole result and the ranks all-reduce it. The
  * buffer (host or device memory) is kept on the communicator for later reductions, and
- * gdap_comm_destroy frees it. On NCCL and MPI the buffer is skipped where it would only copy: a
+ * gdap_comm_destroy frees it. On every communicator the buffer is skipped where it would only copy: a
  * source whose owned elements already lie in segment order (a replicated C-order array into row
  * blocks) is sent as it is, and a result section that is its segment (no padding, C order)
  * receives its part in place. On MPI, a call that then times out (GDAP_ERR_TIMEOUT) leaves its
@@ -809,6 +809,37 @@ GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo
  * gdap_redistribute). `local` is borrowed (and, on a device, until the stream reaches that point).
  */
 GDAP_API gdap_status gdap_halo_exchange(gdap_comm* comm, const gdap_halo* halo, gdap_array* local);
+
+/**
+ * A persistent halo exchange: one rank's halo bound to its communicator and section, run again and
+ * again by gdap_exchange_start (MPI's persistent collectives work so: an _init call, then starts).
+ */
+typedef struct gdap_exchange gdap_exchange;
+
+/**
+ * Collective: binds `halo` to `comm` and `local` for repeated exchanges. Every check of
+ * gdap_halo_exchange runs here, once, with the ranks' agreement: if any rank's check fails, every
+ * rank returns an error (the failing rank its own, the others GDAP_ERR_REMOTE naming it) and no
+ * exchange is made. Moves no data. `comm`, `halo` and `local` are borrowed: they must outlive the
+ * exchange. On success `*out` is a new exchange the caller destroys with gdap_exchange_destroy.
+ */
+GDAP_API gdap_status gdap_halo_exchange_init(gdap_exchange** out, gdap_comm* comm, const gdap_halo* halo,
+                                             gdap_array* local);
+
+/**
+ * Collective: one halo exchange of a bound exchange, as gdap_halo_exchange would make it, without
+ * its checks and, on MPI and NCCL, without its agreement, which are a round trip of their own: on
+ * NCCL a start queues the pack kernel, one NCCL group and the unpack kernel on the communicator's
+ * stream and returns without waiting on the host. Every rank starts its exchange of the same halo,
+ * as many times. On the in-process group a start is gdap_halo_exchange (its agreement is the
+ * rendezvous its copies need anyway). GDAP_ERR_TIMEOUT at once on a communicator that an earlier
+ * call broke; a rank that never starts costs the others what a missing rank costs
+ * gdap_halo_exchange's data step (docs/api.md, faults).
+ */
+GDAP_API gdap_status gdap_exchange_start(gdap_exchange* exchange);
+
+/** Destroys an exchange (not collective; nothing it borrows). NULL is a no-op. */
+GDAP_API gdap_status gdap_exchange_destroy(gdap_exchange* exchange);
 
 /* ---------------------------------------------------------------------------------------------
  * .dnpy files: DistArray's per-rank format, one `<prefix>_<rank>.dnpy` per rank holding

@@ -88,6 +88,25 @@ void NcclComm::wait_control(const char* what) {
        rank, what, timeout_);
 }
 
+void NcclComm::settle(ncclResult_t result, const char* what) {
+  const auto start = std::chrono::steady_clock::now();
+  while (result == ncclInProgress) {
+    check_nccl(ncclCommGetAsyncError(comm_, &result), "ncclCommGetAsyncError");
+    if (result != ncclInProgress) break;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeout_) {
+      broken_ = true;
+      fail(GDAP_ERR_TIMEOUT,
+           "rank {}: {} was still in progress after the communicator's timeout ({} s): NCCL could not connect to a "
+           "peer (it failed, returned early or hangs); the communicator is broken from now on: call ncclCommAbort on "
+           "the NCCL communicator before gdap_comm_destroy",
+           rank, what, timeout_);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  if (result != ncclSuccess) broken_ = true;  // NCCL's communicator is unusable after an error
+  check_nccl(result, what);
+}
+
 namespace {
 
 // Grows a buffer of gdap's own to at least `bytes` (its contents are not kept).
@@ -122,7 +141,7 @@ std::string NcclComm::gather_slots(std::string_view slot, const char* what) {
   char* d = control_buffer(bytes * (n + 1));
   std::memcpy(h + bytes * n, slot.data(), slot.size());
   check_cuda(cudaMemcpyAsync(d + bytes * n, h + bytes * n, slot.size(), cudaMemcpyHostToDevice, control_), "cudaMemcpyAsync");
-  check_nccl(ncclAllGather(d + bytes * n, d, slot.size(), ncclChar, comm_, control_), "ncclAllGather");
+  settle(ncclAllGather(d + bytes * n, d, slot.size(), ncclChar, comm_, control_), "ncclAllGather");
   check_cuda(cudaMemcpyAsync(h, d, static_cast<size_t>(bytes * n), cudaMemcpyDeviceToHost, control_), "cudaMemcpyAsync");
   wait_control(what);
   return std::string(h, static_cast<size_t>(bytes * n));

@@ -5,6 +5,9 @@
 // They wait at most the communicator's timeout (gdap_comm_set_timeout), watching NCCL's
 // asynchronous error: a rank that never joins costs the others GDAP_ERR_TIMEOUT, not a hang, and
 // the communicator is broken from then on (the ncclComm_t is the caller's to ncclCommAbort).
+// NCCL >= 2.22 connects to peers lazily, inside the first call that needs them: on a blocking
+// communicator that call blocks in NCCL until the peer answers, beyond any timeout of gdap's; on a
+// nonblocking one it returns ncclInProgress, which settle() bounds (docs/api.md, timeouts).
 #pragma once
 
 #include "comm/comm.hpp"
@@ -27,12 +30,18 @@ class NcclComm final : public gdap_comm {
   void set_stream(void* s) override;
   ncclComm_t handle() const { return comm_; }
   int device() const { return device_; }
+  // What an NCCL call that queues work returned, settled: on a nonblocking communicator
+  // (ncclConfig_t blocking = 0) a call may return ncclInProgress while NCCL connects to the peers
+  // it needs; this polls until NCCL is done, at most the communicator's timeout (then the
+  // communicator is broken and the call GDAP_ERR_TIMEOUT). Other errors throw as check_nccl does.
+  void settle(ncclResult_t result, const char* what);
+  // Throws GDAP_ERR_TIMEOUT if an earlier call timed out.
+  void check_usable() const;
 
  private:
   char* control_buffer(int64_t bytes);
   char* host_buffer(int64_t bytes);
   std::string gather_slots(std::string_view slot, const char* what);
-  void check_usable() const;
   void wait_control(const char* what);
   ncclComm_t comm_;
   int device_;

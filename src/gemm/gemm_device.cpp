@@ -183,7 +183,7 @@ class NcclTransport final : public Transport {
         check_nccl(ncclRecv(r_.bbuf[s], static_cast<size_t>(b_bytes), ncclChar, peer, comm_.handle(), r_.copy), "ncclRecv");
       }
     }
-    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+    comm_.settle(ncclGroupEnd(), "ncclGroupEnd");
   }
   void end() override {
     cuda(cudaEventRecord(r_.copied, r_.copy), "cudaEventRecord");

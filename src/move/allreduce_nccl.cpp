@@ -47,9 +47,9 @@ void allreduce_nccl(const ReduceCall& call) {
 void allreduce_device_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, void* data, int64_t count) {
   if (comm.size == 1) return;  // in place on one rank: nothing to combine
   auto& nccl = dynamic_cast<NcclComm&>(comm);
-  check_nccl(ncclAllReduce(data, data, static_cast<size_t>(count), nccl_type(dtype), nccl_op(op), nccl.handle(),
-                           static_cast<cudaStream_t>(comm.stream)),
-             "ncclAllReduce");
+  nccl.settle(ncclAllReduce(data, data, static_cast<size_t>(count), nccl_type(dtype), nccl_op(op), nccl.handle(),
+                            static_cast<cudaStream_t>(comm.stream)),
+              "ncclAllReduce");
 }
 
 void reduce_scatter_device_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce_op op, const void* send, void* recv,
@@ -64,9 +64,9 @@ void reduce_scatter_device_buffer(gdap_comm& comm, gdap_dtype dtype, gdap_reduce
     return;
   }
   auto& nccl = dynamic_cast<NcclComm&>(comm);
-  check_nccl(ncclReduceScatter(send, recv, static_cast<size_t>(segment), nccl_type(dtype), nccl_op(op), nccl.handle(),
-                               stream),
-             "ncclReduceScatter");
+  nccl.settle(ncclReduceScatter(send, recv, static_cast<size_t>(segment), nccl_type(dtype), nccl_op(op), nccl.handle(),
+                                stream),
+              "ncclReduceScatter");
 }
 
 }  // namespace gdap::move

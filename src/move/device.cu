@@ -103,7 +103,10 @@ Tiled tiled(const DeviceCopy& c, int64_t first_tile, int64_t& tiles) {
     t.chunks_per_row = (c.row_bytes + kTileBytes - 1) / kTileBytes;
     tiles = c.rows * t.chunks_per_row;
   } else {
-    t.rows_per_tile = std::max<int64_t>(1, kTileBytes / std::max<int64_t>(c.row_bytes, 1));
+    // One round of loads per tile (kThreads x kUnroll of the copy's width): rows narrower than 16
+    // bytes (a strided face's single elements) then spread over more blocks, more loads in flight.
+    const int64_t round = int64_t{kThreads} * kUnroll * t.width;
+    t.rows_per_tile = std::max<int64_t>(1, round / std::max<int64_t>(c.row_bytes, 1));
     tiles = (c.rows + t.rows_per_tile - 1) / t.rows_per_tile;
   }
   return t;

@@ -9,10 +9,12 @@ namespace gdap::move {
 #ifndef GDAP_HAVE_MPI
 void run_mpi(const Call&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without MPI"); }
 void halo_mpi(const HaloCall&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without MPI"); }
+void check_halo_mpi(const HaloCall&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without MPI"); }
 #endif
 #ifndef GDAP_HAVE_NCCL
 void run_nccl(const Call&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without NCCL"); }
 void halo_nccl(const HaloCall&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without NCCL"); }
+void check_halo_nccl(const HaloCall&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without NCCL"); }
 #endif
 
 }  // namespace gdap::move

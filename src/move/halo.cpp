@@ -16,6 +16,7 @@
 #include "protocol/dim.hpp"
 
 #include <atomic>
+#include <memory>
 #include <cstring>
 #include <optional>
 
@@ -287,17 +288,62 @@ GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo
   });
 }
 
+namespace {
+
+void run_halo(const gdap::move::HaloCall& call) {
+  switch (call.comm.kind()) {
+    case GDAP_COMM_GROUP: return gdap::move::halo_group(call);
+    case GDAP_COMM_MPI: return gdap::move::halo_mpi(call);
+    case GDAP_COMM_NCCL: return gdap::move::halo_nccl(call);
+  }
+  fail(GDAP_ERR_INTERNAL, "communicator of unknown kind {}", static_cast<int>(call.comm.kind()));
+}
+
+// This rank's checks of an exchange on its communicator's engine.
+void check_halo_engine(const gdap::move::HaloCall& call) {
+  switch (call.comm.kind()) {
+    case GDAP_COMM_MPI: return gdap::move::check_halo_mpi(call);
+    case GDAP_COMM_NCCL: return gdap::move::check_halo_nccl(call);
+    default: return gdap::move::check_halo_call(call);  // the group checks memories at each rendezvous
+  }
+}
+
+}  // namespace
+
 GDAP_API gdap_status gdap_halo_exchange(gdap_comm* comm, const gdap_halo* halo, gdap_array* local) {
+  return guard([&] { run_halo(gdap::move::HaloCall{gdap::comm_ref(comm), halo, local}); });
+}
+
+// A persistent halo exchange: the arguments gdap_halo_exchange_init checked and agreed on (borrowed).
+struct gdap_exchange {
+  gdap_comm* comm;
+  const gdap_halo* halo;
+  gdap_array* local;
+};
+
+GDAP_API gdap_status gdap_halo_exchange_init(gdap_exchange** out, gdap_comm* comm, const gdap_halo* halo,
+                                             gdap_array* local) {
   return guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
-    const gdap::move::HaloCall call{c, halo, local};
-    switch (c.kind()) {
-      case GDAP_COMM_GROUP: return gdap::move::halo_group(call);
-      case GDAP_COMM_MPI: return gdap::move::halo_mpi(call);
-      case GDAP_COMM_NCCL: return gdap::move::halo_nccl(call);
-    }
-    fail(GDAP_ERR_INTERNAL, "communicator of unknown kind {}", static_cast<int>(c.kind()));
+    std::unique_ptr<gdap_exchange> made;
+    gdap::agree(c, [&] {  // every check on every rank, so that a bad argument is every rank's error
+      require(out, "out");
+      check_halo_engine(gdap::move::HaloCall{c, halo, local});
+      made = std::make_unique<gdap_exchange>(gdap_exchange{comm, halo, local});
+    });
+    *out = made.release();
   });
+}
+
+GDAP_API gdap_status gdap_exchange_start(gdap_exchange* exchange) {
+  return guard([&] {
+    require(exchange, "exchange");
+    run_halo(gdap::move::HaloCall{*exchange->comm, exchange->halo, exchange->local, true});
+  });
+}
+
+GDAP_API gdap_status gdap_exchange_destroy(gdap_exchange* exchange) {
+  return guard([&] { delete exchange; });
 }
 
 }  // extern "C"

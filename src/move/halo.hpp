@@ -80,15 +80,21 @@ struct gdap_halo {
 
 namespace gdap::move {
 
-// The checked arguments of one rank's halo exchange.
+// The arguments of one rank's halo exchange. `bound`: a gdap_exchange_start, whose arguments every
+// rank checked and agreed on once, in gdap_halo_exchange_init; the executors then skip the
+// agreement where it is a round trip of its own (MPI, NCCL).
 struct HaloCall {
   gdap_comm& comm;
   const gdap_halo* halo;
   gdap_array* local;
+  bool bound = false;
 };
 
 // This rank's own checks (run inside each executor's agreement step).
 void check_halo_call(const HaloCall& call);
+// check_halo_call and what the communicator's engine needs of the section's memory.
+void check_halo_mpi(const HaloCall& call);
+void check_halo_nccl(const HaloCall& call);
 
 void halo_group(const HaloCall& call);
 void halo_mpi(const HaloCall& call);

@@ -106,17 +106,26 @@ void exchange(char* data, HaloMpiScratch& s, MpiComm& mpi) {
 
 }  // namespace
 
+void check_halo_mpi(const HaloCall& call) {
+  check_halo_call(call);
+  if (memory_of(call.local) == Memory::device) {
+    fail(GDAP_ERR_UNSUPPORTED, "an MPI communicator exchanges halos of host-accessible sections; use an NCCL "
+                               "communicator (gdap_comm_from_nccl) for device arrays");
+  }
+}
+
 void halo_mpi(const HaloCall& call) {
   auto& comm = dynamic_cast<MpiComm&>(call.comm);
   HaloMpiScratch* scratch = nullptr;
-  agree(comm, [&] {
-    check_halo_call(call);
-    if (memory_of(call.local) == Memory::device) {
-      fail(GDAP_ERR_UNSUPPORTED, "an MPI communicator exchanges halos of host-accessible sections; use an NCCL "
-                                 "communicator (gdap_comm_from_nccl) for device arrays");
-    }
+  if (call.bound) {
+    comm.check_usable();
     scratch = &scratch_for(call);
-  });
+  } else {
+    agree(comm, [&] {
+      check_halo_mpi(call);
+      scratch = &scratch_for(call);
+    });
+  }
   exchange(static_cast<char*>(call.local->data()), *scratch, comm);
 }
 

@@ -2,8 +2,9 @@
 // runs a redistribution; everything is queued on the communicator's stream:
 //   1. one copy kernel packs the strided faces into a staging buffer and copies the periodic wrap
 //      onto the rank itself (owned elements read, padding written: no race within the kernel);
-//   2. one NCCL group of ncclSend/ncclRecv, messages that are one contiguous run (a face of the
-//      outermost dimension) going from and into the section itself;
+//   2. one NCCL group of ncclSend/ncclRecv, a box of 64 KiB or more as a message of its own (so
+//      that a face that is one contiguous run, a face of the outermost dimension, goes from and
+//      into the section itself), smaller boxes to the same peer packed together;
 //   3. one copy kernel unpacks the staged receives into the padding.
 // Copy descriptors are uploaded once and reused while the halo and the section stay the same.
 #include "array/array.hpp"
@@ -18,6 +19,32 @@ namespace gdap::move {
 
 namespace {
 
+constexpr int64_t kOwnMessageBytes = int64_t{1} << 16;  // a box this large goes as an NCCL message of its own
+
+// Calls f(part) for the NCCL messages that carry message `m`: each box of kOwnMessageBytes or more
+// alone, each run of smaller boxes between them together (packed one after another). Both ends
+// split a pair's boxes alike (the split reads only the boxes' sizes, which both ends share), so
+// sends and receives match; a face that is one run in the section (a slab's face) then goes from
+// and into the section with no packing, even when the same peer gets another face too.
+template <typename F>
+void for_each_part(const HaloMessage& m, int64_t es, F&& f) {
+  HaloMessage part{m.peer, 0, m.offset, {}};
+  const auto flush = [&] {
+    if (!part.boxes.empty()) f(part);
+    part.offset += part.elements;
+    part.elements = 0;
+    part.boxes.clear();
+  };
+  for (const HaloBox& b : m.boxes) {
+    const bool own = b.elements * es >= kOwnMessageBytes;
+    if (own) flush();
+    part.boxes.push_back(b);
+    part.elements += b.elements;
+    if (own) flush();
+  }
+  flush();
+}
+
 // Routes every message (staged or direct) and uploads the pack and unpack kernels' copies.
 void prepare(const HaloCall& call, NcclStaging& s, std::vector<int64_t> key) {
   const gdap_halo& h = *call.halo;
@@ -28,14 +55,18 @@ void prepare(const HaloCall& call, NcclStaging& s, std::vector<int64_t> key) {
   s.begin(h.send_bytes, h.recv_bytes);
   char* data = static_cast<char*>(call.local->data());
   for (const HaloMessage& m : h.plan.sends) {
-    std::vector<Copy2D> copies;
-    halo_copies(m, sender, packed, es, copies);
-    s.send(static_cast<int>(m.peer), m.elements * es, copies, data, m.offset * es);
+    for_each_part(m, es, [&](const HaloMessage& part) {
+      std::vector<Copy2D> copies;
+      halo_copies(part, sender, packed, es, copies);
+      s.send(static_cast<int>(part.peer), part.elements * es, copies, data, part.offset * es);
+    });
   }
   for (const HaloMessage& m : h.plan.recvs) {
-    std::vector<Copy2D> copies;
-    halo_copies(m, packed, receiver, es, copies);
-    s.recv(static_cast<int>(m.peer), m.elements * es, copies, data, m.offset * es);
+    for_each_part(m, es, [&](const HaloMessage& part) {
+      std::vector<Copy2D> copies;
+      halo_copies(part, packed, receiver, es, copies);
+      s.recv(static_cast<int>(part.peer), part.elements * es, copies, data, part.offset * es);
+    });
   }
   for (const HaloMessage& m : h.plan.local) {
     std::vector<Copy2D> copies;
@@ -47,19 +78,28 @@ void prepare(const HaloCall& call, NcclStaging& s, std::vector<int64_t> key) {
 
 }  // namespace
 
+void check_halo_nccl(const HaloCall& call) {
+  check_halo_call(call);
+  if (memory_of(call.local) != Memory::device) {
+    fail(GDAP_ERR_UNSUPPORTED, "an NCCL communicator exchanges halos of device sections; this one is in host memory "
+                               "(use an MPI communicator or an in-process group)");
+  }
+  const int device = dynamic_cast<NcclComm&>(call.comm).device();
+  if (call.local->section.device.id != device) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "local is on GPU {} but the NCCL communicator on GPU {}", call.local->section.device.id,
+         device);
+  }
+}
+
+// Bound (gdap_exchange_start): no agreement, so a repeated exchange costs the pack kernel, one
+// NCCL group and the unpack kernel, queued without a wait on the host.
 void halo_nccl(const HaloCall& call) {
   auto& comm = dynamic_cast<NcclComm&>(call.comm);
-  agree(comm, [&] {
-    check_halo_call(call);
-    if (memory_of(call.local) != Memory::device) {
-      fail(GDAP_ERR_UNSUPPORTED, "an NCCL communicator exchanges halos of device sections; this one is in host memory "
-                                 "(use an MPI communicator or an in-process group)");
-    }
-    if (call.local->section.device.id != comm.device()) {
-      fail(GDAP_ERR_INVALID_ARGUMENT, "local is on GPU {} but the NCCL communicator on GPU {}",
-           call.local->section.device.id, comm.device());
-    }
-  });
+  if (call.bound) {
+    comm.check_usable();
+  } else {
+    agree(comm, [&] { check_halo_nccl(call); });
+  }
   set_device(comm.device());
   NcclStaging& s = kept_scratch<NcclStaging>(comm.halo_scratch);
   std::vector<int64_t> key{static_cast<int64_t>(call.halo->serial), reinterpret_cast<int64_t>(call.local->data())};

@@ -54,7 +54,7 @@ void NcclStaging::end(std::vector<int64_t> key, void* stream) {
   key_ = std::move(key);
 }
 
-void NcclStaging::run(const NcclComm& comm) const {
+void NcclStaging::run(NcclComm& comm) const {
   void* stream = comm.stream;
   const auto cuda_stream = static_cast<cudaStream_t>(stream);
   pack_.launch(stream);
@@ -65,7 +65,7 @@ void NcclStaging::run(const NcclComm& comm) const {
   for (const Transfer& t : sends_) {
     check_nccl(ncclSend(t.data, static_cast<size_t>(t.bytes), ncclChar, t.peer, comm.handle(), cuda_stream), "ncclSend");
   }
-  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+  comm.settle(ncclGroupEnd(), "ncclGroupEnd");
   unpack_.launch(stream);
 }
 

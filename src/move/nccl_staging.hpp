@@ -38,7 +38,7 @@ class NcclStaging final : public Scratch {
   // Uploads both kernels' copies (queued on `stream`) and remembers `key`.
   void end(std::vector<int64_t> key, void* stream);
   // Queues the three steps on the communicator's stream.
-  void run(const NcclComm& comm) const;
+  void run(NcclComm& comm) const;
 
  private:
   struct Transfer {

@@ -1,6 +1,7 @@
 // gdap_halo_exchange over MPI (run with mpirun -np 2 or 4): the cases of halo_check.hpp for a
-// group of MPI_Comm_size ranks, element by element, each rank checking its own section; then one
-// rank's bad dtype (every rank fails, no padding changes).
+// group of MPI_Comm_size ranks, element by element, each rank checking its own section, with
+// gdap_halo_exchange and with a persistent exchange (gdap_halo_exchange_init, two starts); then one
+// rank's bad dtype (every rank fails, in both, and no padding changes).
 //
 // A plain program rather than gtest: an assertion that returned early on one rank would leave the
 // others waiting in a collective. The exit code is non-zero if any rank failed.
@@ -42,21 +43,42 @@ void run_case(Rank& me, const ht::Case& c, bool bad_dtype) {
   if (gdap_halo_create(&halo, map, dtype, me.rank, &options) != GDAP_SUCCESS) {
     me.fail(c.name + ": gdap_halo_create: " + gdap_last_error());
   }
+  const auto wrap = [&](ht::Section& s) {
+    gdap_array* array = nullptr;
+    if (gdap_array_wrap(&array, s.data.data(), ht::float64(), gdap_device{GDAP_DEVICE_CPU, 0}, s.strides.data(),
+                        s.dims.data(), static_cast<int64_t>(s.dims.size())) != GDAP_SUCCESS) {
+      me.fail(c.name + ": gdap_array_wrap: " + gdap_last_error());
+    }
+    return array;
+  };
+  const gdap_status want = !bad_dtype ? GDAP_SUCCESS : bad ? GDAP_ERR_INVALID_ARGUMENT : GDAP_ERR_REMOTE;
   ht::Section s = ht::make_section(c, map, me.rank);
-  gdap_array* array = nullptr;
-  if (gdap_array_wrap(&array, s.data.data(), ht::float64(), gdap_device{GDAP_DEVICE_CPU, 0}, s.strides.data(),
-                      s.dims.data(), static_cast<int64_t>(s.dims.size())) != GDAP_SUCCESS) {
-    me.fail(c.name + ": gdap_array_wrap: " + gdap_last_error());
-  }
+  gdap_array* array = wrap(s);
   for (int round = 0; round < 2; ++round) {
     const gdap_status st = gdap_halo_exchange(me.comm, halo, array);
-    const gdap_status want = !bad_dtype ? GDAP_SUCCESS : bad ? GDAP_ERR_INVALID_ARGUMENT : GDAP_ERR_REMOTE;
     if (st != want) {
       me.fail(c.name + ": gdap_halo_exchange returned " + gdap_status_string(st) + ": " + gdap_last_error());
     }
     for (const std::string& f : ht::check(c, map, me.rank, s, !bad_dtype)) me.fail(f);
   }
   gdap_array_destroy(array);
+  // The persistent exchange, on a fresh section: checked and agreed once, then started twice.
+  ht::Section fresh = ht::make_section(c, map, me.rank);
+  gdap_array* bound = wrap(fresh);
+  gdap_exchange* exchange = nullptr;
+  const gdap_status st = gdap_halo_exchange_init(&exchange, me.comm, halo, bound);
+  if (st != want || (exchange != nullptr) != (want == GDAP_SUCCESS)) {
+    me.fail(c.name + ": gdap_halo_exchange_init returned " + gdap_status_string(st) + ": " + gdap_last_error());
+  }
+  for (int round = 0; round < 2 && exchange != nullptr; ++round) {
+    if (gdap_exchange_start(exchange) != GDAP_SUCCESS) me.fail(c.name + ": gdap_exchange_start: " + gdap_last_error());
+    for (const std::string& f : ht::check(c, map, me.rank, fresh, true)) me.fail("persistent: " + f);
+  }
+  if (exchange == nullptr) {
+    for (const std::string& f : ht::check(c, map, me.rank, fresh, false)) me.fail("persistent, refused: " + f);
+  }
+  gdap_exchange_destroy(exchange);
+  gdap_array_destroy(bound);
   gdap_halo_destroy(halo);
   gdap_map_destroy(map);
 }

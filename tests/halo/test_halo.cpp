@@ -103,6 +103,28 @@ TEST_P(Table, EveryPaddingCellHoldsItsOwnersValue) {
   }
 }
 
+// Rule: a persistent exchange (gdap_halo_exchange_init, then gdap_exchange_start) fills the same
+// cells as gdap_halo_exchange, at every start.
+TEST_P(Table, PersistentExchangeFillsTheSameCells) {
+  const ht::Case& c = table(GetParam().nranks)[GetParam().index];
+  Exchange s(c);
+  Group group(c.nranks());
+  std::vector<gdap_exchange*> bound(static_cast<size_t>(c.nranks()), nullptr);
+  std::vector<gdap_status> status(bound.size());
+  on_threads(c.nranks(), [&](int64_t r) {
+    const auto k = static_cast<size_t>(r);
+    status[k] = gdap_halo_exchange_init(&bound[k], group[r], s.halos[k], s.arrays[k]);
+  });
+  for (gdap_status st : status) ASSERT_EQ(st, GDAP_SUCCESS) << c.name;
+  s.expect_sections(false);  // binding moves nothing
+  for (int round = 0; round < 2; ++round) {
+    on_threads(c.nranks(), [&](int64_t r) { status[static_cast<size_t>(r)] = gdap_exchange_start(bound[static_cast<size_t>(r)]); });
+    for (gdap_status st : status) ASSERT_EQ(st, GDAP_SUCCESS) << c.name;
+    s.expect_sections(true);
+  }
+  for (gdap_exchange* e : bound) EXPECT_EQ(gdap_exchange_destroy(e), GDAP_SUCCESS);
+}
+
 INSTANTIATE_TEST_SUITE_P(Group, Table, ::testing::ValuesIn(entries()), [](const ::testing::TestParamInfo<Entry>& p) {
   return "N" + std::to_string(p.param.nranks) + "_" + table(p.param.nranks)[p.param.index].name;
 });
@@ -223,6 +245,34 @@ TEST(Refusals, ArrayOfAnotherRank) {
   const ht::Case even{"even", {ht::b({4, 4, 4}, 1, true)}};
   Exchange e(even);
   expect_refused(e, 0, e.arrays[2], e.halos[0], GDAP_ERR_INVALID_ARGUMENT, "differs from the halo's map");
+}
+
+// Rule: a persistent exchange is refused as gdap_halo_exchange is, on every rank, at its init: no
+// exchange is made and no data moves. A NULL exchange is refused at start.
+TEST(Refusals, PersistentExchangeRefusedAtInit) {
+  const ht::Case k{"k", {ht::b({4, 3, 5}, 1, true)}};
+  Exchange s(k);
+  gdap_halo* h32 = nullptr;
+  ASSERT_EQ(gdap_halo_create(&h32, s.map, gdap_dtype{GDAP_DTYPE_FLOAT, 32, 1}, 1, nullptr), GDAP_SUCCESS);
+  Group group(3);
+  std::vector<gdap_exchange*> bound(3, nullptr);
+  std::vector<gdap_status> got(3);
+  std::vector<std::string> errors(3);
+  on_threads(3, [&](int64_t r) {
+    const auto i = static_cast<size_t>(r);
+    got[i] = gdap_halo_exchange_init(&bound[i], group[r], r == 1 ? h32 : s.halos[i], s.arrays[i]);
+    errors[i] = gdap_last_error();
+  });
+  for (size_t r = 0; r < 3; ++r) {
+    EXPECT_EQ(got[r], r == 1 ? GDAP_ERR_INVALID_ARGUMENT : GDAP_ERR_REMOTE) << errors[r];
+    EXPECT_NE(errors[r].find("dtype"), std::string::npos) << errors[r];
+    EXPECT_EQ(bound[r], nullptr);
+  }
+  s.expect_sections(false);
+  gdap_halo_destroy(h32);
+  EXPECT_EQ(gdap_exchange_start(nullptr), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gdap_last_error()).find("exchange"), std::string::npos) << gdap_last_error();
+  EXPECT_EQ(gdap_exchange_destroy(nullptr), GDAP_SUCCESS);
 }
 
 // Rule: a halo planned for another rank, a NULL array, or a NULL halo is refused on every rank.

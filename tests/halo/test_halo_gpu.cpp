@@ -3,8 +3,9 @@
 // ranks spread over the GPUs round-robin, several ranks per GPU allowed) and through NCCL (one rank
 // per GPU, up to 4; the 1-rank cases wrap onto themselves when only one GPU is there). Each
 // section is painted on the host, copied to its GPU, exchanged twice (the second run reuses the
-// uploaded copy programs), copied back and checked element by element. Then host and device
-// sections in one group: refused on every rank.
+// uploaded copy programs), copied back and checked element by element; the Persistent cases do the
+// same through gdap_halo_exchange_init and two gdap_exchange_start. Then host and device sections
+// in one group: refused on every rank.
 //
 // Run: ctest --test-dir build -L gpu -R halo   (or build/tests/halo/test_halo_gpu)
 #include "halo/halo_check.hpp"
@@ -36,8 +37,10 @@ void on_threads(int64_t n, const std::function<void(int64_t)>& body) {
   for (std::thread& t : threads) t.join();
 }
 
-// One rank's case on `device` over `comm`; failures appended to `failures`.
-void run_rank(const ht::Case& c, gdap_comm* comm, int64_t rank, int device, std::vector<std::string>& failures) {
+// One rank's case on `device` over `comm`; failures appended to `failures`. `persistent`: bound
+// once (gdap_halo_exchange_init), then started twice.
+void run_rank(const ht::Case& c, gdap_comm* comm, int64_t rank, int device, std::vector<std::string>& failures,
+              bool persistent = false) {
   cudaSetDevice(device);
   const std::vector<gdap_dim> all = ht::all_dims(c);
   gdap_map* map = nullptr;
@@ -57,9 +60,15 @@ void run_rank(const ht::Case& c, gdap_comm* comm, int64_t rank, int device, std:
                       static_cast<int64_t>(s.dims.size())) != GDAP_SUCCESS) {
     failures.push_back(gdap_last_error());
   }
-  for (int round = 0; round < 2; ++round) {
-    if (gdap_halo_exchange(comm, halo, array) != GDAP_SUCCESS) failures.push_back(c.name + ": " + gdap_last_error());
+  gdap_exchange* bound = nullptr;
+  if (persistent && gdap_halo_exchange_init(&bound, comm, halo, array) != GDAP_SUCCESS) {
+    failures.push_back(c.name + ": gdap_halo_exchange_init: " + gdap_last_error());
   }
+  for (int round = 0; round < 2; ++round) {
+    const gdap_status st = persistent ? gdap_exchange_start(bound) : gdap_halo_exchange(comm, halo, array);
+    if (st != GDAP_SUCCESS) failures.push_back(c.name + ": " + gdap_last_error());
+  }
+  gdap_exchange_destroy(bound);
   if (cudaDeviceSynchronize() != cudaSuccess) failures.push_back(c.name + ": cudaDeviceSynchronize failed");
   cudaMemcpy(s.data.data(), d, bytes, cudaMemcpyDeviceToHost);
   for (const std::string& f : ht::check(c, map, rank, s, true)) failures.push_back(f);
@@ -69,7 +78,7 @@ void run_rank(const ht::Case& c, gdap_comm* comm, int64_t rank, int device, std:
   gdap_map_destroy(map);
 }
 
-void run_group(const char* mode) {
+void run_group(const char* mode, bool persistent = false) {
   const int gpus = device_count();
   ASSERT_GT(gpus, 0) << "no CUDA device: this test needs one";
   setenv("GDAP_GROUP_COPY", mode, 1);
@@ -79,7 +88,8 @@ void run_group(const char* mode) {
       ASSERT_EQ(gdap_comm_create_group(comms.data(), n), GDAP_SUCCESS) << gdap_last_error();
       std::vector<std::vector<std::string>> failures(static_cast<size_t>(n));
       on_threads(n, [&](int64_t r) {
-        run_rank(c, comms[static_cast<size_t>(r)], r, static_cast<int>(r % gpus), failures[static_cast<size_t>(r)]);
+        run_rank(c, comms[static_cast<size_t>(r)], r, static_cast<int>(r % gpus), failures[static_cast<size_t>(r)],
+                 persistent);
       });
       for (int64_t r = 0; r < n; ++r) {
         for (const std::string& f : failures[static_cast<size_t>(r)]) ADD_FAILURE() << mode << ", rank " << r << ": " << f;
@@ -92,8 +102,9 @@ void run_group(const char* mode) {
 
 TEST(HaloGpu, GroupPush) { run_group("push"); }
 TEST(HaloGpu, GroupPull) { run_group("pull"); }
+TEST(HaloGpu, GroupPersistent) { run_group("pull", true); }
 
-TEST(HaloGpu, NcclOneRankPerGpu) {
+void run_nccl(bool persistent) {
   const int gpus = std::min(device_count(), 4);
   ASSERT_GT(gpus, 0) << "no CUDA device: this test needs one";
   const std::vector<ht::Case> table = ht::cases(gpus);
@@ -111,7 +122,7 @@ TEST(HaloGpu, NcclOneRankPerGpu) {
         failures[static_cast<size_t>(r)].push_back(gdap_last_error());
         return;
       }
-      run_rank(c, comm, r, static_cast<int>(r), failures[static_cast<size_t>(r)]);
+      run_rank(c, comm, r, static_cast<int>(r), failures[static_cast<size_t>(r)], persistent);
       gdap_comm_destroy(comm);
       cudaStreamDestroy(stream);
     });
@@ -121,6 +132,9 @@ TEST(HaloGpu, NcclOneRankPerGpu) {
   }
   for (ncclComm_t comm : nccl) ncclCommDestroy(comm);
 }
+
+TEST(HaloGpu, NcclOneRankPerGpu) { run_nccl(false); }
+TEST(HaloGpu, NcclPersistent) { run_nccl(true); }
 
 // Rule: host and device sections in one group are refused on every rank; no padding changes.
 TEST(HaloGpu, MixedMemoriesRefused) {

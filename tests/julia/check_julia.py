@@ -73,6 +73,8 @@ C_TO_JULIA = {
     "gdap_halo*": HANDLE,
     "const gdap_halo*": HANDLE,
     "gdap_halo**": OUT_HANDLE,
+    "gdap_exchange*": HANDLE,
+    "gdap_exchange**": OUT_HANDLE,
     "const gdap_halo_options*": {"Ref{HaloOptions}"},
     "const gdap_zarr_options*": {"Ref{ZarrOptions}"},
     "gdap_halo_stats*": {"Ref{HaloStats}"},

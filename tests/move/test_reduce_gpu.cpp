@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -46,6 +47,24 @@ double combine(gdap_reduce_op op, double a, double b) {
 gdap_dim block(int64_t size, int64_t P, int64_t c) { return gdap_test::block(size, P, c, size * c / P, size * (c + 1) / P); }
 gdap_dim cyclic(int64_t size, int64_t P, int64_t c, int64_t bs) { return gdap_test::cyclic(size, P, c, c * bs, bs); }
 gdap_dim whole(int64_t size) { return gdap_test::undistributed(size); }
+
+// A replicated axis (gdap_map_create_replicated's layout): unstructured over the P ranks, every
+// rank holding every index. An undistributed ('n') axis alone would make a grid of one rank.
+// 0 .. size-1, kept for the life of the thread (a dimension retains its indices).
+const std::vector<int64_t>& iota(int64_t size) {
+  static thread_local std::map<int64_t, std::vector<int64_t>> kept;
+  std::vector<int64_t>& all = kept[size];
+  if (all.empty()) {
+    for (int64_t i = 0; i < size; ++i) all.push_back(i);
+  }
+  return all;
+}
+gdap_dim replicated(int64_t size, int64_t P, int64_t r) {
+  gdap_dim d = GDAP_DIM_INIT;
+  const std::vector<int64_t>& all = iota(size);
+  EXPECT_EQ(gdap_dim_set_unstructured(&d, size, P, r, all.data(), size, 0), GDAP_SUCCESS) << gdap_last_error();
+  return d;
+}
 
 // The global indices a dimension holds, in local order.
 std::vector<int64_t> held(const gdap_dim& d) {
@@ -155,7 +174,7 @@ TEST(ReduceGpu, AxesOfEveryLayoutOpAndResult) {
     std::function<std::vector<gdap_dim>(int64_t, int64_t)> dims;
   };
   const std::vector<Result> results = {
-      {"over rows, replicated", {0}, [](int64_t, int64_t) { return std::vector<gdap_dim>{whole(kCols)}; }},
+      {"over rows, replicated", {0}, [](int64_t r, int64_t n) { return std::vector<gdap_dim>{replicated(kCols, n, r)}; }},
       {"over rows, in blocks", {0}, [](int64_t r, int64_t n) { return std::vector<gdap_dim>{block(kCols, n, r)}; }},
       {"over columns, cyclic", {-1}, [](int64_t r, int64_t n) { return std::vector<gdap_dim>{cyclic(kRows, n, r, 2)}; }},
       {"over both, 0-d", {}, [](int64_t, int64_t) { return std::vector<gdap_dim>{}; }},
@@ -226,9 +245,9 @@ TEST(ReduceGpu, FewKeptElementsOfALargeArray) {
   };
   const std::vector<std::function<std::vector<gdap_dim>(int64_t)>> sources = {
       [&](int64_t r) {
-        return std::vector<gdap_dim>{whole(shape[0]), block(shape[1], P, r), cyclic(shape[2], P, r, 7)};
+        return std::vector<gdap_dim>{whole(shape[0]), whole(shape[1]), cyclic(shape[2], P, r, 7)};
       },
-      [&](int64_t r) { return std::vector<gdap_dim>{whole(shape[0]), block(shape[1], P, r), unstructured(r)}; },
+      [&](int64_t r) { return std::vector<gdap_dim>{whole(shape[0]), whole(shape[1]), unstructured(r)}; },
   };
   const auto at = [](const std::vector<int64_t>& g) {
     return static_cast<double>((g[0] * 5 + g[1] * 7 + g[2] * 3) % 13 - 6);
@@ -268,7 +287,7 @@ TEST(ReduceGpu, FewKeptElementsOfALargeArray) {
         ranks.run([&](gdap_comm* comm, int r) {
           const DeviceSection in(sources[which](r), r, at);
           std::vector<gdap_dim> out_dims;
-          for (int64_t n : kept_shape) out_dims.push_back(whole(n));
+          for (int64_t n : kept_shape) out_dims.push_back(out_dims.empty() ? replicated(n, P, r) : whole(n));
           const DeviceSection out(out_dims, r, [](const std::vector<int64_t>&) { return -99.0; });
           ASSERT_EQ(gdap_reduce_axes(comm, in.array, out.array, op, axes.empty() ? nullptr : axes.data(),
                                      static_cast<int64_t>(axes.size())),
@@ -290,18 +309,14 @@ TEST(ReduceGpu, ScatterOfReplicatedPartialSections) {
   ASSERT_GT(device_count(), 0) << "no CUDA device";
   NcclRanks ranks;
   const int64_t P = ranks.n;
-  std::vector<int64_t> all(kRows);
-  for (int64_t i = 0; i < kRows; ++i) all[static_cast<size_t>(i)] = i;
   // Rows in blocks or block-cyclic: each element has one owner, so the ranks reduce-scatter a
   // buffer of one segment per rank (ncclReduceScatter; reduce_buffer.hpp).
   for (const bool blocks : {true, false}) {
     for (const gdap_reduce_op op : {GDAP_REDUCE_SUM, GDAP_REDUCE_MAX}) {
       std::vector<int64_t> wrong(static_cast<size_t>(P), -1);
       ranks.run([&](gdap_comm* comm, int r) {
-        gdap_dim replicated = GDAP_DIM_INIT;
-        gdap_dim_set_unstructured(&replicated, kRows, P, r, all.data(), kRows, 0);
         // Every rank holds the whole array with values of its own (partial sums).
-        const DeviceSection in({replicated, whole(kCols)}, r,
+        const DeviceSection in({replicated(kRows, P, r), whole(kCols)}, r,
                                [&](const std::vector<int64_t>& g) { return value(op, g[0], g[1], r); });
         const gdap_dim rows = blocks ? block(kRows, P, r) : cyclic(kRows, P, r, 3);
         const DeviceSection out({rows, whole(kCols)}, r, [](const std::vector<int64_t>&) { return -99.0; });
@@ -339,7 +354,7 @@ TEST(ReduceGpu, KeptBufferFollowsSizesAndStreams) {
     for (const int64_t rows : {int64_t{8}, int64_t{4000}, int64_t{8}}) {
       const DeviceSection in({block(rows, P, r), whole(kCols)}, r,
                              [](const std::vector<int64_t>& g) { return value(GDAP_REDUCE_SUM, g[0], g[1]); });
-      const DeviceSection out({whole(kCols)}, r, [](const std::vector<int64_t>&) { return -99.0; });
+      const DeviceSection out({replicated(kCols, P, r)}, r, [](const std::vector<int64_t>&) { return -99.0; });
       const int64_t axis[1] = {0};
       ASSERT_EQ(gdap_reduce_axes(comm, in.array, out.array, GDAP_REDUCE_SUM, axis, 1), GDAP_SUCCESS) << gdap_last_error();
       ASSERT_EQ(gdap_comm_set_stream(comm, rows == 4000 ? nullptr : other), GDAP_SUCCESS);

@@ -141,6 +141,42 @@ def test_wrong_shape_on_one_rank_fails_everywhere_and_moves_nothing():
             np.testing.assert_array_equal(sections[r], painted(layout(r)))
 
 
+def test_persistent_exchange_fills_at_every_start():
+    gmap = gdap.GlobalMap([layout(r) for r in range(4)])
+    comms = gdap.group(4)
+    sections = [painted(layout(r)) for r in range(4)]
+
+    def body(comm):
+        halo = gdap.Halo(gmap, np.float64, comm)
+        with gdap.HaloExchange(comm, halo, sections[comm.rank]) as exchange:
+            np.testing.assert_array_equal(sections[comm.rank], painted(layout(comm.rank)))  # binding moves nothing
+            for _ in range(2):
+                assert exchange.start() is sections[comm.rank]
+                np.testing.assert_array_equal(sections[comm.rank], expected(layout(comm.rank)))
+                sections[comm.rank][0, :] = POISON  # the next start fills it again
+            sections[comm.rank][:] = expected(layout(comm.rank))
+        assert exchange.closed
+
+    for result in on_ranks(comms, body):
+        assert result is None, result
+
+
+def test_persistent_exchange_refused_on_every_rank_at_init():
+    gmap = gdap.GlobalMap([layout(r) for r in range(4)])
+    comms = gdap.group(4)
+    sections = [painted(layout(r)) for r in range(4)]
+    sections[1] = np.full((3, 3), POISON)
+
+    def body(comm):
+        gdap.HaloExchange(comm, gdap.Halo(gmap, np.float64, comm), sections[comm.rank])
+
+    results = on_ranks(comms, body)
+    for r, result in enumerate(results):
+        assert isinstance(result, gdap.RemoteError if r != 1 else gdap.Error), result
+        if r != 1:
+            np.testing.assert_array_equal(sections[r], painted(layout(r)))
+
+
 @pytest.mark.gpu
 def test_cupy_sections_over_the_group():
     """Device sections (CuPy) on GPU 0, the in-process group's copy kernels; skips without CuPy or a GPU."""

@@ -20,6 +20,7 @@ array elements.
   reduce_scatter    the same over replicated or overlapping sections, into a distributed result
   reduce_axes       global sum / prod / min / max / mean over some or all axes, into any distribution
   Halo, halo_exchange   one rank's part of a halo exchange and its collective execution
+  HaloExchange          a persistent halo exchange: checked and agreed once, then start()ed
   Gemm, gemm        distributed C = alpha * A * B + beta * C (SUMMA; BLAS / cuBLAS)
   from_cupyx, to_cupyx  a cupyx.distributed.array DistributedArray as a map and sections, and back
   save_dnpy, load_dnpy   DistArray's per-rank .dnpy files, one per rank
@@ -40,7 +41,7 @@ from ._local import (PROTOCOL_VERSION, LocalArray, empty, from_distarray, from_d
 from ._map import GlobalMap, grid_coords_to_rank, grid_rank_to_coords
 from ._redistribute import (Plan, allgather, allreduce, broadcast, gather, redistribute, reduce_axes, reduce_scatter,
                             scatter)
-from ._halo import Halo, halo_exchange
+from ._halo import Halo, HaloExchange, halo_exchange
 from ._gemm import Gemm, gemm
 from ._cupyx import from_cupyx, to_cupyx
 from ._zarr import load_zarr, save_zarr, zarr_shape
@@ -66,7 +67,7 @@ def library_version():
 __all__ = [
     "LocalArray", "GlobalMap", "from_distarray", "from_dlpack", "empty", "wrap", "validate",
     "protocol_version_check", "library_version", "PROTOCOL_VERSION",
-    "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "redistribute", "gather", "scatter", "allgather", "broadcast", "allreduce", "reduce_scatter", "reduce_axes", "Halo", "halo_exchange", "Gemm", "gemm", "from_cupyx", "to_cupyx",
+    "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "redistribute", "gather", "scatter", "allgather", "broadcast", "allreduce", "reduce_scatter", "reduce_axes", "Halo", "HaloExchange", "halo_exchange", "Gemm", "gemm", "from_cupyx", "to_cupyx",
     "save_zarr", "load_zarr", "zarr_shape", "save_dnpy", "load_dnpy",
     "empty_shm", "ipc_export", "ipc_open", "IPC_HANDLE_SIZE", "IPC_MAX_NDIM",
     "dim_owned_count", "dim_local_extent", "dim_global_to_local", "dim_local_to_global", "dim_runs",

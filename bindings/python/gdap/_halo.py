@@ -1,5 +1,5 @@
 """Halo exchange: filling the communication padding of 'b' dimensions from the neighbours' owned
-elements (gdap_halo_*, gdap_halo_exchange). The planning and the moving are the C library's; this
+elements (gdap_halo_*, gdap_halo_exchange, and the persistent gdap_halo_exchange_init / gdap_exchange_start). The planning and the moving are the C library's; this
 module wraps the section a rank passes as a LocalArray described by the halo's map."""
 
 from collections.abc import Mapping
@@ -57,6 +57,56 @@ class Halo(Handle):
                                                                        self.map.grid_shape, self.corners)
 
 
+def _section_of(halo, local):
+    """(section, made_here, failure): `local` as a LocalArray described by the halo's map, or the
+    error that stopped it (the collective call still goes ahead, so that every rank fails)."""
+    try:
+        if isinstance(local, LocalArray):
+            return local, False, None
+        if hasattr(local, "__distarray__") or isinstance(local, Mapping):
+            return from_distarray(local), True, None
+        return from_dlpack(local, halo.map.dim_data(halo.rank)), True, None
+    except Exception as e:
+        return None, False, e
+
+
+class HaloExchange(Handle):
+    """A persistent halo exchange (gdap_halo_exchange_init): `halo` bound to `comm` and `local`, as
+    halo_exchange takes them. Collective to make: every check and the ranks' agreement happen once,
+    here (if any rank's arguments are wrong, every rank raises); each start() then fills the
+    padding without them. On NCCL a start queues the pack kernel, one NCCL group and the unpack
+    kernel on the communicator's stream and returns. Keeps comm, halo and the section alive; every
+    rank starts its exchange as many times.
+    """
+
+    def __init__(self, comm, halo, local):
+        section, made_here, failure = _section_of(halo, local)
+        try:
+            handle = _c.gdap_halo_exchange_init(comm._h(), halo._h(), None if section is None else section._h())
+        except Exception:
+            if made_here:
+                section.close()
+            if failure is None:
+                raise
+            handle = None
+        if failure is not None:
+            raise failure
+        self._adopt(handle, _c.gdap_exchange_destroy)
+        self.comm, self.halo, self.local = comm, halo, local
+        self._section = section  # borrowed by the C exchange: alive as long as this object
+
+    def start(self):
+        """Collective: one halo exchange; returns the local array."""
+        _c.gdap_exchange_start(self._h())
+        return self.local
+
+    def close(self):
+        super().close()
+        if getattr(self, "_section", None) is not None and self._section is not self.local:
+            self._section.close()
+        self._section = None
+
+
 def halo_exchange(comm, halo, local):
     """Collective: fills the communication padding of `local` (this rank's section of halo.map)
     from its neighbours' owned elements, in place; returns `local`. Owned elements and boundary
@@ -67,19 +117,9 @@ def halo_exchange(comm, halo, local):
     If any rank's arguments are wrong, no rank touches any data: that rank raises its own error
     and the others RemoteError naming it.
     """
-    failure = None
-    section, made_here = None, False
-    try:
-        if isinstance(local, LocalArray):
-            section = local
-        elif hasattr(local, "__distarray__") or isinstance(local, Mapping):
-            section, made_here = from_distarray(local), True
-        else:
-            section, made_here = from_dlpack(local, halo.map.dim_data(halo.rank)), True
-    except Exception as e:
-        # The call still goes ahead without a section: gdap then fails on every rank, naming
-        # this one, instead of leaving the others to wait for it.
-        failure = e
+    # Without a section the call still goes ahead: gdap then fails on every rank, naming this one,
+    # instead of leaving the others to wait for it.
+    section, made_here, failure = _section_of(halo, local)
     try:
         _c.gdap_halo_exchange(comm._h(), halo._h(), None if section is None else section._h())
     except Exception:

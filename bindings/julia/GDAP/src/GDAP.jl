@@ -21,7 +21,7 @@ export block, cyclic, unstructured, undistributed, validate, owned_count
 export local_view, distarray, cuda_pointer, owner, destroy!
 export Comm, Plan, PlanStats, group, comm_rank, comm_size, barrier, stats, redistribute!, allreduce!
 export reduce_scatter!, reduce_axes!
-export Halo, HaloOptions, HaloStats, halo_exchange!
+export Halo, HaloOptions, HaloStats, halo_exchange!, HaloExchange, start!
 export ZarrOptions, save_zarr, load_zarr!, zarr_shape
 export save_dnpy, load_dnpy
 export Gemm, GemmOptions, GemmStats, gemm!, GEMM_EXACT, GEMM_TF32, GEMM_BF16
@@ -604,6 +604,11 @@ gdap_halo_stats_get(stats::Ref{HaloStats}, halo::Ptr{Cvoid}) =
     ccall((:gdap_halo_stats_get, libgdap), Cint, (Ref{HaloStats}, Ptr{Cvoid}), stats, halo)
 gdap_halo_exchange(comm::Ptr{Cvoid}, halo::Ptr{Cvoid}, local_array::Ptr{Cvoid}) =
     ccall((:gdap_halo_exchange, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}), comm, halo, local_array)
+gdap_halo_exchange_init(out::Ref{Ptr{Cvoid}}, comm::Ptr{Cvoid}, halo::Ptr{Cvoid}, local_array::Ptr{Cvoid}) =
+    ccall((:gdap_halo_exchange_init, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}),
+          out, comm, halo, local_array)
+gdap_exchange_start(exchange::Ptr{Cvoid}) = ccall((:gdap_exchange_start, libgdap), Cint, (Ptr{Cvoid},), exchange)
+gdap_exchange_destroy(exchange::Ptr{Cvoid}) = ccall((:gdap_exchange_destroy, libgdap), Cint, (Ptr{Cvoid},), exchange)
 
 """
 One rank's communicator (a `gdap_comm` handle): `group(n)` for an in-process group, `Comm(handle)`
@@ -848,6 +853,33 @@ the neighbours' owned elements, in place; returns `a`."""
 function halo_exchange!(a::DAPArray, c::Comm, h::Halo)
     check(gdap_halo_exchange(c.handle, h.handle, a.handle))
     return a
+end
+
+"""A persistent halo exchange (C `gdap_exchange`): `HaloExchange(a, c, h)` checks and agrees once
+(collective), then each `start!` exchanges without either. Keeps `a`, `c` and `h` alive."""
+mutable struct HaloExchange
+    handle::Ptr{Cvoid}
+    keepalive::Tuple{DAPArray,Comm,Halo}
+end
+
+function HaloExchange(a::DAPArray, c::Comm, h::Halo)
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(gdap_halo_exchange_init(out, c.handle, h.handle, a.handle))
+    ex = HaloExchange(out[], (a, c, h))
+    finalizer(destroy!, ex)
+    return ex
+end
+
+function destroy!(ex::HaloExchange)
+    ex.handle == C_NULL || gdap_exchange_destroy(ex.handle)
+    ex.handle = C_NULL
+    return nothing
+end
+
+"""Collective: one exchange of a `HaloExchange`; returns its array."""
+function start!(ex::HaloExchange)
+    check(gdap_exchange_start(ex.handle))
+    return ex.keepalive[1]
 end
 
 # ---------------------------------------------------------------------------------------------
