@@ -4,6 +4,8 @@
 # its table to $OUT/<name>_gpu.md.
 # Usage: bench/gpu/run.sh [redistribute] [halo] [allreduce] [reduce] [gemm] ...   (default: redistribute)
 #   redistribute: float32 16384^2 row blocks -> column blocks / block-cyclic, beside cupyx reshard
+#   redistribute_grid: float64 32768^2 2-d blocks -> 2-d block-cyclic 256 x 256 / column blocks over
+#                 NCCL (2 x 2 on 4 GPUs, 2 x 1 on 2), beside an NCCL all-to-all of the same bytes
 #   halo:         3-d float64 512^3 halo exchange, beside raw NCCL send/recv of the same bytes
 #   allreduce:    1 GiB float32 all-reduce, beside ncclAllReduce
 #   reduce_scatter: 1 GiB float32 partial sums per GPU into row blocks, beside ncclReduceScatter
