@@ -6,6 +6,7 @@
 #   redistribute: float32 16384^2 row blocks -> column blocks / block-cyclic, beside cupyx reshard
 #   redistribute_grid: float64 32768^2 2-d blocks -> 2-d block-cyclic 256 x 256 / column blocks over
 #                 NCCL (2 x 2 on 4 GPUs, 2 x 1 on 2), beside an NCCL all-to-all of the same bytes
+#   gemm:         float64/float32 16384^3 and 32768^3 GEMM, beside P x single-GPU cuBLAS and cupyx matmul
 #   halo:         3-d float64 512^3 halo exchange, beside raw NCCL send/recv of the same bytes
 #   allreduce:    1 GiB float32 all-reduce, beside ncclAllReduce
 #   reduce_scatter: 1 GiB float32 partial sums per GPU into row blocks, beside ncclReduceScatter
@@ -24,7 +25,7 @@ if [ ! -f "$build/libgdap.so" ] || [ -z "${GDAP_BENCH_BUILD:-}" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGDAP_WITH_CUDA=ON -DGDAP_WITH_NCCL=ON \
     -DGDAP_BUILD_TESTS=OFF -DGDAP_WITH_PYTHON=OFF -DGDAP_WITH_FORTRAN=OFF \
     -DGDAP_DLPACK_INCLUDE_DIR=$PWD/.deps/tvm_ffi/include >"$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
-  cmake --build "$build" -j16 --target gdap >"$out/build.log" 2>&1 || { grep -A8 error "$out/build.log" | head -40; exit 1; }
+  cmake --build "$build" -j"$(nproc)" --target gdap >"$out/build.log" 2>&1 || { grep -A8 error "$out/build.log" | head -40; exit 1; }
 fi
 echo "library: $build ($(grep -m1 CMAKE_BUILD_TYPE:STRING "$build/CMakeCache.txt"))" | tee -a "$out/machine.txt"
 rc=0
@@ -39,6 +40,7 @@ for name in "${@:-redistribute}"; do
     head -1 "$out/machine.txt"
     "./$exe" || rc=1
     if [ "$name" = redistribute ]; then python3 bench/gpu/cupyx_reshard.py 2>&1 | tail -5; fi
+    if [ "$name" = gemm ]; then python3 bench/gpu/cupyx_matmul.py 2>&1 | tail -12; fi
   } | tee "$out/${name}_gpu.md"
 done
 exit $rc

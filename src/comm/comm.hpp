@@ -42,6 +42,7 @@ struct gdap_comm {
   void* stream = nullptr;  // cudaStream_t for device work; NULL: the legacy default stream
   std::unique_ptr<gdap::Scratch> scratch;
   std::unique_ptr<gdap::Scratch> halo_scratch;  // the halo executors' own, so they never evict `scratch`
+  std::unique_ptr<gdap::Scratch> peer_scratch;  // NCCL's direct writes to peers (move/nccl_peer.cpp)
   std::unique_ptr<gdap::Scratch> reduce_scratch;  // the reductions' buffer (move/allreduce.hpp, reduce_nccl.cpp)
   std::unique_ptr<gdap::Scratch> maps;  // the global views the reductions gathered (comm/map_gather.hpp)
 };

@@ -1,5 +1,6 @@
 #include "move/copy.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace gdap::move {
@@ -27,6 +28,8 @@ std::vector<Dim> merged(std::span<const int64_t> extent, std::span<const int64_t
   }
   return dims;
 }
+
+int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
 
 }  // namespace
 
@@ -120,6 +123,29 @@ void message_copies(const RankPlan& plan, Part part, const Message& m, const Sid
     box_copies(b.extent, src, ss, dst, ds, element_size, block);
     for (const Copy2D& c : block) append_merged(out, c);
   });
+}
+
+void clip_packed(std::span<const Copy2D> copies, bool packed_source, int64_t lo, int64_t hi, std::vector<Copy2D>& out) {
+  for (const Copy2D& c : copies) {
+    if (c.rows <= 0 || c.row_bytes <= 0) continue;
+    const int64_t base = packed_source ? c.src : c.dst;
+    const int64_t pitch = c.rows > 1 ? (packed_source ? c.src_pitch : c.dst_pitch) : c.row_bytes;
+    // Row i spans [base + i * pitch, + row_bytes): rows [i, end) are the ones that meet [lo, hi).
+    int64_t i = std::max<int64_t>(0, floor_div(lo - base - c.row_bytes, pitch) + 1);
+    int64_t end = std::min<int64_t>(c.rows, floor_div(hi - base - 1, pitch) + 1);
+    auto part = [&](int64_t row, int64_t rows, int64_t from, int64_t to) {  // bytes [from, to) of each row
+      const int64_t sp = rows > 1 ? c.src_pitch : to - from, dp = rows > 1 ? c.dst_pitch : to - from;
+      out.push_back({c.src + row * c.src_pitch + from, c.dst + row * c.dst_pitch + from, rows, to - from, sp, dp});
+    };
+    if (i >= end) continue;
+    if (const int64_t start = base + i * pitch; start < lo) {  // the first row, cut by lo (and maybe hi)
+      part(i, 1, lo - start, std::min(c.row_bytes, hi - start));
+      ++i;
+    }
+    const int64_t tail = end > i && base + (end - 1) * pitch + c.row_bytes > hi ? --end : -1;  // cut by hi
+    if (i < end) part(i, end - i, 0, c.row_bytes);
+    if (tail >= 0) part(tail, 1, 0, hi - (base + tail * pitch));
+  }
 }
 
 void run_host_copies(std::span<const Copy2D> copies, const char* src, char* dst) {

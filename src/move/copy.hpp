@@ -45,6 +45,12 @@ void message_copies(const RankPlan& plan, Part part, const Message& m, const Sid
 // True if the copies are one row: the message is contiguous on both sides.
 inline bool single_run(const std::vector<Copy2D>& copies) { return copies.size() == 1 && copies[0].rows == 1; }
 
+// The bytes of `copies` whose packed offsets (the source side's if `packed_source`, else the
+// destination side's; the packed side of a copy is dense, pitch >= row_bytes) lie in [lo, hi),
+// appended to `out`: the rows wholly inside stay one copy, and a row cut by an end becomes a copy of
+// its own. How a message too big for one NCCL round is cut into pieces (nccl_staging.cpp).
+void clip_packed(std::span<const Copy2D> copies, bool packed_source, int64_t lo, int64_t hi, std::vector<Copy2D>& out);
+
 // Runs copies on host-accessible memory.
 void run_host_copies(std::span<const Copy2D> copies, const char* src, char* dst);
 

@@ -224,6 +224,16 @@ void DeviceEvent::wait_on(void* stream) const {
   check_cuda(cudaStreamWaitEvent(as_stream(stream), static_cast<cudaEvent_t>(event_), 0), "cudaStreamWaitEvent");
 }
 
+DeviceStream::DeviceStream() {
+  int least = 0, greatest = 0;
+  check_cuda(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+  cudaStream_t s = nullptr;
+  check_cuda(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest), "cudaStreamCreateWithPriority");
+  stream_ = s;
+}
+// Queued work still finishes: CUDA releases the stream after it.
+DeviceStream::~DeviceStream() { cudaStreamDestroy(static_cast<cudaStream_t>(stream_)); }
+
 int current_device() {
   int device = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");

@@ -72,6 +72,20 @@ class DeviceEvent {
   void* event_ = nullptr;
 };
 
+// A nonblocking CUDA stream of the highest priority, created on the current device: the NCCL
+// rounds' stream, so that their kernels take SMs ahead of the copy kernels they overlap.
+class DeviceStream {
+ public:
+  DeviceStream();
+  ~DeviceStream();
+  DeviceStream(const DeviceStream&) = delete;
+  DeviceStream& operator=(const DeviceStream&) = delete;
+  void* get() const { return stream_; }
+
+ private:
+  void* stream_ = nullptr;
+};
+
 int current_device();
 void set_device(int device);
 // Lets `device` access `peer`'s memory (idempotent; GDAP_ERR_UNSUPPORTED if it cannot).

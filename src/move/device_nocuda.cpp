@@ -22,6 +22,8 @@ DeviceEvent::DeviceEvent() { no_cuda(); }
 DeviceEvent::~DeviceEvent() = default;
 void DeviceEvent::record(void*) { no_cuda(); }
 void DeviceEvent::wait_on(void*) const { no_cuda(); }
+DeviceStream::DeviceStream() { no_cuda(); }
+DeviceStream::~DeviceStream() = default;
 int current_device() { no_cuda(); }
 void set_device(int) { no_cuda(); }
 void enable_peer_access(int, int) { no_cuda(); }

@@ -1,5 +1,6 @@
-// The NCCL executor, for device sections on the communicator's GPU. Everything is queued on the
-// communicator's stream and nothing waits on the host after the agreement:
+// The NCCL executor, for device sections on the communicator's GPU. Where every rank can write
+// into its peers' destinations over NVLink it does so (nccl_peer.hpp); otherwise everything is
+// queued on the communicator's stream and nothing waits on the host after the agreement:
 //   1. one copy kernel packs every message that is not one contiguous run into a staging buffer,
 //      and copies the local part straight from source to destination;
 //   2. one NCCL group of ncclSend/ncclRecv, contiguous messages going to and from the sections
@@ -11,6 +12,7 @@
 #include "comm/nccl.hpp"
 #include "core/error.hpp"
 #include "move/device.hpp"
+#include "move/nccl_peer.hpp"
 #include "move/nccl_staging.hpp"
 #include "move/redistribute.hpp"
 
@@ -63,7 +65,7 @@ void prepare(const Call& call, NcclStaging& s, std::vector<int64_t> key) {
 
 void run_nccl(const Call& call) {
   auto& comm = dynamic_cast<NcclComm&>(call.comm);
-  agree(comm, [&] {
+  const std::vector<std::string> shares = agree_gather(comm, [&] {
     check_call(call);
     for (const gdap_array* a : {call.src, static_cast<const gdap_array*>(call.dst)}) {
       if (a == nullptr) continue;
@@ -76,9 +78,11 @@ void run_nccl(const Call& call) {
              a->section.device.id, comm.device());
       }
     }
-  }, plan_token(call.plan), plan_mismatch);
+    return Share{plan_token(call.plan), peer_share(call, comm.device())};
+  }, [](size_t r, std::string_view, std::string_view) { return plan_mismatch(r); });
   const Call held{call.comm, call.plan, call.plan->src_shape ? call.src : nullptr, call.plan->dst_shape ? call.dst : nullptr};
   set_device(comm.device());
+  if (run_nccl_peer(held, comm, shares)) return;
   NcclStaging& s = kept_scratch<NcclStaging>(comm.scratch);
   std::vector<int64_t> key = key_of(held);
   if (!s.holds(key)) prepare(held, s, std::move(key));

@@ -6,6 +6,10 @@
 //   2. one NCCL group of ncclSend/ncclRecv, contiguous messages going to and from the sections
 //      themselves;
 //   3. one copy kernel that unpacks the staged receives.
+// A message of 64 MiB or more is cut into up to 8 pieces (both ends cut it alike, from its size
+// alone), and piece k of every message goes in round k: then the packing of round k + 1 and the
+// unpacking of round k - 1 run on the communicator's stream while round k's NCCL group runs on a
+// stream of higher priority, so that the copies hide behind the link instead of adding to it.
 #pragma once
 
 #include "comm/comm.hpp"
@@ -13,6 +17,7 @@
 #include "move/device.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace gdap {
@@ -35,10 +40,13 @@ class NcclStaging final : public Scratch {
   void recv(int peer, int64_t bytes, const std::vector<Copy2D>& copies, char* data, int64_t offset);
   // Copies of the rank's own, done by the packing kernel.
   void local(const std::vector<Copy2D>& copies, const char* src, char* dst);
-  // Uploads both kernels' copies (queued on `stream`) and remembers `key`.
+  // Uploads the kernels' copies (queued on `stream`) and remembers `key`.
   void end(std::vector<int64_t> key, void* stream);
-  // Queues the three steps on the communicator's stream.
-  void run(NcclComm& comm) const;
+  // Queues the rounds on the communicator's stream (and its own, for more than one round).
+  void run(NcclComm& comm);
+
+  // The bytes of each piece of a message of `bytes` (the message itself below 64 MiB).
+  static int64_t piece_bytes(int64_t bytes);
 
  private:
   struct Transfer {
@@ -46,12 +54,25 @@ class NcclStaging final : public Scratch {
     int64_t bytes;
     char* data;
   };
+  struct Round {  // piece k of every message that has one
+    std::vector<Transfer> sends, recvs;
+    std::vector<DeviceCopy> pack, unpack;  // while routing
+    std::unique_ptr<DeviceBatch> packer, unpacker;
+    std::unique_ptr<DeviceEvent> packed, moved;  // more than one round: the order between the streams
+  };
+  Round& round(size_t k);
+  void route(bool sending, int peer, int64_t bytes, const std::vector<Copy2D>& copies, char* data, int64_t offset);
+  void run_rounds(NcclComm& comm);
+  static void group(const Round& r, NcclComm& comm, void* stream);
+
   std::vector<int64_t> key_;
   DeviceBuffer send_buffer_, recv_buffer_;
   char *send_staging_ = nullptr, *recv_staging_ = nullptr;
-  DeviceBatch pack_, unpack_;
-  std::vector<DeviceCopy> pack_copies_, unpack_copies_;  // while routing
-  std::vector<Transfer> sends_, recvs_;
+  std::vector<Round> rounds_;
+  size_t used_ = 0;  // rounds of the current routes
+  std::vector<DeviceCopy> local_copies_;
+  DeviceBatch local_;
+  std::unique_ptr<DeviceStream> link_;  // the NCCL groups' stream, for more than one round
 };
 
 }  // namespace gdap::move

@@ -28,7 +28,7 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDAP_WITH_C
   -DGDAP_DLPACK_INCLUDE_DIR=$PWD/.deps/tvm_ffi/include >"$out/configure.log" 2>&1 \
   || { tail -30 "$out/configure.log"; exit 1; }
 grep 'gdap:' "$out/configure.log"
-cmake --build build-gpu -j16 >"$out/build.log" 2>&1 || { grep -B2 -A8 'error' "$out/build.log" | head -80; exit 1; }
+cmake --build build-gpu -j"$(nproc)" >"$out/build.log" 2>&1 || { grep -B2 -A8 'error' "$out/build.log" | head -80; exit 1; }
 rc=0
 if [ "$only" != gpu-only ]; then
   ctest --test-dir build-gpu --output-on-failure -j8 -LE 'julia|gpu' >"$out/ctest.log" 2>&1 || rc=1

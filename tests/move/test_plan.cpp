@@ -337,6 +337,56 @@ TEST(MessageCopies, ConsecutiveBlocksMergeIntoOneRunOrOneStridedCopy) {
   EXPECT_EQ(recv[0].dst, 0);  // global row 16 is rank 1's local row 0
 }
 
+// A message cut into pieces at any byte of its packed form (NCCL rounds, nccl_staging.cpp): the
+// clipped copies of the pieces touch only their piece's packed bytes, and together they move exactly
+// what the whole copies move, in both directions (packing and unpacking), cuts inside rows and
+// inside elements included.
+TEST(MessageCopies, ClippedPiecesMoveExactlyTheWholeMessage) {
+  using gdap::move::Copy2D;
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+    const std::vector<int64_t> shape{pick(1, 6), pick(1, 7), pick(1, 9)};
+    const std::vector<int64_t> strides{shape[1] * (shape[2] + 2), shape[2] + 2, 1};  // padded rows
+    std::vector<int64_t> extent(3), at(3);
+    for (size_t i = 0; i < 3; ++i) extent[i] = pick(1, shape[i]), at[i] = pick(0, shape[i] - extent[i]);
+    const std::vector<int64_t> compact{extent[1] * extent[2], extent[2], 1};
+    int64_t section_at = 0;
+    for (size_t i = 0; i < 3; ++i) section_at += at[i] * strides[i];
+    const int64_t packed_at = pick(0, 5), es = 8, bytes = extent[0] * extent[1] * extent[2] * es;
+    const int64_t section_bytes = shape[0] * strides[0] * es, packed_bytes = (packed_at * es) + bytes;
+    std::vector<int64_t> cuts{packed_at * es, packed_at * es + bytes};
+    for (int64_t k = pick(0, 4); k > 0; --k) cuts.push_back(pick(packed_at * es, packed_at * es + bytes));
+    std::sort(cuts.begin(), cuts.end());
+    for (bool packing : {true, false}) {
+      std::vector<Copy2D> whole;
+      if (packing) {
+        gdap::move::box_copies(extent, section_at, strides, packed_at, compact, es, whole);
+      } else {
+        gdap::move::box_copies(extent, packed_at, compact, section_at, strides, es, whole);
+      }
+      const int64_t from_bytes = packing ? section_bytes : packed_bytes, to_bytes = packing ? packed_bytes : section_bytes;
+      std::vector<char> from(static_cast<size_t>(from_bytes)), want(static_cast<size_t>(to_bytes), 0), got = want;
+      for (size_t i = 0; i < from.size(); ++i) from[i] = static_cast<char>(i * 7 + 3);
+      gdap::move::run_host_copies(whole, from.data(), want.data());
+      for (size_t c = 0; c + 1 < cuts.size(); ++c) {
+        std::vector<Copy2D> piece;
+        gdap::move::clip_packed(whole, /*packed_source=*/!packing, cuts[c], cuts[c + 1], piece);
+        int64_t moved = 0;
+        for (const Copy2D& p : piece) {
+          const int64_t base = packing ? p.dst : p.src, pitch = packing ? p.dst_pitch : p.src_pitch;
+          ASSERT_GE(base, cuts[c]) << "trial " << trial;
+          ASSERT_LE(base + (p.rows - 1) * pitch + p.row_bytes, cuts[c + 1]) << "trial " << trial;
+          moved += p.rows * p.row_bytes;
+        }
+        EXPECT_EQ(moved, cuts[c + 1] - cuts[c]) << "trial " << trial << ", piece " << c;
+        gdap::move::run_host_copies(piece, from.data(), got.data());
+      }
+      ASSERT_EQ(got, want) << "trial " << trial << (packing ? ", packing" : ", unpacking");
+    }
+  }
+}
+
 TEST(PlanStats, SameLayoutIsOneLocalRunPerRank) {
   Planned p({{mt::block(6, 2), mt::block(4, 1)}}, {{mt::block(6, 2), mt::block(4, 1)}});
   const auto s = p.planner.stats(2);

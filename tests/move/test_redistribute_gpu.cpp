@@ -143,6 +143,28 @@ int device_count() {
   return n;
 }
 
+// Runs f(comm, rank, wrong) on one thread per NCCL communicator (rank r on GPU r, a stream of its
+// own) and returns each rank's count of wrong elements.
+template <typename F>
+std::vector<int64_t> on_nccl_ranks(const std::vector<ncclComm_t>& nccl, F&& f) {
+  std::vector<int64_t> wrong(nccl.size(), 0);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < static_cast<int>(nccl.size()); ++r) {
+    threads.emplace_back([&, r] {
+      cudaSetDevice(r);
+      cudaStream_t stream = nullptr;
+      cudaStreamCreate(&stream);
+      gdap_comm* comm = nullptr;
+      ASSERT_EQ(gdap_comm_from_nccl(&comm, nccl[r], stream), GDAP_SUCCESS) << gdap_last_error();
+      f(comm, r, wrong[r]);
+      gdap_comm_destroy(comm);
+      cudaStreamDestroy(stream);
+    });
+  }
+  for (auto& t : threads) t.join();
+  return wrong;
+}
+
 void run_group(const char* mode) {
   const int gpus = device_count();
   ASSERT_GT(gpus, 0) << "no CUDA device";
@@ -178,21 +200,9 @@ TEST(RedistributeGpu, NcclOneRankPerGpu) {
   std::vector<ncclComm_t> nccl(gpus);
   ASSERT_EQ(ncclCommInitAll(nccl.data(), gpus, nullptr), ncclSuccess);
   for (const auto& [name, layouts] : cases()) {
-    std::vector<int64_t> wrong(gpus, 0);
-    std::vector<std::thread> threads;
-    for (int r = 0; r < gpus; ++r) {
-      threads.emplace_back([&, r] {
-        cudaSetDevice(r);
-        cudaStream_t stream = nullptr;
-        cudaStreamCreate(&stream);
-        gdap_comm* comm = nullptr;
-        ASSERT_EQ(gdap_comm_from_nccl(&comm, nccl[r], stream), GDAP_SUCCESS) << gdap_last_error();
-        run_rank(comm, r, gpus, r, layouts.first, layouts.second, wrong[r]);
-        gdap_comm_destroy(comm);
-        cudaStreamDestroy(stream);
-      });
-    }
-    for (auto& t : threads) t.join();
+    const std::vector<int64_t> wrong = on_nccl_ranks(nccl, [&](gdap_comm* comm, int r, int64_t& bad) {
+      run_rank(comm, r, gpus, r, layouts.first, layouts.second, bad);
+    });
     for (int r = 0; r < gpus; ++r) EXPECT_EQ(wrong[r], 0) << name << " (nccl), rank " << r;
   }
   for (ncclComm_t c : nccl) ncclCommDestroy(c);
@@ -232,3 +242,69 @@ TEST(RedistributeGpu, MixedMemoriesRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// One rank of NcclRoundsOfLargeMessages: row blocks of an n x n float64 matrix -> column blocks
+// with 2 columns of padding on each inner side, each element holding its global index i * n + j.
+void large_rank(gdap_comm* comm, int64_t n, int64_t r, int64_t P, int64_t& wrong) {
+  const std::vector<gdap_dim> s{block(n, P, r), whole(n)}, d{whole(n), block(n, P, r, 2)};
+  gdap_map *src_map = nullptr, *dst_map = nullptr;
+  CHECK_GDAP(gdap_map_create_collective(&src_map, comm, 2, s.data()));
+  CHECK_GDAP(gdap_map_create_collective(&dst_map, comm, 2, d.data()));
+  gdap_plan* plan = nullptr;
+  CHECK_GDAP(gdap_plan_create(&plan, src_map, dst_map, kF64, r));
+  DeviceSection src, dst;
+  CHECK_GDAP(gdap_array_create(&src.array, kF64, gdap_device{GDAP_DEVICE_CUDA, static_cast<int32_t>(r)}, s.data(), 2));
+  CHECK_GDAP(gdap_array_create(&dst.array, kF64, gdap_device{GDAP_DEVICE_CUDA, static_cast<int32_t>(r)}, d.data(), 2));
+  const int64_t row0 = s[0].start, cols = d[1].stop - d[1].start, col0 = d[1].start;
+  const int64_t rows = s[0].stop - s[0].start;
+  std::vector<double> host(static_cast<size_t>(rows * n));
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < n; ++j) host[static_cast<size_t>(i * n + j)] = static_cast<double>((row0 + i) * n + j);
+  }
+  void *sp = nullptr, *dp = nullptr;
+  CHECK_GDAP(gdap_array_data(&sp, src.array));
+  CHECK_GDAP(gdap_array_data(&dp, dst.array));
+  CHECK_CUDA(cudaMemcpy(sp, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice));
+  host.assign(static_cast<size_t>(n * cols), kSentinel);
+  CHECK_CUDA(cudaMemcpy(dp, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice));
+  CHECK_GDAP(gdap_redistribute(comm, plan, src.array, dst.array));
+  CHECK_GDAP(gdap_redistribute(comm, plan, src.array, dst.array));  // the kept rounds again
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaMemcpy(host.data(), dp, host.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  const int64_t lo = d[1].start + d[1].padding[0], hi = d[1].stop - d[1].padding[1];
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t c = 0; c < cols; ++c) {
+      const int64_t j = col0 + c;
+      const double want = j >= lo && j < hi ? static_cast<double>(i * n + j) : kSentinel;
+      wrong += host[static_cast<size_t>(i * cols + c)] != want;
+    }
+  }
+  gdap_plan_destroy(plan);
+  gdap_map_destroy(src_map);
+  gdap_map_destroy(dst_map);
+}
+
+}  // namespace
+
+// Messages of 64 MiB or more go in NCCL rounds of up to 8 pieces, packed, sent and unpacked on two
+// streams (nccl_staging.cpp), when direct writes are off (GDAP_NCCL_PEER=0); then the same by
+// direct writes. Row blocks -> padded column blocks of a 12289 x 12289 float64 matrix
+// (1.2 GB): every message is 72 MB or more, strided on both ends (packed and unpacked), and n odd,
+// so the pieces cut rows part-way.
+TEST(RedistributeGpu, NcclRoundsOfLargeMessages) {
+  const int gpus = device_count();
+  if (gpus < 2) GTEST_SKIP() << "needs 2 GPUs or more (one rank per GPU): " << gpus << " visible";
+  constexpr int64_t n = 12289;
+  std::vector<ncclComm_t> nccl(gpus);
+  ASSERT_EQ(ncclCommInitAll(nccl.data(), gpus, nullptr), ncclSuccess);
+  for (const char* peer : {"0", "1"}) {  // NCCL send/receive in rounds, then direct writes
+    setenv("GDAP_NCCL_PEER", peer, 1);
+    const std::vector<int64_t> wrong =
+        on_nccl_ranks(nccl, [&](gdap_comm* comm, int r, int64_t& bad) { large_rank(comm, n, r, gpus, bad); });
+    for (int r = 0; r < gpus; ++r) EXPECT_EQ(wrong[r], 0) << "GDAP_NCCL_PEER=" << peer << ", rank " << r;
+  }
+  unsetenv("GDAP_NCCL_PEER");
+  for (ncclComm_t c : nccl) ncclCommDestroy(c);
+}

@@ -1,0 +1,248 @@
+#include "move/nccl_peer.hpp"
+
+#include "array/array.hpp"
+#include "comm/nccl.hpp"
+#include "core/error.hpp"
+#include "move/device.hpp"
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string_view>
+
+namespace gdap::move {
+namespace {
+
+// One rank's offer, as its share of the agreement's allgather, followed by `ndim` int64 strides.
+struct Offer {
+  uint32_t version = 1;
+  int32_t usable = 0;   // 0: this rank's peers cannot write into its destination
+  int32_t has_dst = 0;  // 0: no destination section (nobody sends to this rank)
+  int32_t device = -1;
+  int64_t pid = 0;
+  uint64_t host = 0;    // the host name's hash: CUDA IPC stays within one host
+  uint64_t dst = 0;     // the destination section's address in its own process
+  int64_t offset = 0;   // of `dst` from the allocation `handle` exports
+  cudaIpcMemHandle_t handle{};
+  int64_t ndim = 0;
+};
+
+struct Peer {
+  Offer offer;
+  std::vector<int64_t> strides;
+};
+
+Peer parse(const std::string& share) {
+  Peer p;
+  if (share.size() < sizeof(Offer)) fail(GDAP_ERR_INTERNAL, "an NCCL peer offer of {} bytes", share.size());
+  std::memcpy(&p.offer, share.data(), sizeof(Offer));
+  p.strides.resize(static_cast<size_t>(p.offer.ndim));
+  std::memcpy(p.strides.data(), share.data() + sizeof(Offer), p.strides.size() * sizeof(int64_t));
+  return p;
+}
+
+uint64_t host_hash() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return std::hash<std::string_view>{}(name);
+}
+
+bool wanted() {
+  const char* env = std::getenv("GDAP_NCCL_PEER");
+  return env == nullptr || std::string_view(env) != "0";
+}
+
+// The allocation that holds `p`: CUDA IPC exports whole allocations.
+bool allocation_of(const void* p, CUdeviceptr& base) {
+  using GetRange = CUresult (*)(CUdeviceptr*, size_t*, CUdeviceptr);
+  static GetRange get_range = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &f, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();
+      return static_cast<GetRange>(nullptr);
+    }
+    return reinterpret_cast<GetRange>(f);
+  }();
+  size_t size = 0;
+  return get_range != nullptr && get_range(&base, &size, reinterpret_cast<CUdeviceptr>(p)) == CUDA_SUCCESS;
+}
+
+// What a rank keeps between calls: the offers its last decision was made for, the peers' mapped
+// destinations, and the copy kernel.
+struct PeerScratch final : Scratch {
+  std::vector<std::string> shares;
+  bool push = false;
+  uint64_t generation = 0;           // changes with every new decision: part of the kernel's key
+  std::vector<char*> dst;            // per rank: its destination in this process (NULL: not sent to)
+  std::vector<void*> opened;         // CUDA IPC mappings, closed when the offers change
+  DeviceBatch batch;
+  DeviceBuffer flag;                 // the brackets' one element
+  int device = -1;                   // where the mappings live
+  ~PeerScratch() override { close(); }
+  void close() {  // after every kernel that may still write through the mappings
+    if (opened.empty()) return;
+    int current = 0;
+    cudaGetDevice(&current);
+    cudaSetDevice(device);
+    cudaDeviceSynchronize();
+    for (void* p : opened) cudaIpcCloseMemHandle(p);
+    opened.clear();
+    cudaSetDevice(current);
+  }
+};
+
+// Maps every peer's destination (whatever the plan, so that a later plan on the same sections
+// finds them mapped); false if one cannot be reached.
+bool map_peers(NcclComm& comm, const std::vector<Peer>& peers, PeerScratch& s) {
+  const Offer& mine = peers[static_cast<size_t>(comm.rank)].offer;
+  s.dst.assign(peers.size(), nullptr);
+  for (size_t q = 0; q < peers.size(); ++q) {
+    const Offer& o = peers[q].offer;
+    if (q == static_cast<size_t>(comm.rank) || !o.has_dst) continue;
+    if (o.host != mine.host) return false;
+    if (o.pid == mine.pid) {
+      int can = 0;
+      if (cudaDeviceCanAccessPeer(&can, comm.device(), o.device) != cudaSuccess || !can) return cudaGetLastError(), false;
+      enable_peer_access(comm.device(), o.device);
+      s.dst[q] = reinterpret_cast<char*>(o.dst);
+      continue;
+    }
+    void* base = nullptr;
+    if (cudaIpcOpenMemHandle(&base, o.handle, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) return cudaGetLastError(), false;
+    s.opened.push_back(base);
+    s.dst[q] = static_cast<char*>(base) + o.offset;
+  }
+  return true;
+}
+
+// Decides, with the peers, whether this call's offers allow direct writes (one more allgather,
+// only when the offers changed since the last decision; every rank sees the same offers, so all
+// of them take this step together).
+void decide(NcclComm& comm, const std::vector<std::string>& shares, PeerScratch& s) {
+  if (shares == s.shares) return;
+  s.close();
+  s.device = comm.device();
+  s.shares = shares;
+  s.push = false;
+  ++s.generation;
+  std::vector<Peer> peers;
+  bool usable = true;
+  for (const std::string& share : shares) {
+    peers.push_back(parse(share));
+    usable = usable && peers.back().offer.usable;
+  }
+  if (!usable) return;  // the same verdict on every rank, with no vote
+  bool reached = false;
+  try {
+    reached = map_peers(comm, peers, s);
+  } catch (const Error&) {
+    reached = false;
+  }
+  bool all = true;
+  for (const std::string& vote : comm.allgather(reached ? "1" : "0")) all = all && vote == "1";
+  s.push = all;
+  if (!all) s.close();
+}
+
+// A one-element all-reduce on the communicator's stream: done on a rank only once every rank's
+// stream has reached it.
+void bracket(NcclComm& comm, PeerScratch& s) {
+  char* flag = s.flag.reserve(sizeof(int32_t));
+  comm.settle(ncclAllReduce(flag, flag, 1, ncclInt32, ncclSum, comm.handle(), static_cast<cudaStream_t>(comm.stream)),
+              "ncclAllReduce (the direct writes' bracket)");
+}
+
+std::vector<int64_t> batch_key(const Call& call, const PeerScratch& s) {
+  std::vector<int64_t> key{static_cast<int64_t>(call.plan->serial), static_cast<int64_t>(s.generation)};
+  for (const gdap_array* a : {call.src, static_cast<const gdap_array*>(call.dst)}) {
+    key.push_back(a ? reinterpret_cast<int64_t>(a->data()) : 0);
+    if (a) key.insert(key.end(), a->section.strides.begin(), a->section.strides.end());
+  }
+  return key;
+}
+
+void upload_copies(const Call& call, const std::vector<std::string>& shares, PeerScratch& s, std::vector<int64_t> key,
+                   int device) {
+  const RankPlan& plan = call.plan->plan;
+  const int64_t es = call.plan->element_size;
+  std::vector<DeviceCopy> device_copies;
+  std::vector<Copy2D> copies;
+  auto add = [&](const char* from, char* to, bool remote) {
+    for (const Copy2D& c : copies) device_copies.push_back({from + c.src, to + c.dst, c.rows, c.row_bytes, c.src_pitch, c.dst_pitch, remote});
+  };
+  if (call.src) {
+    const Side source{Side::source, call.src->section.strides};
+    const char* from = static_cast<const char*>(call.src->data());
+    // Rank r writes to r + 1 first, then r + 2, ...: the kernel walks its copies in order, so every
+    // rank writing to the same peer first would crowd that peer's links while others idle.
+    std::vector<const Message*> sends;
+    for (const Message& m : plan.messages(Part::send)) sends.push_back(&m);
+    const int64_t P = call.comm.size, r = call.comm.rank;
+    std::stable_sort(sends.begin(), sends.end(), [&](const Message* a, const Message* b) {
+      return (a->peer - r + P) % P < (b->peer - r + P) % P;
+    });
+    for (const Message* sent : sends) {
+      const Message& m = *sent;
+      const Peer peer = parse(shares[static_cast<size_t>(m.peer)]);
+      copies.clear();
+      message_copies(plan, Part::send, m, source, Side{Side::destination, peer.strides}, es, copies);
+      char* to = s.dst[static_cast<size_t>(m.peer)];
+      if (to == nullptr) fail(GDAP_ERR_INTERNAL, "rank {} sends to rank {}, which offered no destination", call.comm.rank, m.peer);
+      add(from, to, peer.offer.device != device || peer.offer.pid != getpid());
+    }
+    if (call.dst) {
+      copies = part_copies(plan, Part::local, source, Side{Side::destination, call.dst->section.strides}, es);
+      add(from, static_cast<char*>(call.dst->data()), false);
+    }
+  }
+  s.batch.upload(std::move(key), device_copies, call.comm.stream);
+}
+
+}  // namespace
+
+std::string peer_share(const Call& call, int device) {
+  Offer o;
+  o.pid = getpid();
+  o.host = host_hash();
+  o.device = device;
+  o.usable = wanted() ? 1 : 0;
+  const gdap_array* dst = call.dst;
+  std::vector<int64_t> strides;
+  if (dst && dst->data() && call.plan->dst_shape) {
+    o.has_dst = 1;
+    o.dst = reinterpret_cast<uint64_t>(dst->data());
+    strides = dst->section.strides;
+    o.ndim = static_cast<int64_t>(strides.size());
+    CUdeviceptr base = 0;
+    if (o.usable && allocation_of(dst->data(), base) && cudaIpcGetMemHandle(&o.handle, reinterpret_cast<void*>(base)) == cudaSuccess) {
+      o.offset = static_cast<int64_t>(o.dst - static_cast<uint64_t>(base));
+    } else {
+      cudaGetLastError();
+      o.usable = 0;
+    }
+  }
+  std::string share(reinterpret_cast<const char*>(&o), sizeof o);
+  share.append(reinterpret_cast<const char*>(strides.data()), strides.size() * sizeof(int64_t));
+  return share;
+}
+
+bool run_nccl_peer(const Call& call, NcclComm& comm, const std::vector<std::string>& shares) {
+  PeerScratch& s = kept_scratch<PeerScratch>(comm.peer_scratch);
+  decide(comm, shares, s);
+  if (!s.push) return false;
+  std::vector<int64_t> key = batch_key(call, s);
+  if (!s.batch.holds(key)) upload_copies(call, shares, s, std::move(key), comm.device());
+  bracket(comm, s);
+  s.batch.launch(comm.stream);
+  bracket(comm, s);
+  return true;
+}
+
+}  // namespace gdap::move

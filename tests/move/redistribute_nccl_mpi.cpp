@@ -1,0 +1,163 @@
+// Redistribution over NCCL with one process per GPU (labels gpu, mpi): the engine's real setting,
+// where NCCL's ranks are processes and the direct path reaches peers through CUDA IPC
+// (move/nccl_peer.cpp). Every destination element is checked against its global index, padding
+// against its sentinel, for: a small odd-sized matrix (row blocks -> cyclic columns), a large one
+// (12289^2 float64 row blocks -> padded column blocks), the same sections again (mappings kept),
+// a rank that turns the direct path off (GDAP_NCCL_PEER=0: every rank falls back to NCCL's
+// send/receive) and on again. Exits 77 (skipped, and ctest says so) with fewer GPUs than ranks.
+#include <gdap/gdap.h>
+#include <gdap/gdap_cuda.h>
+
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <nccl.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+const gdap_dtype kF64{GDAP_DTYPE_FLOAT, 64, 1};
+constexpr double kSentinel = -1.0;
+int failures = 0;
+
+#define EXPECT_OK(call)                                                                    \
+  do {                                                                                     \
+    if ((call) != GDAP_SUCCESS) {                                                          \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, gdap_last_error()); \
+      ++failures;                                                                          \
+      return;                                                                              \
+    }                                                                                      \
+  } while (0)
+
+gdap_dim block(int64_t n, int64_t P, int64_t c, int64_t pad = 0) {
+  const int64_t lo = c * n / P, hi = (c + 1) * n / P, below = c > 0 ? pad : 0, above = c < P - 1 ? pad : 0;
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_block(&d, n, P, c, lo - below, hi + above);
+  if (pad > 0) gdap_dim_set_padding(&d, below, above);
+  return d;
+}
+gdap_dim cyclic(int64_t n, int64_t P, int64_t c) {
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_cyclic(&d, n, P, c, c, 1);
+  return d;
+}
+gdap_dim whole(int64_t n) {
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_undistributed(&d, n);
+  return d;
+}
+
+// Global index of local element (i, j) of a section, or -1 where the section holds padding.
+int64_t global_of(const std::vector<gdap_dim>& d, int64_t n, int64_t i, int64_t j) {
+  auto axis = [](const gdap_dim& a, int64_t l) -> int64_t {
+    if (a.dist_type == 'c') return a.start + l * a.proc_grid_size;
+    const int64_t g = a.start + l;
+    if (a.dist_type == 'b' && (g < a.start + a.padding[0] || g >= a.stop - a.padding[1])) return -1;
+    return g;
+  };
+  const int64_t gi = axis(d[0], i), gj = axis(d[1], j);
+  return gi < 0 || gj < 0 ? -1 : gi * n + gj;
+}
+
+// One redistribution of an n x n matrix from `s` to `d` on this rank, run twice, then checked.
+void run_case(gdap_comm* comm, int device, int64_t rank, int64_t n, const std::vector<gdap_dim>& s,
+              const std::vector<gdap_dim>& d, const char* name) {
+  gdap_map *src_map = nullptr, *dst_map = nullptr;
+  EXPECT_OK(gdap_map_create_collective(&src_map, comm, 2, s.data()));
+  EXPECT_OK(gdap_map_create_collective(&dst_map, comm, 2, d.data()));
+  gdap_plan* plan = nullptr;
+  EXPECT_OK(gdap_plan_create(&plan, src_map, dst_map, kF64, rank));
+  gdap_array *src = nullptr, *dst = nullptr;
+  EXPECT_OK(gdap_array_create(&src, kF64, gdap_device{GDAP_DEVICE_CUDA, device}, s.data(), 2));
+  EXPECT_OK(gdap_array_create(&dst, kF64, gdap_device{GDAP_DEVICE_CUDA, device}, d.data(), 2));
+  int64_t ss[2], ds[2];
+  EXPECT_OK(gdap_array_shape(ss, src));
+  EXPECT_OK(gdap_array_shape(ds, dst));
+  std::vector<double> host(static_cast<size_t>(ss[0] * ss[1]));
+  for (int64_t i = 0; i < ss[0]; ++i) {
+    for (int64_t j = 0; j < ss[1]; ++j) {
+      const int64_t g = global_of(s, n, i, j);
+      host[static_cast<size_t>(i * ss[1] + j)] = g < 0 ? -7.0 : static_cast<double>(g);
+    }
+  }
+  void *sp = nullptr, *dp = nullptr;
+  EXPECT_OK(gdap_array_data(&sp, src));
+  EXPECT_OK(gdap_array_data(&dp, dst));
+  cudaMemcpy(sp, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice);
+  host.assign(static_cast<size_t>(ds[0] * ds[1]), kSentinel);
+  cudaMemcpy(dp, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice);
+  EXPECT_OK(gdap_redistribute(comm, plan, src, dst));
+  EXPECT_OK(gdap_redistribute(comm, plan, src, dst));
+  cudaDeviceSynchronize();
+  cudaMemcpy(host.data(), dp, host.size() * sizeof(double), cudaMemcpyDeviceToHost);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < ds[0]; ++i) {
+    for (int64_t j = 0; j < ds[1]; ++j) {
+      const int64_t g = global_of(d, n, i, j);
+      wrong += host[static_cast<size_t>(i * ds[1] + j)] != (g < 0 ? kSentinel : static_cast<double>(g));
+    }
+  }
+  if (wrong != 0) {
+    std::fprintf(stderr, "rank %lld: %s: %lld wrong elements\n", static_cast<long long>(rank), name, static_cast<long long>(wrong));
+    ++failures;
+  }
+  gdap_array_destroy(dst);
+  gdap_array_destroy(src);
+  gdap_plan_destroy(plan);
+  gdap_map_destroy(dst_map);
+  gdap_map_destroy(src_map);
+}
+
+void run_all(gdap_comm* comm, int device, int64_t r, int64_t P) {
+  constexpr int64_t small = 203, large = 12289;
+  run_case(comm, device, r, small, {block(small, P, r), whole(small)}, {whole(small), cyclic(small, P, r)},
+           "small rows -> cyclic columns");
+  run_case(comm, device, r, large, {block(large, P, r), whole(large)}, {whole(large), block(large, P, r, 2)},
+           "large rows -> padded columns");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0, gpus = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < size) {
+    if (rank == 0) std::printf("skipped: %d processes need as many GPUs (%d visible)\n", size, gpus);
+    MPI_Finalize();
+    return 77;
+  }
+  cudaSetDevice(rank);
+  ncclUniqueId id;
+  if (rank == 0) ncclGetUniqueId(&id);
+  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+  ncclComm_t nccl = nullptr;
+  if (ncclCommInitRank(&nccl, size, id, rank) != ncclSuccess) {
+    std::fprintf(stderr, "rank %d: ncclCommInitRank failed\n", rank);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  cudaStream_t stream = nullptr;
+  cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  gdap_comm* comm = nullptr;
+  if (gdap_comm_from_nccl(&comm, nccl, stream) != GDAP_SUCCESS) {
+    std::fprintf(stderr, "rank %d: %s\n", rank, gdap_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  run_all(comm, rank, rank, size);                        // direct writes through CUDA IPC
+  if (rank == size - 1) setenv("GDAP_NCCL_PEER", "0", 1);  // one rank says no: all fall back
+  run_all(comm, rank, rank, size);
+  unsetenv("GDAP_NCCL_PEER");
+  run_all(comm, rank, rank, size);                        // and take the direct path again
+  gdap_comm_destroy(comm);
+  ncclCommDestroy(nccl);
+  cudaStreamDestroy(stream);
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) std::printf("redistribute_nccl_mpi on %d processes: %s\n", size, all == 0 ? "passed" : "FAILED");
+  MPI_Finalize();
+  return all == 0 ? 0 : 1;
+}
