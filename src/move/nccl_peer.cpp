@@ -10,9 +10,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <random>
+#include <string>
 #include <string_view>
 
 namespace gdap::move {
@@ -24,8 +27,8 @@ struct Offer {
   int32_t usable = 0;   // 0: this rank's peers cannot write into its destination
   int32_t has_dst = 0;  // 0: no destination section (nobody sends to this rank)
   int32_t device = -1;
-  int64_t pid = 0;
-  uint64_t host = 0;    // the host name's hash: CUDA IPC stays within one host
+  uint64_t process = 0;  // this process's random token: pids repeat across PID namespaces
+  uint64_t host = 0;     // the host name's and boot's hash: CUDA IPC stays within one host
   uint64_t dst = 0;     // the destination section's address in its own process
   int64_t offset = 0;   // of `dst` from the allocation `handle` exports
   cudaIpcMemHandle_t handle{};
@@ -39,8 +42,11 @@ struct Peer {
 
 Peer parse(const std::string& share) {
   Peer p;
-  if (share.size() < sizeof(Offer)) fail(GDAP_ERR_INTERNAL, "an NCCL peer offer of {} bytes", share.size());
-  std::memcpy(&p.offer, share.data(), sizeof(Offer));
+  if (share.size() >= sizeof(Offer)) std::memcpy(&p.offer, share.data(), sizeof(Offer));
+  if (share.size() < sizeof(Offer) || p.offer.version != Offer{}.version || p.offer.ndim < 0 ||
+      share.size() != sizeof(Offer) + static_cast<size_t>(p.offer.ndim) * sizeof(int64_t)) {
+    fail(GDAP_ERR_INTERNAL, "an NCCL peer offer of {} bytes does not parse (another gdap version on a peer?)", share.size());
+  }
   p.strides.resize(static_cast<size_t>(p.offer.ndim));
   std::memcpy(p.strides.data(), share.data() + sizeof(Offer), p.strides.size() * sizeof(int64_t));
   return p;
@@ -49,7 +55,22 @@ Peer parse(const std::string& share) {
 uint64_t host_hash() {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
-  return std::hash<std::string_view>{}(name);
+  std::string id(name);
+  if (std::FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {  // containers share the host's
+    char boot[64] = {};
+    if (std::fgets(boot, sizeof boot, f)) id += boot;
+    std::fclose(f);
+  }
+  return std::hash<std::string>{}(id);
+}
+
+// Drawn once per process: two ranks hold the same token only in the same address space.
+uint64_t process_token() {
+  static const uint64_t token = [] {
+    std::random_device entropy;
+    return (uint64_t{entropy()} << 32 | entropy()) ^ static_cast<uint64_t>(getpid());
+  }();
+  return token;
 }
 
 bool wanted() {
@@ -107,7 +128,7 @@ bool map_peers(NcclComm& comm, const std::vector<Peer>& peers, PeerScratch& s) {
     const Offer& o = peers[q].offer;
     if (q == static_cast<size_t>(comm.rank) || !o.has_dst) continue;
     if (o.host != mine.host) return false;
-    if (o.pid == mine.pid) {
+    if (o.process == mine.process) {
       int can = 0;
       if (cudaDeviceCanAccessPeer(&can, comm.device(), o.device) != cudaSuccess || !can) return cudaGetLastError(), false;
       enable_peer_access(comm.device(), o.device);
@@ -195,7 +216,7 @@ void upload_copies(const Call& call, const std::vector<std::string>& shares, Pee
       message_copies(plan, Part::send, m, source, Side{Side::destination, peer.strides}, es, copies);
       char* to = s.dst[static_cast<size_t>(m.peer)];
       if (to == nullptr) fail(GDAP_ERR_INTERNAL, "rank {} sends to rank {}, which offered no destination", call.comm.rank, m.peer);
-      add(from, to, peer.offer.device != device || peer.offer.pid != getpid());
+      add(from, to, peer.offer.device != device || peer.offer.process != process_token());
     }
     if (call.dst) {
       copies = part_copies(plan, Part::local, source, Side{Side::destination, call.dst->section.strides}, es);
@@ -208,8 +229,9 @@ void upload_copies(const Call& call, const std::vector<std::string>& shares, Pee
 }  // namespace
 
 std::string peer_share(const Call& call, int device) {
+  set_device(device);  // the allocation look-up asks the current device's context
   Offer o;
-  o.pid = getpid();
+  o.process = process_token();
   o.host = host_hash();
   o.device = device;
   o.usable = wanted() ? 1 : 0;
@@ -240,7 +262,12 @@ bool run_nccl_peer(const Call& call, NcclComm& comm, const std::vector<std::stri
   std::vector<int64_t> key = batch_key(call, s);
   if (!s.batch.holds(key)) upload_copies(call, shares, s, std::move(key), comm.device());
   bracket(comm, s);
-  s.batch.launch(comm.stream);
+  try {
+    s.batch.launch(comm.stream);
+  } catch (const Error&) {
+    bracket(comm, s);  // the peers' second bracket still completes; this rank reports the failure
+    throw;
+  }
   bracket(comm, s);
   return true;
 }

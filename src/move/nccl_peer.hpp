@@ -5,9 +5,9 @@
 // while it stays the same); peers in this process through their own pointers.
 //
 // Every rank offers how it can be reached in the call's agreement (peer_share). The first call
-// with new offers maps the peers and lets the ranks vote; if any rank cannot reach a peer it sends
-// to (another host, no peer access, memory CUDA IPC cannot export such as stream-ordered pools or
-// managed memory, or GDAP_NCCL_PEER=0 on any rank), every rank takes the NCCL path. Within a call
+// with new offers maps every peer's destination and lets the ranks vote; if any rank cannot reach a
+// peer (another host, no peer access, memory CUDA IPC cannot export such as stream-ordered pools or
+// VMM allocations, or GDAP_NCCL_PEER=0 on any rank), every rank takes the NCCL path. Within a call
 // two one-element NCCL all-reduces on the communicator's stream bracket the copy kernel: after
 // the first, every rank's earlier work on its sections is done; after the second, every rank's
 // writes are.

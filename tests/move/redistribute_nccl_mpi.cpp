@@ -89,6 +89,8 @@ void run_case(gdap_comm* comm, int device, int64_t rank, int64_t n, const std::v
   cudaMemcpy(sp, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice);
   host.assign(static_cast<size_t>(ds[0] * ds[1]), kSentinel);
   cudaMemcpy(dp, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice);
+  cudaDeviceSynchronize();  // pageable copies may still be landing, unordered with gdap's stream
+  MPI_Barrier(MPI_COMM_WORLD);  // every rank's destination filled before any peer writes into it
   EXPECT_OK(gdap_redistribute(comm, plan, src, dst));
   EXPECT_OK(gdap_redistribute(comm, plan, src, dst));
   cudaDeviceSynchronize();

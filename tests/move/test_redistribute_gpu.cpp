@@ -96,6 +96,7 @@ void make_section(DeviceSection& s, const std::vector<gdap_dim>& dims, const gda
   CHECK_GDAP(gdap_array_data(&data, s.array));
   CHECK_CUDA(cudaSetDevice(device));
   CHECK_CUDA(cudaMemcpy(data, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaDeviceSynchronize());  // landed before gdap's stream (unordered with this one) reads or writes it
 }
 
 // Owned elements hold their global index, padding the sentinel.
@@ -269,6 +270,7 @@ void large_rank(gdap_comm* comm, int64_t n, int64_t r, int64_t P, int64_t& wrong
   CHECK_CUDA(cudaMemcpy(sp, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice));
   host.assign(static_cast<size_t>(n * cols), kSentinel);
   CHECK_CUDA(cudaMemcpy(dp, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaDeviceSynchronize());  // pageable copies may still be landing, unordered with gdap's stream
   CHECK_GDAP(gdap_redistribute(comm, plan, src.array, dst.array));
   CHECK_GDAP(gdap_redistribute(comm, plan, src.array, dst.array));  // the kept rounds again
   CHECK_CUDA(cudaDeviceSynchronize());
