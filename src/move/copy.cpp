@@ -148,6 +148,13 @@ void clip_packed(std::span<const Copy2D> copies, bool packed_source, int64_t lo,
   }
 }
 
+void append_device_copies(std::vector<DeviceCopy>& out, std::span<const Copy2D> copies, const char* src, char* dst,
+                          bool remote) {
+  for (const Copy2D& c : copies) {
+    out.push_back({src + c.src, dst + c.dst, c.rows, c.row_bytes, c.src_pitch, c.dst_pitch, remote});
+  }
+}
+
 void run_host_copies(std::span<const Copy2D> copies, const char* src, char* dst) {
   for (const Copy2D& c : copies) {
     const char* s = src + c.src;

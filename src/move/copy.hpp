@@ -8,6 +8,7 @@
 // a single row, whatever its rank.
 #pragma once
 
+#include "move/device.hpp"
 #include "move/plan.hpp"
 
 #include <cstdint>
@@ -50,6 +51,11 @@ inline bool single_run(const std::vector<Copy2D>& copies) { return copies.size()
 // appended to `out`: the rows wholly inside stay one copy, and a row cut by an end becomes a copy of
 // its own. How a message too big for one NCCL round is cut into pieces (nccl_staging.cpp).
 void clip_packed(std::span<const Copy2D> copies, bool packed_source, int64_t lo, int64_t hi, std::vector<Copy2D>& out);
+
+// Appends `copies` to `out` as device copies between absolute addresses: their offsets counted from
+// `src` and `dst`, `remote` when either side is another GPU's memory.
+void append_device_copies(std::vector<DeviceCopy>& out, std::span<const Copy2D> copies, const char* src, char* dst,
+                          bool remote = false);
 
 // Runs copies on host-accessible memory.
 void run_host_copies(std::span<const Copy2D> copies, const char* src, char* dst);

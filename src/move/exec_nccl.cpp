@@ -82,9 +82,9 @@ void run_nccl(const Call& call) {
   }, [](size_t r, std::string_view, std::string_view) { return plan_mismatch(r); });
   const Call held{call.comm, call.plan, call.plan->src_shape ? call.src : nullptr, call.plan->dst_shape ? call.dst : nullptr};
   set_device(comm.device());
-  if (run_nccl_peer(held, comm, shares)) return;
-  NcclStaging& s = kept_scratch<NcclStaging>(comm.scratch);
   std::vector<int64_t> key = key_of(held);
+  if (run_nccl_peer(held, comm, shares, key)) return;
+  NcclStaging& s = kept_scratch<NcclStaging>(comm.scratch);
   if (!s.holds(key)) prepare(held, s, std::move(key));
   s.run(comm);
 }

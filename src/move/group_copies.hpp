@@ -46,11 +46,8 @@ void queue_copies(GroupDeviceScratch& scratch, void* stream, const Publications&
     each_transfer([&](const std::vector<Copy2D>& copies, const gdap_array* from, const gdap_array* to) {
       const int peer = (push ? to : from)->section.device.id;
       enable_peer_access(scratch.device, peer);
-      const char* s = static_cast<const char*>(from->data());
-      char* d = static_cast<char*>(to->data());
-      for (const Copy2D& c : copies) {
-        device_copies.push_back({s + c.src, d + c.dst, c.rows, c.row_bytes, c.src_pitch, c.dst_pitch, peer != scratch.device});
-      }
+      append_device_copies(device_copies, copies, static_cast<const char*>(from->data()), static_cast<char*>(to->data()),
+                           peer != scratch.device);
     });
     scratch.batch.upload(std::move(key), device_copies, stream);
   }

@@ -99,6 +99,7 @@ bool allocation_of(const void* p, CUdeviceptr& base) {
 // destinations, and the copy kernel.
 struct PeerScratch final : Scratch {
   std::vector<std::string> shares;
+  std::vector<Peer> peers;           // the same, parsed
   bool push = false;
   uint64_t generation = 0;           // changes with every new decision: part of the kernel's key
   std::vector<char*> dst;            // per rank: its destination in this process (NULL: not sent to)
@@ -153,16 +154,16 @@ void decide(NcclComm& comm, const std::vector<std::string>& shares, PeerScratch&
   s.shares = shares;
   s.push = false;
   ++s.generation;
-  std::vector<Peer> peers;
+  s.peers.clear();
   bool usable = true;
   for (const std::string& share : shares) {
-    peers.push_back(parse(share));
-    usable = usable && peers.back().offer.usable;
+    s.peers.push_back(parse(share));
+    usable = usable && s.peers.back().offer.usable;
   }
   if (!usable) return;  // the same verdict on every rank, with no vote
   bool reached = false;
   try {
-    reached = map_peers(comm, peers, s);
+    reached = map_peers(comm, s.peers, s);
   } catch (const Error&) {
     reached = false;
   }
@@ -180,24 +181,11 @@ void bracket(NcclComm& comm, PeerScratch& s) {
               "ncclAllReduce (the direct writes' bracket)");
 }
 
-std::vector<int64_t> batch_key(const Call& call, const PeerScratch& s) {
-  std::vector<int64_t> key{static_cast<int64_t>(call.plan->serial), static_cast<int64_t>(s.generation)};
-  for (const gdap_array* a : {call.src, static_cast<const gdap_array*>(call.dst)}) {
-    key.push_back(a ? reinterpret_cast<int64_t>(a->data()) : 0);
-    if (a) key.insert(key.end(), a->section.strides.begin(), a->section.strides.end());
-  }
-  return key;
-}
-
-void upload_copies(const Call& call, const std::vector<std::string>& shares, PeerScratch& s, std::vector<int64_t> key,
-                   int device) {
+void upload_copies(const Call& call, PeerScratch& s, std::vector<int64_t> key, int device) {
   const RankPlan& plan = call.plan->plan;
   const int64_t es = call.plan->element_size;
   std::vector<DeviceCopy> device_copies;
   std::vector<Copy2D> copies;
-  auto add = [&](const char* from, char* to, bool remote) {
-    for (const Copy2D& c : copies) device_copies.push_back({from + c.src, to + c.dst, c.rows, c.row_bytes, c.src_pitch, c.dst_pitch, remote});
-  };
   if (call.src) {
     const Side source{Side::source, call.src->section.strides};
     const char* from = static_cast<const char*>(call.src->data());
@@ -211,16 +199,17 @@ void upload_copies(const Call& call, const std::vector<std::string>& shares, Pee
     });
     for (const Message* sent : sends) {
       const Message& m = *sent;
-      const Peer peer = parse(shares[static_cast<size_t>(m.peer)]);
+      const Peer& peer = s.peers[static_cast<size_t>(m.peer)];
       copies.clear();
       message_copies(plan, Part::send, m, source, Side{Side::destination, peer.strides}, es, copies);
       char* to = s.dst[static_cast<size_t>(m.peer)];
       if (to == nullptr) fail(GDAP_ERR_INTERNAL, "rank {} sends to rank {}, which offered no destination", call.comm.rank, m.peer);
-      add(from, to, peer.offer.device != device || peer.offer.process != process_token());
+      append_device_copies(device_copies, copies, from, to, peer.offer.device != device || peer.offer.process != process_token());
     }
     if (call.dst) {
-      copies = part_copies(plan, Part::local, source, Side{Side::destination, call.dst->section.strides}, es);
-      add(from, static_cast<char*>(call.dst->data()), false);
+      append_device_copies(device_copies,
+                           part_copies(plan, Part::local, source, Side{Side::destination, call.dst->section.strides}, es),
+                           from, static_cast<char*>(call.dst->data()));
     }
   }
   s.batch.upload(std::move(key), device_copies, call.comm.stream);
@@ -255,12 +244,12 @@ std::string peer_share(const Call& call, int device) {
   return share;
 }
 
-bool run_nccl_peer(const Call& call, NcclComm& comm, const std::vector<std::string>& shares) {
+bool run_nccl_peer(const Call& call, NcclComm& comm, const std::vector<std::string>& shares, std::vector<int64_t> key) {
   PeerScratch& s = kept_scratch<PeerScratch>(comm.peer_scratch);
   decide(comm, shares, s);
   if (!s.push) return false;
-  std::vector<int64_t> key = batch_key(call, s);
-  if (!s.batch.holds(key)) upload_copies(call, shares, s, std::move(key), comm.device());
+  key.push_back(static_cast<int64_t>(s.generation));  // the peers' mappings too
+  if (!s.batch.holds(key)) upload_copies(call, s, std::move(key), comm.device());
   bracket(comm, s);
   try {
     s.batch.launch(comm.stream);

@@ -15,6 +15,7 @@
 
 #include "move/redistribute.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,8 @@ namespace gdap::move {
 std::string peer_share(const Call& call, int device);
 
 // Runs the call by direct writes and returns true, or returns false (having moved nothing) when
-// the ranks' offers rule the direct path out; collective over the communicator.
-bool run_nccl_peer(const Call& call, NcclComm& comm, const std::vector<std::string>& shares);
+// the ranks' offers rule the direct path out; collective over the communicator. `key` identifies
+// the plan and this rank's sections (the executor's cache key).
+bool run_nccl_peer(const Call& call, NcclComm& comm, const std::vector<std::string>& shares, std::vector<int64_t> key);
 
 }  // namespace gdap::move

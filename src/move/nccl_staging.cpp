@@ -12,10 +12,6 @@ namespace {
 // next round's packing, and few enough that each kernel launch is a small part of a round.
 constexpr int64_t kMinPiece = int64_t{32} << 20, kMaxRounds = 8, kPieceAlign = 4096;
 
-void add(std::vector<DeviceCopy>& out, const std::vector<Copy2D>& copies, const char* src, char* dst) {
-  for (const Copy2D& c : copies) out.push_back({src + c.src, dst + c.dst, c.rows, c.row_bytes, c.src_pitch, c.dst_pitch});
-}
-
 }  // namespace
 
 int64_t NcclStaging::piece_bytes(int64_t bytes) {
@@ -75,13 +71,15 @@ void NcclStaging::route(bool sending, int peer, int64_t bytes, const std::vector
       clip_packed(copies, /*packed_source=*/!sending, offset + at, offset + at + n, clipped);
       these = &clipped;
     }
-    if (sending) add(r.pack, *these, data, staging);
-    else add(r.unpack, *these, staging, data);
+    if (sending) append_device_copies(r.pack, *these, data, staging);
+    else append_device_copies(r.unpack, *these, staging, data);
     transfers.push_back({peer, n, staging + offset + at});
   }
 }
 
-void NcclStaging::local(const std::vector<Copy2D>& copies, const char* src, char* dst) { add(local_copies_, copies, src, dst); }
+void NcclStaging::local(const std::vector<Copy2D>& copies, const char* src, char* dst) {
+  append_device_copies(local_copies_, copies, src, dst);
+}
 
 void NcclStaging::end(std::vector<int64_t> key, void* stream) {
   std::vector<DeviceCopy>& first = rounds_[0].pack;
