@@ -1,8 +1,10 @@
 // Halo exchange of a 3-d float64 512^3 array over P GPUs of one process (P = every GPU, or argv[1]):
 // gdap_halo_exchange over NCCL (one communicator per GPU from ncclCommInitAll), the persistent
 // exchange over NCCL (gdap_halo_exchange_init once, then gdap_exchange_start: no agreement per
-// call) and gdap_halo_exchange over the in-process group (peer-copy kernels), beside the floor: raw NCCL grouped ncclSend/ncclRecv of
-// the same bytes to the same peers from contiguous buffers (no packing), timed in the same run.
+// call), by direct writes into the neighbours' staging and, bound with GDAP_NCCL_PEER=0, by NCCL
+// send/receive, and gdap_halo_exchange over the in-process group (peer-copy kernels), beside the
+// floor: raw NCCL grouped ncclSend/ncclRecv of the same bytes to the same peers from contiguous
+// buffers (no packing), timed in the same run.
 // Decompositions: slabs split along axis 0 (faces contiguous: sent without packing), slabs split
 // along axis 2 (faces strided: packed and unpacked by copy kernels), and on 4 GPUs a 2 x 2 grid
 // over axes 0 and 1 (faces, edges and corners). Each split axis is periodic with halos of width
@@ -83,7 +85,7 @@ std::vector<int> neighbours(const Case& c, int r) {
 }
 
 struct Result {
-  double gdap_nccl = 0, gdap_bound = 0, gdap_group = 0, raw = 0;
+  double gdap_nccl = 0, gdap_bound = 0, gdap_sends = 0, gdap_group = 0, raw = 0;
   int64_t bytes = 0;  // bytes sent by rank 0
 };
 
@@ -106,7 +108,7 @@ double time_ranks(int P, std::barrier<>& sync, int r, std::vector<double>& times
 Result run_case(const Case& c, int P, const std::vector<ncclComm_t>& nccl) {
   Result result;
   std::barrier sync(P);
-  std::vector<double> t_nccl, t_bound, t_group, t_raw;
+  std::vector<double> t_nccl, t_bound, t_sends, t_group, t_raw;
   std::vector<gdap_comm*> group(static_cast<size_t>(P));
   CK(gdap_comm_create_group(group.data(), P));
   std::vector<std::thread> threads;
@@ -133,6 +135,14 @@ Result run_case(const Case& c, int P, const std::vector<ncclComm_t>& nccl) {
       gdap_exchange* bound = nullptr;  // persistent: checked and agreed once
       CK(gdap_halo_exchange_init(&bound, comm, halo, a));
       time_ranks(P, sync, r, t_bound, [&] { CK(gdap_exchange_start(bound)); }, stream);
+      CK(gdap_exchange_destroy(bound));
+      sync.arrive_and_wait();  // the environment changes while no thread reads it
+      if (r == 0) setenv("GDAP_NCCL_PEER", "0", 1);
+      sync.arrive_and_wait();
+      CK(gdap_halo_exchange_init(&bound, comm, halo, a));  // NCCL send/receive
+      sync.arrive_and_wait();
+      if (r == 0) unsetenv("GDAP_NCCL_PEER");
+      time_ranks(P, sync, r, t_sends, [&] { CK(gdap_exchange_start(bound)); }, stream);
       CK(gdap_exchange_destroy(bound));
       time_ranks(P, sync, r, t_group, [&] { CK(gdap_halo_exchange(member, halo, a)); }, stream);
       // Raw NCCL: the same bytes to the same peers, one contiguous message each.
@@ -163,6 +173,7 @@ Result run_case(const Case& c, int P, const std::vector<ncclComm_t>& nccl) {
   for (auto& t : threads) t.join();
   result.gdap_nccl = median(t_nccl);
   result.gdap_bound = median(t_bound);
+  result.gdap_sends = median(t_sends);
   result.gdap_group = median(t_group);
   result.raw = median(t_raw);
   return result;
@@ -187,14 +198,16 @@ int main(int argc, char** argv) {
     if (P == 4) cases.push_back({"2 x 2 over axes 0, 1 (faces, edges, corners)", {2, 2, 1}, w});
   }
   std::printf("## halo exchange, float64 %lld^3 over %d GPUs, one process\n\n", static_cast<long long>(kN), P);
-  std::printf("| decomposition | halo | bytes sent per rank | gdap NCCL ms | gdap NCCL persistent ms | gdap group ms | "
-              "raw NCCL ms (floor) | NCCL ratio | persistent ratio | group ratio | persistent GB/s |\n"
-              "|---|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("| decomposition | halo | bytes sent per rank | gdap NCCL ms | gdap NCCL persistent ms | persistent, NCCL "
+              "sends ms | gdap group ms | raw NCCL ms (floor) | NCCL ratio | persistent ratio | persistent sends ratio | "
+              "group ratio | persistent GB/s |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Case& c : cases) {
     const Result r = run_case(c, P, nccl);
-    std::printf("| %s | %lld | %.1f MB | %.3f | %.3f | %.3f | %.3f | %.2fx | %.2fx | %.2fx | %.1f |\n", c.name.c_str(),
-                static_cast<long long>(c.width), r.bytes / 1e6, r.gdap_nccl, r.gdap_bound, r.gdap_group, r.raw,
-                r.gdap_nccl / r.raw, r.gdap_bound / r.raw, r.gdap_group / r.raw, r.bytes / r.gdap_bound / 1e6);
+    std::printf("| %s | %lld | %.1f MB | %.3f | %.3f | %.3f | %.3f | %.3f | %.2fx | %.2fx | %.2fx | %.2fx | %.1f |\n",
+                c.name.c_str(), static_cast<long long>(c.width), r.bytes / 1e6, r.gdap_nccl, r.gdap_bound, r.gdap_sends,
+                r.gdap_group, r.raw, r.gdap_nccl / r.raw, r.gdap_bound / r.raw, r.gdap_sends / r.raw, r.gdap_group / r.raw,
+                r.bytes / r.gdap_bound / 1e6);
     std::fflush(stdout);
   }
   for (ncclComm_t comm : nccl) ncclCommDestroy(comm);

@@ -822,6 +822,10 @@ typedef struct gdap_exchange gdap_exchange;
  * rank returns an error (the failing rank its own, the others GDAP_ERR_REMOTE naming it) and no
  * exchange is made. Moves no data. `comm`, `halo` and `local` are borrowed: they must outlive the
  * exchange. On success `*out` is a new exchange the caller destroys with gdap_exchange_destroy.
+ * On an NCCL communicator whose ranks share one host and reach each other's GPUs (peer access, or
+ * CUDA IPC between processes), each rank also allocates a receive staging of twice its halo's
+ * received bytes and maps its neighbours' (one more allgather), so that starts write directly;
+ * otherwise, or with GDAP_NCCL_PEER=0 on any rank, starts use NCCL send/receive.
  */
 GDAP_API gdap_status gdap_halo_exchange_init(gdap_exchange** out, gdap_comm* comm, const gdap_halo* halo,
                                              gdap_array* local);
@@ -829,8 +833,12 @@ GDAP_API gdap_status gdap_halo_exchange_init(gdap_exchange** out, gdap_comm* com
 /**
  * Collective: one halo exchange of a bound exchange, as gdap_halo_exchange would make it, without
  * its checks and, on MPI and NCCL, without its agreement, which are a round trip of their own: on
- * NCCL a start queues the pack kernel, one NCCL group and the unpack kernel on the communicator's
- * stream and returns without waiting on the host. Every rank starts its exchange of the same halo,
+ * NCCL a start queues on the communicator's stream one kernel that writes this rank's faces packed
+ * into its neighbours' staging and then signals them through flags there, and one kernel that
+ * waits for its neighbours' signals and unpacks its own staging into the padding (or, without
+ * direct writes, the pack kernel, one NCCL group and the unpack kernel), and returns without
+ * waiting on the host. A neighbour that does not start within the communicator's timeout (at init)
+ * makes that start unpack nothing and every later start return GDAP_ERR_TIMEOUT. Every rank starts its exchange of the same halo,
  * as many times. On the in-process group a start is gdap_halo_exchange (its agreement is the
  * rendezvous its copies need anyway). GDAP_ERR_TIMEOUT at once on a communicator that an earlier
  * call broke; a rank that never starts costs the others what a missing rank costs
@@ -838,7 +846,11 @@ GDAP_API gdap_status gdap_halo_exchange_init(gdap_exchange** out, gdap_comm* com
  */
 GDAP_API gdap_status gdap_exchange_start(gdap_exchange* exchange);
 
-/** Destroys an exchange (not collective; nothing it borrows). NULL is a no-op. */
+/**
+ * Destroys an exchange (not collective; nothing it borrows). NULL is a no-op. An exchange with
+ * direct writes first waits for its GPU's queued work: a neighbour's start writes into this
+ * rank's staging, so every rank destroys its exchange only after its last start.
+ */
 GDAP_API gdap_status gdap_exchange_destroy(gdap_exchange* exchange);
 
 /* ---------------------------------------------------------------------------------------------

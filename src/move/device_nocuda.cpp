@@ -13,8 +13,8 @@ struct DeviceBatch::Impl {};
 DeviceBatch::DeviceBatch() = default;
 DeviceBatch::~DeviceBatch() = default;
 bool DeviceBatch::holds(const std::vector<int64_t>&) const { return false; }
-void DeviceBatch::upload(std::vector<int64_t>, const std::vector<DeviceCopy>&, void*) { no_cuda(); }
-void DeviceBatch::launch(void*) const { no_cuda(); }
+void DeviceBatch::upload(std::vector<int64_t>, const std::vector<DeviceCopy>&, void*, const BatchFlags*) { no_cuda(); }
+void DeviceBatch::launch(void*, uint32_t) const { no_cuda(); }
 int64_t DeviceBatch::size() const { return 0; }
 DeviceBuffer::~DeviceBuffer() = default;
 char* DeviceBuffer::reserve(int64_t) { no_cuda(); }

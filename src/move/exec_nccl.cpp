@@ -67,17 +67,8 @@ void run_nccl(const Call& call) {
   auto& comm = dynamic_cast<NcclComm&>(call.comm);
   const std::vector<std::string> shares = agree_gather(comm, [&] {
     check_call(call);
-    for (const gdap_array* a : {call.src, static_cast<const gdap_array*>(call.dst)}) {
-      if (a == nullptr) continue;
-      if (memory_of(a) != Memory::device) {
-        fail(GDAP_ERR_UNSUPPORTED, "an NCCL communicator moves device sections; this one is in host memory (use an "
-                                   "MPI communicator or an in-process group)");
-      }
-      if (a->section.device.id != comm.device()) {
-        fail(GDAP_ERR_INVALID_ARGUMENT, "a section is on GPU {} but the NCCL communicator on GPU {}",
-             a->section.device.id, comm.device());
-      }
-    }
+    if (call.src) check_nccl_section(call.src, comm.device(), "src", "redistribution moves");
+    if (call.dst) check_nccl_section(call.dst, comm.device(), "dst", "redistribution moves");
     return Share{plan_token(call.plan), peer_share(call, comm.device())};
   }, [](size_t r, std::string_view, std::string_view) { return plan_mismatch(r); });
   const Call held{call.comm, call.plan, call.plan->src_shape ? call.src : nullptr, call.plan->dst_shape ? call.dst : nullptr};

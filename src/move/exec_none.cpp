@@ -15,6 +15,11 @@ void check_halo_mpi(const HaloCall&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was
 void run_nccl(const Call&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without NCCL"); }
 void halo_nccl(const HaloCall&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without NCCL"); }
 void check_halo_nccl(const HaloCall&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without NCCL"); }
+std::string halo_peer_offer(const HaloCall&, std::unique_ptr<Scratch>&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without NCCL"); }
+void halo_peer_bind(const HaloCall&, const std::vector<std::string>&, std::unique_ptr<Scratch>&) {
+  fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without NCCL");
+}
+void halo_peer_start(const HaloCall&, Scratch&) { fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without NCCL"); }
 #endif
 
 }  // namespace gdap::move

@@ -314,31 +314,38 @@ GDAP_API gdap_status gdap_halo_exchange(gdap_comm* comm, const gdap_halo* halo, 
   return guard([&] { run_halo(gdap::move::HaloCall{gdap::comm_ref(comm), halo, local}); });
 }
 
-// A persistent halo exchange: the arguments gdap_halo_exchange_init checked and agreed on (borrowed).
+// A persistent halo exchange: the arguments gdap_halo_exchange_init checked and agreed on (borrowed),
+// and over NCCL the direct writes' state when the ranks took them (owned).
 struct gdap_exchange {
   gdap_comm* comm;
   const gdap_halo* halo;
   gdap_array* local;
+  std::unique_ptr<gdap::Scratch> direct;
 };
 
 GDAP_API gdap_status gdap_halo_exchange_init(gdap_exchange** out, gdap_comm* comm, const gdap_halo* halo,
                                              gdap_array* local) {
   return guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
-    std::unique_ptr<gdap_exchange> made;
-    gdap::agree(c, [&] {  // every check on every rank, so that a bad argument is every rank's error
+    const gdap::move::HaloCall call{c, halo, local};
+    const bool nccl = c.kind() == GDAP_COMM_NCCL;
+    std::unique_ptr<gdap::Scratch> direct;
+    // Every check on every rank, so that a bad argument is every rank's error; over NCCL the
+    // ranks' offers for direct writes travel in the same allgather.
+    const std::vector<std::string> offers = gdap::agree_gather(c, [&] {
       require(out, "out");
-      check_halo_engine(gdap::move::HaloCall{c, halo, local});
-      made = std::make_unique<gdap_exchange>(gdap_exchange{comm, halo, local});
-    });
-    *out = made.release();
+      check_halo_engine(call);
+      return gdap::Share{"", nccl ? gdap::move::halo_peer_offer(call, direct) : std::string()};
+    }, [](size_t, std::string_view, std::string_view) { return std::string(); });
+    if (nccl) gdap::move::halo_peer_bind(call, offers, direct);
+    *out = new gdap_exchange{comm, halo, local, std::move(direct)};
   });
 }
 
 GDAP_API gdap_status gdap_exchange_start(gdap_exchange* exchange) {
   return guard([&] {
     require(exchange, "exchange");
-    run_halo(gdap::move::HaloCall{*exchange->comm, exchange->halo, exchange->local, true});
+    run_halo(gdap::move::HaloCall{*exchange->comm, exchange->halo, exchange->local, true, exchange->direct.get()});
   });
 }
 

@@ -11,7 +11,8 @@
 //
 // The executors turn boxes into Copy2D programs (copy.hpp) and run them as gdap_redistribute's
 // executors do: host memcpy or peer copy kernels in the in-process group, packed nonblocking
-// point-to-point over MPI, pack kernels and grouped send/recv over NCCL.
+// point-to-point over MPI, pack kernels and grouped send/recv over NCCL, or, for a bound exchange
+// over NCCL, direct writes into the neighbours' staging (halo_peer.cpp).
 #pragma once
 
 #include "comm/comm.hpp"
@@ -21,7 +22,9 @@
 #include <gdap/gdap.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace gdap::move {
@@ -88,6 +91,7 @@ struct HaloCall {
   const gdap_halo* halo;
   gdap_array* local;
   bool bound = false;
+  Scratch* direct = nullptr;  // bound over NCCL: the direct writes' state, when the ranks took them
 };
 
 // This rank's own checks (run inside each executor's agreement step).
@@ -95,6 +99,14 @@ void check_halo_call(const HaloCall& call);
 // check_halo_call and what the communicator's engine needs of the section's memory.
 void check_halo_mpi(const HaloCall& call);
 void check_halo_nccl(const HaloCall& call);
+
+// NCCL's persistent exchange by direct writes into the neighbours' staging (halo_peer.cpp), set
+// up by gdap_halo_exchange_init: this rank's offer once its checks passed (its staging kept in
+// `bound`), then, from every rank's offer, the bound state in `bound`, or `bound` emptied when the
+// ranks keep NCCL send/receive. Collective; throws on every rank when the ranks' halos differ.
+std::string halo_peer_offer(const HaloCall& call, std::unique_ptr<Scratch>& bound);
+void halo_peer_bind(const HaloCall& call, const std::vector<std::string>& offers, std::unique_ptr<Scratch>& bound);
+void halo_peer_start(const HaloCall& call, Scratch& bound);
 
 void halo_group(const HaloCall& call);
 void halo_mpi(const HaloCall& call);

@@ -80,23 +80,18 @@ void prepare(const HaloCall& call, NcclStaging& s, std::vector<int64_t> key) {
 
 void check_halo_nccl(const HaloCall& call) {
   check_halo_call(call);
-  if (memory_of(call.local) != Memory::device) {
-    fail(GDAP_ERR_UNSUPPORTED, "an NCCL communicator exchanges halos of device sections; this one is in host memory "
-                               "(use an MPI communicator or an in-process group)");
-  }
-  const int device = dynamic_cast<NcclComm&>(call.comm).device();
-  if (call.local->section.device.id != device) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "local is on GPU {} but the NCCL communicator on GPU {}", call.local->section.device.id,
-         device);
-  }
+  check_nccl_section(call.local, dynamic_cast<NcclComm&>(call.comm).device(), "local", "the halo exchange takes");
 }
 
 // Bound (gdap_exchange_start): no agreement, so a repeated exchange costs the pack kernel, one
-// NCCL group and the unpack kernel, queued without a wait on the host.
+// NCCL group and the unpack kernel, queued without a wait on the host; or, where the ranks took
+// direct writes at the binding (halo_peer.cpp), the push kernel and the unpack kernel, ordered
+// across the GPUs by flags.
 void halo_nccl(const HaloCall& call) {
   auto& comm = dynamic_cast<NcclComm&>(call.comm);
   if (call.bound) {
     comm.check_usable();
+    if (call.direct) return halo_peer_start(call, *call.direct);
   } else {
     agree(comm, [&] { check_halo_nccl(call); });
   }

@@ -1,6 +1,9 @@
 #include "move/nccl_staging.hpp"
 
+#include "array/array.hpp"
 #include "comm/nccl.hpp"
+#include "core/error.hpp"
+#include "move/redistribute.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -13,6 +16,16 @@ namespace {
 constexpr int64_t kMinPiece = int64_t{32} << 20, kMaxRounds = 8, kPieceAlign = 4096;
 
 }  // namespace
+
+void check_nccl_section(const gdap_array* a, int device, std::string_view which, std::string_view takes) {
+  if (memory_of(a) != Memory::device) {
+    fail(GDAP_ERR_UNSUPPORTED, "{} is not in CUDA device memory: on an NCCL communicator {} device sections (host "
+         "sections go through an in-process group or MPI)", which, takes);
+  }
+  if (a->section.device.id != device) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "{} is on GPU {} but the NCCL communicator on GPU {}", which, a->section.device.id, device);
+  }
+}
 
 int64_t NcclStaging::piece_bytes(int64_t bytes) {
   if (bytes < 2 * kMinPiece) return std::max<int64_t>(bytes, 1);

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 namespace gdap {
@@ -25,6 +26,11 @@ class NcclComm;
 }
 
 namespace gdap::move {
+
+// Throws unless `a` is in CUDA device memory on the communicator's GPU (`device`): GDAP_ERR_UNSUPPORTED
+// for host memory, GDAP_ERR_INVALID_ARGUMENT for another GPU. `which` names it ("source",
+// "local"); `takes` says what the operation takes ("the reductions take").
+void check_nccl_section(const gdap_array* a, int device, std::string_view which, std::string_view takes);
 
 class NcclStaging final : public Scratch {
  public:

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "move/allreduce.hpp"
 #include "move/device.hpp"
+#include "move/nccl_staging.hpp"
 #include "move/redistribute.hpp"
 #include "move/reduce.hpp"
 
@@ -16,17 +17,9 @@
 namespace gdap::move {
 
 void check_nccl_sections(gdap_comm& comm, const gdap_array* source, const gdap_array* result) {
-  const auto& nccl = dynamic_cast<const NcclComm&>(comm);
-  for (const auto& [which, a] : {std::pair{"source", source}, std::pair{"result", result}}) {
-    if (memory_of(a) != Memory::device) {
-      fail(GDAP_ERR_UNSUPPORTED, "{} is not in CUDA device memory: on an NCCL communicator the reductions take device "
-           "sections (host sections reduce on an in-process group or MPI)", which);
-    }
-    if (a->section.device.id != nccl.device()) {
-      fail(GDAP_ERR_INVALID_ARGUMENT, "{} is on GPU {} but the NCCL communicator on GPU {}", which, a->section.device.id,
-           nccl.device());
-    }
-  }
+  const int device = dynamic_cast<const NcclComm&>(comm).device();
+  check_nccl_section(source, device, "source", "the reductions take");
+  check_nccl_section(result, device, "result", "the reductions take");
 }
 
 namespace {

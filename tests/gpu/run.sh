@@ -21,7 +21,7 @@ export CMAKE_PREFIX_PATH=$PWD/.deps/root/usr
 python=$(command -v python3)
 if ls .whl/*.whl >/dev/null 2>&1; then
   "$python" -m pip install -q --no-index --find-links .whl swig zarr
-  "$python" -c 'import zarr, tensorstore; print("python:", zarr.__version__, "zarr, tensorstore", tensorstore.__version__)'
+  "$python" -c 'import zarr, tensorstore; print("python:", zarr.__version__, "zarr, tensorstore", getattr(tensorstore, "__version__", "(no version)"))'
 fi
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDAP_WITH_CUDA=ON -DPython3_EXECUTABLE=$python \
   -DGDAP_CHECK_ABI=OFF -DGDAP_CHECK_DOCS=OFF \

@@ -126,6 +126,7 @@ struct Reference {
   const Case& c;
   const gdap_map* map;
   int64_t rank;
+  double shift = 0;  // added to every owned value (a repainted section)
 
   // Per dimension: owned, a communication padding cell the exchange fills, or one it leaves.
   Place place(const gdap_dim& d, size_t i, int64_t local) const {
@@ -153,7 +154,7 @@ struct Reference {
     if (outside || (halos > 1 && !c.corners)) return kPoison;
     std::vector<int64_t> global(local.size());
     gdap_map_local_to_global(global.data(), map, rank, local.data());
-    return value_of(global);
+    return value_of(global) + shift;
   }
 };
 
@@ -175,8 +176,8 @@ void for_each_element(const Section& s, F&& f) {
   }
 }
 
-// Rank `rank`'s section, painted: owned elements f(g), padding the poison.
-inline Section make_section(const Case& c, const gdap_map* map, int64_t rank) {
+// Rank `rank`'s section, painted: owned elements f(g) + shift, padding the poison.
+inline Section make_section(const Case& c, const gdap_map* map, int64_t rank, double shift = 0) {
   Section s;
   s.dims = dims_of(c, rank);
   for (const gdap_dim& d : s.dims) {
@@ -192,7 +193,7 @@ inline Section make_section(const Case& c, const gdap_map* map, int64_t rank) {
     for (size_t i = s.shape.size(); i-- > 1;) s.strides[i - 1] = s.strides[i] * std::max<int64_t>(s.shape[i], 1);
   }
   s.data.assign(static_cast<size_t>(std::max<int64_t>(s.count, 1)), kPoison);
-  const Reference ref{c, map, rank};
+  const Reference ref{c, map, rank, shift};
   for_each_element(s, [&](const std::vector<int64_t>& local, int64_t offset) {
     bool owned = false;
     const double v = ref.expected(s, local, owned);
@@ -209,10 +210,11 @@ inline std::string text(const std::vector<int64_t>& v) {
 }
 
 // Failures of rank `rank`'s section after the exchange (at most a few); `touched`: whether the
-// exchange ran (false: every padding cell must still be the poison).
-inline std::vector<std::string> check(const Case& c, const gdap_map* map, int64_t rank, const Section& s, bool touched) {
+// exchange ran (false: every padding cell must still be the poison); `shift`: the painting's.
+inline std::vector<std::string> check(const Case& c, const gdap_map* map, int64_t rank, const Section& s, bool touched,
+                                      double shift = 0) {
   std::vector<std::string> failures;
-  const Reference ref{c, map, rank};
+  const Reference ref{c, map, rank, shift};
   for_each_element(s, [&](const std::vector<int64_t>& local, int64_t offset) {
     bool owned = false;
     double want = ref.expected(s, local, owned);

@@ -3,12 +3,13 @@
 // ranks spread over the GPUs round-robin, several ranks per GPU allowed) and through NCCL (one rank
 // per GPU, up to 4; the 1-rank cases wrap onto themselves when only one GPU is there). Each
 // section is painted on the host, copied to its GPU, exchanged twice (the second run reuses the
-// uploaded copy programs), copied back and checked element by element; the Persistent cases do the
-// same through gdap_halo_exchange_init and two gdap_exchange_start. Then host and device sections
-// in one group: refused on every rank.
+// uploaded copy programs), copied back and checked element by element; the Persistent cases bind
+// with gdap_halo_exchange_init and start three times, repainting between starts (halo_device.hpp);
+// over NCCL with direct writes, then with NCCL send/receive. Then host and device sections in one
+// group: refused on every rank.
 //
 // Run: ctest --test-dir build -L gpu -R halo   (or build/tests/halo/test_halo_gpu)
-#include "halo/halo_check.hpp"
+#include "halo/halo_device.hpp"
 
 #include <gdap/gdap.h>
 #include <gdap/gdap_cuda.h>
@@ -17,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <nccl.h>
 
+#include <barrier>
 #include <cstdlib>
 #include <functional>
 #include <thread>
@@ -37,47 +39,6 @@ void on_threads(int64_t n, const std::function<void(int64_t)>& body) {
   for (std::thread& t : threads) t.join();
 }
 
-// One rank's case on `device` over `comm`; failures appended to `failures`. `persistent`: bound
-// once (gdap_halo_exchange_init), then started twice.
-void run_rank(const ht::Case& c, gdap_comm* comm, int64_t rank, int device, std::vector<std::string>& failures,
-              bool persistent = false) {
-  cudaSetDevice(device);
-  const std::vector<gdap_dim> all = ht::all_dims(c);
-  gdap_map* map = nullptr;
-  gdap_map_create(&map, c.nranks(), static_cast<int64_t>(c.axes.size()), all.data());
-  gdap_halo_options options = GDAP_HALO_OPTIONS_INIT;
-  options.corners = c.corners ? 1 : 0;
-  options.widths = c.caps.empty() ? nullptr : c.caps.data();
-  gdap_halo* halo = nullptr;
-  if (gdap_halo_create(&halo, map, ht::float64(), rank, &options) != GDAP_SUCCESS) failures.push_back(gdap_last_error());
-  ht::Section s = ht::make_section(c, map, rank);
-  const size_t bytes = s.data.size() * sizeof(double);
-  void* d = nullptr;
-  if (cudaMalloc(&d, bytes) != cudaSuccess) failures.push_back("cudaMalloc failed");
-  cudaMemcpy(d, s.data.data(), bytes, cudaMemcpyHostToDevice);
-  gdap_array* array = nullptr;
-  if (gdap_array_wrap(&array, d, ht::float64(), gdap_device{GDAP_DEVICE_CUDA, device}, s.strides.data(), s.dims.data(),
-                      static_cast<int64_t>(s.dims.size())) != GDAP_SUCCESS) {
-    failures.push_back(gdap_last_error());
-  }
-  gdap_exchange* bound = nullptr;
-  if (persistent && gdap_halo_exchange_init(&bound, comm, halo, array) != GDAP_SUCCESS) {
-    failures.push_back(c.name + ": gdap_halo_exchange_init: " + gdap_last_error());
-  }
-  for (int round = 0; round < 2; ++round) {
-    const gdap_status st = persistent ? gdap_exchange_start(bound) : gdap_halo_exchange(comm, halo, array);
-    if (st != GDAP_SUCCESS) failures.push_back(c.name + ": " + gdap_last_error());
-  }
-  gdap_exchange_destroy(bound);
-  if (cudaDeviceSynchronize() != cudaSuccess) failures.push_back(c.name + ": cudaDeviceSynchronize failed");
-  cudaMemcpy(s.data.data(), d, bytes, cudaMemcpyDeviceToHost);
-  for (const std::string& f : ht::check(c, map, rank, s, true)) failures.push_back(f);
-  gdap_array_destroy(array);
-  cudaFree(d);
-  gdap_halo_destroy(halo);
-  gdap_map_destroy(map);
-}
-
 void run_group(const char* mode, bool persistent = false) {
   const int gpus = device_count();
   ASSERT_GT(gpus, 0) << "no CUDA device: this test needs one";
@@ -88,8 +49,8 @@ void run_group(const char* mode, bool persistent = false) {
       ASSERT_EQ(gdap_comm_create_group(comms.data(), n), GDAP_SUCCESS) << gdap_last_error();
       std::vector<std::vector<std::string>> failures(static_cast<size_t>(n));
       on_threads(n, [&](int64_t r) {
-        run_rank(c, comms[static_cast<size_t>(r)], r, static_cast<int>(r % gpus), failures[static_cast<size_t>(r)],
-                 persistent);
+        ht::run_device_rank(c, comms[static_cast<size_t>(r)], r, static_cast<int>(r % gpus),
+                            failures[static_cast<size_t>(r)], persistent, nullptr);
       });
       for (int64_t r = 0; r < n; ++r) {
         for (const std::string& f : failures[static_cast<size_t>(r)]) ADD_FAILURE() << mode << ", rank " << r << ": " << f;
@@ -122,7 +83,7 @@ void run_nccl(bool persistent) {
         failures[static_cast<size_t>(r)].push_back(gdap_last_error());
         return;
       }
-      run_rank(c, comm, r, static_cast<int>(r), failures[static_cast<size_t>(r)], persistent);
+      ht::run_device_rank(c, comm, r, static_cast<int>(r), failures[static_cast<size_t>(r)], persistent, stream);
       gdap_comm_destroy(comm);
       cudaStreamDestroy(stream);
     });
@@ -134,7 +95,66 @@ void run_nccl(bool persistent) {
 }
 
 TEST(HaloGpu, NcclOneRankPerGpu) { run_nccl(false); }
-TEST(HaloGpu, NcclPersistent) { run_nccl(true); }
+TEST(HaloGpu, NcclPersistent) { run_nccl(true); }  // direct writes into the neighbours' staging
+
+// The same through NCCL send/receive: one rank without direct writes makes every rank go without.
+TEST(HaloGpu, NcclPersistentThroughNcclSends) {
+  setenv("GDAP_NCCL_PEER", "0", 1);
+  run_nccl(true);
+  unsetenv("GDAP_NCCL_PEER");
+}
+
+// Rule: a bound NCCL exchange whose neighbour never starts gives up after the communicator's
+// timeout (the waiting kernel ends, the stream drains) and its next start says GDAP_ERR_TIMEOUT.
+TEST(HaloGpu, NcclPersistentMissingNeighbourTimesOut) {
+  if (device_count() < 2) GTEST_SKIP() << "needs 2 GPUs (found " << device_count() << ")";
+  const ht::Case c{"1d_two_ranks", {ht::b({5, 4}, 1)}};
+  std::vector<ncclComm_t> nccl(2);
+  ASSERT_EQ(ncclCommInitAll(nccl.data(), 2, nullptr), ncclSuccess);
+  const std::vector<gdap_dim> all = ht::all_dims(c);
+  gdap_map* map = nullptr;
+  ASSERT_EQ(gdap_map_create(&map, 2, 1, all.data()), GDAP_SUCCESS);
+  std::barrier sync(2);
+  std::vector<std::string> said(2);
+  std::vector<gdap_status> second(2, GDAP_SUCCESS);
+  on_threads(2, [&](int64_t r) {
+    cudaSetDevice(static_cast<int>(r));
+    cudaStream_t stream = nullptr;
+    cudaStreamCreate(&stream);
+    gdap_comm* comm = nullptr;
+    gdap_comm_from_nccl(&comm, nccl[static_cast<size_t>(r)], stream);
+    gdap_comm_set_timeout(comm, 0.5);
+    gdap_halo* halo = nullptr;
+    gdap_halo_create(&halo, map, ht::float64(), r, nullptr);
+    ht::Section s = ht::make_section(c, map, r);
+    void* d = nullptr;
+    cudaMalloc(&d, s.data.size() * sizeof(double));
+    cudaMemcpy(d, s.data.data(), s.data.size() * sizeof(double), cudaMemcpyHostToDevice);
+    gdap_array* array = nullptr;
+    gdap_array_wrap(&array, d, ht::float64(), gdap_device{GDAP_DEVICE_CUDA, static_cast<int>(r)}, s.strides.data(),
+                    s.dims.data(), 1);
+    gdap_exchange* bound = nullptr;
+    EXPECT_EQ(gdap_halo_exchange_init(&bound, comm, halo, array), GDAP_SUCCESS) << gdap_last_error();
+    if (r == 0) {  // rank 1 never starts
+      EXPECT_EQ(gdap_exchange_start(bound), GDAP_SUCCESS) << gdap_last_error();
+      EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);  // ends: the waiting kernel gave up
+      second[0] = gdap_exchange_start(bound);
+      said[0] = gdap_last_error();
+      cudaStreamSynchronize(stream);
+    }
+    sync.arrive_and_wait();  // rank 1 keeps its staging until rank 0 is done writing into it
+    gdap_exchange_destroy(bound);
+    gdap_array_destroy(array);
+    cudaFree(d);
+    gdap_halo_destroy(halo);
+    gdap_comm_destroy(comm);
+    cudaStreamDestroy(stream);
+  });
+  EXPECT_EQ(second[0], GDAP_ERR_TIMEOUT);
+  EXPECT_NE(said[0].find("timeout"), std::string::npos) << said[0];
+  gdap_map_destroy(map);
+  for (ncclComm_t comm : nccl) ncclCommDestroy(comm);
+}
 
 // Rule: host and device sections in one group are refused on every rank; no padding changes.
 TEST(HaloGpu, MixedMemoriesRefused) {

@@ -1,10 +1,15 @@
-// Redistribution over NCCL with one process per GPU (labels gpu, mpi): the engine's real setting,
-// where NCCL's ranks are processes and the direct path reaches peers through CUDA IPC
-// (move/nccl_peer.cpp). Every destination element is checked against its global index, padding
-// against its sentinel, for: a small odd-sized matrix (row blocks -> cyclic columns), a large one
-// (12289^2 float64 row blocks -> padded column blocks), the same sections again (mappings kept),
-// a rank that turns the direct path off (GDAP_NCCL_PEER=0: every rank falls back to NCCL's
-// send/receive) and on again. Exits 77 (skipped, and ctest says so) with fewer GPUs than ranks.
+// Redistribution and persistent halo exchange over NCCL with one process per GPU (labels gpu,
+// mpi): the engines' real setting, where NCCL's ranks are processes and the direct paths reach
+// peers through CUDA IPC (move/nccl_peer.cpp, move/halo_peer.cpp). Every destination element is
+// checked against its global index, padding against its sentinel, for: a small odd-sized matrix
+// (row blocks -> cyclic columns), a large one (12289^2 float64 row blocks -> padded column blocks),
+// the same sections again (mappings kept); then every halo case of this many ranks
+// (halo/halo_check.hpp), bound and started three times with repainting between starts. All of it
+// three times: direct writes, a rank that turns them off (GDAP_NCCL_PEER=0: every rank falls back
+// to NCCL's send/receive), and on again. Exits 77 (skipped, and ctest says so) with fewer GPUs
+// than ranks.
+#include "halo/halo_device.hpp"
+
 #include <gdap/gdap.h>
 #include <gdap/gdap_cuda.h>
 
@@ -113,12 +118,20 @@ void run_case(gdap_comm* comm, int device, int64_t rank, int64_t n, const std::v
   gdap_map_destroy(src_map);
 }
 
+cudaStream_t comm_stream = nullptr;  // the communicator's (made in main)
+
 void run_all(gdap_comm* comm, int device, int64_t r, int64_t P) {
   constexpr int64_t small = 203, large = 12289;
   run_case(comm, device, r, small, {block(small, P, r), whole(small)}, {whole(small), cyclic(small, P, r)},
            "small rows -> cyclic columns");
   run_case(comm, device, r, large, {block(large, P, r), whole(large)}, {whole(large), block(large, P, r, 2)},
            "large rows -> padded columns");
+  for (const halo_test::Case& c : halo_test::cases(P)) {
+    std::vector<std::string> wrong;
+    halo_test::run_device_rank(c, comm, r, device, wrong, true, comm_stream);
+    for (const std::string& w : wrong) std::fprintf(stderr, "rank %lld: halo %s\n", static_cast<long long>(r), w.c_str());
+    failures += static_cast<int>(wrong.size());
+  }
 }
 
 }  // namespace
@@ -144,6 +157,7 @@ int main(int argc, char** argv) {
   }
   cudaStream_t stream = nullptr;
   cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  comm_stream = stream;
   gdap_comm* comm = nullptr;
   if (gdap_comm_from_nccl(&comm, nccl, stream) != GDAP_SUCCESS) {
     std::fprintf(stderr, "rank %d: %s\n", rank, gdap_last_error());
