@@ -101,6 +101,7 @@ __device__ bool wait_flags(const Hooks& h, uint32_t count) {
         __nanosleep(100);
       }
     }
+    if (*gave_up != 0) ok = 0;  // another block gave up while this one waited
   }
   __syncthreads();
   return ok != 0;
@@ -121,6 +122,12 @@ __device__ void signal_flags(const Hooks& h, uint32_t count) {
 }
 
 __global__ void batched_copy(const Tiled* __restrict__ copies, int64_t count, int64_t tiles, Hooks hooks, uint32_t value) {
+  if (hooks.gave_up != nullptr) {  // once a wait gave up, nothing more is copied or signalled
+    __shared__ int broken;
+    if (threadIdx.x == 0) broken = *reinterpret_cast<volatile uint32_t*>(hooks.gave_up) != 0;
+    __syncthreads();
+    if (broken) return;
+  }
   if (hooks.waits > 0 && !wait_flags(hooks, value)) return;
   for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     int64_t lo = 0, hi = count - 1;  // the last copy whose first tile is <= tile

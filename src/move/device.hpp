@@ -24,7 +24,9 @@ struct DeviceCopy {
 // (this device's memory: every later wait gives up at once) and `*timed_out` (host-mapped), and
 // copies nothing. After its last copy it writes the count into every `signal` flag, behind a
 // system-wide fence, so that its copies, to any GPU, land first. Flags may lie in other GPUs'
-// memory. `done` (signals only): a zeroed counter on this device, the blocks' tally.
+// memory. `done` (signals only): a zeroed counter on this device, the blocks' tally. Once
+// `*gave_up` is set, every later launch of either kind returns at once, copying and signalling
+// nothing.
 struct BatchFlags {
   std::vector<uint32_t*> wait, signal;
   uint32_t* done = nullptr;
@@ -69,6 +71,8 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   // At least `bytes` on the current device (which must not change between calls).
   char* reserve(int64_t bytes);
+  // Forgets the buffer without freeing it (memory another GPU may still write into).
+  void release() { data_ = nullptr, bytes_ = 0; }
 
  private:
   char* data_ = nullptr;

@@ -12,8 +12,9 @@
 // its wait at start n + 1 for this rank's signal, which follows this rank's unpacking of start n
 // (neighbours signal each other both ways, whichever way their messages go). The faces travel
 // packed (whole cache lines over the link) and only the local reads and writes are strided.
-// A wait longer than the communicator's timeout gives up: that start unpacks nothing, and every
-// later start of the exchange fails with GDAP_ERR_TIMEOUT, where an NCCL all-reduce between the
+// A wait longer than the communicator's timeout gives up: that start leaves the padding partly
+// unfilled, the rank's kernels copy and signal nothing more (so its neighbours time out too), and
+// every later start of the exchange fails with GDAP_ERR_TIMEOUT, where an NCCL all-reduce between the
 // kernels (about as fast, docs/PERFORMANCE.md) would wait forever; CUDA stream memory operations on
 // the same flags were slower. When a rank cannot reach a neighbour (another
 // host, no peer access, GDAP_NCCL_PEER=0 on any rank) every rank keeps the NCCL send/receive path.
@@ -30,23 +31,28 @@
 namespace gdap::move {
 namespace {
 
-// A message this rank receives: from `peer`, `elements` packed at `offset` elements into a half.
-struct Incoming {
+// A message of this rank's: to or from `peer`, `elements` of it; a received one lands packed at
+// `offset` elements into a half of the staging.
+struct Route {
   int64_t peer = 0, offset = 0, elements = 0;
+  int64_t incoming = 0;  // 1: received, 0: sent
 };
 
-// One rank's offer (its share of the init's agreement), followed by `incoming` Incoming entries.
+// One rank's offer (its share of the init's agreement), followed by `routes` Route entries.
 // Its staging holds two halves of `half_bytes`, then one 32-bit flag per rank of the communicator.
 struct HaloOffer {
-  uint32_t version = 1;
-  int32_t usable = 0;  // 0: this rank cannot take direct writes (or does not want them)
+  uint32_t version = 2;
+  int32_t usable = 0;    // 0: this rank cannot take direct writes (or does not want them)
+  int32_t required = 0;  // 1: GDAP_NCCL_PEER=1 on this rank: direct writes or an error
+  int32_t reserved = 0;
   PeerAddress staging;
   int64_t half_bytes = 0;
-  int64_t incoming = 0;
+  int64_t element_size = 0;
+  int64_t routes = 0;
 };
 
-// A neighbour's offer: the header, then the messages it receives.
-using Neighbour = Offered<HaloOffer, Incoming>;
+// A neighbour's offer: the header, then the messages it sends and receives.
+using Neighbour = Offered<HaloOffer, Route>;
 
 // What a bound exchange keeps: its staging, its neighbours' mapped, the kernels of each half, and
 // the flags' counter and time-out word.
@@ -64,6 +70,8 @@ struct HaloPeer final : Scratch {
     cudaGetDevice(&current);
     cudaSetDevice(device);
     cudaDeviceSynchronize();
+    // After a wait gave up, a late neighbour may still write into the staging: it stays allocated.
+    if (timed_out != nullptr && *timed_out != 0) staging.release();
     cudaFreeHost(timed_out);
     cudaSetDevice(current);
   }
@@ -88,17 +96,31 @@ void reset_flags(HaloPeer& p, char* staging, int64_t ranks) {
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");  // before any neighbour can signal
 }
 
-// Where rank `me`'s message of `elements` lands in neighbour `n`'s staging; throws when `n`
-// expects no such message (the ranks' halos were made from different maps).
-const Incoming& landing(const Neighbour& n, int64_t me, int64_t to, int64_t elements) {
-  for (const Incoming& in : n.entries) {
-    if (in.peer != me) continue;
-    if (in.elements == elements) return in;
-    fail(GDAP_ERR_INVALID_ARGUMENT, "the ranks' halos do not match: rank {} sends {} elements to rank {}, which expects {}",
-         me, elements, to, in.elements);
+// Neighbour `n`'s route for rank `me`'s message of `elements` (`incoming`: one `n` receives, else
+// one `n` sends); throws when `n` has no such route (the ranks' halos were made from different maps).
+const Route& route_of(const Neighbour& n, int64_t me, int64_t to, int64_t elements, bool incoming) {
+  const char* verb = incoming ? "sends" : "expects";
+  for (const Route& r : n.entries) {
+    if (r.peer != me || (r.incoming != 0) != incoming) continue;
+    if (r.elements == elements) return r;
+    fail(GDAP_ERR_INVALID_ARGUMENT, "the ranks' halos do not match: rank {} {} {} elements {} rank {}, which has {}", me,
+         verb, elements, incoming ? "to" : "from", to, r.elements);
   }
-  fail(GDAP_ERR_INVALID_ARGUMENT, "the ranks' halos do not match: rank {} sends {} elements to rank {}, which expects none",
-       me, elements, to);
+  fail(GDAP_ERR_INVALID_ARGUMENT, "the ranks' halos do not match: rank {} {} {} elements {} rank {}, which has none", me,
+       verb, elements, incoming ? "to" : "from", to);
+}
+
+// Throws unless every rank's halo has this one's element size and each message of this rank's
+// is one its peer has too, the other way round.
+void check_routes(const gdap_halo& h, const std::vector<Neighbour>& all, int64_t me) {
+  for (size_t r = 0; r < all.size(); ++r) {
+    if (all[r].head.element_size != h.element_size) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "the ranks' halos do not match: rank {}'s elements are {} bytes, rank {}'s {}", me,
+           h.element_size, r, all[r].head.element_size);
+    }
+  }
+  for (const HaloMessage& m : h.plan.sends) route_of(all[static_cast<size_t>(m.peer)], me, m.peer, m.elements, true);
+  for (const HaloMessage& m : h.plan.recvs) route_of(all[static_cast<size_t>(m.peer)], me, m.peer, m.elements, false);
 }
 
 // Uploads both halves' kernels; false if a neighbour cannot be reached.
@@ -134,6 +156,7 @@ bool prepare(const HaloCall& call, const std::vector<Neighbour>& all, HaloPeer& 
   int32_t* timed_out = nullptr;
   check_cuda(cudaHostGetDevicePointer(reinterpret_cast<void**>(&timed_out), p.timed_out, 0), "cudaHostGetDevicePointer");
   waits.timed_out = timed_out;
+  signals.gave_up = waits.gave_up;  // a rank that gave up neither writes nor signals again
   waits.timeout_ns = static_cast<uint64_t>(std::min(dynamic_cast<NcclComm&>(call.comm).timeout(), 1e9) * 1e9);
   std::vector<Copy2D> copies;
   for (int half = 0; half < 2; ++half) {
@@ -142,7 +165,7 @@ bool prepare(const HaloCall& call, const std::vector<Neighbour>& all, HaloPeer& 
       const Neighbour& n = all[static_cast<size_t>(m->peer)];
       char* to = reached[static_cast<size_t>(m->peer)];
       HaloMessage there = *m;
-      there.offset = landing(n, me, m->peer, m->elements).offset;
+      there.offset = route_of(n, me, m->peer, m->elements, true).offset;
       copies.clear();
       halo_copies(there, sender, packed, es, copies);
       append_device_copies(push, copies, data, to + half * n.head.half_bytes, crosses_link(n.head.staging, p.device));
@@ -168,7 +191,8 @@ bool prepare(const HaloCall& call, const std::vector<Neighbour>& all, HaloPeer& 
 std::string halo_peer_offer(const HaloCall& call, std::unique_ptr<Scratch>& bound) {
   auto& comm = dynamic_cast<NcclComm&>(call.comm);
   HaloOffer o;
-  std::vector<Incoming> incoming;
+  std::vector<Route> routes;
+  o.required = direct_writes_required() ? 1 : 0;
   if (direct_writes_wanted()) {
     auto p = std::make_unique<HaloPeer>();
     p->device = comm.device();
@@ -181,29 +205,39 @@ std::string halo_peer_offer(const HaloCall& call, std::unique_ptr<Scratch>& boun
       o.usable = 0;  // no memory for the staging: the NCCL path, which needs less
     }
     o.half_bytes = p->half_bytes;
-    for (const HaloMessage& m : call.halo->plan.recvs) incoming.push_back({m.peer, m.offset, m.elements});
-    o.incoming = static_cast<int64_t>(incoming.size());
+    o.element_size = call.halo->element_size;
+    for (const HaloMessage& m : call.halo->plan.recvs) routes.push_back({m.peer, m.offset, m.elements, 1});
+    for (const HaloMessage& m : call.halo->plan.sends) routes.push_back({m.peer, 0, m.elements, 0});
+    o.routes = static_cast<int64_t>(routes.size());
     if (o.usable) bound = std::move(p);
   }
-  return write_offer(o, incoming);
+  return write_offer(o, routes);
 }
 
 void halo_peer_bind(const HaloCall& call, const std::vector<std::string>& offers, std::unique_ptr<Scratch>& bound) {
   auto& comm = dynamic_cast<NcclComm&>(call.comm);
   std::vector<Neighbour> all;
-  bool usable = true;
+  bool usable = true, required = false;
   for (const std::string& offer : offers) {
-    all.push_back(read_offer<HaloOffer, Incoming>(offer, &HaloOffer::incoming));
+    all.push_back(read_offer<HaloOffer, Route>(offer, &HaloOffer::routes));
     usable = usable && all.back().head.usable;
+    required = required || all.back().head.required;
   }
-  if (!usable) return bound.reset();  // the same verdict on every rank, with no vote
+  const auto refuse = [&](const char* why) {  // the same verdict on every rank
+    bound.reset();
+    if (required) fail(GDAP_ERR_UNSUPPORTED, "GDAP_NCCL_PEER=1 asks for direct writes, but {}", why);
+  };
+  if (!usable) return refuse("a rank cannot take them (GDAP_NCCL_PEER=0, no staging, or memory IPC cannot export)");
   // "1": ready; "0": a neighbour out of reach, or no memory for the kernels; else the halos differ.
   std::string vote = "1";
   try {
+    check_routes(*call.halo, all, comm.rank);
     if (!prepare(call, all, static_cast<HaloPeer&>(*bound))) vote = "0";
   } catch (const Error& e) {
     vote = "0";
     if (e.status() == GDAP_ERR_INVALID_ARGUMENT) vote = e.what();
+  } catch (...) {  // whatever it was, this rank still votes: its peers wait for it
+    vote = "0";
   }
   const std::vector<std::string> votes = comm.allgather(vote);
   bool ready = true;
@@ -215,7 +249,7 @@ void halo_peer_bind(const HaloCall& call, const std::vector<std::string>& offers
     }
     ready = ready && votes[r] == "1";
   }
-  if (!ready) bound.reset();
+  if (!ready) refuse("a rank cannot reach a neighbour (another host, no peer access) or prepare its kernels");
 }
 
 void halo_peer_start(const HaloCall& call, Scratch& bound) {

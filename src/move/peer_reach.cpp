@@ -78,6 +78,11 @@ bool direct_writes_wanted() {
   return env == nullptr || std::string_view(env) != "0";
 }
 
+bool direct_writes_required() {
+  const char* env = std::getenv("GDAP_NCCL_PEER");
+  return env != nullptr && std::string_view(env) == "1";
+}
+
 bool crosses_link(const PeerAddress& a, int device) { return a.device != device || a.process != process_token(); }
 
 char* PeerMappings::reach(const PeerAddress& a, int device) {

@@ -36,6 +36,8 @@ PeerAddress peer_address(const void* p, int device);
 
 // False when GDAP_NCCL_PEER=0 asks for NCCL send/receive instead of direct writes.
 bool direct_writes_wanted();
+// True when GDAP_NCCL_PEER=1 asks for direct writes or an error (tests: the path was taken).
+bool direct_writes_required();
 
 // True if a copy from `device` into `a` crosses a link (another GPU, or another process's memory).
 bool crosses_link(const PeerAddress& a, int device);

@@ -95,7 +95,12 @@ void run_nccl(bool persistent) {
 }
 
 TEST(HaloGpu, NcclOneRankPerGpu) { run_nccl(false); }
-TEST(HaloGpu, NcclPersistent) { run_nccl(true); }  // direct writes into the neighbours' staging
+// Direct writes into the neighbours' staging, required (GDAP_NCCL_PEER=1: init fails otherwise).
+TEST(HaloGpu, NcclPersistent) {
+  setenv("GDAP_NCCL_PEER", "1", 1);
+  run_nccl(true);
+  unsetenv("GDAP_NCCL_PEER");
+}
 
 // The same through NCCL send/receive: one rank without direct writes makes every rank go without.
 TEST(HaloGpu, NcclPersistentThroughNcclSends) {

@@ -163,11 +163,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rank %d: %s\n", rank, gdap_last_error());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  if (rank == 0) setenv("GDAP_NCCL_PEER", "1", 1);       // halos: direct writes or an error
   run_all(comm, rank, rank, size);                        // direct writes through CUDA IPC
+  unsetenv("GDAP_NCCL_PEER");
   if (rank == size - 1) setenv("GDAP_NCCL_PEER", "0", 1);  // one rank says no: all fall back
   run_all(comm, rank, rank, size);
   unsetenv("GDAP_NCCL_PEER");
+  if (rank == 0) setenv("GDAP_NCCL_PEER", "1", 1);
   run_all(comm, rank, rank, size);                        // and take the direct path again
+  unsetenv("GDAP_NCCL_PEER");
   gdap_comm_destroy(comm);
   ncclCommDestroy(nccl);
   cudaStreamDestroy(stream);
