@@ -343,6 +343,12 @@ int current_device() {
 
 void set_device(int device) { check_cuda(cudaSetDevice(device), "cudaSetDevice"); }
 
+DeviceScope::DeviceScope(int device) noexcept {
+  cudaGetDevice(&previous_);
+  cudaSetDevice(device);
+}
+DeviceScope::~DeviceScope() { cudaSetDevice(previous_); }
+
 void enable_peer_access(int device, int peer) {
   if (device == peer) return;
   static std::mutex mutex;

@@ -110,6 +110,18 @@ class DeviceStream {
 
 int current_device();
 void set_device(int device);
+// Makes `device` current for its lifetime, then restores the caller's; never throws (destructors
+// use it), ignoring CUDA's errors.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) noexcept;
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
 // Lets `device` access `peer`'s memory (idempotent; GDAP_ERR_UNSUPPORTED if it cannot).
 void enable_peer_access(int device, int peer);
 void synchronize_stream(void* stream);

@@ -26,6 +26,8 @@ DeviceStream::DeviceStream() { no_cuda(); }
 DeviceStream::~DeviceStream() = default;
 int current_device() { no_cuda(); }
 void set_device(int) { no_cuda(); }
+DeviceScope::DeviceScope(int) noexcept {}
+DeviceScope::~DeviceScope() = default;
 void enable_peer_access(int, int) { no_cuda(); }
 void synchronize_stream(void*) { no_cuda(); }
 void copy_bytes(void*, const void*, int64_t) { no_cuda(); }

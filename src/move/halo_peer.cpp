@@ -66,14 +66,11 @@ struct HaloPeer final : Scratch {
   PeerMappings mappings;
   DeviceBatch push[2], unpack[2];
   ~HaloPeer() override {  // its kernels, and the neighbours' writes this rank waited for, are done
-    int current = 0;
-    cudaGetDevice(&current);
-    cudaSetDevice(device);
+    const DeviceScope on(device);
     cudaDeviceSynchronize();
     // After a wait gave up, a late neighbour may still write into the staging: it stays allocated.
     if (timed_out != nullptr && *timed_out != 0) staging.release();
     cudaFreeHost(timed_out);
-    cudaSetDevice(current);
   }
 };
 
@@ -133,12 +130,7 @@ bool prepare(const HaloCall& call, const std::vector<Neighbour>& all, HaloPeer& 
   char* data = static_cast<char*>(call.local->data());
   char* staging = p.staging.reserve(staging_bytes(p.half_bytes, P));
   reset_flags(p, staging, P);
-  // Rank r writes to r + 1 first, then r + 2, ...: not every rank to the same neighbour at once.
-  std::vector<const HaloMessage*> sends;
-  for (const HaloMessage& m : h.plan.sends) sends.push_back(&m);
-  std::stable_sort(sends.begin(), sends.end(), [&](const HaloMessage* a, const HaloMessage* b) {
-    return (a->peer - me + P) % P < (b->peer - me + P) % P;
-  });
+  const std::vector<const HaloMessage*> sends = from_next_peer(h.plan.sends, me, P);
   std::vector<char*> reached(all.size(), nullptr);  // every neighbour, whichever way its messages go
   BatchFlags signals, waits;
   for (const std::vector<HaloMessage>* part : {&h.plan.sends, &h.plan.recvs}) {

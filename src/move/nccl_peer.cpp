@@ -6,7 +6,6 @@
 #include "move/device.hpp"
 #include "move/peer_reach.hpp"
 
-#include <algorithm>
 #include <string>
 
 namespace gdap::move {
@@ -80,15 +79,7 @@ void upload_copies(const Call& call, PeerScratch& s, std::vector<int64_t> key, i
   if (call.src) {
     const Side source{Side::source, call.src->section.strides};
     const char* from = static_cast<const char*>(call.src->data());
-    // Rank r writes to r + 1 first, then r + 2, ...: the kernel walks its copies in order, so every
-    // rank writing to the same peer first would crowd that peer's links while others idle.
-    std::vector<const Message*> sends;
-    for (const Message& m : plan.messages(Part::send)) sends.push_back(&m);
-    const int64_t P = call.comm.size, r = call.comm.rank;
-    std::stable_sort(sends.begin(), sends.end(), [&](const Message* a, const Message* b) {
-      return (a->peer - r + P) % P < (b->peer - r + P) % P;
-    });
-    for (const Message* sent : sends) {
+    for (const Message* sent : from_next_peer(plan.messages(Part::send), call.comm.rank, call.comm.size)) {
       const Message& m = *sent;
       const Peer& peer = s.peers[static_cast<size_t>(m.peer)];
       copies.clear();

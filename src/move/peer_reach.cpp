@@ -106,13 +106,10 @@ char* PeerMappings::reach(const PeerAddress& a, int device) {
 
 void PeerMappings::close() {
   if (opened_.empty()) return;
-  int current = 0;
-  cudaGetDevice(&current);
-  cudaSetDevice(device_);
+  const DeviceScope on(device_);
   cudaDeviceSynchronize();
   for (void* p : opened_) cudaIpcCloseMemHandle(p);
   opened_.clear();
-  cudaSetDevice(current);
 }
 
 void offer_unreadable(size_t bytes) {

@@ -36,13 +36,10 @@ struct KeptDeviceBuffer : Scratch {
   cudaEvent_t done = nullptr;
   ~KeptDeviceBuffer() override {
     if (data == nullptr && done == nullptr) return;
-    int current = 0;
-    cudaGetDevice(&current);
-    cudaSetDevice(device);
+    const DeviceScope on(device);
     if (done != nullptr) cudaEventSynchronize(done);  // the caller's streams may be gone: wait, then free
     if (data != nullptr) cudaFreeAsync(data, nullptr);
     if (done != nullptr) cudaEventDestroy(done);
-    cudaSetDevice(current);
   }
 };
 
