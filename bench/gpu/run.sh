@@ -8,6 +8,8 @@
 #                 NCCL (2 x 2 on 4 GPUs, 2 x 1 on 2), beside an NCCL all-to-all of the same bytes
 #   gemm:         float64/float32 16384^3 and 32768^3 GEMM, beside P x single-GPU cuBLAS and cupyx matmul
 #   halo:         3-d float64 512^3 halo exchange, beside raw NCCL send/recv of the same bytes
+#   halo_faces:   one GPU: what the halo rows' strided faces cost (hand-written pack, unpack and
+#                 contiguous copy, gdap's one-pass self-exchange); `halo_faces_gpu once` is for ncu
 #   allreduce:    1 GiB float32 all-reduce, beside ncclAllReduce
 #   reduce_scatter: 1 GiB float32 partial sums per GPU into row blocks, beside ncclReduceScatter
 #   reduce:       global sums of 1 GiB float32 per GPU (all, rows, columns), beside CUB / cuBLAS + NCCL
@@ -28,17 +30,18 @@ if [ ! -f "$build/libgdap.so" ] || [ -z "${GDAP_BENCH_BUILD:-}" ]; then
   cmake --build "$build" -j"$(nproc)" --target gdap >"$out/build.log" 2>&1 || { grep -A8 error "$out/build.log" | head -40; exit 1; }
 fi
 echo "library: $build ($(grep -m1 CMAKE_BUILD_TYPE:STRING "$build/CMakeCache.txt"))" | tee -a "$out/machine.txt"
+build=$(cd "$build" && pwd)  # GDAP_BENCH_BUILD may be relative or absolute
 rc=0
 for name in "${@:-redistribute}"; do
   exe=$build/${name}_gpu
   extra=()
   if [ -f bench/gpu/${name}_gpu.libs ]; then read -ra extra <bench/gpu/${name}_gpu.libs; fi
   nvcc -O2 -std=c++20 -arch=sm_90 -Iinclude bench/gpu/${name}_gpu.cu -o "$exe" \
-    -L"$build" -lgdap -lnccl "${extra[@]}" -Xlinker -rpath -Xlinker "$PWD/$build" || { rc=1; continue; }
+    -L"$build" -lgdap -lnccl "${extra[@]}" -Xlinker -rpath -Xlinker "$build" || { rc=1; continue; }
   {
     echo "## $name on $(nvidia-smi -L | wc -l) GPU(s), one process"
     head -1 "$out/machine.txt"
-    "./$exe" || rc=1
+    "$exe" || rc=1
     if [ "$name" = redistribute ]; then python3 bench/gpu/cupyx_reshard.py 2>&1 | tail -5; fi
     if [ "$name" = gemm ]; then python3 bench/gpu/cupyx_matmul.py 2>&1 | tail -12; fi
   } | tee "$out/${name}_gpu.md"
