@@ -2,9 +2,10 @@
 # Builds libgdap (MPI, no CUDA) in build-bench and the harnesses beside it, then runs them with 4
 # ranks and prints their markdown tables:
 #   redistribute     gdap's redistribution beside ScaLAPACK's pdgemr2d and a raw MPI_Alltoall;
-#   reduce_scatter   gdap_reduce_scatter beside MPI_Reduce_scatter_block and MPI_Allreduce.
-# Usage: run.sh [redistribute|reduce_scatter [harness arguments]]: no argument runs both; the
-# harness arguments are [repeats [case]] for redistribute and [repeats] for reduce_scatter.
+#   reduce_scatter   gdap_reduce_scatter beside MPI_Reduce_scatter_block and MPI_Allreduce;
+#   halo             gdap's halo exchange beside hand-written MPI datatypes and raw MPI sends.
+# Usage: run.sh [redistribute|reduce_scatter|halo [harness arguments]]: no argument runs all three;
+# the harness arguments are [repeats [case]] for redistribute and [repeats] for the others.
 #
 # Needs Open MPI (mpicc, mpirun) and libscalapack-openmpi-dev. Environment:
 #   GDAP_BENCH_BUILD  build directory (default <repo>/build-bench)
@@ -37,8 +38,8 @@ build_harness() {  # name, extra libraries
 which=${1:-all}
 [ $# -gt 0 ] && shift
 case $which in
-  all | redistribute | reduce_scatter) ;;
-  *) echo "run.sh: unknown harness '$which' (redistribute, reduce_scatter)" >&2; exit 2 ;;
+  all | redistribute | reduce_scatter | halo) ;;
+  *) echo "run.sh: unknown harness '$which' (redistribute, reduce_scatter, halo)" >&2; exit 2 ;;
 esac
 
 # Open MPI refuses root unless told; 4 ranks on fewer cores need --oversubscribe, and binding
@@ -52,13 +53,17 @@ echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -
   [ "$(nproc)" -lt "$ranks" ] && echo ' oversubscribed'); $(mpirun --version | head -1); gdap $(git -C "$root" describe --always --dirty 2>/dev/null || echo '?')"
 # Other work on a shared machine skews the times: the load averages before and after say how much.
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-if [ "$which" != reduce_scatter ]; then
+if [ "$which" = all ] || [ "$which" = redistribute ]; then
   build_harness redistribute -lscalapack-openmpi
   mpirun "${mpirun_args[@]}" "$build/bench_redistribute_mpi" "$@"
 fi
-if [ "$which" != redistribute ]; then
+if [ "$which" = all ] || [ "$which" = reduce_scatter ]; then
   build_harness reduce_scatter
   mpirun "${mpirun_args[@]}" "$build/bench_reduce_scatter_mpi" "$@"
+fi
+if [ "$which" = all ] || [ "$which" = halo ]; then
+  build_harness halo
+  mpirun "${mpirun_args[@]}" "$build/bench_halo_mpi" "$@"
 fi
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -68,6 +68,33 @@ struct HaloEnd {
 void halo_copies(const HaloMessage& m, const HaloEnd& from, const HaloEnd& to, int64_t element_size,
                  std::vector<Copy2D>& out);
 
+constexpr int64_t kOwnMessageBytes = int64_t{1} << 16;  // a box this large travels as a message of its own
+
+// Calls f(part) for the transport messages (MPI, NCCL) that carry message `m`: each box of
+// kOwnMessageBytes or more alone, each run of smaller boxes between them together (packed one after
+// another). Both ends split a pair's boxes alike (the split reads only the boxes' sizes, which both
+// ends share), so sends and receives match in order; a face that is one run in the section (a
+// slab's face) then goes from and into the section with no packing, even when the same peer gets
+// another face too.
+template <typename F>
+void for_each_part(const HaloMessage& m, int64_t es, F&& f) {
+  HaloMessage part{m.peer, 0, m.offset, {}};
+  const auto flush = [&] {
+    if (!part.boxes.empty()) f(part);
+    part.offset += part.elements;
+    part.elements = 0;
+    part.boxes.clear();
+  };
+  for (const HaloBox& b : m.boxes) {
+    const bool own = b.elements * es >= kOwnMessageBytes;
+    if (own) flush();
+    part.boxes.push_back(b);
+    part.elements += b.elements;
+    if (own) flush();
+  }
+  flush();
+}
+
 }  // namespace gdap::move
 
 struct gdap_halo {

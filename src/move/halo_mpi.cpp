@@ -1,7 +1,11 @@
 // The halo exchange over MPI, for host-accessible sections: the p2p exchange of exec_mpi.cpp on
-// halo messages. A message that is one contiguous run goes straight from or into the section;
-// others are packed into (unpacked from) one staging buffer per direction. Receives are posted
-// first, each send leaves once packed, and the periodic copy onto itself runs while messages fly.
+// halo messages, split into MPI messages as NCCL's are (for_each_part: a box of 64 KiB or more
+// alone). A part that is one contiguous run goes straight from or into the section; a part of
+// runs of kTypeRun bytes or more on average goes as an MPI datatype over the section, which MPI
+// packs and unpacks in its own pipeline (one copy fewer than a buffer of ours); others are packed
+// into (unpacked from) one staging buffer per direction, where MPI's datatype engine is slower on
+// runs of a few bytes (bench/mpi/halo_mpi.c). Receives are posted first, each send leaves once
+// packed, and the periodic copy onto itself runs while messages fly.
 // Waits are bounded by the communicator's timeout (MpiComm::wait).
 #include "array/array.hpp"
 #include "comm/mpi.hpp"
@@ -15,12 +19,15 @@ namespace gdap::move {
 
 namespace {
 
+constexpr int64_t kTypeRun = 32;  // bytes per run, on average, from which a part goes as a datatype
+
 struct Route {
   int peer;
   int64_t packed_offset;  // bytes into the staging buffer
   int64_t bytes;
   std::vector<Copy2D> copies;
   bool direct;
+  MPI_Datatype type;  // over the section, or MPI_DATATYPE_NULL: staged (or direct)
 };
 
 // Routes depend on the halo and the section's strides only, so they are kept between calls.
@@ -30,18 +37,56 @@ struct HaloMpiScratch final : Scratch {
   std::vector<Copy2D> local;
   // Shared: an exchange abandoned at a timeout leaves them to MPI (MpiComm::wait keeps them).
   std::shared_ptr<std::vector<char>> send_buffer, recv_buffer;
+  ~HaloMpiScratch() override {  // MPI lets pending messages finish with a freed datatype
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    for (std::vector<Route>* routes : {&sends, &recvs}) {
+      for (Route& r : *routes) {
+        if (r.type != MPI_DATATYPE_NULL) MPI_Type_free(&r.type);
+      }
+    }
+  }
 };
+
+// The part's bytes in packed order over the section (`copies`' source side when sending, their
+// destination when receiving), as one MPI datatype; MPI_DATATYPE_NULL where a buffer of ours does
+// better: runs under kTypeRun bytes on average, or a part too large for MPI's int counts.
+MPI_Datatype section_type(const std::vector<Copy2D>& copies, int64_t bytes, bool send) {
+  int64_t rows = 0;
+  for (const Copy2D& c : copies) rows += c.rows;
+  if (rows == 0 || bytes / rows < kTypeRun || bytes > INT32_MAX) return MPI_DATATYPE_NULL;
+  std::vector<int> ones(copies.size(), 1);
+  std::vector<MPI_Aint> at;
+  std::vector<MPI_Datatype> runs;
+  for (const Copy2D& c : copies) {
+    check_mpi(MPI_Type_create_hvector(static_cast<int>(c.rows), static_cast<int>(c.row_bytes), send ? c.src_pitch : c.dst_pitch,
+                                      MPI_BYTE, &runs.emplace_back()),
+              "MPI_Type_create_hvector");
+    at.push_back(send ? c.src : c.dst);
+  }
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  check_mpi(MPI_Type_create_struct(static_cast<int>(runs.size()), ones.data(), at.data(), runs.data(), &type),
+            "MPI_Type_create_struct");
+  for (MPI_Datatype& t : runs) MPI_Type_free(&t);
+  check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
+  return type;
+}
 
 std::vector<Route> routes(const gdap_halo& h, bool send, std::span<const int64_t> strides) {
   const HaloEnd section{send ? HaloEnd::sender : HaloEnd::receiver, strides};
   const HaloEnd packed{HaloEnd::packed, {}};
   std::vector<Route> out;
   for (const HaloMessage& m : send ? h.plan.sends : h.plan.recvs) {
-    Route r{static_cast<int>(m.peer), m.offset * h.element_size, m.elements * h.element_size, {}, false};
-    if (send) halo_copies(m, section, packed, h.element_size, r.copies);
-    else halo_copies(m, packed, section, h.element_size, r.copies);
-    r.direct = single_run(r.copies);
-    out.push_back(std::move(r));
+    for_each_part(m, h.element_size, [&](const HaloMessage& part) {
+      Route r{static_cast<int>(part.peer), part.offset * h.element_size, part.elements * h.element_size, {}, false,
+              MPI_DATATYPE_NULL};
+      if (send) halo_copies(part, section, packed, h.element_size, r.copies);
+      else halo_copies(part, packed, section, h.element_size, r.copies);
+      r.direct = single_run(r.copies);
+      if (!r.direct) r.type = section_type(r.copies, r.bytes, send);
+      out.push_back(std::move(r));
+    });
   }
   return out;
 }
@@ -81,12 +126,20 @@ void exchange(char* data, HaloMpiScratch& s, MpiComm& mpi) {
   char* received = s.recv_buffer->data();
   std::vector<MPI_Request> requests;
   for (const Route& r : s.recvs) {
+    if (r.type != MPI_DATATYPE_NULL) {
+      check_mpi(MPI_Irecv(data, 1, r.type, r.peer, 1, comm, &requests.emplace_back()), "MPI_Irecv");
+      continue;
+    }
     char* into = r.direct ? data + r.copies[0].dst : received + r.packed_offset;
     post_pieces(into, r.bytes, [&](char* p, int n) {
       check_mpi(MPI_Irecv(p, n, MPI_BYTE, r.peer, 1, comm, &requests.emplace_back()), "MPI_Irecv");
     });
   }
   for (const Route& r : s.sends) {
+    if (r.type != MPI_DATATYPE_NULL) {
+      check_mpi(MPI_Isend(data, 1, r.type, r.peer, 1, comm, &requests.emplace_back()), "MPI_Isend");
+      continue;
+    }
     char* from = sent + r.packed_offset;
     if (r.direct) from = data + r.copies[0].src;
     else run_host_copies(r.copies, data, sent);  // copies hold packed offsets
@@ -100,7 +153,7 @@ void exchange(char* data, HaloMpiScratch& s, MpiComm& mpi) {
   };
   mpi.wait(requests, "the halo exchange", true, std::make_shared<Keep>(Keep{s.send_buffer, s.recv_buffer}));
   for (const Route& r : s.recvs) {
-    if (!r.direct) run_host_copies(r.copies, received, data);
+    if (!r.direct && r.type == MPI_DATATYPE_NULL) run_host_copies(r.copies, received, data);
   }
 }
 

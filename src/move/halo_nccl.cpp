@@ -19,32 +19,6 @@ namespace gdap::move {
 
 namespace {
 
-constexpr int64_t kOwnMessageBytes = int64_t{1} << 16;  // a box this large goes as an NCCL message of its own
-
-// Calls f(part) for the NCCL messages that carry message `m`: each box of kOwnMessageBytes or more
-// alone, each run of smaller boxes between them together (packed one after another). Both ends
-// split a pair's boxes alike (the split reads only the boxes' sizes, which both ends share), so
-// sends and receives match; a face that is one run in the section (a slab's face) then goes from
-// and into the section with no packing, even when the same peer gets another face too.
-template <typename F>
-void for_each_part(const HaloMessage& m, int64_t es, F&& f) {
-  HaloMessage part{m.peer, 0, m.offset, {}};
-  const auto flush = [&] {
-    if (!part.boxes.empty()) f(part);
-    part.offset += part.elements;
-    part.elements = 0;
-    part.boxes.clear();
-  };
-  for (const HaloBox& b : m.boxes) {
-    const bool own = b.elements * es >= kOwnMessageBytes;
-    if (own) flush();
-    part.boxes.push_back(b);
-    part.elements += b.elements;
-    if (own) flush();
-  }
-  flush();
-}
-
 // Routes every message (staged or direct) and uploads the pack and unpack kernels' copies.
 void prepare(const HaloCall& call, NcclStaging& s, std::vector<int64_t> key) {
   const gdap_halo& h = *call.halo;

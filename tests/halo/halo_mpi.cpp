@@ -1,5 +1,5 @@
 // gdap_halo_exchange over MPI (run with mpirun -np 2 or 4): the cases of halo_check.hpp for a
-// group of MPI_Comm_size ranks, element by element, each rank checking its own section, with
+// group of MPI_Comm_size ranks and larger ones of its own (large_cases), element by element, each rank checking its own section, with
 // gdap_halo_exchange and with a persistent exchange (gdap_halo_exchange_init, two starts); then one
 // rank's bad dtype (every rank fails, in both, and no padding changes).
 //
@@ -83,6 +83,27 @@ void run_case(Rank& me, const ht::Case& c, bool bad_dtype) {
   gdap_map_destroy(map);
 }
 
+// Cases larger than the shared table's, for what only sizes reach on MPI: a box of 64 KiB or more
+// travels as an MPI message of its own (several to one peer, matched in order), a part of runs of
+// 32 bytes or more as an MPI datatype over the section, one of single cells packed.
+std::vector<ht::Case> large_cases(int64_t nranks) {
+  std::vector<ht::Case> all = {
+      // 2 x 2: axis-0 faces one run of 73 KiB (direct), axis-1 faces 20 runs of 8 KiB (datatype),
+      // edges and corners packed together.
+      {"3d_2x2_large_corners", {ht::b({20, 17}, 1, true), ht::b({18, 19}, 2, true), ht::b({520}, 0)}},
+      // Both faces to the one peer, each a run of 66 KiB: two direct messages each way.
+      {"3d_2x1_large_contiguous_faces", {ht::b({33, 31}, 1, true), ht::b({64}, 0), ht::b({130}, 0)}},
+      // Strided faces of 4 cells (32-byte runs: a datatype) and of 1 cell (packed).
+      {"3d_1x2_strided_width4", {ht::b({24}, 0), ht::b({20}, 0), ht::b({40, 41}, 4, true)}, false},
+      {"3d_1x2_strided_width1", {ht::b({24}, 0), ht::b({20}, 0), ht::b({40, 41}, 1, true)}, false},
+  };
+  std::vector<ht::Case> out;
+  for (ht::Case& k : all) {
+    if (k.nranks() == nranks) out.push_back(std::move(k));
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -98,11 +119,15 @@ int main(int argc, char** argv) {
   gdap_comm_set_timeout(me.comm, 60);
   const std::vector<ht::Case> table = ht::cases(size);
   for (const ht::Case& c : table) run_case(me, c, false);
+  const std::vector<ht::Case> large = large_cases(size);
+  for (const ht::Case& c : large) run_case(me, c, false);
   if (!table.empty()) run_case(me, table[0], true);
   for (const std::string& f : me.failures) std::fprintf(stderr, "rank %d: %s\n", rank, f.c_str());
   int mine = me.failures.empty() ? 0 : 1, any = 0;
   MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (rank == 0) std::printf("halo_mpi: %zu cases on %d ranks: %s\n", table.size(), size, any ? "FAILED" : "ok");
+  if (rank == 0) {
+    std::printf("halo_mpi: %zu cases on %d ranks: %s\n", table.size() + large.size(), size, any ? "FAILED" : "ok");
+  }
   gdap_comm_destroy(me.comm);
   MPI_Finalize();
   return any || table.empty() ? 1 : 0;
