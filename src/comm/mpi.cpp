@@ -74,11 +74,23 @@ void withdraw(std::span<MPI_Request> requests) {
 
 void MpiComm::wait(std::span<MPI_Request> requests, const char* what, bool point_to_point,
                    std::shared_ptr<void> keep) {
-  if (test_for(requests, timeout_, what)) return;
-  broken_ = true;
-  // A nonblocking collective can be neither cancelled nor freed: it stays with MPI.
-  if (point_to_point) withdraw(requests);
-  if (keep) abandoned_.push_back(std::move(keep));
+  // Past the timeout, or after an MPI error (a truncated receive...), requests may still be pending
+  // on the caller's buffers: the communicator is broken and keeps them, as for a timeout.
+  const auto abandon = [&] {
+    broken_ = true;
+    // A nonblocking collective can be neither cancelled nor freed: it stays with MPI.
+    if (point_to_point) withdraw(requests);
+    if (keep) abandoned_.push_back(std::move(keep));
+  };
+  bool done = false;
+  try {
+    done = test_for(requests, timeout_, what);
+  } catch (const Error&) {
+    abandon();
+    throw;
+  }
+  if (done) return;
+  abandon();
   fail(GDAP_ERR_TIMEOUT,
        "rank {}: {} did not complete within the communicator's timeout ({} s): another rank did not make the same "
        "call (it failed, returned early or hangs); the communicator is broken from now on",

@@ -14,12 +14,39 @@
 #include "move/redistribute.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace gdap::move {
 
 namespace {
 
 constexpr int64_t kTypeRun = 32;  // bytes per run, on average, from which a part goes as a datatype
+// MPI counts are int: larger messages go as several pieces (MPI keeps their order per pair). A
+// datatype goes as one message, so only parts of at most one piece become datatypes: both ends then
+// send and receive a part in the same number of messages, whichever way each moves its bytes.
+constexpr int64_t kPiece = int64_t{1} << 30;
+
+// An MPI datatype freed with its owner (after MPI_Finalize there is nothing left to free). MPI lets
+// messages still pending with a freed datatype finish.
+class OwnedType {
+ public:
+  OwnedType() = default;
+  OwnedType(OwnedType&& o) noexcept : type_(std::exchange(o.type_, MPI_DATATYPE_NULL)) {}
+  OwnedType& operator=(OwnedType&& o) noexcept {
+    std::swap(type_, o.type_);
+    return *this;
+  }
+  ~OwnedType() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized && type_ != MPI_DATATYPE_NULL) MPI_Type_free(&type_);
+  }
+  MPI_Datatype get() const { return type_; }
+  MPI_Datatype* out() { return &type_; }
+
+ private:
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+};
 
 struct Route {
   int peer;
@@ -27,7 +54,7 @@ struct Route {
   int64_t bytes;
   std::vector<Copy2D> copies;
   bool direct;
-  MPI_Datatype type;  // over the section, or MPI_DATATYPE_NULL: staged (or direct)
+  OwnedType type;  // over the section, or none: staged (or direct)
 };
 
 // Routes depend on the halo and the section's strides only, so they are kept between calls.
@@ -37,39 +64,35 @@ struct HaloMpiScratch final : Scratch {
   std::vector<Copy2D> local;
   // Shared: an exchange abandoned at a timeout leaves them to MPI (MpiComm::wait keeps them).
   std::shared_ptr<std::vector<char>> send_buffer, recv_buffer;
-  ~HaloMpiScratch() override {  // MPI lets pending messages finish with a freed datatype
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized) return;
-    for (std::vector<Route>* routes : {&sends, &recvs}) {
-      for (Route& r : *routes) {
-        if (r.type != MPI_DATATYPE_NULL) MPI_Type_free(&r.type);
-      }
-    }
-  }
 };
 
 // The part's bytes in packed order over the section (`copies`' source side when sending, their
-// destination when receiving), as one MPI datatype; MPI_DATATYPE_NULL where a buffer of ours does
-// better: runs under kTypeRun bytes on average, or a part too large for MPI's int counts.
-MPI_Datatype section_type(const std::vector<Copy2D>& copies, int64_t bytes, bool send) {
+// destination when receiving), as one MPI datatype; none where a buffer of ours does better or MPI
+// cannot take it: runs under kTypeRun bytes on average, a part over kPiece, or rows at pitch 0
+// (a receive type must not overlap itself).
+OwnedType section_type(const std::vector<Copy2D>& copies, int64_t bytes, bool send) {
+  OwnedType type;
   int64_t rows = 0;
-  for (const Copy2D& c : copies) rows += c.rows;
-  if (rows == 0 || bytes / rows < kTypeRun || bytes > INT32_MAX) return MPI_DATATYPE_NULL;
+  for (const Copy2D& c : copies) {
+    rows += c.rows;
+    if (c.rows > 1 && (send ? c.src_pitch : c.dst_pitch) == 0) return type;
+  }
+  if (rows == 0 || bytes / rows < kTypeRun || bytes > kPiece) return type;
   std::vector<int> ones(copies.size(), 1);
   std::vector<MPI_Aint> at;
-  std::vector<MPI_Datatype> runs;
-  for (const Copy2D& c : copies) {
+  std::vector<OwnedType> runs(copies.size());
+  std::vector<MPI_Datatype> handles;
+  for (size_t i = 0; i < copies.size(); ++i) {
+    const Copy2D& c = copies[i];
     check_mpi(MPI_Type_create_hvector(static_cast<int>(c.rows), static_cast<int>(c.row_bytes), send ? c.src_pitch : c.dst_pitch,
-                                      MPI_BYTE, &runs.emplace_back()),
+                                      MPI_BYTE, runs[i].out()),
               "MPI_Type_create_hvector");
+    handles.push_back(runs[i].get());
     at.push_back(send ? c.src : c.dst);
   }
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  check_mpi(MPI_Type_create_struct(static_cast<int>(runs.size()), ones.data(), at.data(), runs.data(), &type),
+  check_mpi(MPI_Type_create_struct(static_cast<int>(handles.size()), ones.data(), at.data(), handles.data(), type.out()),
             "MPI_Type_create_struct");
-  for (MPI_Datatype& t : runs) MPI_Type_free(&t);
-  check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
+  check_mpi(MPI_Type_commit(type.out()), "MPI_Type_commit");
   return type;
 }
 
@@ -79,8 +102,7 @@ std::vector<Route> routes(const gdap_halo& h, bool send, std::span<const int64_t
   std::vector<Route> out;
   for (const HaloMessage& m : send ? h.plan.sends : h.plan.recvs) {
     for_each_part(m, h.element_size, [&](const HaloMessage& part) {
-      Route r{static_cast<int>(part.peer), part.offset * h.element_size, part.elements * h.element_size, {}, false,
-              MPI_DATATYPE_NULL};
+      Route r{static_cast<int>(part.peer), part.offset * h.element_size, part.elements * h.element_size, {}, false, {}};
       if (send) halo_copies(part, section, packed, h.element_size, r.copies);
       else halo_copies(part, packed, section, h.element_size, r.copies);
       r.direct = single_run(r.copies);
@@ -112,9 +134,6 @@ HaloMpiScratch& scratch_for(const HaloCall& call) {
   return *s;
 }
 
-// MPI counts are int: larger messages go as several pieces (MPI keeps their order per pair).
-constexpr int64_t kPiece = int64_t{1} << 30;
-
 template <typename Post>
 void post_pieces(char* data, int64_t bytes, Post&& post) {
   for (int64_t at = 0; at < bytes; at += kPiece) post(data + at, static_cast<int>(std::min(kPiece, bytes - at)));
@@ -126,8 +145,8 @@ void exchange(char* data, HaloMpiScratch& s, MpiComm& mpi) {
   char* received = s.recv_buffer->data();
   std::vector<MPI_Request> requests;
   for (const Route& r : s.recvs) {
-    if (r.type != MPI_DATATYPE_NULL) {
-      check_mpi(MPI_Irecv(data, 1, r.type, r.peer, 1, comm, &requests.emplace_back()), "MPI_Irecv");
+    if (r.type.get() != MPI_DATATYPE_NULL) {
+      check_mpi(MPI_Irecv(data, 1, r.type.get(), r.peer, 1, comm, &requests.emplace_back()), "MPI_Irecv");
       continue;
     }
     char* into = r.direct ? data + r.copies[0].dst : received + r.packed_offset;
@@ -136,8 +155,8 @@ void exchange(char* data, HaloMpiScratch& s, MpiComm& mpi) {
     });
   }
   for (const Route& r : s.sends) {
-    if (r.type != MPI_DATATYPE_NULL) {
-      check_mpi(MPI_Isend(data, 1, r.type, r.peer, 1, comm, &requests.emplace_back()), "MPI_Isend");
+    if (r.type.get() != MPI_DATATYPE_NULL) {
+      check_mpi(MPI_Isend(data, 1, r.type.get(), r.peer, 1, comm, &requests.emplace_back()), "MPI_Isend");
       continue;
     }
     char* from = sent + r.packed_offset;
@@ -153,7 +172,7 @@ void exchange(char* data, HaloMpiScratch& s, MpiComm& mpi) {
   };
   mpi.wait(requests, "the halo exchange", true, std::make_shared<Keep>(Keep{s.send_buffer, s.recv_buffer}));
   for (const Route& r : s.recvs) {
-    if (!r.direct && r.type == MPI_DATATYPE_NULL) run_host_copies(r.copies, received, data);
+    if (!r.direct && r.type.get() == MPI_DATATYPE_NULL) run_host_copies(r.copies, received, data);
   }
 }
 
