@@ -1,6 +1,6 @@
 /*
- * What the MPI harnesses share: this rank (set by main), a check of every gdap call that aborts
- * the job with gdap's message, the slowest rank's time of a call, and the median of a list of
+ * What the MPI harnesses share: their start (MPI, this rank, the repeats), a check of every gdap
+ * call that aborts the job with gdap's message, the slowest rank's time of a call, and the median of a list of
  * times (sorted in place).
  */
 #ifndef GDAP_BENCH_MPI_H
@@ -24,6 +24,25 @@ static int g_rank;
       MPI_Abort(MPI_COMM_WORLD, 1);                                                                  \
     }                                                                                                \
   } while (0)
+
+/* MPI_Init, this rank (g_rank), and the repeats asked for (argv[1], else `default_repeats`); aborts
+ * the job unless it has `nranks` ranks and the repeats are at least `min_repeats`. */
+static int start_ranks(int* argc, char*** argv, int nranks, int default_repeats, int min_repeats) {
+  int size = 0;
+  MPI_Init(argc, argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != nranks) {
+    if (g_rank == 0) fprintf(stderr, "%s: run with %d ranks (mpirun -np %d), not %d\n", (*argv)[0], nranks, nranks, size);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  const int repeats = *argc > 1 ? atoi((*argv)[1]) : default_repeats;
+  if (repeats < min_repeats) {
+    if (g_rank == 0) fprintf(stderr, "%s: at least %d repeats, not %d\n", (*argv)[0], min_repeats, repeats);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return repeats;
+}
 
 /* A timed call: every rank starts after a barrier, and the call counts as the slowest rank's. */
 static double start_timing(void) {

@@ -215,16 +215,7 @@ static void teardown(Rank* k) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size != NRANKS) {
-    if (g_rank == 0) fprintf(stderr, "halo_mpi: run with %d ranks (mpirun -np %d), not %d\n", NRANKS, NRANKS, size);
-    MPI_Finalize();
-    return 1;
-  }
-  const int repeats = argc > 1 ? atoi(argv[1]) : DEFAULT_REPEATS;
+  const int repeats = start_ranks(&argc, &argv, NRANKS, DEFAULT_REPEATS, 1);
   gdap_comm* comm = NULL;
   CK(gdap_comm_from_mpi_comm(&comm, MPI_COMM_WORLD));
   const Case cases[] = {

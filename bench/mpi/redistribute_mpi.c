@@ -370,13 +370,7 @@ static void report(const Result* r, const int* ran, int repeats) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size != NRANKS) die("run with exactly 4 ranks (mpirun -np 4)");
-  const int repeats = argc > 1 ? atoi(argv[1]) : DEFAULT_REPEATS;
-  if (repeats < MIN_REPEATS) die("at least 10 repeats");
+  const int repeats = start_ranks(&argc, &argv, NRANKS, DEFAULT_REPEATS, MIN_REPEATS);
   const int only = argc > 2 ? atoi(argv[2]) : 0;
   if (only < 0 || only > NCASES) die("case must be 1, 2 or 3");
 

@@ -130,20 +130,11 @@ static void check(Bench* b, int nranks) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int nranks = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  if (nranks != NRANKS) {
-    if (g_rank == 0) fprintf(stderr, "run with %d ranks, not %d\n", NRANKS, nranks);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  const int repeats = argc > 1 ? atoi(argv[1]) : DEFAULT_REPEATS;
-  if (repeats < 1) MPI_Abort(MPI_COMM_WORLD, 1);
+  const int repeats = start_ranks(&argc, &argv, NRANKS, DEFAULT_REPEATS, 1);
   Bench b;
   memset(&b, 0, sizeof b);
-  setup(&b, nranks);
-  check(&b, nranks);
+  setup(&b, NRANKS);
+  check(&b, NRANKS);
   double* t = malloc((size_t)NMETHODS * (size_t)repeats * sizeof(double));
   if (!t) MPI_Abort(MPI_COMM_WORLD, 1);
   for (int k = 0; k < WARMUP + repeats; ++k) {
@@ -155,7 +146,7 @@ int main(int argc, char** argv) {
   if (g_rank == 0) {
     const double bytes = (double)ROWS * COLS * sizeof(double);
     printf("\n### reduce-scatter of %d x %d float64 partial sums (%.0f MiB per rank) into row blocks, %d ranks\n\n",
-           ROWS, COLS, bytes / (1 << 20), nranks);
+           ROWS, COLS, bytes / (1 << 20), NRANKS);
     printf("| method | median ms | / MPI_Reduce_scatter_block |\n|---|---|---|\n");
     double med[NMETHODS];
     for (int m = 0; m < NMETHODS; ++m) med[m] = median(t + m * repeats, repeats) * 1e3;
