@@ -37,9 +37,10 @@ class OwnedType {
     return *this;
   }
   ~OwnedType() {
+    if (type_ == MPI_DATATYPE_NULL) return;  // most routes have none
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (!finalized && type_ != MPI_DATATYPE_NULL) MPI_Type_free(&type_);
+    if (!finalized) MPI_Type_free(&type_);
   }
   MPI_Datatype get() const { return type_; }
   MPI_Datatype* out() { return &type_; }
