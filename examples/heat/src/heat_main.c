@@ -181,11 +181,12 @@ static int parse(int argc, char** argv, heat_options* o, comm_mode* mode, int64_
     }
   }
   if (optind < argc) return bad("argument", argv[optind], "takes no positional arguments");
-  if (grid_count && grid_count != o->ndim) {
+  o->grid_ndim = (int)grid_count;
+  if (grid_count && grid_count != o->ndim && !o->restart) {
     fprintf(stderr, "heat: --grid has %lld values for a %d-d grid\n", (long long)grid_count, o->ndim);
     return 1;
   }
-  if (mode_count && mode_count != o->ndim) {
+  if (mode_count && mode_count != o->ndim && !o->restart) {
     fprintf(stderr, "heat: --mode has %lld values for a %d-d grid\n", (long long)mode_count, o->ndim);
     return 1;
   }
@@ -200,7 +201,7 @@ static int parse(int argc, char** argv, heat_options* o, comm_mode* mode, int64_
   }
   if (*ranks == 0) {
     *ranks = 1;
-    for (int d = 0; grid_count && d < o->ndim; ++d) *ranks *= o->grid[d];
+    for (int d = 0; d < grid_count; ++d) *ranks *= o->grid[d];
   }
   if (o->checkpoint_dir && make_dir(o->checkpoint_dir)) return 1;
   if (o->share_dir && make_dir(o->share_dir)) return 1;

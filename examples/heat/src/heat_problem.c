@@ -12,7 +12,7 @@
 
 /* The background's coefficients: dyadic, so that its second differences are exactly 0 in floating
  * point, and small, so that |u| stays near 1 and rounding near 1e-16 per step. */
-static const double kOffset = 1.0, kSlope[3] = {1.0 / 16, 1.0 / 32, 1.0 / 64}, kTwist = 1.0 / 1024;
+static const double kOffset = 1.0, kSlope[3] = {1.0 / 64, 1.0 / 128, 1.0 / 256}, kTwist = 1.0 / 4096;
 static const double kAmplitude = 1.0;
 
 int heat_problem_init(heat_problem* p, int ndim, const int64_t* n, const int32_t* periodic, const int32_t* mode,

@@ -568,7 +568,7 @@ static int check(rank_state* s, int* passed) {
   const double left = fabs(p->amplitude * decay);
   int ok = error <= tolerance && left > 10.0 * tolerance; /* else dropping the mode would pass */
   if (s->rank == 0) {
-    printf("heat: fingerprint %016llx\n", (unsigned long long)print);
+    printf("heat: fingerprint %016llX\n", (unsigned long long)print);
     printf("heat: check: max |u - exact| = %.3e after %lld steps (tolerance %.1e, rounding bound %.1e): %s\n", error,
            (long long)s->step, tolerance, bound, error <= tolerance ? "ok" : "FAILED");
     if (left <= 10.0 * tolerance)
@@ -641,6 +641,8 @@ int heat_run_rank(const heat_options* o, gdap_comm* comm, void* comm_stream, int
     snprintf(record, sizeof record, "%s.heat", o->restart);
     if (read_record(s, record, &mine) != 0) return 1;
   }
+  if (mine.grid_ndim && mine.grid_ndim != mine.ndim)
+    return fail(s, "--grid has %d values for the %d-d grid%s", mine.grid_ndim, mine.ndim, o->restart ? " of the checkpoint" : "");
   char why[256];
   int32_t periodic[3], mode[3];
   for (int d = 0; d < 3; ++d) {

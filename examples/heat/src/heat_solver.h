@@ -13,6 +13,7 @@ typedef struct heat_options {
   int ndim;                  /* 2 or 3 */
   int64_t n[3];              /* unknowns per dimension, C order */
   int64_t grid[3];           /* process grid (0: chosen from the rank count) */
+  int grid_ndim;             /* values given in grid (0: none) */
   int periodic[3];           /* per dimension */
   int mode[3];               /* the eigenmode's wave numbers */
   int bits;                  /* 32 or 64 */
