@@ -51,7 +51,10 @@ module heat_run
     integer(c_int64_t), allocatable :: res_step(:)
     real(c_double), allocatable :: res_value(:)
     real(c_double) :: seconds = 0
+    integer(c_int64_t) :: timed = 0
   end type rank_state
+
+  integer, parameter :: HEAT_BENCH_WARMUP = 10  ! untimed steps before a --bench timing
 
   interface
     function c_rename(from, to) bind(C, name='rename') result(e)
@@ -169,38 +172,6 @@ contains
     end associate
   end function describe_dim
 
-  !> The update region split into the boundary layer (one slab per side) and the interior.
-  subroutine split_update(s)
-    type(rank_state), intent(inout) :: s
-    type(heat_box) :: core, slab
-    integer :: d, e
-    integer(c_int64_t) :: a, b
-    core = s%update
-    core%lo(1:s%problem%ndim) = s%update%lo(1:s%problem%ndim) + 1
-    core%hi(1:s%problem%ndim) = s%update%hi(1:s%problem%ndim) - 1
-    s%boundary%count = 0
-    do d = 1, s%problem%ndim
-      slab = s%update
-      do e = 1, d - 1
-        slab%lo(e) = core%lo(e)
-        slab%hi(e) = max(core%hi(e), core%lo(e))
-      end do
-      a = s%update%lo(d)
-      b = s%update%hi(d)
-      slab%lo(d) = a
-      slab%hi(d) = min(a + 1, b)
-      s%boundary%count = s%boundary%count + 1
-      s%boundary%box(s%boundary%count) = slab
-      slab%lo(d) = max(b - 1, a + 1)
-      slab%hi(d) = b
-      s%boundary%count = s%boundary%count + 1
-      s%boundary%box(s%boundary%count) = slab
-    end do
-    core%hi = max(core%hi, core%lo)
-    s%interior%count = 1
-    s%interior%box(1) = core
-  end subroutine split_update
-
   logical function describe(s) result(good)
     type(rank_state), intent(inout) :: s
     integer :: d, nd
@@ -240,7 +211,7 @@ contains
         return
       end if
     end do
-    call split_update(s)
+    call heat_split(s%update, int(nd, c_int), s%boundary, s%interior)
     s%bytes = s%o%bits / 8 * product(s%view%shape(1:nd))
     good = ok(gdap_map_create_collective(s%map, s%comm, int(nd, c_int64_t), s%dims), s, 'gdap_map_create_collective')
   end function describe
@@ -662,12 +633,22 @@ contains
 
   logical function run_steps(s) result(good)
     type(rank_state), intent(inout) :: s
-    integer(c_int64_t) :: t0, t1, rate
+    integer(c_int64_t) :: t0, t1, rate, first, last
     real(c_double), target :: elapsed, norm
-    good = settle(s)
+    integer :: k
+    good = .true.
+    if (s%o%bench) then  ! warm-up, untimed: first launches, first exchanges
+      do k = 1, HEAT_BENCH_WARMUP
+        if (good) good = step(s)
+      end do
+    end if
+    first = s%step
+    last = s%o%steps
+    if (s%o%bench) last = first + s%o%steps
+    if (good) good = settle(s)
     if (good) good = ok(gdap_comm_barrier(s%comm), s, 'gdap_comm_barrier')
     call system_clock(t0, rate)
-    do while (good .and. s%step < s%o%steps)
+    do while (good .and. s%step < last)
       good = step(s)
       if (.not. good .or. s%o%bench) cycle
       if (s%o%residual_every > 0) then
@@ -687,6 +668,7 @@ contains
     elapsed = real(t1 - t0, c_double) / rate
     if (good) good = combine(s, 0, c_loc(elapsed), .false., GDAP_REDUCE_MAX)
     s%seconds = elapsed
+    s%timed = s%step - first
   end function run_steps
 
   !> Compares the field with the exact discrete solution and the last residual with its
@@ -800,10 +782,10 @@ contains
     good = state(s, .false.)
     if (good) good = run_steps(s)
     if (.not. good) return
-    if (s%rank == 0) print '(a,i0,a,f0.3,a,f0.4,a)', 'heat: ', s%step, ' steps in ', s%seconds, ' s, ', &
-      1d3 * s%seconds / max(s%step, 1_c_int64_t), ' ms per step'
+    if (s%rank == 0) print '(a,i0,a,f0.3,a,f0.4,a)', 'heat: ', s%timed, ' steps in ', s%seconds, ' s, ', &
+      1d3 * s%seconds / max(s%timed, 1_c_int64_t), ' ms per step'
     passed = .true.
-    if (s%o%check .and. .not. s%o%bench) good = check(s, passed)
+    if (s%o%check) good = check(s, passed)
     if (good) good = settle(s)
     if (good) good = state(s, .true.)
     if (good) good = hold(s)
@@ -858,8 +840,13 @@ contains
     good = solve(s, passed)
     call release(s)
     if (.not. good) return
-    if (s%rank == 0) print '(2a)', 'heat: ', trim(merge('checks passed', 'checks FAILED', passed .or. .not. s%o%check &
-                                                         .or. s%o%bench))
+    if (s%rank == 0) then
+      if (.not. s%o%check) then
+        print '(a)', 'heat: done (not checked)'
+      else
+        print '(2a)', 'heat: ', trim(merge('checks passed', 'checks FAILED', passed))
+      end if
+    end if
     if (passed) failed = 0
   end function run_rank
 

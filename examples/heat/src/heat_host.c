@@ -29,6 +29,32 @@ static void box3_of(const heat_view* v, const heat_box* b, int64_t lo[3], int64_
   heat_extents3(v->ndim, b->hi, 1, hi);
 }
 
+void heat_split(const heat_box* update, int ndim, heat_boxes* boundary, heat_boxes* interior) {
+  heat_box core = *update;
+  for (int d = 0; d < ndim; ++d) {
+    core.lo[d] = update->lo[d] + 1;
+    core.hi[d] = update->hi[d] - 1 > core.lo[d] ? update->hi[d] - 1 : core.lo[d];
+  }
+  boundary->count = 0;
+  for (int d = 0; d < ndim; ++d) {
+    /* dimensions before d: the core's range; d: one side's slab; after d: the whole range */
+    heat_box slab = *update;
+    for (int e = 0; e < d; ++e) {
+      slab.lo[e] = core.lo[e];
+      slab.hi[e] = core.hi[e];
+    }
+    const int64_t a = update->lo[d], b = update->hi[d];
+    slab.lo[d] = a;
+    slab.hi[d] = a + 1 < b ? a + 1 : b;
+    boundary->box[boundary->count++] = slab;
+    slab.lo[d] = b - 1 > a + 1 ? b - 1 : a + 1;
+    slab.hi[d] = b;
+    boundary->box[boundary->count++] = slab;
+  }
+  interior->count = 1;
+  interior->box[0] = core;
+}
+
 #define HEAT_DEFINE_STEP(T, suffix, cell)                                                          \
   static void step_##suffix(const view3* w, const T* u, T* v, const int64_t lo[3], const int64_t hi[3], T r) { \
     for (int64_t i0 = lo[0]; i0 < hi[0]; ++i0)                                                    \

@@ -44,7 +44,7 @@ module heat_kernels
     type(heat_box) :: box(6)
   end type heat_boxes
 
-  public :: heat_problem_init, heat_problem_size, heat_problem_growth, heat_problem_mode_norm, heat_problem_bound
+  public :: heat_split, heat_problem_init, heat_problem_size, heat_problem_growth, heat_problem_mode_norm, heat_problem_bound
   public :: heat_host_step, heat_host_fill, heat_host_sqdiff, heat_host_error, heat_host_fingerprint
   public :: heat_cuda_step, heat_cuda_fill, heat_cuda_sqdiff, heat_cuda_error, heat_cuda_fingerprint
   public :: heat_cuda_scratch_bytes, heat_cuda_device_count, heat_cuda_set_device, heat_cuda_malloc, heat_cuda_free
@@ -53,6 +53,12 @@ module heat_kernels
   public :: heat_nccl_from_mpi, heat_nccl_destroy, heat_cuda_message, heat_nccl_message
 
   interface
+    subroutine heat_split(update, ndim, boundary, interior) bind(C, name='heat_split')
+      import :: c_int, heat_box, heat_boxes
+      type(heat_box), intent(in) :: update
+      integer(c_int), value :: ndim
+      type(heat_boxes), intent(inout) :: boundary, interior
+    end subroutine
     function heat_problem_init(p, ndim, n, periodic, mode, r, why, capacity) bind(C, name='heat_problem_init') result(e)
       import :: c_int, c_int32_t, c_int64_t, c_double, c_char, heat_problem
       type(heat_problem), intent(inout) :: p

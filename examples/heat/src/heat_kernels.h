@@ -45,6 +45,11 @@ typedef struct heat_boxes {
 
 #define HEAT_NO_CUDA 100000 /* what device functions return in a build without CUDA */
 
+/* Splits `update` (the cells a rank updates) into its boundary layer, one slab per side of each
+ * of the `ndim` dimensions (the cells its neighbours read), and the interior left over (which
+ * reads no halo cell): a step updates the boundary first and the interior while the halo moves. */
+void heat_split(const heat_box* update, int ndim, heat_boxes* boundary, heat_boxes* interior);
+
 /* ---- host memory ---- */
 
 /* v = one step of u over every box (u read, v written only there). */

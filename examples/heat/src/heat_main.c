@@ -46,7 +46,8 @@ static const char* kUsage =
     "  --r VALUE              the step's coefficient, <= 1/(2 ndim) (default: that, Jacobi)\n"
     "  --no-overlap           exchange the halo after the whole step instead of beside the interior\n"
     "  --no-check             skip the comparison with the exact solution\n"
-    "  --bench                time the steps alone (no residuals, checkpoints or checks)\n";
+    "  --bench                time --steps steps after 10 untimed ones, without residuals or checkpoints\n"
+    "                         (the checks follow the timing)\n";
 
 typedef enum { COMM_GROUP, COMM_NCCL, COMM_MPI } comm_mode;
 

@@ -10,10 +10,19 @@
  * start is -1): the array holds the n unknowns only. */
 #define HEAT_PERIODIC_ORIGIN 0
 
-/* The background's coefficients: dyadic, so that its second differences are exactly 0 in floating
- * point, and small, so that |u| stays near 1 and rounding near 1e-16 per step. */
-static const double kOffset = 1.0, kSlope[3] = {1.0 / 64, 1.0 / 128, 1.0 / 256}, kTwist = 1.0 / 4096;
+/* The background: its slopes are kRise[d] over a power of two at least n + 1, and its twist the
+ * product of the first two such reciprocals, so that it rises by less than kRise[d] along each
+ * dimension and by less than 1 through the twist, whatever the grid (|u| stays below 5), and every
+ * coefficient is dyadic: its second differences are exactly 0 in floating point. */
+static const double kOffset = 1.0, kRise[3] = {1.0, 0.5, 0.25};
 static const double kAmplitude = 1.0;
+
+/* 1 / the smallest power of two >= m. */
+static double reciprocal_power(int64_t m) {
+  double p = 1.0;
+  while (p < (double)m) p *= 2.0;
+  return 1.0 / p;
+}
 
 int heat_problem_init(heat_problem* p, int ndim, const int64_t* n, const int32_t* periodic, const int32_t* mode,
                       double r, char* why, int capacity) {
@@ -31,13 +40,17 @@ int heat_problem_init(heat_problem* p, int ndim, const int64_t* n, const int32_t
   }
   p->amplitude = kAmplitude;
   p->offset = kOffset;
-  p->twist = kTwist;
+  p->twist = 1.0;
+  int fixed = 0;
   for (int d = 0; d < ndim; ++d) {
     p->n[d] = n[d];
     p->periodic[d] = periodic[d] != 0;
     p->mode[d] = mode[d];
     p->origin[d] = p->periodic[d] ? HEAT_PERIODIC_ORIGIN : 1;
-    p->slope[d] = kSlope[d];
+    if (!p->periodic[d]) {
+      p->slope[d] = kRise[d] * reciprocal_power(n[d] + 1);
+      if (fixed++ < 2) p->twist *= reciprocal_power(n[d] + 1);
+    }
     /* A periodic mode needs 2k < n (k = n/2 is the checkerboard, whose cosine norm differs); a
      * fixed-end mode k <= n (beyond, it aliases to a lower one). */
     const int64_t top = p->periodic[d] ? (n[d] - 1) / 2 : n[d];

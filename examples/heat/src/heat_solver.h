@@ -20,8 +20,8 @@ typedef struct heat_options {
   int on_device;             /* 0: host memory; 1: one CUDA device per rank */
   int overlap;               /* exchange the halo while the interior is updated */
   int check;                 /* compare with the exact solution at the end */
-  int bench;                 /* time the steps: no residuals, checkpoints or checks inside the timing */
-  int64_t steps;             /* steps to reach (a restart continues up to it) */
+  int bench;                 /* time `steps` steps after a warm-up, without residuals or checkpoints */
+  int64_t steps;             /* steps to reach (a restart continues up to it); bench: steps timed */
   int64_t residual_every;    /* the residual norm every so many steps (0: never) */
   int64_t checkpoint_every;  /* a Zarr checkpoint every so many steps (0: never) */
   const char* checkpoint_dir;
