@@ -1,10 +1,11 @@
 // The heat solver's device kernels and the CUDA plumbing its drivers call (heat_kernels.h).
 //
-// The step is one kernel for any list of boxes, the boundary layer's slabs or the interior: each
-// box is cut into tiles of 256 threads, a tile as wide as the box's last extent allows (up to 256
-// cells of a row) and as many rows tall as that leaves, so a slab one cell thin along the last
-// dimension still fills its threads. Reductions run one block per row group and combine the
-// blocks' partial results in a fixed order: the same inputs give the same bits.
+// A step launches one kernel per box (the boundary layer's slabs, then the interior), on a grid
+// shaped to the box: a block is 256 threads, a tile as wide as the box's last extent allows (up to
+// 256 cells of a row) and as many rows tall as that leaves, so a slab one cell thin along the last
+// dimension still fills its threads; grid x, y, z walk the tiles along dimensions 2 and 1 and the
+// planes of dimension 0, and no thread divides. Reductions run one block per row group and combine
+// the blocks' partial results in a fixed order: the same inputs give the same bits.
 #include "heat_kernels.h"
 #include "heat_stencil.h"
 
@@ -37,16 +38,8 @@ View3 view3_of(const heat_view* v) {
 // One box as the step kernel tiles it.
 struct Tiled {
   int64_t lo[3];
-  int64_t ext1, ext2, rows;  // extents along dimensions 1 and 2; rows = extent 0 * extent 1
-  int64_t first_tile;        // tiles of the boxes before this one
-  int64_t tiles_per_row;
-  int width_log2;            // a tile is 2^width_log2 cells wide and kThreads >> width_log2 rows tall
-};
-
-struct StepArgs {
-  View3 w;
-  int count;
-  Tiled box[HEAT_MAX_BOXES];
+  int64_t ext[3];  // the box's extents
+  int width_log2;  // a tile is 2^width_log2 cells wide and kThreads >> width_log2 rows tall
 };
 
 template <typename T>
@@ -61,31 +54,25 @@ __device__ float cell<float>(const float* u, int64_t i, const View3& w, float r)
 }
 
 template <typename T>
-__global__ void step_kernel(StepArgs a, const T* __restrict__ u, T* __restrict__ v, T r) {
-  int b = 0;
-  const int64_t tile = blockIdx.x;
-  while (b + 1 < a.count && tile >= a.box[b + 1].first_tile) ++b;
-  const Tiled& t = a.box[b];
-  const int64_t local = tile - t.first_tile;
-  const int64_t row_tile = local / t.tiles_per_row, col_tile = local - row_tile * t.tiles_per_row;
-  const int lane = threadIdx.x & ((1 << t.width_log2) - 1);
-  const int64_t row = row_tile * (kThreads >> t.width_log2) + (threadIdx.x >> t.width_log2);
-  const int64_t col = (col_tile << t.width_log2) + lane;
-  if (row >= t.rows || col >= t.ext2) return;
-  const int64_t i0 = t.lo[0] + row / t.ext1, i1 = t.lo[1] + row % t.ext1, i2 = t.lo[2] + col;
-  const int64_t i = i0 * a.w.s[0] + i1 * a.w.s[1] + i2;
-  v[i] = cell<T>(u, i, a.w, r);
+__global__ void step_kernel(View3 w, Tiled t, const T* __restrict__ u, T* __restrict__ v, T r) {
+  const int64_t i2 = (static_cast<int64_t>(blockIdx.x) << t.width_log2) + (threadIdx.x & ((1 << t.width_log2) - 1));
+  const int64_t i1 = static_cast<int64_t>(blockIdx.y) * (kThreads >> t.width_log2) + (threadIdx.x >> t.width_log2);
+  if (i2 >= t.ext[2] || i1 >= t.ext[1]) return;
+  const int64_t i = (t.lo[0] + blockIdx.z) * w.s[0] + (t.lo[1] + i1) * w.s[1] + t.lo[2] + i2;
+  v[i] = cell<T>(u, i, w, r);
 }
 
-// Calls op(flat, global) for the rows of `box` that this block takes (grid-stride over rows).
+// Calls op(flat, local, global) for the rows of box [lo, hi) that this block takes (grid-stride over
+// rows); `local` is the 3-d view's index, `global` the section's ndim global index.
 template <typename Op>
 __device__ void for_rows(const View3& w, int ndim, const int64_t* lo, const int64_t* hi, Op op) {
   const int64_t ext1 = hi[1] - lo[1], rows = (hi[0] - lo[0]) * ext1;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const int64_t i0 = lo[0] + row / ext1, i1 = lo[1] + row % ext1;
     for (int64_t i2 = lo[2] + threadIdx.x; i2 < hi[2]; i2 += blockDim.x) {
+      const int64_t l3[3] = {i0, i1, i2};
       const int64_t g3[3] = {w.start[0] + i0, w.start[1] + i1, w.start[2] + i2};
-      op(i0 * w.s[0] + i1 * w.s[1] + i2, ndim == 3 ? g3 : g3 + 1);
+      op(i0 * w.s[0] + i1 * w.s[1] + i2, l3, ndim == 3 ? g3 : g3 + 1);
     }
   }
 }
@@ -139,10 +126,9 @@ Box3 box3_of(const heat_view* v, const heat_box* b) {
 
 __global__ void fill_kernel(View3 w, int ndim, int bits, void* u, Box3 owned, heat_problem p) {
   const int64_t all_lo[3] = {0, 0, 0};
-  for_rows(w, ndim, all_lo, w.n, [&](int64_t flat, const int64_t* global) {
-    const int64_t i2 = flat % w.n[2], i1 = flat / w.n[2] % w.n[1], i0 = flat / w.s[0];
-    const bool inside = i0 >= owned.lo[0] && i0 < owned.hi[0] && i1 >= owned.lo[1] && i1 < owned.hi[1] &&
-                        i2 >= owned.lo[2] && i2 < owned.hi[2];
+  for_rows(w, ndim, all_lo, w.n, [&](int64_t flat, const int64_t* l, const int64_t* global) {
+    const bool inside = l[0] >= owned.lo[0] && l[0] < owned.hi[0] && l[1] >= owned.lo[1] && l[1] < owned.hi[1] &&
+                        l[2] >= owned.lo[2] && l[2] < owned.hi[2];
     const double x = inside ? heat_exact(&p, global, 1.0) : NAN;
     if (bits == 64) static_cast<double*>(u)[flat] = x;
     else static_cast<float*>(u)[flat] = static_cast<float>(x);
@@ -151,7 +137,7 @@ __global__ void fill_kernel(View3 w, int ndim, int bits, void* u, Box3 owned, he
 
 __global__ void sqdiff_kernel(View3 w, int ndim, int bits, const void* u, const void* v, Box3 box, double* partials) {
   double sum = 0.0;
-  for_rows(w, ndim, box.lo, box.hi, [&](int64_t flat, const int64_t*) {
+  for_rows(w, ndim, box.lo, box.hi, [&](int64_t flat, const int64_t*, const int64_t*) {
     const double d = load(v, bits, flat) - load(u, bits, flat);
     sum += d * d;
   });
@@ -161,7 +147,7 @@ __global__ void sqdiff_kernel(View3 w, int ndim, int bits, const void* u, const 
 __global__ void error_kernel(View3 w, int ndim, int bits, const void* u, Box3 box, heat_problem p, double decay,
                              double* partials) {
   double worst = 0.0;
-  for_rows(w, ndim, box.lo, box.hi, [&](int64_t flat, const int64_t* global) {
+  for_rows(w, ndim, box.lo, box.hi, [&](int64_t flat, const int64_t*, const int64_t* global) {
     double e = fabs(load(u, bits, flat) - heat_exact(&p, global, decay));
     if (!(e <= INFINITY)) e = INFINITY;
     worst = e > worst ? e : worst;
@@ -172,7 +158,7 @@ __global__ void error_kernel(View3 w, int ndim, int bits, const void* u, Box3 bo
 __global__ void fingerprint_kernel(View3 w, int ndim, int bits, const void* u, Box3 box, heat_problem p,
                                    uint64_t* partials) {
   uint64_t sum = 0;
-  for_rows(w, ndim, box.lo, box.hi, [&](int64_t flat, const int64_t* global) {
+  for_rows(w, ndim, box.lo, box.hi, [&](int64_t flat, const int64_t*, const int64_t* global) {
     uint64_t unknown = 0;
     for (int d = 0; d < ndim; ++d) unknown = unknown * static_cast<uint64_t>(p.n[d]) + static_cast<uint64_t>(global[d] - p.origin[d]);
     sum += heat_share(bits_of(u, bits, flat), unknown);
@@ -192,35 +178,30 @@ int status() { return static_cast<int>(cudaGetLastError()); }
 extern "C" {
 
 int heat_cuda_step(const heat_view* view, const void* u, void* v, const heat_boxes* boxes, double r, void* stream) {
-  StepArgs a{};
-  a.w = view3_of(view);
-  int64_t tiles = 0;
+  const View3 w = view3_of(view);
+  const auto s = static_cast<cudaStream_t>(stream);
   for (int b = 0; b < boxes->count; ++b) {
     const Box3 x = box3_of(view, &boxes->box[b]);
-    Tiled& t = a.box[a.count];
-    t.ext1 = x.hi[1] - x.lo[1];
-    t.ext2 = x.hi[2] - x.lo[2];
-    t.rows = (x.hi[0] - x.lo[0]) * t.ext1;
-    if (t.rows <= 0 || t.ext2 <= 0) continue;  // an empty box
-    for (int d = 0; d < 3; ++d) t.lo[d] = x.lo[d];
-    t.width_log2 = 0;
-    while ((int64_t{1} << t.width_log2) < t.ext2 && (1 << t.width_log2) < kThreads) ++t.width_log2;
+    Tiled t{};
+    for (int d = 0; d < 3; ++d) {
+      t.lo[d] = x.lo[d];
+      t.ext[d] = x.hi[d] - x.lo[d];
+    }
+    if (t.ext[0] <= 0 || t.ext[1] <= 0 || t.ext[2] <= 0) continue;  // an empty box
+    while ((int64_t{1} << t.width_log2) < t.ext[2] && (1 << t.width_log2) < kThreads) ++t.width_log2;
     const int64_t tall = kThreads >> t.width_log2;
-    t.tiles_per_row = (t.ext2 + (int64_t{1} << t.width_log2) - 1) >> t.width_log2;
-    t.first_tile = tiles;
-    tiles += t.tiles_per_row * ((t.rows + tall - 1) / tall);
-    ++a.count;
+    const dim3 grid(static_cast<unsigned>((t.ext[2] + (int64_t{1} << t.width_log2) - 1) >> t.width_log2),
+                    static_cast<unsigned>((t.ext[1] + tall - 1) / tall), static_cast<unsigned>(t.ext[0]));
+    if (view->bits == 64) {
+      step_kernel<double><<<grid, kThreads, 0, s>>>(w, t, static_cast<const double*>(u), static_cast<double*>(v), r);
+    } else {
+      step_kernel<float><<<grid, kThreads, 0, s>>>(w, t, static_cast<const float*>(u), static_cast<float*>(v),
+                                                     static_cast<float>(r));
+    }
+    const int e = status();
+    if (e != 0) return e;
   }
-  if (tiles == 0) return 0;
-  const auto s = static_cast<cudaStream_t>(stream);
-  if (view->bits == 64) {
-    step_kernel<double><<<static_cast<unsigned>(tiles), kThreads, 0, s>>>(a, static_cast<const double*>(u),
-                                                                           static_cast<double*>(v), r);
-  } else {
-    step_kernel<float><<<static_cast<unsigned>(tiles), kThreads, 0, s>>>(a, static_cast<const float*>(u),
-                                                                          static_cast<float*>(v), static_cast<float>(r));
-  }
-  return status();
+  return 0;
 }
 
 int heat_cuda_fill(const heat_view* view, void* u, const heat_box* owned, const heat_problem* problem, void* stream) {
