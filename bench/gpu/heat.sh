@@ -69,7 +69,7 @@ ms() {
   fi
   sed -n 's/.* steps in .* s, \([0-9.]*\) ms per step/\1/p' <<<"$text" | tail -1
 }
-gdap() {  # gdap() GPUS DIMS STEPS DTYPE [options]: the C driver over NCCL, slabs along dimension 0
+run_gdap() {  # run_gdap GPUS DIMS STEPS DTYPE [options]: the C driver over NCCL, slabs along dimension 0
   local p=$1 dims=$2 steps=$3 dtype=$4
   shift 4
   local grid=$p
@@ -77,7 +77,7 @@ gdap() {  # gdap() GPUS DIMS STEPS DTYPE [options]: the C driver over NCCL, slab
   echo "run: heat --comm nccl --ranks $p --grid $grid --dims $dims --dtype $dtype $*" >>"$out/heat_runs.log"
   ms "$heat" --device cuda --comm nccl --ranks "$p" --grid "$grid" --dims "$dims" --steps "$steps" --dtype "$dtype" --bench "$@"
 }
-peer() {  # peer() GPUS DIMS STEPS DTYPE [--no-overlap]
+run_peer() {  # run_peer GPUS DIMS STEPS DTYPE [--no-overlap]
   echo "run: heat_nccl_ref $2 $1 $3 $4 ${5:-}" >>"$out/heat_runs.log"
   ms "$ref" "$2" "$1" "$3" "$4" ${5:-}
 }
@@ -98,13 +98,13 @@ if [[ $what == *" bench "* ]]; then
   declare -A g2 r2
   for p in 1 2 4; do
     [ $p -le "$gpus" ] || continue
-    g2[$p]=$(gdap $p 16384x16384 1000 float32)
-    r2[$p]=$(peer $p 16384x16384 1000 float32)
+    g2[$p]=$(run_gdap $p 16384x16384 1000 float32)
+    r2[$p]=$(run_peer $p 16384x16384 1000 float32)
     echo "| $p | ${g2[$p]} | ${r2[$p]} | $(ratio "${g2[$p]}" "${r2[$p]}") | $(efficiency "${g2[1]}" "${g2[$p]}" $p) | $(efficiency "${r2[1]}" "${r2[$p]}" $p) |" >>"$table"
   done
   if [ "$gpus" -ge 4 ]; then
-    a=$(gdap 4 16384x16384 1000 float32 --no-overlap)
-    b=$(peer 4 16384x16384 1000 float32 --no-overlap)
+    a=$(run_gdap 4 16384x16384 1000 float32 --no-overlap)
+    b=$(run_peer 4 16384x16384 1000 float32 --no-overlap)
     echo "| 4, halo after the step | $a | $b | $(ratio "$a" "$b") | $(efficiency "${g2[1]}" "$a" 4) | $(efficiency "${r2[1]}" "$b" 4) |" >>"$table"
     a=$(ms "$heat" --device cuda --comm group --ranks 4 --grid 4x1 --dims 16384x16384 --steps 1000 --dtype float32 --bench)
     echo "| 4, in-process group (peer copies) | $a | | | $(efficiency "${g2[1]}" "$a" 4) | |" >>"$table"
@@ -121,8 +121,8 @@ if [[ $what == *" bench "* ]]; then
     declare -A g3=()
     for p in 1 2 4; do
       [ $p -le "$gpus" ] || continue
-      g3[$p]=$(gdap $p ${n}x${n}x${n} $steps float64)
-      b=$(peer $p ${n}x${n}x${n} $steps float64)
+      g3[$p]=$(run_gdap $p ${n}x${n}x${n} $steps float64)
+      b=$(run_peer $p ${n}x${n}x${n} $steps float64)
       echo "| ${n}^3 | $steps | $p | ${g3[$p]} | $b | $(ratio "${g3[$p]}" "$b") | $(efficiency "${g3[1]}" "${g3[$p]}" $p) |" >>"$table"
     done
   done
@@ -137,8 +137,8 @@ if [[ $what == *" bench "* ]]; then
   for p in 1 2 4; do
     [ $p -le "$gpus" ] || continue
     dims=$((512 * p))x512x512
-    a=$(gdap $p $dims 200 float64)
-    b=$(peer $p $dims 200 float64)
+    a=$(run_gdap $p $dims 200 float64)
+    b=$(run_peer $p $dims 200 float64)
     [ $p = 1 ] && w1=$a
     echo "| $p | $dims | $a | $b | $(ratio "$a" "$b") | $(efficiency "$w1" "$a" 1) |" >>"$table"
   done

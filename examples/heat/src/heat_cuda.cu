@@ -19,21 +19,7 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kReduceBlocks = 1024;
 
-struct View3 {
-  int64_t n[3], s[3], start[3];
-  int three;
-};
-
-View3 view3_of(const heat_view* v) {
-  View3 w;
-  heat_extents3(v->ndim, v->shape, 1, w.n);
-  heat_extents3(v->ndim, v->start, 0, w.start);
-  w.s[2] = 1;
-  w.s[1] = w.n[2];
-  w.s[0] = w.n[1] * w.n[2];
-  w.three = v->ndim == 3;
-  return w;
-}
+using View3 = heat_view3;
 
 // One box as the step kernel tiles it.
 struct Tiled {
@@ -178,7 +164,7 @@ int status() { return static_cast<int>(cudaGetLastError()); }
 extern "C" {
 
 int heat_cuda_step(const heat_view* view, const void* u, void* v, const heat_boxes* boxes, double r, void* stream) {
-  const View3 w = view3_of(view);
+  const View3 w = heat_view3_of(view);
   const auto s = static_cast<cudaStream_t>(stream);
   for (int b = 0; b < boxes->count; ++b) {
     const Box3 x = box3_of(view, &boxes->box[b]);
@@ -205,7 +191,7 @@ int heat_cuda_step(const heat_view* view, const void* u, void* v, const heat_box
 }
 
 int heat_cuda_fill(const heat_view* view, void* u, const heat_box* owned, const heat_problem* problem, void* stream) {
-  const View3 w = view3_of(view);
+  const View3 w = heat_view3_of(view);
   const Box3 all{{0, 0, 0}, {w.n[0], w.n[1], w.n[2]}};
   fill_kernel<<<row_blocks(all), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
       w, view->ndim, view->bits, u, box3_of(view, owned), *problem);
@@ -220,7 +206,7 @@ int heat_cuda_sqdiff(const heat_view* view, const void* u, const void* v, const 
   const int blocks = row_blocks(b);
   const auto s = static_cast<cudaStream_t>(stream);
   auto* partials = static_cast<double*>(scratch);
-  sqdiff_kernel<<<blocks, kThreads, 0, s>>>(view3_of(view), view->ndim, view->bits, u, v, b, partials);
+  sqdiff_kernel<<<blocks, kThreads, 0, s>>>(heat_view3_of(view), view->ndim, view->bits, u, v, b, partials);
   finish_kernel<<<1, kThreads, 0, s>>>(partials, blocks, out, Sum{});
   return status();
 }
@@ -231,7 +217,7 @@ int heat_cuda_error(const heat_view* view, const void* u, const heat_box* box, c
   const int blocks = row_blocks(b);
   const auto s = static_cast<cudaStream_t>(stream);
   auto* partials = static_cast<double*>(scratch);
-  error_kernel<<<blocks, kThreads, 0, s>>>(view3_of(view), view->ndim, view->bits, u, b, *problem, decay, partials);
+  error_kernel<<<blocks, kThreads, 0, s>>>(heat_view3_of(view), view->ndim, view->bits, u, b, *problem, decay, partials);
   finish_kernel<<<1, kThreads, 0, s>>>(partials, blocks, out, Max{});
   return status();
 }
@@ -242,7 +228,7 @@ int heat_cuda_fingerprint(const heat_view* view, const void* u, const heat_box* 
   const int blocks = row_blocks(b);
   const auto s = static_cast<cudaStream_t>(stream);
   auto* partials = static_cast<uint64_t*>(scratch);
-  fingerprint_kernel<<<blocks, kThreads, 0, s>>>(view3_of(view), view->ndim, view->bits, u, b, *problem, partials);
+  fingerprint_kernel<<<blocks, kThreads, 0, s>>>(heat_view3_of(view), view->ndim, view->bits, u, b, *problem, partials);
   finish_kernel<<<1, kThreads, 0, s>>>(partials, blocks, out, Sum{});
   return status();
 }

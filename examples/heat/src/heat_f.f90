@@ -533,7 +533,7 @@ contains
     to = 1 - s%cur
     good = .true.
     associate (u => s%data(from), v => s%data(to), r => s%problem%r)
-      if (.not. s%o%on_device .and. s%o%overlap) then
+      if (.not. s%o%on_device .and. s%o%overlap .and. c_associated(s%exchange(to))) then
         call heat_host_step(s%view, u, v, s%boundary, r)
         good = exchange_beside_interior(s, s%exchange(to), u, v)
       else if (.not. s%o%on_device) then

@@ -7,23 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-/* A section as a 3-d view: extents, flat strides, global start. */
-typedef struct view3 {
-  int64_t n[3], s[3], start[3];
-  int three;
-} view3;
-
-static view3 view3_of(const heat_view* v) {
-  view3 w;
-  heat_extents3(v->ndim, v->shape, 1, w.n);
-  heat_extents3(v->ndim, v->start, 0, w.start);
-  w.s[2] = 1;
-  w.s[1] = w.n[2];
-  w.s[0] = w.n[1] * w.n[2];
-  w.three = v->ndim == 3;
-  return w;
-}
-
 static void box3_of(const heat_view* v, const heat_box* b, int64_t lo[3], int64_t hi[3]) {
   heat_extents3(v->ndim, b->lo, 0, lo);
   heat_extents3(v->ndim, b->hi, 1, hi);
@@ -56,7 +39,7 @@ void heat_split(const heat_box* update, int ndim, heat_boxes* boundary, heat_box
 }
 
 #define HEAT_DEFINE_STEP(T, suffix, cell)                                                          \
-  static void step_##suffix(const view3* w, const T* u, T* v, const int64_t lo[3], const int64_t hi[3], T r) { \
+  static void step_##suffix(const heat_view3* w, const T* u, T* v, const int64_t lo[3], const int64_t hi[3], T r) { \
     for (int64_t i0 = lo[0]; i0 < hi[0]; ++i0)                                                    \
       for (int64_t i1 = lo[1]; i1 < hi[1]; ++i1) {                                                \
         const int64_t row = i0 * w->s[0] + i1 * w->s[1];                                          \
@@ -67,7 +50,7 @@ HEAT_DEFINE_STEP(double, f64, heat_cell_f64)
 HEAT_DEFINE_STEP(float, f32, heat_cell_f32)
 
 void heat_host_step(const heat_view* view, const void* u, void* v, const heat_boxes* boxes, double r) {
-  const view3 w = view3_of(view);
+  const heat_view3 w = heat_view3_of(view);
   for (int b = 0; b < boxes->count; ++b) {
     int64_t lo[3], hi[3];
     box3_of(view, &boxes->box[b], lo, hi);
@@ -105,7 +88,7 @@ static uint64_t bits_of(const void* u, int bits, int64_t i) {
       }
 
 void heat_host_fill(const heat_view* view, void* u, const heat_box* owned, const heat_problem* problem) {
-  const view3 w = view3_of(view);
+  const heat_view3 w = heat_view3_of(view);
   const int64_t all_lo[3] = {0, 0, 0};
   int64_t lo[3], hi[3];
   box3_of(view, owned, lo, hi);
@@ -118,7 +101,7 @@ void heat_host_fill(const heat_view* view, void* u, const heat_box* owned, const
 }
 
 double heat_host_sqdiff(const heat_view* view, const void* u, const void* v, const heat_box* box) {
-  const view3 w = view3_of(view);
+  const heat_view3 w = heat_view3_of(view);
   int64_t lo[3], hi[3];
   box3_of(view, box, lo, hi);
   double sum = 0.0;
@@ -131,7 +114,7 @@ double heat_host_sqdiff(const heat_view* view, const void* u, const void* v, con
 
 double heat_host_error(const heat_view* view, const void* u, const heat_box* box, const heat_problem* problem,
                        double decay) {
-  const view3 w = view3_of(view);
+  const heat_view3 w = heat_view3_of(view);
   int64_t lo[3], hi[3];
   box3_of(view, box, lo, hi);
   double worst = 0.0;
@@ -145,7 +128,7 @@ double heat_host_error(const heat_view* view, const void* u, const heat_box* box
 
 uint64_t heat_host_fingerprint(const heat_view* view, const void* u, const heat_box* box,
                                const heat_problem* problem) {
-  const view3 w = view3_of(view);
+  const heat_view3 w = heat_view3_of(view);
   int64_t lo[3], hi[3];
   box3_of(view, box, lo, hi);
   uint64_t sum = 0;

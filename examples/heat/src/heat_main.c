@@ -21,9 +21,7 @@
 
 #include <gdap/gdap_mpi.h>
 #endif
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include <omp.h> /* CMakeLists.txt requires OpenMP: the ranks of one process are its threads */
 
 static const char* kUsage =
     "usage: heat [options]\n"
@@ -237,11 +235,7 @@ static int run_group(const heat_options* o, int64_t ranks) {
   int failed = 0;
 #pragma omp parallel num_threads((int)ranks) reduction(| : failed)
   {
-#ifdef _OPENMP
     const int64_t rank = omp_get_thread_num();
-#else
-    const int64_t rank = 0;
-#endif
     int device = 0;
     failed |= device_for(o, rank, &device) || heat_run_rank(o, comms[rank], NULL, device);
     gdap_comm_destroy(comms[rank]);
@@ -266,11 +260,7 @@ static int run_nccl_threads(const heat_options* o, int64_t ranks) {
   int failed = 0;
 #pragma omp parallel num_threads((int)ranks) reduction(| : failed)
   {
-#ifdef _OPENMP
     const int64_t rank = omp_get_thread_num();
-#else
-    const int64_t rank = 0;
-#endif
     void* stream = NULL;
     gdap_comm* comm = NULL;
     int device = 0;
@@ -339,9 +329,7 @@ int main(int argc, char** argv) {
   }
 #endif
   int failed = parse(argc, argv, &o, &mode, &ranks);
-#ifdef _OPENMP
   omp_set_max_active_levels(2); /* ranks as threads, each with a second thread beside its exchange */
-#endif
   if (!failed) {
     if (mode == COMM_GROUP) failed = run_group(&o, ranks);
     else if (mode == COMM_NCCL) failed = run_nccl_threads(&o, ranks);

@@ -19,13 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#ifdef _OPENMP
 #include <omp.h>
-#endif
 
 #define HEAT_BENCH_WARMUP 10 /* untimed steps before a --bench timing */
 
@@ -266,6 +263,21 @@ static int settle(rank_state* s) {
 
 /* ---- records: the state file the companion reads, a checkpoint's step and problem ---- */
 
+static int push_residual(rank_state* s, int64_t step, double value) {
+  if (s->nres == s->capres) {
+    const int64_t capacity = 2 * s->capres + 16;
+    int64_t* steps = realloc(s->res_step, (size_t)capacity * sizeof *steps);
+    if (steps) s->res_step = steps;
+    double* values = realloc(s->res_value, (size_t)capacity * sizeof *values);
+    if (values) s->res_value = values;
+    if (!steps || !values) return fail(s, "out of memory for the residual history");
+    s->capres = capacity;
+  }
+  s->res_step[s->nres] = step;
+  s->res_value[s->nres++] = value;
+  return 0;
+}
+
 /* Writes the record (rank 0 only) through a temporary file renamed into place, so a reader never
  * sees half of one. */
 static int write_record(rank_state* s, const char* path, int done) {
@@ -311,14 +323,9 @@ static int read_record(rank_state* s, const char* path, heat_options* into) {
     else if (sscanf(line, "mode %lld %lld %lld", &a[0], &a[1], &a[2]) >= 2) for (int d = 0; d < 3; ++d) into->mode[d] = (int)a[d];
     else if (sscanf(line, "r %lf", &into->r) == 1) continue;
     else if (sscanf(line, "step %lld", &step) == 1) s->step = step;
-    else if (sscanf(line, "residual %lld %lf", &step, &value) == 2) {
-      if (s->nres == s->capres) {
-        s->capres = 2 * s->capres + 16;
-        s->res_step = realloc(s->res_step, (size_t)s->capres * sizeof *s->res_step);
-        s->res_value = realloc(s->res_value, (size_t)s->capres * sizeof *s->res_value);
-      }
-      s->res_step[s->nres] = step;
-      s->res_value[s->nres++] = value;
+    else if (sscanf(line, "residual %lld %lf", &step, &value) == 2 && push_residual(s, step, value) != 0) {
+      fclose(f);
+      return 1;
     }
   }
   fclose(f);
@@ -381,11 +388,7 @@ static int exchange_beside_interior(rank_state* s, gdap_exchange* ex, const void
   gdap_status started = GDAP_SUCCESS;
 #pragma omp parallel num_threads(2)
   {
-#ifdef _OPENMP
     const int t = omp_get_thread_num(), n = omp_get_num_threads();
-#else
-    const int t = 0, n = 1;
-#endif
     if (t == 0) started = start_exchange(ex); /* the rank's own thread: MPI's funnelled one */
     if (t == n - 1) heat_host_step(&s->view, u, v, &s->interior, s->problem.r);
   }
@@ -398,7 +401,7 @@ static int step(rank_state* s) {
   const void* u = s->data[from];
   void* v = s->data[to];
   const double r = s->problem.r;
-  if (!s->o->on_device && s->o->overlap) {
+  if (!s->o->on_device && s->o->overlap && s->exchange[to]) {
     heat_host_step(&s->view, u, v, &s->boundary, r);
     TRY(exchange_beside_interior(s, s->exchange[to], u, v));
   } else if (!s->o->on_device) {
@@ -438,15 +441,7 @@ static int residual(rank_state* s, double* norm) {
   }
   TRY(combine(s, 0, &part, s->o->on_device, GDAP_REDUCE_SUM));
   *norm = sqrt(part);
-  if (s->nres == s->capres) {
-    s->capres = 2 * s->capres + 16;
-    s->res_step = realloc(s->res_step, (size_t)s->capres * sizeof *s->res_step);
-    s->res_value = realloc(s->res_value, (size_t)s->capres * sizeof *s->res_value);
-    if (!s->res_step || !s->res_value) return fail(s, "out of memory for the residual history");
-  }
-  s->res_step[s->nres] = s->step;
-  s->res_value[s->nres++] = *norm;
-  return 0;
+  return push_residual(s, s->step, *norm);
 }
 
 /* ---- the companion: IPC handles and the state file ---- */

@@ -5,7 +5,7 @@
 #ifndef HEAT_STENCIL_H
 #define HEAT_STENCIL_H
 
-#include "heat_problem.h"
+#include "heat_kernels.h"
 
 #define HEAT_DEFINE_CELL(T, name)                                                                         \
   HEAT_HD static inline T name(const T* u, int64_t i, int64_t s0, int64_t s1, int64_t s2, int three, T r) { \
@@ -23,6 +23,23 @@ HEAT_HD static inline void heat_extents3(int ndim, const int64_t* in, int64_t fi
   out[0] = ndim == 3 ? in[0] : fill;
   out[1] = in[ndim - 2];
   out[2] = in[ndim - 1];
+}
+
+/* A section as a 3-d view: extents, flat strides, global start. */
+typedef struct heat_view3 {
+  int64_t n[3], s[3], start[3];
+  int three;
+} heat_view3;
+
+HEAT_HD static inline heat_view3 heat_view3_of(const heat_view* v) {
+  heat_view3 w;
+  heat_extents3(v->ndim, v->shape, 1, w.n);
+  heat_extents3(v->ndim, v->start, 0, w.start);
+  w.s[2] = 1;
+  w.s[1] = w.n[2];
+  w.s[0] = w.n[1] * w.n[2];
+  w.three = v->ndim == 3;
+  return w;
 }
 
 #endif /* HEAT_STENCIL_H */
