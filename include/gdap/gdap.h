@@ -838,10 +838,7 @@ GDAP_API gdap_status gdap_halo_exchange_init(gdap_exchange** out, gdap_comm* com
  * waits for its neighbours' signals and unpacks its own staging into the padding (or, without
  * direct writes, the pack kernel, one NCCL group and the unpack kernel), and returns without
  * waiting on the host. A neighbour that does not start within the communicator's timeout (at init)
- * leaves that start's padding partly unfilled and makes every later start return GDAP_ERR_TIMEOUT.
- * On host sections (MPI, the in-process group) a start returns once this rank's padding is filled:
- * there is no separate wait, so a code that overlaps the exchange with computation runs that
- * computation on another thread (examples/heat does). Every rank starts its exchange of the same halo,
+ * leaves that start's padding partly unfilled and makes every later start return GDAP_ERR_TIMEOUT. Every rank starts its exchange of the same halo,
  * as many times. On the in-process group a start is gdap_halo_exchange (its agreement is the
  * rendezvous its copies need anyway). GDAP_ERR_TIMEOUT at once on a communicator that an earlier
  * call broke; a rank that never starts costs the others what a missing rank costs

@@ -50,7 +50,7 @@ static const char* kUsage =
 typedef enum { COMM_GROUP, COMM_NCCL, COMM_MPI } comm_mode;
 
 static int bad(const char* option, const char* value, const char* want) {
-  fprintf(stderr, "heat: %s '%s': %s\n%s", option, value, want, kUsage);
+  fprintf(stderr, "heat: %s%s '%s': %s\n%s", option[0] == '-' ? "" : "--", option, value, want, kUsage);
   return 1;
 }
 
