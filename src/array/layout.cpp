@@ -7,21 +7,6 @@
 
 namespace gdap {
 
-int64_t element_size(gdap_dtype dtype) {
-  if (dtype.lanes < 1) {
-    fail(GDAP_ERR_UNSUPPORTED, "dtype (code {}, {} bits) with {} lanes: at least 1 is needed", dtype.code, dtype.bits,
-         dtype.lanes);
-  }
-  if (dtype.bits == 0 || dtype.bits % 8 != 0) {
-    fail(GDAP_ERR_UNSUPPORTED, "dtype (code {}, {} bits): only whole-byte element types are supported", dtype.code,
-         dtype.bits);
-  }
-  if (dtype.code == GDAP_DTYPE_BOOL && dtype.bits != 8) {
-    fail(GDAP_ERR_UNSUPPORTED, "bool dtype of {} bits: only 8-bit bool is supported", dtype.bits);
-  }
-  return static_cast<int64_t>(dtype.bits / 8) * dtype.lanes;
-}
-
 void check_device(gdap_device device) {
   switch (device.type) {
     case GDAP_DEVICE_CPU:

@@ -40,7 +40,7 @@ class GroupComm final : public gdap_comm {
   std::vector<std::string> allgather(std::string_view mine) override;
   void barrier() override { group_->barrier(rank, timeout_); }
   void set_timeout(double seconds) override;
-  // Every rank's pointer (see Group::exchange); the executors' rendezvous.
+  // Every rank's pointer (see Group::exchange); the engine's rendezvous.
   std::vector<const void*> exchange(const void* mine, const Group::Reader& read) {
     return group_->exchange(rank, mine, timeout_, read);
   }

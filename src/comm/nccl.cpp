@@ -2,7 +2,7 @@
 
 #include "comm/slots.hpp"
 #include "core/error.hpp"
-#include "move/device.hpp"
+#include "cuda/device.hpp"
 
 #include <gdap/gdap_cuda.h>
 
@@ -13,7 +13,7 @@
 
 namespace gdap {
 
-using move::check_cuda;
+using cuda::check_cuda;
 
 void check_nccl(ncclResult_t result, const char* what) {
   if (result == ncclSuccess) return;
@@ -23,7 +23,7 @@ void check_nccl(ncclResult_t result, const char* what) {
 NcclComm::NcclComm(ncclComm_t comm, void* user_stream, int device, int64_t rank_, int64_t size_)
     : gdap_comm(rank_, size_), comm_(comm), device_(device) {
   stream = user_stream;
-  move::set_device(device);
+  cuda::set_device(device);
   check_cuda(cudaStreamCreateWithFlags(&control_, cudaStreamNonBlocking), "cudaStreamCreate");
 }
 
@@ -42,7 +42,7 @@ NcclComm::~NcclComm() {
 
 void NcclComm::set_stream(void* s) {
   if (s == stream) return;
-  move::set_device(device_);
+  cuda::set_device(device_);
   if (switched_ == nullptr) check_cuda(cudaEventCreateWithFlags(&switched_, cudaEventDisableTiming), "cudaEventCreate");
   check_cuda(cudaEventRecord(switched_, static_cast<cudaStream_t>(stream)), "cudaEventRecord");
   check_cuda(cudaStreamWaitEvent(static_cast<cudaStream_t>(s), switched_, 0), "cudaStreamWaitEvent");
@@ -151,7 +151,7 @@ std::string NcclComm::gather_slots(std::string_view slot, const char* what) {
 std::vector<std::string> NcclComm::allgather(std::string_view mine) {
   check_usable();
   if (size == 1) return {std::string(mine)};
-  move::set_device(device_);
+  cuda::set_device(device_);
   return allgather_in_slots(mine, static_cast<size_t>(size),
                             [&](std::string_view slot) { return gather_slots(slot, "the NCCL allgather of control bytes"); });
 }

@@ -26,7 +26,7 @@ class NcclComm final : public gdap_comm {
   void barrier() override;
   void set_timeout(double seconds) override;
   double timeout() const { return timeout_; }
-  // The new stream waits for the work queued on the old one: the executors reuse their staging
+  // The new stream waits for the work queued on the old one: the engines reuse their staging
   // buffers, tables and reduction buffer from call to call, each call ordered on its stream only.
   void set_stream(void* s) override;
   ncclComm_t handle() const { return comm_; }
