@@ -44,7 +44,7 @@ Engine& engine_of(gdap_comm& comm) {
 
 void Engine::check_all(const Program& program, const Sections& sections, const Agreement& agreement) const {
   if (agreement.checks) agreement.checks();
-  const std::string operation = fmt::format("a {}", program.style().name);
+  const char* operation = program.style().name;
   if (sections.src != nullptr) check_section(*sections.src, sections.src_name, operation, false);
   if (sections.dst != nullptr && static_cast<const gdap_array*>(sections.dst) != sections.src) {
     check_section(*sections.dst, sections.dst_name, operation, false);

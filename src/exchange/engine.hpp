@@ -110,7 +110,7 @@ class Engine : public Scratch {
   virtual void start(Bound& bound) = 0;
 
   // Throws unless this engine can move (`reduce`: reduce) the section `a`, in errors named `which`
-  // (e.g. "src"); `operation` names what asks ("a redistribution", "gdap_reduce_axes").
+  // (e.g. "src"); `operation` names what asks ("redistribution", "gdap_reduce_axes").
   virtual void check_section(const gdap_array& a, std::string_view which, std::string_view operation,
                              bool reduce) const = 0;
 
