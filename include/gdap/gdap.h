@@ -59,7 +59,7 @@ extern "C" {
 /** The Distributed Array Protocol version gdap produces. */
 #define GDAP_PROTOCOL_VERSION "0.10.0"
 #define GDAP_PROTOCOL_MAJOR 0  /**< protocol major version gdap reads */
-#define GDAP_PROTOCOL_MINOR 10 /**< newest protocol minor version gdap reads */
+#define GDAP_PROTOCOL_MINOR 10 /**< the protocol minor version gdap reads (any patch) */
 
 /* ---------------------------------------------------------------------------------------------
  * Status and errors
@@ -104,8 +104,10 @@ GDAP_API const char* gdap_version_string(void);
 
 /**
  * Checks a protocol version string ("major.minor.patch").
- * Accepts major 0 with a minor up to GDAP_PROTOCOL_MINOR (older minors are subsets);
- * GDAP_ERR_VERSION for another major or a newer minor, GDAP_ERR_INVALID_ARGUMENT for a string
+ * Accepts GDAP_PROTOCOL_MAJOR.GDAP_PROTOCOL_MINOR with any patch (0.10.x). GDAP_ERR_VERSION for
+ * another major or minor: a newer minor may add rules gdap does not know, and 0.9 gives the same
+ * keys other meanings (dist_type 'n'; periodic padding as communication padding), which SemVer
+ * allows before 1.0. GDAP_ERR_INVALID_ARGUMENT for a string
  * that is not three dot-separated non-negative integers. `version` is borrowed.
  */
 GDAP_API gdap_status gdap_protocol_version_check(const char* version);
@@ -318,10 +320,12 @@ typedef struct gdap_map gdap_map;
  * Builds the global view of a distribution from every rank's dim_data and checks every
  * cross-process rule of the protocol: same ndim, dist_type, size and proc_grid_size everywhere;
  * the product of proc_grid_size equals `nranks`; each rank's proc_grid_rank values are its C-order
- * grid coordinates; identical dictionaries along an axis; owned ranges that tile [0, size) with
- * no gap or overlap; communication padding equal to the neighbour's and no wider than what the
- * neighbour owns; padding given on all ranks of a dimension or on none; one_to_one indices held
- * exactly once. Errors name the rank: "rank 3, dimension 0 ('b'): ...".
+ * grid coordinates; identical dictionaries along an axis (optional keys compared by value, a
+ * missing one as its default; boundary padding may differ between edge processes); owned ranges
+ * that tile [0, size) with no gap or overlap; communication padding equal to the neighbour's and
+ * no wider than what the neighbour owns; unstructured indices in [0, size) covering it, each held
+ * exactly once when one_to_one. Errors name the rank, the dimension and the key:
+ * "rank 3, dimension 0 ('b'): ...".
  *
  * `dims` holds nranks * ndim dictionaries, rank-major (rank r's dimension i at r * ndim + i), with
  * stride dims[0].struct_size; empty dictionaries must be resolved (gdap_dim_set_undistributed).
@@ -363,7 +367,8 @@ GDAP_API gdap_status gdap_map_global_shape(int64_t* shape, const gdap_map* map);
 /** Process grid shape: each dimension's proc_grid_size (ndim values). */
 GDAP_API gdap_status gdap_map_grid_shape(int64_t* grid_shape, const gdap_map* map);
 
-/** Rank `rank`'s dictionary for dimension `dim`, copied into `*out`; its `indices` (for 'u')
+/** Rank `rank`'s own dictionary for dimension `dim` (as that rank gave it, boundary padding and
+ *  optional keys included), copied into `*out`; its `indices` (for 'u')
  *  point into the map and stay valid while the map lives. */
 GDAP_API gdap_status gdap_map_dim(gdap_dim* out, const gdap_map* map, int64_t rank, int64_t dim);
 
@@ -738,7 +743,7 @@ GDAP_API gdap_status gdap_reduce_axes(gdap_comm* comm, const gdap_array* source,
                                       gdap_reduce_op op, const int64_t* axes, int64_t naxes);
 
 /* ---------------------------------------------------------------------------------------------
- * Halo exchange (layer 5): filling communication padding from the neighbours' owned elements
+ * Halo exchange (layer 5): filling padding from the neighbours' owned elements (periodic wrap included)
  * ------------------------------------------------------------------------------------------- */
 
 /** One rank's part of a halo exchange on one distribution. Opaque, read-only, reusable. */
@@ -749,8 +754,9 @@ typedef struct gdap_halo_options {
   uint32_t struct_size;  /**< sizeof(gdap_halo_options) as the caller compiled it */
   int32_t corners;       /**< non-zero (default): edges and corners too (a full-neighbourhood stencil);
                               0: faces only (cells that differ from owned ones along one dimension) */
-  const int64_t* widths; /**< NULL (default): all communication padding; else ndim caps >= 0: along
-                              dimension i only the widths[i] cells next to the owned range on each side
+  const int64_t* widths; /**< NULL (default): all padding; else ndim caps >= 0: along dimension i
+                              only the widths[i] cells next to the kept ones (owned, less periodic
+                              boundary padding) on each side
                               are filled (0: none). A cap > 0 on a dimension that is not 'b' is an
                               error. Borrowed: read during gdap_halo_create only. */
 } gdap_halo_options;
@@ -760,16 +766,21 @@ typedef struct gdap_halo_options {
 
 /**
  * Plans rank `rank`'s halo exchange on distribution `map` for elements of `dtype`: which boxes of
- * its communication padding each neighbour fills and which boxes of its owned elements it sends.
- * Communication padding is the protocol's: 'padding' of 'b' dimensions on sides with a neighbour,
- * and on every side of a 'periodic' dimension (which wraps around, onto the rank itself when the
- * dimension has one grid rank). Boundary padding (the outer sides of non-periodic dimensions) is
- * never written. Other dimensions are carried along whole. `options` may be NULL (defaults).
- * Not collective, but every rank of the map computes the same verdict: GDAP_ERR_INVALID_ARGUMENT
- * if no rank has communication padding to exchange into (under the caps) or a cap is asked on a
- * dimension that is not 'b', GDAP_ERR_OUT_OF_RANGE for a bad rank, GDAP_ERR_UNSUPPORTED for a
+ * its padding each rank fills and which boxes of its owned elements it sends. Filled are the
+ * communication padding of 'b' dimensions (the 'padding' on sides with a neighbour, DAP 0.10),
+ * from the neighbour's owned cells, and on a 'periodic' dimension the edge ranks' boundary padding
+ * (grid rank 0's padding[0], the last grid rank's padding[1]), from the periodic image: with
+ * boundary padding bl and bu, a cell g < bl gets g + n and a cell g >= size - bu gets g - n, where
+ * n = size - bl - bu (onto the rank itself when the dimension has one grid rank). Boundary padding
+ * of non-periodic dimensions is never written. Other dimensions are carried along whole.
+ * `options` may be NULL (defaults). Not collective, but every rank of the map computes the same
+ * verdict: GDAP_ERR_INVALID_ARGUMENT if no rank has padding to exchange into (under the caps), a
+ * cap is asked on a dimension that is not 'b', or a periodic dimension's boundary padding is wider
+ * than n or differs between the ranks at one edge (the protocol allows it, a period does not);
+ * GDAP_ERR_OUT_OF_RANGE for a bad rank, GDAP_ERR_UNSUPPORTED for a
  * dtype that is not whole bytes. `map` and `options` are borrowed (the halo keeps what it needs).
- * Cost: O(3^ndim * ndim). On success `*out` is a new halo the caller destroys with gdap_halo_destroy.
+ * Cost: O(3^ndim * ndim) boxes (a side cut where it mirrors several ranks' cells counts each cut).
+ * On success `*out` is a new halo the caller destroys with gdap_halo_destroy.
  */
 GDAP_API gdap_status gdap_halo_create(gdap_halo** out, const gdap_map* map, gdap_dtype dtype, int64_t rank,
                                       const gdap_halo_options* options);
@@ -786,7 +797,7 @@ typedef struct gdap_halo_stats {
   int64_t recv_messages; /**< messages from other ranks */
   int64_t send_bytes;    /**< bytes to other ranks */
   int64_t recv_bytes;    /**< bytes from other ranks */
-  int64_t local_bytes;   /**< bytes copied within the rank (periodic wrap onto itself) */
+  int64_t local_bytes;   /**< bytes copied within the rank (a periodic wrap onto itself) */
 } gdap_halo_stats;
 
 /** A gdap_halo_stats with struct_size set and every count zero. */
@@ -796,9 +807,9 @@ typedef struct gdap_halo_stats {
 GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo* halo);
 
 /**
- * Collective: fills the communication padding of `local` (this rank's section of the halo's
- * distribution) from the owned elements of its neighbours, in place: owned elements are only read,
- * boundary padding is untouched. `halo` is this rank's (its rank the communicator's, its group size
+ * Collective: fills the padding of `local` (this rank's section of the halo's distribution) as
+ * gdap_halo_create says, in place: the cells it fills are only written and every other element
+ * only read; boundary padding of non-periodic dimensions is untouched. `halo` is this rank's (its rank the communicator's, its group size
  * the communicator's size). `local` must have the halo's dtype, the local shape and dictionaries the
  * map gives this rank, and be writable; any strides. Every rank checks its own arguments, then the
  * ranks agree: if any rank's check fails, no rank touches any data and every rank returns an error
