@@ -21,6 +21,9 @@ PROTOCOL_TEXT = {
     "5. int64 limits": "start (-9223372036854775808) < 0",
     "6. the rank, dimension and key": "proc_grid_size (2) != rank 0's (3)",
     "6. gaps name start and stop": "(start 5 + communication padding[0] 0)",
+    "7. gdap exceptions: a key": "key 'padding' must be a sequence of 2 integers",
+    "7. gdap exceptions: int64": "shape[0] (1180591620717411303424) does not fit in int64",
+    "7. gdap exceptions: dtype": "cannot be shared without a copy",
     "8. one_to_one in [0, size)": "is outside [0, size (3))",
     "8. every index of [0, size) held": "is held by no rank",
 }

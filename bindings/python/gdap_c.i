@@ -112,14 +112,47 @@ static void gdap_py_i64_free(const int64_t* a) {
   if (a != NULL) free((void*)(a - 1));
 }
 
+/* One integer (an int, a NumPy integer, anything with __index__) as int64; on failure -1 with a
+ * gdap error set that names `what`: InvalidArgumentError for a non-integer, SizeOverflowError for
+ * a value outside int64 (never Python's bare TypeError or OverflowError). */
+static int gdap_py_i64_from_obj(PyObject* input, const char* what, int64_t* out) {
+  PyObject* index = PyNumber_Index(input);
+  long long v = index != NULL ? PyLong_AsLongLong(index) : -1;
+  if (v == -1 && PyErr_Occurred()) {
+    const int overflow = PyErr_ExceptionMatches(PyExc_OverflowError);
+    PyErr_Clear();
+    PyObject* text = overflow ? PyObject_Repr(index) : NULL;
+    const char* shown = text != NULL ? PyUnicode_AsUTF8(text) : NULL;
+    char message[240];
+    if (overflow) {
+      snprintf(message, sizeof message, "%s (%.60s) does not fit in int64", what, shown != NULL ? shown : "?");
+    } else {
+      snprintf(message, sizeof message, "%s must be an integer, not %.80s", what, Py_TYPE(input)->tp_name);
+    }
+    Py_XDECREF(text);
+    Py_XDECREF(index);
+    PyErr_Clear();
+    gdap_py_raise(overflow ? GDAP_ERR_OVERFLOW : GDAP_ERR_INVALID_ARGUMENT, message);
+    return -1;
+  }
+  Py_XDECREF(index);
+  *out = (int64_t)v;
+  return 0;
+}
+
 /* A sequence of integers (ints, NumPy integers, anything with __index__) as an int64 array;
- * None as NULL when allow_none. NULL with an exception set on failure. */
+ * None as NULL when allow_none. NULL with an exception set on failure: a gdap error naming the
+ * entry ("dimension 1: shape[1] (...) does not fit in int64") for an entry gdap_py_i64_from_obj
+ * refuses. */
 static int gdap_py_i64_from_seq(PyObject* input, const char* what, int allow_none, int64_t** out) {
   *out = NULL;
   if (input == Py_None && allow_none) return 0;
   PyObject* seq = PySequence_Fast(input, "");
   if (seq == NULL) {
-    PyErr_Format(PyExc_TypeError, "%s must be a sequence of integers, not %.80s", what, Py_TYPE(input)->tp_name);
+    char message[200];
+    PyErr_Clear();
+    snprintf(message, sizeof message, "%s must be a sequence of integers, not %.80s", what, Py_TYPE(input)->tp_name);
+    gdap_py_raise(GDAP_ERR_INVALID_ARGUMENT, message);
     return -1;
   }
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -129,18 +162,17 @@ static int gdap_py_i64_from_seq(PyObject* input, const char* what, int allow_non
     return -1;
   }
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* index = PyNumber_Index(PySequence_Fast_GET_ITEM(seq, i));
-    long long v = index != NULL ? PyLong_AsLongLong(index) : -1;
-    Py_XDECREF(index);
-    if (v == -1 && PyErr_Occurred()) {
-      if (PyErr_ExceptionMatches(PyExc_TypeError)) {
-        PyErr_Format(PyExc_TypeError, "%s[%zd] must be an integer", what, i);
-      }
+    char entry[120];
+    if (strcmp(what, "axes") == 0) {
+      snprintf(entry, sizeof entry, "%s[%zd]", what, i);
+    } else {  /* one entry per dimension */
+      snprintf(entry, sizeof entry, "dimension %zd: %s[%zd]", i, what, i);
+    }
+    if (gdap_py_i64_from_obj(PySequence_Fast_GET_ITEM(seq, i), entry, &a[i]) != 0) {
       gdap_py_i64_free(a);
       Py_DECREF(seq);
       return -1;
     }
-    a[i] = (int64_t)v;
   }
   Py_DECREF(seq);
   *out = a;
@@ -315,6 +347,11 @@ static void gdap_py_owned_tensor_deleter(struct DLManagedTensorVersioned* self) 
 %constant int GDAP_PY_DLPACK_MINOR = DLPACK_MINOR_VERSION;
 
 %include <stdint.i>
+
+/* Every int64 argument: a gdap error naming it for a non-integer or a value past int64. */
+%typemap(in) int64_t {
+  if (gdap_py_i64_from_obj($input, "$1_name", &$1) != 0) SWIG_fail;
+}
 
 /* ---- gdap_status: raise, or return the out-parameters ------------------------------------ */
 
