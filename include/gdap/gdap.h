@@ -382,15 +382,16 @@ GDAP_API gdap_status gdap_map_owned_count(int64_t* count, const gdap_map* map, i
 
 /**
  * The rank owning global index `global` (ndim coordinates) and the local index (ndim) there.
- * For unstructured dimensions without one_to_one, the lowest such rank. GDAP_ERR_NOT_FOUND if no
- * rank owns it (e.g. an unstructured index absent everywhere); GDAP_ERR_OUT_OF_RANGE outside
- * [0, size) for 'b' and 'c'. `local` may be NULL.
+ * For unstructured dimensions without one_to_one, the lowest such rank. GDAP_ERR_OUT_OF_RANGE
+ * outside [0, size) along any dimension; every index inside has an owner (gdap_map_create checked
+ * it, unstructured indices included). `local` may be NULL.
  */
 GDAP_API gdap_status gdap_map_owner(int64_t* rank, int64_t* local, const gdap_map* map, const int64_t* global);
 
 /**
  * Every rank that owns global index `global` (replicas of unstructured dimensions included),
- * ascending, into `ranks` (capacity `capacity`). `*count` is the total; GDAP_ERR_BUFFER_TOO_SMALL
+ * ascending, into `ranks` (capacity `capacity`); GDAP_ERR_OUT_OF_RANGE outside [0, size) along any
+ * dimension. `*count` is the total; GDAP_ERR_BUFFER_TOO_SMALL
  * if it exceeds `capacity` (then nothing is written). `ranks` may be NULL with capacity 0 to count.
  */
 GDAP_API gdap_status gdap_map_owners(int64_t* ranks, int64_t* count, const gdap_map* map,
@@ -613,8 +614,8 @@ typedef struct gdap_plan gdap_plan;
  * runs found by interval arithmetic (never per element for 'b' and 'c'). Any pair of 'b'
  * (irregular, padded: only owned elements move), 'c', block-cyclic and 'u', in any number of
  * dimensions, on grids of different shapes and rank counts (the group is max of both counts).
- * GDAP_ERR_INVALID_ARGUMENT if the global shapes differ, GDAP_ERR_PROTOCOL if the source lacks an
- * index the destination owns (unstructured dimensions), GDAP_ERR_OUT_OF_RANGE for a bad rank.
+ * GDAP_ERR_INVALID_ARGUMENT if the global shapes differ (every map holds each index of [0, size),
+ * so two maps of one shape hold the same indices), GDAP_ERR_OUT_OF_RANGE for a bad rank.
  * The maps are borrowed (the plan keeps what it needs). Cost: O(runs and segments this rank
  * meets + messages). On success `*out` is a new plan the caller destroys with gdap_plan_destroy.
  */
