@@ -205,6 +205,9 @@ def test_repr_shows_the_layout():
     assert "shape=(7, 6)" in text and "float64" in text and "controller" in text and "2 ranks on cpu" in text
     assert "grid 2 x 1" in text and "axis 0: block over 2: [0:4) [4:7), halo 1" in text and "axis 1: whole" in text
     assert "cyclic over 4" in repr(gdap.distribute(WHOLE, layout.cyclic(WHOLE.shape, P)))
+    assert "axis 0: replicated over 4" in repr(gdap.distribute(WHOLE, layout.replicated(WHOLE.shape, P)))
+    assert "axis 0: unstructured over 4: 2, 1, 3, 1 indices" in repr(gdap.distribute(WHOLE, LAYOUTS["unstructured rows"](
+        WHOLE.shape)))
 
 
 def test_a_pending_sum_is_performed_on_reshard_get_and_reads():

@@ -44,6 +44,8 @@ def _axis(layout: GlobalMap, axis: int) -> str:
         return ("cyclic over %d" % grid[axis]) if size == 1 else "block-cyclic over %d, blocks of %d" % (grid[axis],
                                                                                                          size)
     counts = [len(layout.dim_data(r)[axis]["indices"]) for r in reps]
+    if all(n == first["size"] for n in counts):
+        return "replicated over %d (unstructured, every index on every coordinate)" % grid[axis]
     return "unstructured over %d: %s indices%s" % (grid[axis], ", ".join(str(n) for n in counts), more)
 
 
