@@ -247,3 +247,16 @@ def test_bad_construction_is_named():
         gdap.distribute(WHOLE, {"dist_type": "b"})
     with pytest.raises(TypeError, match="__distarray__ is one rank's"):
         a.__distarray__()
+
+
+def test_the_controllers_threads_run_every_rank_and_survive_a_failing_step():
+    ctrl = gdap.Controller(P)
+    import threading
+    names = ctrl.run(lambda r: threading.current_thread().name)
+    assert sorted(names) == list(range(P)) and len(set(names.values())) == P, "one thread per rank"
+    with pytest.raises(ZeroDivisionError):
+        ctrl.run(lambda r: 1 / (r - 2))
+    assert ctrl.run(lambda r: r * r) == {r: r * r for r in range(P)}, "the next step runs on every rank"
+    err = gdap.RemoteError("rank 1 failed")
+    with pytest.raises(ValueError, match="the cause"):  # a rank's own error wins over the others' echoes
+        ctrl.run(lambda r: (_ for _ in ()).throw(ValueError("the cause") if r == 1 else err))
