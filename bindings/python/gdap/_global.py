@@ -839,7 +839,7 @@ def _check_sections(sections: dict[int, LocalArray], layout: GlobalMap) -> None:
         if s.dtype != first.dtype:
             raise InvalidArgumentError("rank %d's section has dtype %s but rank %d's has %s"
                                        % (r, s.dtype, min(sections), first.dtype))
-        if (s.device == "cpu") != (first.device == "cpu"):
+        if s.device.startswith("cuda:") != first.device.startswith("cuda:"):  # device vs host-accessible
             raise InvalidArgumentError("mixed devices: rank %d's section is on %s but rank %d's on %s; gdap moves "
                                        "one kind of memory at a time" % (r, s.device, min(sections), first.device))
         if not _same_dims(s.dim_data, layout.dim_data(r)):
