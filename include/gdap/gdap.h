@@ -401,13 +401,13 @@ typedef struct gdap_axis_layout {
  *    opposite edge. So a periodic dimension of n interior cells and halo h has size n + 2h; its even
  *    blocks split the n interior cells and the two edge blocks add their h boundary cells;
  *  - periodic without a halo only gives the 'periodic' key.
- * A dimension with a halo gives 'padding' on every rank (the protocol wants it on all or none).
+ * A dimension with a halo gives 'padding' on every rank: (0, 0) on a non-periodic edge's outer side.
  * Errors (GDAP_ERR_INVALID_ARGUMENT, naming the axis and the value): ndim < 1, a struct_size below
  * this release's or not a multiple of 8, a dist_type other than 'b' or 'c', size < 0, grid_size < 1,
  * a block_size < 1 ('c') or other than 1 ('b'), lengths on a 'c' axis or lengths that are negative or
- * do not sum to size, a halo < 0 or on a 'c' axis, a halo wider than a neighbour's block (or than an
- * edge block, for its boundary padding), periodic on a 'c' axis, reserved not 0; GDAP_ERR_OVERFLOW
- * when the grid or the map's size does not fit int64. `axes` and `lengths` are borrowed. Not
+ * do not sum to size, a halo < 0 or on a 'c' axis, a halo wider than a neighbour's block, a periodic
+ * halo h with size < 3h, periodic on a 'c' axis, reserved not 0; GDAP_ERR_OVERFLOW when the grid or
+ * the map's size does not fit int64. `axes` and `lengths` are borrowed. Not
  * collective: every rank that calls it with the same axes gets the same map. Cost: O(nranks * ndim).
  * On success `*out` is a new map the caller destroys with gdap_map_destroy.
  */

@@ -49,11 +49,7 @@ std::vector<int64_t> block_lengths(int64_t axis, const gdap_axis_layout& a) {
   }
   // Even blocks of the interior; a periodic axis's edge blocks add their boundary padding.
   const int64_t boundary = a.periodic != 0 ? a.halo : 0;
-  const int64_t interior = a.size - boundary - boundary;  // halo <= size was checked: no overflow
-  if (interior < 0) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "axis {}: a periodic halo of {} needs size >= 2 * halo for its boundary padding, "
-         "but size is {}", axis, a.halo, a.size);
-  }
+  const int64_t interior = a.size - boundary - boundary;  // >= boundary, as check_axis found
   const int64_t w = interior == 0 ? 0 : (interior - 1) / g + 1;
   for (int64_t c = 0; c < g; ++c) {
     const int64_t lo = std::min(checked_mul(c, w, "block start"), interior);
@@ -64,8 +60,7 @@ std::vector<int64_t> block_lengths(int64_t axis, const gdap_axis_layout& a) {
   return lengths;
 }
 
-// A halo is communication padding: no wider than the block it reaches into. On a periodic axis
-// the edge blocks also hold their boundary padding.
+// A halo is communication padding: no wider than the block it reaches into.
 void check_halo(int64_t axis, const gdap_axis_layout& a, const std::vector<int64_t>& lengths) {
   const int64_t g = a.grid_size, h = a.halo;
   for (int64_t c = 0; g > 1 && c < g; ++c) {  // with neighbours, every block is some neighbour's halo's reach
@@ -74,10 +69,6 @@ void check_halo(int64_t axis, const gdap_axis_layout& a, const std::vector<int64
       fail(GDAP_ERR_INVALID_ARGUMENT, "axis {}: halo {} is wider than the {} cells that grid coordinate {} owns; "
            "a halo may reach at most into a neighbour's whole block", axis, h, n, c);
     }
-  }
-  if (a.periodic != 0 && g == 1 && lengths[0] / 2 < h) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "axis {}: the periodic boundary padding of {} cells on each side does not fit in "
-         "the one block of {} cells", axis, h, lengths[0]);
   }
 }
 
@@ -101,6 +92,11 @@ void check_axis(int64_t i, const gdap_axis_layout& a) {
   }
   if (a.halo < 0) fail(GDAP_ERR_INVALID_ARGUMENT, "axis {} ('b'): halo ({}) < 0", i, a.halo);
   if (a.halo > a.size) fail(GDAP_ERR_INVALID_ARGUMENT, "axis {} ('b'): halo ({}) > size ({})", i, a.halo, a.size);
+  // A periodic halo wraps `halo` interior cells onto each edge's boundary padding.
+  if (a.periodic != 0 && a.size - a.halo - a.halo < a.halo) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "axis {} ('b'): a periodic halo of {} fills each edge from the opposite edge's "
+         "interior, which must hold at least {} cells: size ({}) >= 3 * halo", i, a.halo, a.halo, a.size);
+  }
 }
 
 // Grid coordinate c's dictionary of a block axis whose owned lengths are `lengths`.

@@ -134,7 +134,7 @@ def padded(shape: Shape, grid: Optional[Shape] = None, halo: PerAxis = 1, *, nra
 def periodic(shape: Shape, grid: Optional[Shape] = None, halo: PerAxis = 1, *,
              nranks: Optional[int] = None) -> GlobalMap:
     """Padded blocks on a periodic domain: along every axis the edge blocks also hold `halo` cells
-    of boundary padding (part of the shape: n interior cells and halo h make n + 2h), which
+    of boundary padding (part of the shape: n interior cells and halo h make n + 2h, n >= h), which
     halo_exchange fills from the opposite edge."""
     return _general(shape, grid, nranks=nranks, halo=halo, periodic=True)
 
