@@ -354,6 +354,85 @@ GDAP_API gdap_status gdap_map_create_root(gdap_map** out, int64_t nranks, int64_
  */
 GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64_t nranks, int64_t ndim, const int64_t* shape);
 
+/* ---------------------------------------------------------------------------------------------
+ * Layouts (layer 2): whole distributions in one call, without writing dictionaries by hand
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * Chooses a process grid for `nranks` ranks over `ndim` dimensions, as MPI_Dims_create does: on
+ * entry each grid_shape[i] is 0 (free) or a fixed extent >= 1; on return every free entry is set so
+ * that the product is `nranks`, the free extents as close to each other as the prime factors allow,
+ * in non-increasing order (12 ranks over 2 free dimensions: 4 x 3). GDAP_ERR_INVALID_ARGUMENT when
+ * an entry is negative, nranks < 1, or the fixed entries' product does not divide nranks (naming
+ * both); nothing is written then. `grid_shape` (ndim values) is read and written. Not collective.
+ */
+GDAP_API gdap_status gdap_grid_balance(int64_t* grid_shape, int64_t ndim, int64_t nranks);
+
+/**
+ * How gdap_map_create_grid lays out one dimension over one axis of the process grid. Initialise with
+ * GDAP_AXIS_LAYOUT_INIT, then set what differs from the defaults. Grows at its end only: arrays of it
+ * are read with a stride of axes[0].struct_size, as arrays of gdap_dim.
+ */
+typedef struct gdap_axis_layout {
+  uint32_t struct_size;   /**< sizeof(gdap_axis_layout) as the caller compiled it (GDAP_AXIS_LAYOUT_INIT sets it) */
+  int32_t dist_type;      /**< GDAP_DIST_BLOCK (default) or GDAP_DIST_CYCLIC */
+  int64_t size;           /**< global length of the dimension, >= 0 */
+  int64_t grid_size;      /**< processes along this axis of the grid, >= 1 (default 1) */
+  int64_t block_size;     /**< 'c': length of the blocks dealt round-robin, >= 1 (default 1: cyclic); 'b': 1 */
+  const int64_t* lengths; /**< 'b': NULL (default) for even blocks, or grid_size owned lengths >= 0 that sum
+                               to size (irregular blocks); borrowed for the call. 'c': NULL */
+  int64_t halo;           /**< 'b': cells of communication padding towards each neighbour, >= 0 (default 0) */
+  int32_t periodic;       /**< 'b': non-zero if the dimension wraps (the 'periodic' key; see gdap_map_create_grid) */
+  int32_t reserved;       /**< must be 0 */
+} gdap_axis_layout;
+
+/** A gdap_axis_layout with struct_size set: one undivided block dimension of size 0, no halo. */
+#define GDAP_AXIS_LAYOUT_INIT {sizeof(gdap_axis_layout), GDAP_DIST_BLOCK, 0, 1, 1, NULL, 0, 0, 0}
+
+/**
+ * A distribution over a process grid of `ndim` >= 1 axes, axis i of axes[i].grid_size processes
+ * (nranks = their product; rank r at the C-order grid coordinates of r, as everywhere in gdap), each
+ * dimension laid out as its gdap_axis_layout says:
+ *  - 'b', lengths NULL: even blocks, as cupyx, DTensor's Shard and gdap's own Zarr chunks split: grid
+ *    coordinate c owns [min(c w, n), min((c + 1) w, n)) with w = ceil(n / grid_size), so the last
+ *    blocks may be shorter or empty (10 over 4: 3, 3, 3, 1);
+ *  - 'b', lengths given: irregular blocks, coordinate c owning lengths[c] cells in grid order;
+ *  - 'c': coordinate c starts at c * block_size (block_size 1: cyclic; larger: block-cyclic);
+ *  - halo h > 0 ('b'): each section reaches h cells into each neighbour's block (the protocol's
+ *    communication padding, (h, h) between neighbours). The outer sides of the edge blocks get no
+ *    padding unless the dimension is periodic: then they get h cells of boundary padding, which the
+ *    protocol counts as owned and as part of `size`, and which gdap_halo_exchange fills from the
+ *    opposite edge. So a periodic dimension of n interior cells and halo h has size n + 2h; its even
+ *    blocks split the n interior cells and the two edge blocks add their h boundary cells;
+ *  - periodic without a halo only gives the 'periodic' key.
+ * A dimension with a halo gives 'padding' on every rank: (0, 0) on a non-periodic edge's outer side.
+ * Errors (GDAP_ERR_INVALID_ARGUMENT, naming the axis and the value): ndim < 1, a struct_size below
+ * this release's or not a multiple of 8, a dist_type other than 'b' or 'c', size < 0, grid_size < 1,
+ * a block_size < 1 ('c') or other than 1 ('b'), lengths on a 'c' axis or lengths that are negative or
+ * do not sum to size, a halo < 0 or on a 'c' axis, a halo wider than a neighbour's block, a periodic
+ * halo h with size < 3h, periodic on a 'c' axis, reserved not 0; GDAP_ERR_OVERFLOW when the grid or
+ * the map's size does not fit int64. `axes` and `lengths` are borrowed. Not
+ * collective: every rank that calls it with the same axes gets the same map. Cost: O(nranks * ndim).
+ * On success `*out` is a new map the caller destroys with gdap_map_destroy.
+ */
+GDAP_API gdap_status gdap_map_create_grid(gdap_map** out, int64_t ndim, const gdap_axis_layout* axes);
+
+/**
+ * An unstructured distribution of an array of `ndim` >= 1 dimensions and C-order `shape` over
+ * `nranks` ranks: dimension 0 is unstructured over a grid of nranks x 1 x ..., rank r holding the
+ * dimension-0 indices indices[o_r, o_r + counts[r]) in that local order (o_r = counts[0] + ... +
+ * counts[r - 1]); the other dimensions are whole on every rank. `one_to_one` < 0 leaves the key
+ * out, 0 or 1 gives it. The protocol's rules apply as in gdap_map_create (indices unique within a
+ * rank; with one_to_one 1, each index held exactly once; errors name the rank). Besides those:
+ * GDAP_ERR_INVALID_ARGUMENT for nranks < 1, ndim < 1, a negative size or count, or counts that do
+ * not sum to num_indices. `shape`, `counts` (nranks values) and `indices` (num_indices values) are
+ * borrowed: the map keeps its own copy. Not collective. On success `*out` is a new map the caller
+ * destroys with gdap_map_destroy.
+ */
+GDAP_API gdap_status gdap_map_create_unstructured(gdap_map** out, int64_t nranks, int64_t ndim, const int64_t* shape,
+                                                  const int64_t* counts, const int64_t* indices, int64_t num_indices,
+                                                  int one_to_one);
+
 /** Destroys a map. NULL is a no-op. */
 GDAP_API gdap_status gdap_map_destroy(gdap_map* map);
 

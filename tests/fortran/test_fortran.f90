@@ -26,6 +26,7 @@ program test_fortran
   call group_of_two_threads_redistributes()
   call mpi_needs_mpi()
   call root_and_replicated_layouts()
+  call layout_helpers()
   call group_of_one_saves_and_loads_zarr()
   call group_of_one_saves_and_loads_dnpy()
 
@@ -556,5 +557,53 @@ contains
                == GDAP_ERR_OUT_OF_RANGE, 'a root outside the group is refused')
     call destroy_maps(root, replicated)
   end subroutine root_and_replicated_layouts
+
+  ! The layout helpers: gdap_layout_block / gdap_layout_cyclic (gdap_map_create_grid), irregular
+  ! blocks through gdap_axis_layout%lengths, gdap_map_create_unstructured and gdap_grid_balance.
+  subroutine layout_helpers()
+    type(c_ptr) :: map
+    type(gdap_axis_layout) :: axes(2)
+    type(gdap_dim) :: d
+    integer(c_int64_t), target :: lengths(3)
+    integer(c_int64_t) :: shape(2), grid(2), n
+    call check(c_sizeof(axes(1)) == 56 .and. axes(1)%struct_size == 56, 'gdap_axis_layout is 56 bytes as in C')
+    grid = [0_c_int64_t, 0_c_int64_t]
+    call check(gdap_grid_balance(grid, 2_c_int64_t, 12_c_int64_t) == GDAP_SUCCESS, 'gdap_grid_balance')
+    call check(all(grid == [4, 3]), 'balance: 12 ranks over two free axes are 4 x 3')
+    call check(gdap_layout_block(map, [10_c_int64_t, 6_c_int64_t], [4_c_int64_t, 1_c_int64_t]) == GDAP_SUCCESS, &
+               'gdap_layout_block')
+    call check(gdap_map_local_shape(shape, map, 3_c_int64_t) == GDAP_SUCCESS, 'block local shape')
+    call check(all(shape == [1, 6]), 'even blocks: 10 rows over 4 ranks leave the last 1 row')
+    call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy block map')
+    call check(gdap_layout_block(map, [12_c_int64_t, 4_c_int64_t], [3_c_int64_t, 1_c_int64_t], &
+                                 halo=[2_c_int64_t, 0_c_int64_t]) == GDAP_SUCCESS, 'gdap_layout_block with a halo')
+    call check(gdap_map_dim(d, map, 1_c_int64_t, 0_c_int64_t) == GDAP_SUCCESS, 'padded dim')
+    call check(d%start == 2 .and. d%stop == 10 .and. all(d%padding == [2, 2]), 'a halo pads towards both neighbours')
+    call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy padded map')
+    call check(gdap_layout_cyclic(map, [10_c_int64_t, 6_c_int64_t], [2_c_int64_t, 1_c_int64_t], &
+                                  block_size=[3_c_int64_t, 1_c_int64_t]) == GDAP_SUCCESS, 'gdap_layout_cyclic')
+    call check(gdap_map_dim(d, map, 1_c_int64_t, 0_c_int64_t) == GDAP_SUCCESS, 'cyclic dim')
+    call check(d%dist_type == GDAP_DIST_CYCLIC .and. d%start == 3 .and. d%block_size == 3, 'block-cyclic of 3')
+    call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy cyclic map')
+    lengths = [2_c_int64_t, 7_c_int64_t, 1_c_int64_t]
+    axes(1)%size = 10
+    axes(1)%grid_size = 3
+    axes(1)%lengths = c_loc(lengths)
+    axes(2)%size = 4
+    call check(gdap_map_create_grid(map, 2_c_int64_t, axes) == GDAP_SUCCESS, 'irregular blocks')
+    call check(gdap_map_owned_count(n, map, 1_c_int64_t) == GDAP_SUCCESS, 'irregular owned count')
+    call check(n == 28, 'irregular blocks: rank 1 owns 7 x 4')
+    call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy irregular map')
+    lengths = [2_c_int64_t, 7_c_int64_t, 2_c_int64_t]
+    call check(gdap_map_create_grid(map, 2_c_int64_t, axes) == GDAP_ERR_INVALID_ARGUMENT, &
+               'lengths that do not sum to size are refused')
+    call check(index(gdap_error_message(), 'sum to 11, not to size 10') > 0, 'the message names the sum')
+    call check(gdap_map_create_unstructured(map, 2_c_int64_t, 1_c_int64_t, [4_c_int64_t], [1_c_int64_t, 3_c_int64_t], &
+                                            [2_c_int64_t, 0_c_int64_t, 1_c_int64_t, 3_c_int64_t], 4_c_int64_t, &
+                                            1_c_int) == GDAP_SUCCESS, 'gdap_map_create_unstructured')
+    call check(gdap_map_local_shape(shape(1:1), map, 1_c_int64_t) == GDAP_SUCCESS, 'unstructured local shape')
+    call check(shape(1) == 3, 'unstructured: rank 1 holds three rows')
+    call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy unstructured map')
+  end subroutine layout_helpers
 
 end program test_fortran

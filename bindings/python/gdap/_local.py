@@ -8,11 +8,13 @@ that all point at the same memory. Ownership follows gdap's C rules: the memory 
 the LocalArray and every tensor exported from it are gone, whatever the order.
 """
 
+import contextlib
 import operator
 from collections.abc import Mapping
 
 import numpy as np
 
+from . import _cuda
 from . import _gdap_c as _c
 from ._dims import dims_from_dim_data, dim_to_dict, shape_entry
 from ._errors import ProtocolError, UnsupportedError
@@ -282,16 +284,23 @@ def _index_tuple(index):
 
 def _capsule_from_producer(x, stream, what="the array"):
     """A DLPack capsule from a __dlpack__ producer: versioned if it can, unversioned otherwise.
-    A producer that cannot export (NumPy's BufferError for a structured, object or byte-swapped
-    dtype) is UnsupportedError naming `what` and the dtype."""
+    The producer's device is asked first (__dlpack_device__): a CUDA tensor is exported with its
+    own device current, so that `stream` (None: that device's legacy default stream) is read on
+    it; PyTorch refuses to export a tensor of another device than the current one. A producer
+    that cannot export (NumPy's BufferError for a structured, object or byte-swapped dtype) is
+    UnsupportedError naming `what` and the dtype."""
     kwargs = {}
     if stream is not None:
         kwargs["stream"] = stream
+    device = _cuda.dlpack_device(x)
+    scope = (_cuda.current_device(device[1], x) if device is not None and device[0] in _cuda.CUDA_DEVICE_TYPES
+             else contextlib.nullcontext())
     try:
-        try:
-            return x.__dlpack__(max_version=_DLPACK_VERSION, **kwargs)
-        except TypeError:  # a producer older than DLPack 1.0's max_version keyword
-            return x.__dlpack__(**kwargs)
+        with scope:
+            try:
+                return x.__dlpack__(max_version=_DLPACK_VERSION, **kwargs)
+            except TypeError:  # a producer older than DLPack 1.0's max_version keyword
+                return x.__dlpack__(**kwargs)
     except BufferError as e:
         dtype = getattr(x, "dtype", None)
         if dtype is not None:
