@@ -1,20 +1,20 @@
-// Layouts gdap builds itself (see layouts.hpp). Two of them every collective needs, built as
-// ordinary maps so that plans and gdap_redistribute move data to and from them on every engine:
-// the whole array on one rank (gather, scatter), and the whole array on every rank (allgather,
-// broadcast). The protocol has no replicated 'b' or 'c'
-// dimension, so the replicated layout is unstructured along dimension 0 (every rank holds every
-// index, one_to_one false) and whole along the others.
+// Layouts along dimension 0, built as ordinary maps so that plans and gdap_redistribute move data
+// to and from them on every engine: the whole array on one rank (gather, scatter), the whole array
+// on every rank (allgather, broadcast), and any rows on any rank (unstructured). The protocol has no
+// replicated 'b' or 'c' dimension, so the replicated layout is unstructured along dimension 0
+// (every rank holds every index, one_to_one false) and whole along the others.
 #include "maps/layouts.hpp"
+
+#include "maps/layout_build.hpp"
+#include "maps/map.hpp"
+#include "protocol/dim.hpp"
 
 #include "core/checked.hpp"
 #include "core/error.hpp"
-#include "maps/map.hpp"
-#include "protocol/dim.hpp"
 
 #include <gdap/gdap.h>
 
 #include <algorithm>
-#include <exception>
 #include <numeric>
 #include <vector>
 
@@ -27,28 +27,6 @@ void check_layout(int64_t nranks, int64_t ndim, const int64_t* shape) {
   require(shape, "shape");
   for (int64_t i = 0; i < ndim; ++i) {
     if (shape[i] < 0) fail(GDAP_ERR_INVALID_ARGUMENT, "dimension {}: size {} is negative", i, shape[i]);
-  }
-}
-
-// The bytes a layout's map holds (every rank's dictionaries and `indices_per_rank` indices each),
-// counted before anything is allocated, so a hostile nranks or shape is a clear error.
-int64_t layout_bytes(int64_t nranks, int64_t ndim, int64_t indices_per_rank) {
-  const int64_t dims = checked_mul(checked_mul(nranks, ndim, "nranks * ndim"), int64_t{sizeof(gdap_dim)},
-                                   "bytes of the map's dictionaries");
-  const int64_t indices = checked_mul(checked_mul(nranks, indices_per_rank, "nranks * shape[0] (indices held)"),
-                                      int64_t{sizeof(int64_t)}, "bytes of the map's indices");
-  return checked_add(dims, indices, "bytes of the map");
-}
-
-// Runs `body`, naming the layout's size when an allocation in it fails.
-template <typename Body>
-void allocating(int64_t nranks, int64_t bytes, Body&& body) {
-  try {
-    body();
-  } catch (const std::exception& e) {
-    if (dynamic_cast<const Error*>(&e) != nullptr) throw;
-    fail(GDAP_ERR_NO_MEMORY, "a map of {} ranks needs about {} bytes, which cannot be allocated ({})", nranks, bytes,
-         e.what());
   }
 }
 
@@ -65,6 +43,14 @@ gdap_dim even_block(int64_t size, int64_t parts, int64_t coord) {
   const int64_t step = (size + parts - 1) / parts;
   const int64_t start = std::min(size, coord * step), stop = std::min(size, start + step);
   return block_dim(size, parts, coord, start, stop);
+}
+
+int64_t layout_bytes(int64_t nranks, int64_t ndim, int64_t indices_per_rank) {
+  const int64_t dims = checked_mul(checked_mul(nranks, ndim, "nranks * ndim"), int64_t{sizeof(gdap_dim)},
+                                   "bytes of the map's dictionaries");
+  const int64_t indices = checked_mul(checked_mul(nranks, indices_per_rank, "nranks * shape[0] (indices held)"),
+                                      int64_t{sizeof(int64_t)}, "bytes of the map's indices");
+  return checked_add(dims, indices, "bytes of the map");
 }
 
 }  // namespace gdap
@@ -99,6 +85,41 @@ extern "C" GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64
       for (int64_t r = 0; r < nranks; ++r) {
         dims.push_back(gdap::unstructured_dim(shape[0], nranks, r, all.data(), shape[0], 0));
         gdap::whole_tail(dims, ndim, shape);
+      }
+      *out = new gdap_map(nranks, ndim, dims.data());
+    });
+  });
+}
+
+extern "C" GDAP_API gdap_status gdap_map_create_unstructured(gdap_map** out, int64_t nranks, int64_t ndim,
+                                                             const int64_t* shape, const int64_t* counts,
+                                                             const int64_t* indices, int64_t num_indices,
+                                                             int one_to_one) {
+  return gdap::guard([&] {
+    gdap::require(out, "out");
+    gdap::check_layout(nranks, ndim, shape);
+    gdap::require(counts, "counts");
+    if (num_indices < 0) gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "num_indices ({}) < 0", num_indices);
+    if (num_indices > 0) gdap::require(indices, "indices");
+    int64_t sum = 0;
+    for (int64_t r = 0; r < nranks; ++r) {
+      if (counts[r] < 0) gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "counts[{}] ({}) < 0", r, counts[r]);
+      sum = gdap::checked_add(sum, counts[r], "the sum of counts");
+    }
+    if (sum != num_indices) {
+      gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "counts sum to {} indices, but num_indices is {}", sum, num_indices);
+    }
+    const int64_t bytes = gdap::checked_add(gdap::layout_bytes(nranks, ndim, 0),
+                                            gdap::checked_mul(num_indices, int64_t{sizeof(int64_t)}, "bytes of indices"),
+                                            "bytes of the map");
+    gdap::allocating(nranks, bytes, [&] {
+      std::vector<gdap_dim> dims;
+      int64_t at = 0;
+      for (int64_t r = 0; r < nranks; ++r) {
+        dims.push_back(gdap::unstructured_dim(shape[0], nranks, r, counts[r] > 0 ? indices + at : nullptr, counts[r],
+                                              one_to_one));
+        gdap::whole_tail(dims, ndim, shape);
+        at += counts[r];
       }
       *out = new gdap_map(nranks, ndim, dims.data());
     });

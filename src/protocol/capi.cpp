@@ -55,17 +55,14 @@ GDAP_API gdap_status gdap_dim_set_block(gdap_dim* dim, int64_t size, int64_t pro
 GDAP_API gdap_status gdap_dim_set_padding(gdap_dim* dim, int64_t lower, int64_t upper) {
   return guard([&] {
     gdap_dim& d = gdap::made_block(dim, "padding");
-    d.padding[0] = lower;
-    d.padding[1] = upper;
-    d.given |= GDAP_KEY_PADDING;
+    d = gdap::with_padding(d, lower, upper);
   });
 }
 
 GDAP_API gdap_status gdap_dim_set_periodic(gdap_dim* dim, int periodic) {
   return guard([&] {
     gdap_dim& d = gdap::made_block(dim, "periodic");
-    d.periodic = periodic != 0 ? 1 : 0;
-    d.given |= GDAP_KEY_PERIODIC;
+    d = gdap::with_periodic(d, periodic != 0);
   });
 }
 
@@ -73,13 +70,7 @@ GDAP_API gdap_status gdap_dim_set_cyclic(gdap_dim* dim, int64_t size, int64_t pr
                                          int64_t start, int64_t block_size) {
   return guard([&] {
     require(dim, "dim");
-    gdap_dim d = gdap::common_keys(GDAP_DIST_CYCLIC, size, proc_grid_size, proc_grid_rank);
-    d.start = start;
-    if (block_size != 0) {
-      d.block_size = block_size;
-      d.given |= GDAP_KEY_BLOCK_SIZE;
-    }
-    *dim = d;
+    *dim = gdap::cyclic_dim(size, proc_grid_size, proc_grid_rank, start, block_size);
   });
 }
 
