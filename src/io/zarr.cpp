@@ -63,27 +63,21 @@ struct HostView {
   std::vector<int64_t> strides;   // bytes
 };
 
-// Copies between one chunk buffer and a section, for the chunk whose per-dimension pieces are
-// `pieces[a]`. `to_chunk` picks the direction.
-void copy_chunk(const std::vector<const std::vector<Piece>*>& pieces, const std::vector<int64_t>& chunk_strides,
-                const HostView& view, int64_t itemsize, unsigned char* chunk, bool to_chunk) {
+// Calls run(byte offset in the chunk, byte offset in the section, elements) for every run of the
+// chunk whose per-dimension pieces are `pieces[a]` that is contiguous on both sides: a whole piece
+// of the last dimension when the section's last stride is one element, else one element.
+void for_each_run(const std::vector<const std::vector<Piece>*>& pieces, const std::vector<int64_t>& chunk_strides,
+                  const HostView& view, int64_t itemsize, const std::function<void(int64_t, int64_t, int64_t)>& run) {
   const size_t nd = pieces.size();
   std::function<void(size_t, int64_t, int64_t)> walk = [&](size_t a, int64_t c_off, int64_t l_off) {
     if (a == nd) {
-      char* s = view.origin + l_off;
-      unsigned char* k = chunk + c_off;
-      if (to_chunk) std::memcpy(k, s, static_cast<size_t>(itemsize));
-      else std::memcpy(s, k, static_cast<size_t>(itemsize));
+      run(c_off, l_off, 1);
       return;
     }
     const bool last = a + 1 == nd;
     for (const Piece& p : *pieces[a]) {
-      if (last && view.strides[a] == itemsize) {  // contiguous on both sides
-        char* s = view.origin + l_off + p.local * itemsize;
-        unsigned char* k = chunk + c_off + p.in_chunk * itemsize;
-        const auto n = static_cast<size_t>(p.length * itemsize);
-        if (to_chunk) std::memcpy(k, s, n);
-        else std::memcpy(s, k, n);
+      if (last && view.strides[a] == itemsize) {
+        run(c_off + p.in_chunk * itemsize, l_off + p.local * itemsize, p.length);
         continue;
       }
       for (int64_t j = 0; j < p.length; ++j) {
@@ -92,6 +86,25 @@ void copy_chunk(const std::vector<const std::vector<Piece>*>& pieces, const std:
     }
   };
   walk(0, 0, 0);
+}
+
+// Copies between one decoded chunk and a section; `to_chunk` picks the direction.
+void copy_chunk(const std::vector<const std::vector<Piece>*>& pieces, const std::vector<int64_t>& chunk_strides,
+                const HostView& view, int64_t itemsize, unsigned char* chunk, bool to_chunk) {
+  for_each_run(pieces, chunk_strides, view, itemsize, [&](int64_t c, int64_t l, int64_t n) {
+    if (to_chunk) std::memcpy(chunk + c, view.origin + l, static_cast<size_t>(n * itemsize));
+    else std::memcpy(view.origin + l, chunk + c, static_cast<size_t>(n * itemsize));
+  });
+}
+
+// Writes the fill value into a section where an absent chunk's pieces fall: nothing the size of
+// the declared chunk is allocated for a chunk that has no file.
+void fill_pieces(const std::vector<const std::vector<Piece>*>& pieces, const std::vector<int64_t>& chunk_strides,
+                 const HostView& view, const std::vector<unsigned char>& fill) {
+  const auto item = static_cast<int64_t>(fill.size());
+  for_each_run(pieces, chunk_strides, view, item, [&](int64_t, int64_t l, int64_t n) {
+    for (int64_t k = 0; k < n; ++k) std::memcpy(view.origin + l + k * item, fill.data(), fill.size());
+  });
 }
 
 // Calls f(chunk index, its pieces per dimension) for every chunk this rank's pieces fall in.
@@ -300,19 +313,20 @@ gdap_zarr_options checked_options(const gdap_zarr_options* options) {
 // Writes this rank's chunks of a layout in which each chunk has one owner.
 void write_chunks(const std::string& path, const ZarrMeta& meta, const gdap_map& map, int64_t rank, const gdap_array& a) {
   const Staged staged(a, true);
+  const Dir store = Dir::open(path, false);
   const std::vector<int64_t> strides = chunk_strides(meta);
   if (map.ndim() == 0) {
     if (rank == 0) {
       std::vector<unsigned char> bytes(static_cast<size_t>(meta.chunk_bytes));
       std::memcpy(bytes.data(), staged.view().origin, bytes.size());
-      write_chunk(chunk_path(path, meta, {}), meta, bytes);
+      write_chunk(store, chunk_key(meta, {}), meta, bytes);
     }
     return;
   }
   for_each_chunk(pieces_of(map, rank, meta.chunk, true), [&](const std::vector<int64_t>& index, const auto& pieces) {
     std::vector<unsigned char> bytes(static_cast<size_t>(meta.chunk_bytes), 0);
     copy_chunk(pieces, strides, staged.view(), meta.itemsize, bytes.data(), true);
-    write_chunk(chunk_path(path, meta, index), meta, bytes);
+    write_chunk(store, chunk_key(meta, index), meta, bytes);
   });
 }
 
@@ -332,7 +346,7 @@ void save(gdap_comm& comm, const gdap_map& map, const gdap_array& section, const
   if (move::memory_of(data) == move::Memory::device) move::synchronize_stream(comm.stream);  // queued writes first
   agree(comm, [&] { write_chunks(path, meta, *layout, comm.rank, *data); });
   agree(comm, [&] {
-    if (comm.rank == 0) write_file(path + "/zarr.json", meta_json(meta));
+    if (comm.rank == 0) write_new(Dir::open(path, false), "zarr.json", meta_json(meta));
   });
 }
 
@@ -370,11 +384,8 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
     const std::vector<int64_t> strides = chunk_strides(meta);
     auto fill_from = [&](const std::vector<int64_t>& index, const std::vector<const std::vector<Piece>*>& p) {
       std::optional<std::vector<unsigned char>> bytes = read_chunk(chunk_path(path, meta, index), meta);
-      if (!bytes) {
-        bytes.emplace(static_cast<size_t>(meta.chunk_bytes));
-        for (size_t at = 0; at < bytes->size(); at += meta.fill.size()) std::memcpy(bytes->data() + at, meta.fill.data(), meta.fill.size());
-      }
-      copy_chunk(p, strides, view, meta.itemsize, bytes->data(), false);
+      if (bytes) copy_chunk(p, strides, view, meta.itemsize, bytes->data(), false);
+      else fill_pieces(p, strides, view, meta.fill);
     };
     if (map.ndim() == 0) {
       static const std::vector<const std::vector<Piece>*> none;

@@ -1,6 +1,6 @@
 // Zarr v3 metadata and chunk files (see zarr_store.hpp). Sizes from a file are hostile until
-// checked: every product goes through checked_mul, and a chunk larger than kMaxChunkBytes is
-// refused before anything is allocated for it.
+// checked: every product goes through checked_mul, a chunk larger than kMaxChunkBytes is refused
+// before anything is allocated for it, and a fill value must fit its data type.
 #include "io/zarr_store.hpp"
 
 #include "core/checked.hpp"
@@ -17,16 +17,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
-#include <unistd.h>
 
 namespace gdap::io {
 namespace {
 
 using json = nlohmann::json;
-namespace fs = std::filesystem;
 
 // IEEE binary16 bits of a double, rounded to nearest even, overflow to infinity, NaN kept quiet.
 // Portable: clang before 15 has no _Float16 on x86.
@@ -55,9 +51,6 @@ uint16_t half_bits(double d) {
   return static_cast<uint16_t>(sign | (exp_h << 10) | (kept & 0x3ff));
 }
 
-constexpr int64_t kMaxChunkBytes = int64_t{1} << 34;  // 16 GiB: beyond any sane chunk
-constexpr int64_t kMaxMetaBytes = int64_t{1} << 24;    // 16 MiB of zarr.json
-
 struct TypeName {
   const char* name;
   gdap_dtype dtype;
@@ -76,23 +69,33 @@ constexpr TypeName kTypes[] = {
   fail(GDAP_ERR_IO, "{}: {}", file, what);
 }
 
-std::string read_file(const std::string& file, int64_t limit, bool* absent = nullptr) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    if (absent != nullptr && errno == ENOENT) {
-      *absent = true;
-      return {};
+// An integer fill value outside its data type's range (300 for uint8) would wrap into another
+// value (44) when stored: refused, as zarr-python refuses it.
+void check_integer_fill(const json& v, const ZarrMeta& meta, const std::string& file) {
+  const int bits = meta.dtype.bits;
+  const bool is_signed = meta.dtype.code == GDAP_DTYPE_INT;
+  bool fits = true;
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    const uint64_t max = is_signed ? (uint64_t{1} << (bits - 1)) - 1 : bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
+    fits = u <= max;
+  } else {
+    const int64_t i = v.get<int64_t>();
+    if (!is_signed) {
+      fits = i >= 0 && (bits == 64 || static_cast<uint64_t>(i) <= (uint64_t{1} << bits) - 1);
+    } else if (bits < 64) {
+      fits = i >= -(int64_t{1} << (bits - 1)) && i <= (int64_t{1} << (bits - 1)) - 1;
     }
-    bad(file, fmt::format("cannot open: {}", std::strerror(errno)));
   }
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) bad(file, "cannot read its size");
-  if (size > limit) bad(file, fmt::format("{} bytes, more than the {} a valid file can have", size, limit));
-  std::string bytes(static_cast<size_t>(size), '\0');
-  in.seekg(0);
-  if (!in.read(bytes.data(), size)) bad(file, fmt::format("read failed: {}", std::strerror(errno)));
-  return bytes;
+  if (!fits) bad(file, fmt::format("fill_value {} does not fit in {}", v.dump(), meta.data_type));
+}
+
+// A finite fill value that rounds to an infinity in its float type (1e39 for float32) would be
+// stored as another value: refused.
+double finite_fill(double d, int bits, const json& v, const ZarrMeta& meta, const std::string& file) {
+  const bool overflows = bits == 16 ? (half_bits(d) & 0x7fff) == 0x7c00 : bits == 32 && std::isinf(static_cast<float>(d));
+  if (std::isfinite(d) && overflows) bad(file, fmt::format("fill_value {} does not fit in {}", v.dump(), meta.data_type));
+  return d;
 }
 
 // One element of `meta.dtype` holding the JSON fill value.
@@ -137,15 +140,16 @@ std::vector<unsigned char> parse_fill(const json& v, const ZarrMeta& meta, const
     case GDAP_DTYPE_INT:
     case GDAP_DTYPE_UINT: {
       if (!v.is_number_integer()) bad(file, fmt::format("fill_value {} is not an integer", v.dump()));
+      check_integer_fill(v, meta, file);
       const uint64_t bits = v.is_number_unsigned() ? v.get<uint64_t>() : static_cast<uint64_t>(v.get<int64_t>());
       std::memcpy(out.data(), &bits, static_cast<size_t>(meta.itemsize));  // little-endian host
       return out;
     }
-    case GDAP_DTYPE_FLOAT: put_float(number(v), 0, t.bits); return out;
+    case GDAP_DTYPE_FLOAT: put_float(finite_fill(number(v), t.bits, v, meta, file), 0, t.bits); return out;
     default:  // complex: [re, im]
       if (!v.is_array() || v.size() != 2) bad(file, fmt::format("fill_value {} is not [real, imag]", v.dump()));
-      put_float(number(v[0]), 0, t.bits / 2);
-      put_float(number(v[1]), static_cast<size_t>(meta.itemsize / 2), t.bits / 2);
+      put_float(finite_fill(number(v[0]), t.bits / 2, v, meta, file), 0, t.bits / 2);
+      put_float(finite_fill(number(v[1]), t.bits / 2, v, meta, file), static_cast<size_t>(meta.itemsize / 2), t.bits / 2);
       return out;
   }
 }
@@ -227,9 +231,11 @@ const char* zarr_type_name(gdap_dtype dtype) {
 
 ZarrMeta read_meta(const std::string& path) {
   const std::string file = path + "/zarr.json";
+  const std::string bytes = *read_regular(file, kMaxMetaBytes, false);
+  if (const auto at = nul_in(bytes)) bad(file, fmt::format("a NUL byte at offset {}: not JSON text", *at));
   json j;
   try {
-    j = json::parse(read_file(file, kMaxMetaBytes));
+    j = json::parse(bytes);
   } catch (const json::exception& e) {
     bad(file, fmt::format("not JSON: {}", e.what()));
   }
@@ -305,25 +311,37 @@ std::string meta_json(const ZarrMeta& meta) {
   return j.dump(2) + "\n";
 }
 
-std::string chunk_path(const std::string& path, const ZarrMeta& meta, const std::vector<int64_t>& index) {
+std::vector<std::string> chunk_key(const ZarrMeta& meta, const std::vector<int64_t>& index) {
   std::string key = meta.v2_keys ? "" : "c";
   for (size_t i = 0; i < index.size(); ++i) {
     if (!key.empty() || i > 0) key += meta.separator;
     key += std::to_string(index[i]);
   }
   if (key.empty()) key = "0";  // v2 keys of a 0-d array
-  return path + "/" + key;
+  std::vector<std::string> parts;
+  for (size_t at = 0;;) {
+    const size_t slash = key.find('/', at);
+    parts.push_back(key.substr(at, slash - at));
+    if (slash == std::string::npos) return parts;
+    at = slash + 1;
+  }
+}
+
+std::string chunk_path(const std::string& path, const ZarrMeta& meta, const std::vector<int64_t>& index) {
+  std::string out = path;
+  for (const std::string& part : chunk_key(meta, index)) out += "/" + part;
+  return out;
 }
 
 std::optional<std::vector<unsigned char>> read_chunk(const std::string& file, const ZarrMeta& meta) {
-  bool absent = false;
 #ifdef GDAP_HAVE_ZSTD
   const int64_t limit = meta.zstd ? static_cast<int64_t>(ZSTD_compressBound(static_cast<size_t>(meta.chunk_bytes))) + 1024 : meta.chunk_bytes;
 #else
   const int64_t limit = meta.chunk_bytes;
 #endif
-  const std::string raw = read_file(file, limit, &absent);
-  if (absent) return std::nullopt;
+  const std::optional<std::string> read = read_regular(file, limit, true);
+  if (!read) return std::nullopt;
+  const std::string& raw = *read;
   std::vector<unsigned char> bytes(static_cast<size_t>(meta.chunk_bytes));
   if (meta.zstd) {
 #ifdef GDAP_HAVE_ZSTD
@@ -347,35 +365,23 @@ std::optional<std::vector<unsigned char>> read_chunk(const std::string& file, co
   return bytes;
 }
 
-void write_file(const std::string& file, const std::string& bytes) {
-  std::error_code ec;
-  fs::create_directories(fs::path(file).parent_path(), ec);
-  if (ec) bad(file, fmt::format("cannot create its folder: {}", ec.message()));
-  const std::string tmp = fmt::format("{}.tmp{}", file, static_cast<long>(getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) bad(tmp, fmt::format("cannot create: {}", std::strerror(errno)));
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) bad(tmp, fmt::format("write failed: {}", std::strerror(errno)));
-  }
-  fs::rename(tmp, file, ec);
-  if (ec) bad(file, fmt::format("cannot rename {} into place: {}", tmp, ec.message()));
-}
-
-void write_chunk(const std::string& file, const ZarrMeta& meta, const std::vector<unsigned char>& bytes) {
+void write_chunk(const Dir& store, const std::vector<std::string>& key, const ZarrMeta& meta,
+                 const std::vector<unsigned char>& bytes) {
+  std::optional<Dir> folder;  // the key's folders, entered one by one without following links
+  for (size_t i = 0; i + 1 < key.size(); ++i) folder = (folder ? *folder : store).sub(key[i], true);
+  const Dir& dir = folder ? *folder : store;
   if (!meta.zstd) {
-    write_file(file, std::string(bytes.begin(), bytes.end()));
+    write_new(dir, key.back(), std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     return;
   }
 #ifdef GDAP_HAVE_ZSTD
   std::string packed(ZSTD_compressBound(bytes.size()), '\0');
   const size_t n = ZSTD_compress(packed.data(), packed.size(), bytes.data(), bytes.size(), meta.zstd_level);
-  if (ZSTD_isError(n)) bad(file, fmt::format("zstd: {}", ZSTD_getErrorName(n)));
+  if (ZSTD_isError(n)) bad(dir.path() + "/" + key.back(), fmt::format("zstd: {}", ZSTD_getErrorName(n)));
   packed.resize(n);
-  write_file(file, packed);
+  write_new(dir, key.back(), packed);
 #else
-  fail(GDAP_ERR_UNSUPPORTED, "{}: the zstd codec needs a gdap built with zstd", file);
+  fail(GDAP_ERR_UNSUPPORTED, "{}: the zstd codec needs a gdap built with zstd", store.path());
 #endif
 }
 

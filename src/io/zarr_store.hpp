@@ -3,6 +3,8 @@
 // other codec or grid is refused by name, never guessed at.
 #pragma once
 
+#include "io/files.hpp"
+
 #include <gdap/gdap.h>
 
 #include <cstdint>
@@ -27,6 +29,12 @@ struct ZarrMeta {
   int64_t chunk_bytes = 0;          // product of chunk * itemsize (checked)
 };
 
+// The largest chunk gdap reads or writes, decoded: a declared chunk is allocated whole when its file
+// is decoded, so a store cannot make a small read allocate more than this.
+inline constexpr int64_t kMaxChunkBytes = int64_t{1} << 31;  // 2 GiB
+// The largest zarr.json gdap reads.
+inline constexpr int64_t kMaxMetaBytes = int64_t{1} << 24;  // 16 MiB
+
 // The Zarr name of a dtype, or nullptr if Zarr v3 has none gdap writes.
 const char* zarr_type_name(gdap_dtype dtype);
 
@@ -39,18 +47,19 @@ ZarrMeta make_meta(const std::vector<int64_t>& shape, const std::vector<int64_t>
                    const gdap_zarr_options& options);
 std::string meta_json(const ZarrMeta& meta);
 
-// The file of chunk `index` (one per dimension) inside the store at `path`.
+// The key of chunk `index` (one per dimension) inside a store, as its path components ("c", "1",
+// "3" for c/1/3), and the file it names inside the store at `path`.
+std::vector<std::string> chunk_key(const ZarrMeta& meta, const std::vector<int64_t>& index);
 std::string chunk_path(const std::string& path, const ZarrMeta& meta, const std::vector<int64_t>& index);
 
 // A chunk's bytes in C order and host byte order (meta.chunk_bytes long), or nothing when its file
-// is absent (the chunk is all fill value). GDAP_ERR_IO for an unreadable or corrupt file.
+// is absent (the chunk is all fill value). GDAP_ERR_IO for an unreadable or corrupt file, or a
+// directory, FIFO or device where the file should be.
 std::optional<std::vector<unsigned char>> read_chunk(const std::string& file, const ZarrMeta& meta);
 
-// Encodes and writes a chunk (meta.chunk_bytes in host byte order) through a temporary file that is
-// renamed into place, creating the parent folders.
-void write_chunk(const std::string& file, const ZarrMeta& meta, const std::vector<unsigned char>& bytes);
-
-// Writes `text` to `file` through a temporary file renamed into place.
-void write_file(const std::string& file, const std::string& text);
+// Encodes and writes a chunk (meta.chunk_bytes in host byte order) under `key` in the store `store`
+// through a temporary file renamed into place, creating the key's folders (never through a link).
+void write_chunk(const Dir& store, const std::vector<std::string>& key, const ZarrMeta& meta,
+                 const std::vector<unsigned char>& bytes);
 
 }  // namespace gdap::io
