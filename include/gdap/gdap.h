@@ -860,29 +860,33 @@ GDAP_API gdap_status gdap_exchange_destroy(gdap_exchange* exchange);
 
 /**
  * Collective: every rank writes its own section (dim_data, protocol version and every element,
- * padding included, in C order) to `<prefix>_<rank>.dnpy`, byte for byte as DistArray 0.6 writes
- * it under the NumPy it runs on (< 1.24: the .npy header dict padded to 64 bytes, without the room
- * newer NumPy adds; see docs/dnpy.md), through a temporary file renamed into place (an existing file is replaced, as DistArray and
- * numpy.save do). Unstructured indices are written as a list. Device sections are copied through
- * pinned host memory once the communicator's stream has reached this call; returns when the file
- * is written. Dtypes: bool, int8-64, uint8-64, float16/32/64, complex64/128 (GDAP_ERR_UNSUPPORTED
- * otherwise). GDAP_ERR_INVALID_ARGUMENT when the header would pass the format's 65535 bytes;
- * GDAP_ERR_IO naming the file and the system's reason. Errors are agreed: every rank returns one
- * (the others GDAP_ERR_REMOTE naming the failing rank). `prefix` and `section` are borrowed.
+ * padding included, in C order) to `<prefix>_<rank>.dnpy`, byte for byte as DistArray 0.6 writes it
+ * under the NumPy it runs on (< 1.24: the .npy header dict padded to 64 bytes, without the room
+ * newer NumPy adds; see docs/dnpy.md), through a temporary file of its own in the file's folder
+ * (O_CREAT|O_EXCL|O_NOFOLLOW, an unpredictable name) renamed into place: an existing file, or a
+ * symbolic link, at the name is replaced, as DistArray and numpy.save replace it, never written
+ * through; a failed write removes the temporary. Unstructured indices are written as a list. Device
+ * sections are copied through pinned host memory once the communicator's stream has reached this
+ * call; returns when the file is written. Dtypes: bool, int8-64, uint8-64, float16/32/64,
+ * complex64/128 (GDAP_ERR_UNSUPPORTED otherwise). GDAP_ERR_INVALID_ARGUMENT when the header would
+ * pass the format's 65535 bytes; GDAP_ERR_IO naming the file and the system's reason. Errors are
+ * agreed: every rank returns one (the others GDAP_ERR_REMOTE naming the failing rank). `prefix` and
+ * `section` are borrowed.
  */
 GDAP_API gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array* section, const char* prefix);
 
 /**
  * Collective: every rank reads `<prefix>_<rank>.dnpy` (written by gdap, DistArray or any writer of
- * the format) into a new C-contiguous section on `device` (host; or, in a CUDA build, device
- * memory staged through pinned host memory, pinned or managed memory), with the file's dim_data,
- * dtype and protocol version. The file is parsed without evaluating anything: malformed files give
- * GDAP_ERR_IO naming the file, the byte offset and the key (bad magic, truncation, a header length
- * past the end, an unknown or missing key, bytes after the payload); a payload dtype gdap does not
- * hold or a big-endian one GDAP_ERR_UNSUPPORTED naming the descr; dim_data that breaks the protocol
- * or does not match the payload's shape GDAP_ERR_PROTOCOL; a file whose grid coordinates are
- * another rank's, or whose grid is not the communicator's size, GDAP_ERR_INVALID_ARGUMENT. `*out`
- * is set only when every rank read its file; the caller destroys it with gdap_array_destroy.
+ * the format) into a new C-contiguous section on `device` (host; or, in a CUDA build, device memory
+ * staged through pinned host memory, pinned or managed memory), with the file's dim_data, dtype and
+ * protocol version. Only a regular file is read, opened without blocking (a FIFO, a folder or a
+ * device is GDAP_ERR_IO naming it). The file is parsed without evaluating anything: malformed files
+ * give GDAP_ERR_IO naming the file, the byte offset and the key (bad magic, truncation, a header
+ * length past the end, an unknown or missing key, bytes after the payload); a payload dtype gdap
+ * does not hold or a big-endian one GDAP_ERR_UNSUPPORTED naming the descr; dim_data that breaks the
+ * protocol or does not match the payload's shape GDAP_ERR_PROTOCOL; a file whose grid coordinates
+ * are another rank's, or whose grid is not the communicator's size, GDAP_ERR_INVALID_ARGUMENT.
+ * `*out` is set only when every rank read its file; the caller destroys it with gdap_array_destroy.
  * Returns when the data is in place. `prefix` is borrowed.
  */
 GDAP_API gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out, const char* prefix, gdap_device device);
@@ -932,7 +936,11 @@ GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* map, const 
  * Collective: fills the owned elements of `section` (this rank's section of `map`, which spans the
  * communicator and has the store's global shape and dtype) from the Zarr v3 array at `path`, with
  * any chunk grid (written by gdap, zarr-python, TensorStore or others): each rank reads only the
- * chunks its owned elements fall in; a chunk file that is absent reads as the fill value. Codecs:
+ * chunks its owned elements fall in; a chunk file that is absent reads as the fill value (nothing of
+ * the chunk's size is allocated for it). Only regular files are read, opened without blocking (a
+ * folder, FIFO or device where a file should be is GDAP_ERR_IO naming it); a decoded chunk of more
+ * than 2 GiB, a zarr.json of more than 16 MiB or holding a NUL byte, and a fill value outside its
+ * data type are refused before anything is allocated for them (docs/zarr.md, "Limits"). Codecs:
  * "bytes" (either endian) and "zstd"; others (sharding, transpose, gzip, crc32c) give
  * GDAP_ERR_UNSUPPORTED naming the codec. Chunk keys: "default" and "v2" encodings. Nothing is
  * written to `section` unless every rank read everything it needs (a missing store, a malformed
@@ -1052,19 +1060,22 @@ GDAP_API gdap_status gdap_gemm_execute(gdap_comm* comm, gdap_gemm* gemm, double 
 /** The 8 bytes an IPC handle starts with (no terminating NUL in the handle). */
 #define GDAP_IPC_MAGIC "GDAP-IPC"
 /** The layout version of IPC handles this gdap writes and reads. */
-#define GDAP_IPC_FORMAT_VERSION 1
+#define GDAP_IPC_FORMAT_VERSION 2
 
 /**
  * Allocates a C-contiguous host section (zero-filled) in a new POSIX shared-memory segment, so that
  * gdap_ipc_export can share it with other processes of the node. `name` is the segment's name as
  * shm_open takes it ("/" then up to 254 characters, no other "/"), or NULL or "" for a fresh
- * "/gdap-<pid>-<n>-<random>"; an existing name is refused (GDAP_ERR_INVALID_ARGUMENT), nothing is
- * overwritten. The shape comes from the dictionaries, as gdap_array_create. The array owns the
- * segment: when the array and every tensor exported from it are gone, this process unmaps it and
- * unlinks the name; importers that already mapped it keep their mapping (the memory is freed when
- * the last mapping goes), but no new importer can open it. GDAP_ERR_IO / GDAP_ERR_NO_MEMORY (with
- * the system's reason) when creating, sizing or mapping it fails. `name` and `dims` are borrowed.
- * Not collective. On success `*out` is a new array the caller destroys with gdap_array_destroy.
+ * "/gdap-<pid>-<n>-<random>"; an existing name, or one holding a control character (a newline), is
+ * refused (GDAP_ERR_INVALID_ARGUMENT), nothing is overwritten. The whole segment is reserved in
+ * /dev/shm now (posix_fallocate): one larger than /dev/shm holds is GDAP_ERR_NO_MEMORY naming the
+ * free space, never a SIGBUS at a later write. The shape comes from the dictionaries, as
+ * gdap_array_create. The array owns the segment: when the array and every tensor exported from it
+ * are gone, this process unmaps it and unlinks the name; importers that already mapped it keep
+ * their mapping (the memory is freed when the last mapping goes), but no new importer can open it.
+ * GDAP_ERR_IO / GDAP_ERR_NO_MEMORY (with the system's reason) when creating, sizing or mapping it
+ * fails. `name` and `dims` are borrowed. Not collective. On success `*out` is a new array the
+ * caller destroys with gdap_array_destroy.
  */
 GDAP_API gdap_status gdap_array_create_shm(gdap_array** out, const char* name, gdap_dtype dtype,
                                            const gdap_dim* dims, int64_t ndim);
@@ -1093,8 +1104,10 @@ GDAP_API gdap_status gdap_ipc_export(void* handle, int64_t capacity, const gdap_
  * by the processes' own synchronisation). `size` must be GDAP_IPC_HANDLE_SIZE. Checks, before any
  * memory is touched: size, magic, format version (GDAP_ERR_VERSION), a checksum over the bytes,
  * the node (a handle from another node or boot is refused), the protocol version, the dictionaries
- * against the shape; then that the memory still exists: an unlinked or re-created shared-memory
- * segment, an exited exporter or a CUDA allocation of another size give GDAP_ERR_INVALID_ARGUMENT
+ * against the shape; then that the memory still exists: an exited (or killed) exporter, found by its
+ * pid and start time, an unlinked or re-created shared-memory segment, one whose owner or mode
+ * changed since the export or that every user may write, or a CUDA allocation of another size give
+ * GDAP_ERR_INVALID_ARGUMENT
  * naming it, and CUDA's own refusals GDAP_ERR_DEVICE (CUDA does not refuse every freed allocation
  * of a live exporter: see docs/ipc.md). A CUDA handle cannot be opened by the process that made it
  * (CUDA refuses it). The array is on the GPU with the exporter's UUID (its ordinal in this process
