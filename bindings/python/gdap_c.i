@@ -330,6 +330,28 @@ static void gdap_py_owned_tensor_deleter(struct DLManagedTensorVersioned* self) 
   $result = gdap_py_collapse($result);
 }
 
+/* ---- string inputs: a str (or None for NULL) -------------------------------------------------- */
+
+/* A str holding a NUL character raises ValueError: its C string would end there and name another
+ * file or segment ("out/x\0y" would write out/x_0.dnpy). */
+%typemap(in) const char* prefix, const char* path, const char* name, const char* version {
+  $1 = NULL;
+  if ($input != Py_None) {
+    Py_ssize_t n = 0;
+    const char* s = PyUnicode_Check($input) ? PyUnicode_AsUTF8AndSize($input, &n) : NULL;
+    if (s == NULL) {
+      if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "$1_name must be a str or None, not %s", Py_TYPE($input)->tp_name);
+      SWIG_fail;
+    }
+    if ((Py_ssize_t)strlen(s) != n) {
+      PyErr_Format(PyExc_ValueError, "$1_name holds a NUL character at position %zd: a C string would end there",
+                   (Py_ssize_t)strlen(s));
+      SWIG_fail;
+    }
+    $1 = (char*)s;
+  }
+}
+
 /* ---- scalar outputs ------------------------------------------------------------------------ */
 
 %typemap(in, numinputs=0) int64_t* count (int64_t temp), int64_t* extent (int64_t temp),

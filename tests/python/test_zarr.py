@@ -2,6 +2,7 @@
 peer written by others): stores gdap writes are read by zarr-python, stores zarr-python writes
 (other chunk grids, big-endian bytes, zstd, absent chunks) load into any distribution, element by
 element; a codec gdap does not read fails on every rank and leaves every section untouched."""
+import json
 import threading
 
 import numpy as np
@@ -164,3 +165,27 @@ def test_refusals(tmp_path):
         run(1, lambda comm: gdap.save_zarr(comm, gmap, WHOLE.copy(), path, codec="lz4"))
     with pytest.raises(gdap.InvalidArgumentError, match="section's dtype is float64"):
         run(1, lambda comm: gdap.load_zarr(comm, gmap, path, section=np.zeros(SHAPE)))
+
+
+def test_nul_in_a_path_raises_and_writes_nothing(tmp_path):
+    """Issue 27, item 4: a path holding a NUL named another store in C (the string ended there)."""
+    gmap = gdap.GlobalMap([irregular_rows(0, 1)])
+    bad = str(tmp_path / "d.zarr") + "\0x"
+    with pytest.raises(ValueError, match="path .* holds a NUL character at position"):
+        run(1, lambda comm: gdap.save_zarr(comm, gmap, WHOLE.copy(), bad))
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError, match="NUL character"):
+        gdap.zarr_shape(bad)
+    with pytest.raises(ValueError, match="NUL character"):
+        run(1, lambda comm: gdap.load_zarr(comm, gmap, bad))
+
+
+def test_overflowing_fill_value_is_refused(tmp_path):
+    """Issue 27, item 4: fill_value 300 for uint8 was stored as 44."""
+    path = tmp_path / "u8.zarr"
+    zarr.create_array(str(path), shape=(4,), chunks=(2,), dtype="uint8", fill_value=3)
+    meta = json.loads((path / "zarr.json").read_text())
+    meta["fill_value"] = 300
+    (path / "zarr.json").write_text(json.dumps(meta))
+    with pytest.raises(gdap.FileIOError, match="fill_value 300 does not fit in uint8"):
+        gdap.zarr_shape(path)

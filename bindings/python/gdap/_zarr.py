@@ -4,6 +4,7 @@ are ordinary Zarr v3 stores that zarr-python and TensorStore read and write."""
 
 from . import _gdap_c as _c
 from ._local import LocalArray, dtype_from_c, empty
+from ._paths import c_name, collective_name
 from ._redistribute import _section
 
 _CODECS = {"raw": _c.GDAP_ZARR_RAW, None: _c.GDAP_ZARR_RAW, "zstd": _c.GDAP_ZARR_ZSTD}
@@ -13,7 +14,7 @@ def zarr_shape(path):
     """(shape, dtype) of the Zarr v3 array at `path`, from its zarr.json: enough to build a
     GlobalMap for load_zarr. FileIOError for a missing or malformed store, UnsupportedError for a
     data type, grid or codec gdap does not read."""
-    shape, code_bits_lanes = _c.gdap_zarr_shape(str(path))
+    shape, code_bits_lanes = _c.gdap_zarr_shape(c_name(path, "path"))
     return tuple(shape), dtype_from_c(code_bits_lanes)
 
 
@@ -28,12 +29,18 @@ def save_zarr(comm, gmap, section, path, codec="zstd", level=0, overwrite=False)
         code = _CODECS[codec]
     except (KeyError, TypeError):
         raise ValueError("codec must be 'zstd' or 'raw', not %r" % (codec,)) from None
+    name, failure = collective_name(path, "path")
     local, made_here = _section(section, gmap, comm.rank, None)
     try:
-        _c.gdap_save_zarr(comm._h(), gmap._h(), local._h(), str(path), (code, int(level), bool(overwrite)))
+        _c.gdap_save_zarr(comm._h(), gmap._h(), local._h(), name, (code, int(level), bool(overwrite)))
+    except Exception:
+        if failure is None:
+            raise
     finally:
         if made_here:
             local.close()
+    if failure is not None:
+        raise failure
 
 
 def load_zarr(comm, gmap, path, section=None, device="cpu"):
@@ -41,13 +48,20 @@ def load_zarr(comm, gmap, path, section=None, device="cpu"):
     array at `path` (any chunk grid; codecs 'bytes' and 'zstd'; absent chunks read as the fill
     value) and returns the section. With section=None a new LocalArray of the store's dtype is
     made on `device`. Nothing is written unless every rank read everything it needs."""
+    name, failure = collective_name(path, "path")
+    if failure is not None:  # into the collective all the same (no section: refused on every rank), then raise
+        try:
+            _c.gdap_load_zarr(comm._h(), gmap._h(), None, None)
+        except Exception:
+            pass
+        raise failure
     made = None
     if section is None:
-        _, dtype = zarr_shape(path)
+        _, dtype = zarr_shape(name)
         made = section = empty(gmap.dim_data(comm.rank), dtype, device)
     local, made_here = _section(section, gmap, comm.rank, None)
     try:
-        _c.gdap_load_zarr(comm._h(), gmap._h(), local._h(), str(path))
+        _c.gdap_load_zarr(comm._h(), gmap._h(), local._h(), name)
     except BaseException:
         if made is not None:
             made.close()
