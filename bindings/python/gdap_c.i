@@ -793,17 +793,22 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
 
 /* ---- Zarr stores --------------------------------------------------------------------------- */
 
-/* gdap_zarr_options from None (defaults) or a triple (codec, zstd_level, overwrite). */
+/* gdap_zarr_options from None (defaults) or a tuple (codec, zstd_level, overwrite, layout, shuffle,
+ * chunk_bytes); the last three may be left out (their defaults). */
 %typemap(in) const gdap_zarr_options* options (gdap_zarr_options temp) {
   $1 = NULL;
   if ($input != Py_None) {
-    int codec = 0, level = 0, overwrite = 0;
-    if (!PyArg_ParseTuple($input, "iip", &codec, &level, &overwrite)) SWIG_fail;
+    int codec = 0, level = 0, overwrite = 0, layout = GDAP_ZARR_SHARDS, shuffle = GDAP_ZARR_SHUFFLE;
+    long long chunk_bytes = 0;
+    if (!PyArg_ParseTuple($input, "iip|iiL", &codec, &level, &overwrite, &layout, &shuffle, &chunk_bytes)) SWIG_fail;
     memset(&temp, 0, sizeof temp);
     temp.struct_size = (int64_t)sizeof temp;
     temp.codec = codec;
     temp.zstd_level = level;
     temp.overwrite = overwrite;
+    temp.layout = layout;
+    temp.shuffle = shuffle;
+    temp.chunk_bytes = (int64_t)chunk_bytes;
     $1 = &temp;
   }
 }

@@ -896,38 +896,69 @@ GDAP_API gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out, const cha
  * only the chunks it needs. See docs/io.md ("Zarr v3").
  * ------------------------------------------------------------------------------------------- */
 
-/** Codecs gdap_save_zarr can write (gdap_load_zarr reads both). */
+/** Codecs gdap_save_zarr can write (gdap_load_zarr reads these and more: docs/zarr.md). */
 typedef enum gdap_zarr_codec {
-  GDAP_ZARR_RAW = 0, /**< "bytes" (little endian) only: one file per chunk, uncompressed */
-  GDAP_ZARR_ZSTD = 1 /**< "bytes" then "zstd" (zarr-python's default) */
+  GDAP_ZARR_RAW = 0,        /**< "bytes" (little endian) only: uncompressed */
+  GDAP_ZARR_ZSTD = 1,       /**< "bytes" then "zstd" (zarr-python's default) */
+  GDAP_ZARR_BLOSC_LZ4 = 2,  /**< "bytes" then "blosc" with lz4 (numcodecs' default), shuffled by `shuffle` */
+  GDAP_ZARR_BLOSC_ZSTD = 3  /**< "bytes" then "blosc" with zstd, shuffled by `shuffle` */
 } gdap_zarr_codec;
 
-/** Options of gdap_save_zarr. Fields may be appended after struct_size in minor releases. */
+/** How gdap_save_zarr lays out the store's files. */
+typedef enum gdap_zarr_layout {
+  GDAP_ZARR_SHARDS = 0, /**< one shard ("sharding_indexed") per rank's block, of inner chunks of at most
+                             chunk_bytes (default): a reader of any layout reads only the inner chunks it needs */
+  GDAP_ZARR_CHUNKS = 1  /**< one chunk file per rank's block, no sharding (gdap 0.1's only layout) */
+} gdap_zarr_layout;
+
+/** How blosc rearranges the bytes of a chunk before compressing them. */
+typedef enum gdap_zarr_shuffle {
+  GDAP_ZARR_SHUFFLE = 0,   /**< bytes grouped by their position in an element (blosc's and gdap's default) */
+  GDAP_ZARR_NOSHUFFLE = 1, /**< as they are */
+  GDAP_ZARR_BITSHUFFLE = 2 /**< bits grouped by their position in an element */
+} gdap_zarr_shuffle;
+
+/**
+ * Options of gdap_save_zarr. Fields may be appended after struct_size in minor releases; gdap reads
+ * only the fields the caller's struct_size covers and gives the others their defaults (those of
+ * GDAP_ZARR_OPTIONS_INIT). A struct_size too small for `overwrite`, or beyond 4096, is refused.
+ */
 typedef struct gdap_zarr_options {
   int64_t struct_size; /**< set by the caller to sizeof(gdap_zarr_options) */
   int32_t codec;       /**< a gdap_zarr_codec */
-  int32_t zstd_level;  /**< zstd level 1 to 22, or 0 for zstd's default; ignored for GDAP_ZARR_RAW */
+  int32_t zstd_level;  /**< the codec's level: zstd 1 to 22 (0: zstd's default); blosc 1 to 9 (0: 5);
+                            ignored for GDAP_ZARR_RAW */
   int32_t overwrite;   /**< nonzero: replace a store already at the path; 0: refuse it */
   int32_t reserved;    /**< 0 */
+  /* Appended in gdap 0.2. */
+  int32_t layout;      /**< a gdap_zarr_layout: GDAP_ZARR_SHARDS (default) or GDAP_ZARR_CHUNKS */
+  int32_t shuffle;     /**< a gdap_zarr_shuffle, for the blosc codecs */
+  int64_t chunk_bytes; /**< GDAP_ZARR_SHARDS: the most bytes of an inner chunk (0: 2 MiB); each inner
+                            chunk extent divides the block's, halving the widest until it fits */
 } gdap_zarr_options;
 
-/** gdap_zarr_options with zstd at its default level, refusing to overwrite. */
-#define GDAP_ZARR_OPTIONS_INIT {sizeof(gdap_zarr_options), GDAP_ZARR_ZSTD, 0, 0, 0}
+/** gdap_zarr_options: shards of inner chunks of at most 2 MiB, zstd at its default level, no overwrite. */
+#define GDAP_ZARR_OPTIONS_INIT {sizeof(gdap_zarr_options), GDAP_ZARR_ZSTD, 0, 0, 0, GDAP_ZARR_SHARDS, GDAP_ZARR_SHUFFLE, 0}
 
 /**
  * Collective: writes the distributed array whose sections are `section` on each rank (this rank's
  * section of `map`, which spans the communicator) to a Zarr v3 directory store at `path`
- * (zarr.json and one file per chunk). The chunk grid comes from the distribution: along a block
- * dimension with equal blocks a chunk is one block, along a cyclic one a chunk is one block of
- * block_size, along an undistributed one the whole extent; any other layout (irregular blocks,
- * unstructured, replicas) is first redistributed to equal blocks on the same grid. Each rank then
- * writes only its own chunks (edge chunks padded with the fill value 0), and rank 0 writes
- * zarr.json last, once every rank has written its chunks, so a store whose save failed has no
- * zarr.json. Only owned elements are written (padding never). Device sections are staged through
- * host memory. `options` may be NULL (GDAP_ZARR_OPTIONS_INIT). Errors are collective: every rank
- * returns one (GDAP_ERR_IO naming the file and the system's reason; GDAP_ERR_INVALID_ARGUMENT if a
- * store exists at `path` and overwrite is 0). Dtypes: bool, int8-64, uint8-64, float16/32/64,
- * complex64/128. Everything is borrowed; `section` is only read.
+ * (zarr.json and one file per shard or chunk). The grid of shards (GDAP_ZARR_SHARDS, the default)
+ * or chunks (GDAP_ZARR_CHUNKS) comes from the distribution: along a block dimension with equal
+ * blocks one block, along a cyclic one one block of block_size, along an undistributed one the
+ * whole extent; any other layout (irregular blocks, unstructured, replicas) is first redistributed
+ * to equal blocks on the same grid. So each file has one writer: each rank writes only its own
+ * (edges padded with the fill value 0; a shard's inner chunks wholly past the array's end are left
+ * empty in its index), and rank 0 writes zarr.json last, once every rank has written, so a store
+ * whose save failed has no zarr.json. A shard is "sharding_indexed" with inner chunks of at most
+ * options->chunk_bytes (default 2 MiB; each extent a divisor of the block's), the chosen codec on
+ * each inner chunk, and an index of "bytes" and "crc32c" at its end. Only owned elements are
+ * written (padding never). Device sections are staged through host memory. `options` may be NULL
+ * (GDAP_ZARR_OPTIONS_INIT). Errors are collective: every rank returns one (GDAP_ERR_IO naming the
+ * file and the system's reason; GDAP_ERR_INVALID_ARGUMENT if a store exists at `path` and overwrite
+ * is 0, for a bad option naming it, or for GDAP_ZARR_CHUNKS with a block of more than 2 GiB;
+ * GDAP_ERR_UNSUPPORTED for a codec this build lacks). Dtypes: bool, int8-64, uint8-64,
+ * float16/32/64, complex64/128. Everything is borrowed; `section` is only read.
  */
 GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* map, const gdap_array* section,
                                     const char* path, const gdap_zarr_options* options);
@@ -936,17 +967,21 @@ GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* map, const 
  * Collective: fills the owned elements of `section` (this rank's section of `map`, which spans the
  * communicator and has the store's global shape and dtype) from the Zarr v3 array at `path`, with
  * any chunk grid (written by gdap, zarr-python, TensorStore or others): each rank reads only the
- * chunks its owned elements fall in; a chunk file that is absent reads as the fill value (nothing of
- * the chunk's size is allocated for it). Only regular files are read, opened without blocking (a
- * folder, FIFO or device where a file should be is GDAP_ERR_IO naming it); a decoded chunk of more
- * than 2 GiB, a zarr.json of more than 16 MiB or holding a NUL byte, and a fill value outside its
- * data type are refused before anything is allocated for them (docs/zarr.md, "Limits"). Codecs:
- * "bytes" (either endian) and "zstd"; others (sharding, transpose, gzip, crc32c) give
- * GDAP_ERR_UNSUPPORTED naming the codec. Chunk keys: "default" and "v2" encodings. Nothing is
- * written to `section` unless every rank read everything it needs (a missing store, a malformed
- * zarr.json or a corrupt chunk on any rank: every rank returns an error, the others
- * GDAP_ERR_REMOTE naming it). Padding is not touched. Device sections are staged through host
- * memory. Everything is borrowed.
+ * chunks its owned elements fall in, and of a shard only its index and the inner chunks it needs;
+ * a chunk file or inner chunk that is absent reads as the fill value (nothing of its size is
+ * allocated for it). Codecs: "transpose", "bytes" (either endian), "sharding_indexed" (nested
+ * codecs, nested shards, the index at the start or the end, with or without "crc32c"), "zstd",
+ * "blosc" (any compressor and shuffle of c-blosc 1), "gzip" and "crc32c"; any other gives
+ * GDAP_ERR_UNSUPPORTED naming it. Chunk keys: "default" and "v2" encodings. Only regular files are
+ * read, opened without blocking (a folder, FIFO or device where a file should be is GDAP_ERR_IO
+ * naming it); a piece decoded whole (a chunk, or an inner chunk of a shard) of more than 2 GiB, a
+ * zarr.json of more than 16 MiB or holding a NUL byte, and a fill value outside its data type are
+ * refused before anything is allocated for them; a shard index entry past the file's end, data
+ * that decodes to more than its chunk, or a checksum that does not match is GDAP_ERR_IO naming the
+ * chunk (docs/zarr.md, "Limits"). Nothing is written to `section` unless every rank read everything
+ * it needs (a missing store, a malformed zarr.json or a corrupt chunk on any rank: every rank
+ * returns an error, the others GDAP_ERR_REMOTE naming it). Padding is not touched. Device sections
+ * are staged through host memory. Everything is borrowed.
  */
 GDAP_API gdap_status gdap_load_zarr(gdap_comm* comm, const gdap_map* map, gdap_array* section, const char* path);
 

@@ -157,6 +157,14 @@ Dir Dir::sub(const std::string& name, bool create) const {
   return d;
 }
 
+Dir Dir::dup() const {
+  Dir d;
+  d.fd_ = Fd(::fcntl(fd(), F_DUPFD_CLOEXEC, 0));
+  if (d.fd_.get() < 0) fail(GDAP_ERR_IO, "{}: cannot open the folder again: {}", path_, reason(errno));
+  d.path_ = path_;
+  return d;
+}
+
 NewFile::NewFile(const Dir& dir, std::string name) : dir_(dir.fd()), name_(std::move(name)), path_(dir.path() + "/" + name_) {
   for (int attempt = 0; attempt < 64; ++attempt) {
     temp_ = "." + name_ + "." + random_suffix() + ".tmp";

@@ -73,6 +73,8 @@ class Dir {
   // The folder `name` (one path component) inside this one, created when absent and `create`;
   // a symbolic link there is refused, never followed.
   Dir sub(const std::string& name, bool create) const;
+  // This folder again, through a descriptor of its own.
+  Dir dup() const;
   int fd() const { return fd_.get(); }
   const std::string& path() const { return path_; }
 

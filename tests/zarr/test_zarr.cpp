@@ -107,8 +107,14 @@ TEST_P(ZarrRoundTrip, EveryLayoutPairEveryDtype) {
       ++k;
       const rt::Storage src_storage = rt::kStorages[static_cast<size_t>(k % rt::kStorages.size())];
       const rt::Storage dst_storage = rt::kStorages[static_cast<size_t>((k / 2) % rt::kStorages.size())];
+      // The writer's choices in turn: shards of tiny inner chunks (many per shard, partial ones at
+      // the edges), shards of the default size, one chunk per block; each codec gdap writes.
       gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
-      options.codec = k % 2 == 0 ? GDAP_ZARR_ZSTD : GDAP_ZARR_RAW;
+      const int32_t codecs[] = {GDAP_ZARR_ZSTD, GDAP_ZARR_RAW, GDAP_ZARR_BLOSC_LZ4, GDAP_ZARR_BLOSC_ZSTD};
+      options.codec = codecs[k % 4];
+      options.layout = k % 3 == 2 ? GDAP_ZARR_CHUNKS : GDAP_ZARR_SHARDS;
+      options.chunk_bytes = k % 3 == 0 ? 2 * dt.bytes : 0;
+      options.shuffle = static_cast<int32_t>(k % 3);
       const std::string dir = fresh_dir(rt::cat(c.name, "_", dt.name)).string();
       rt::Report report;
       save(c.src, dt, src_storage, dir, options, report);
@@ -137,6 +143,7 @@ TEST(ZarrStore, ChunksFollowTheDistribution) {
   const std::string dir = fresh_dir("chunks").string();
   rt::Report report;
   gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
+  options.layout = GDAP_ZARR_CHUNKS;
   save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir, options, report);
   ASSERT_TRUE(report.ok()) << report.text();
   const nlohmann::json meta = read_json(fs::path(dir) / "zarr.json");
@@ -146,6 +153,7 @@ TEST(ZarrStore, ChunksFollowTheDistribution) {
   EXPECT_EQ(meta["data_type"], "float64");
   EXPECT_EQ(meta["chunk_grid"]["configuration"]["chunk_shape"], nlohmann::json::array({5, 2}));
   EXPECT_EQ(meta["codecs"][1]["name"], "zstd");
+  EXPECT_EQ(meta["codecs"][2]["name"], "crc32c") << "rule: every chunk gdap writes carries its checksum";
   // 2 row chunks x 5 column chunks (9 = 4 blocks of 2 and a partial one), each one file.
   int64_t files = 0;
   for (const auto& e : fs::recursive_directory_iterator(fs::path(dir) / "c")) files += e.is_regular_file() ? 1 : 0;
@@ -165,6 +173,34 @@ TEST(ZarrStore, ChunksFollowTheDistribution) {
   EXPECT_EQ(dtype.code, GDAP_DTYPE_FLOAT);
   EXPECT_EQ(gdap_zarr_shape(dir.c_str(), &ndim, shape, 1, nullptr), GDAP_ERR_BUFFER_TOO_SMALL);
   EXPECT_EQ(ndim, 2);
+  fs::remove_all(dir);
+}
+
+// Rule: by default each rank's block is one shard ("sharding_indexed", the index at the end with
+// crc32c) whose inner chunks divide it and hold at most chunk_bytes; each shard is one file.
+TEST(ZarrStore, ShardsFollowTheDistribution) {
+  const std::string dir = fresh_dir("shards").string();
+  rt::Report report;
+  gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
+  options.chunk_bytes = 16;  // two float64 elements
+  save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir, options, report);
+  ASSERT_TRUE(report.ok()) << report.text();
+  const nlohmann::json meta = read_json(fs::path(dir) / "zarr.json");
+  EXPECT_EQ(meta["chunk_grid"]["configuration"]["chunk_shape"], nlohmann::json::array({5, 2}));
+  ASSERT_EQ(meta["codecs"].size(), 1u);
+  const nlohmann::json& sharding = meta["codecs"][0];
+  EXPECT_EQ(sharding["name"], "sharding_indexed");
+  EXPECT_EQ(sharding["configuration"]["chunk_shape"], nlohmann::json::array({1, 2})) << "rule: the widest extent halved "
+                                                                                       "to a divisor until 16 bytes";
+  EXPECT_EQ(sharding["configuration"]["index_location"], "end");
+  EXPECT_EQ(sharding["configuration"]["index_codecs"][1]["name"], "crc32c");
+  EXPECT_EQ(sharding["configuration"]["codecs"][1]["name"], "zstd");
+  int64_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(dir) / "c")) files += e.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(files, 10) << "rule: one shard per block, each one file";
+  // The shard at (1, 4) holds columns 8 and 9 of which only 8 is in the array: its inner chunks are
+  // written (padded with the fill value); a shard's index is 5 x 1 entries of 16 bytes and a crc32c.
+  EXPECT_GT(fs::file_size(fs::path(dir) / "c" / "1" / "4"), 5u * 16 + 4);
   fs::remove_all(dir);
 }
 
@@ -240,15 +276,24 @@ TEST(ZarrRefusals, ShapeAndDtypeMismatch) {
 
 TEST(ZarrRefusals, CodecsAndMetadata) {
   const std::string dir = saved_rows("codecs", GDAP_ZARR_RAW);
-  edit_meta(dir, [](nlohmann::json& m) { m["codecs"].push_back({{"name", "gzip"}, {"configuration", {{"level", 1}}}}); });
-  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_UNSUPPORTED, "codec \"gzip\"");
-  edit_meta(dir, [](nlohmann::json& m) { m["codecs"] = {{{"name", "sharding_indexed"}}}; });
-  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_UNSUPPORTED, "codec \"sharding_indexed\" before \"bytes\"");
+  edit_meta(dir, [](nlohmann::json& m) { m["codecs"].push_back({{"name", "bz2"}, {"configuration", {{"level", 1}}}}); });
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_UNSUPPORTED, "codec \"bz2\" is not one gdap reads");
+  edit_meta(dir, [](nlohmann::json& m) { m["codecs"] = {{{"name", "lz4"}}}; });
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_UNSUPPORTED, "codec \"lz4\" before an array-to-bytes codec");
+  edit_meta(dir, [](nlohmann::json& m) {
+    m["codecs"] = {{{"name", "sharding_indexed"}, {"configuration", {{"chunk_shape", {2, 2}}, {"codecs", {{{"name", "bytes"}}}},
+                                                                        {"index_codecs", {{{"name", "bytes"}}}}}}}};
+  });
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_IO, "the inner chunk (2) does not divide the shard (5)");
+  edit_meta(dir, [](nlohmann::json& m) {
+    m["codecs"] = {{{"name", "transpose"}, {"configuration", {{"order", {0, 0}}}}}, {{"name", "bytes"}}};
+  });
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_IO, "transpose order [0,0] is not a permutation");
   edit_meta(dir, [](nlohmann::json& m) { m["zarr_format"] = 2; });
   expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_UNSUPPORTED, "zarr_format 2");
   edit_meta(dir, [](nlohmann::json& m) {
     m["zarr_format"] = 3;
-    m["codecs"] = {{{"name", "bytes"}}};
+    m["codecs"] = {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}};
     m["chunk_grid"]["configuration"]["chunk_shape"] = {0, 2};
   });
   expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_IO, "\"chunk_shape\" entry 0 is not an integer >= 1");

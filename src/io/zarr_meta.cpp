@@ -1,20 +1,17 @@
-// Zarr v3 metadata and chunk files (see zarr_store.hpp). Sizes from a file are hostile until
-// checked: every product goes through checked_mul, a chunk larger than kMaxChunkBytes is refused
-// before anything is allocated for it, and a fill value must fit its data type.
-#include "io/zarr_store.hpp"
+// Zarr v3 metadata (see zarr_meta.hpp): zarr.json parsed into a ZarrMeta, every codec chain
+// checked before any chunk is touched (the order of codec kinds, a transpose's permutation, inner
+// chunks that divide their shard, an index of "bytes" and "crc32c" only, nesting), every product
+// through checked_mul, and the largest piece a read decodes whole bounded by kMaxChunkBytes.
+#include "io/zarr_meta.hpp"
 
 #include "core/checked.hpp"
 #include "core/error.hpp"
+#include "io/files.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#ifdef GDAP_HAVE_ZSTD
-#include <zstd.h>
-#endif
 
 #include <algorithm>
-#include <bit>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -178,46 +175,169 @@ std::string text(const json& obj, const char* key, const std::string& file) {
   return v.get<std::string>();
 }
 
-void read_codecs(const json& codecs, ZarrMeta& meta, const std::string& file) {
-  if (!codecs.is_array() || codecs.empty()) bad(file, "\"codecs\" is not a non-empty list");
-  bool bytes_seen = false;
-  for (const json& c : codecs) {
-    const std::string name = text(c, "name", file);
-    const json config = c.contains("configuration") ? c.at("configuration") : json::object();
-    if (name == "bytes" && !bytes_seen) {
-      bytes_seen = true;
-      const std::string endian = config.contains("endian") ? text(config, "endian", file) : "little";
-      if (endian != "little" && endian != "big") bad(file, fmt::format("bytes codec endian \"{}\"", endian));
-      meta.big_endian = endian == "big" && meta.itemsize > 1;
-    } else if (name == "zstd" && bytes_seen && !meta.zstd) {
-      meta.zstd = true;
-    } else {
-      fail(GDAP_ERR_UNSUPPORTED, "{}: codec \"{}\"{} is not one gdap reads (it reads \"bytes\" then optionally \"zstd\")",
-           file, name, bytes_seen ? "" : " before \"bytes\"");
-    }
-  }
-  if (!bytes_seen) bad(file, "no \"bytes\" codec");
-#ifndef GDAP_HAVE_ZSTD
-  if (meta.zstd) fail(GDAP_ERR_UNSUPPORTED, "{}: the zstd codec needs a gdap built with zstd", file);
-#endif
+int64_t bytes_of(const std::vector<int64_t>& shape, int64_t itemsize, const char* what) {
+  int64_t bytes = itemsize;
+  for (int64_t e : shape) bytes = checked_mul(bytes, e, what);
+  return bytes;
 }
 
+const json& config_of(const json& codec) {
+  static const json empty = json::object();
+  return codec.is_object() && codec.contains("configuration") ? codec.at("configuration") : empty;
+}
+
+std::string endian_of(const json& config, const ZarrMeta& meta, const std::string& file) {
+  if (!config.is_object() || !config.contains("endian")) {
+    if (meta.itemsize > 1) bad(file, "the bytes codec has no \"endian\" for a multi-byte data type");
+    return "little";
+  }
+  const std::string endian = text(config, "endian", file);
+  if (endian != "little" && endian != "big") bad(file, fmt::format("bytes codec endian \"{}\"", endian));
+  return endian;
+}
+
+// A transpose's order: a permutation of 0 .. ndim - 1.
+std::vector<int64_t> permutation(const json& config, size_t ndim, const std::string& file) {
+  const std::vector<int64_t> order = extents(member(config, "order", file), "order", file, 0);
+  std::vector<bool> seen(ndim, false);
+  bool ok = order.size() == ndim;
+  for (int64_t o : order) {
+    ok = ok && o < static_cast<int64_t>(ndim) && !seen[static_cast<size_t>(o)];
+    if (ok) seen[static_cast<size_t>(o)] = true;
+  }
+  if (!ok) bad(file, fmt::format("transpose order {} is not a permutation of {} dimensions", config.at("order").dump(), ndim));
+  return order;
+}
+
+Chain read_chain(const json& codecs, const std::vector<int64_t>& shape, const ZarrMeta& meta, const std::string& file,
+                 int depth);
+
+// A sharding_indexed configuration for shards of `shard` (the shape it encodes).
+std::shared_ptr<const Sharding> read_sharding(const json& config, const std::vector<int64_t>& shard,
+                                               const ZarrMeta& meta, const std::string& file, int depth) {
+  if (depth >= kMaxShardNesting) fail(GDAP_ERR_UNSUPPORTED, "{}: shards nested deeper than {}", file, kMaxShardNesting);
+  auto s = std::make_shared<Sharding>();
+  s->inner = extents(member(config, "chunk_shape", file), "chunk_shape", file, 1);
+  if (s->inner.size() != shard.size()) {
+    bad(file, fmt::format("sharding chunk_shape has {} entries for {} dimensions", s->inner.size(), shard.size()));
+  }
+  for (size_t a = 0; a < shard.size(); ++a) {
+    if (shard[a] % s->inner[a] != 0) {
+      bad(file, fmt::format("sharding: dimension {}: the inner chunk ({}) does not divide the shard ({})", a, s->inner[a], shard[a]));
+    }
+  }
+  s->codecs = read_chain(member(config, "codecs", file), s->inner, meta, file, depth + 1);
+  const json& index = member(config, "index_codecs", file);
+  if (!index.is_array() || index.empty()) bad(file, "sharding \"index_codecs\" is not a non-empty list");
+  for (size_t i = 0; i < index.size(); ++i) {
+    const std::string name = text(index[i], "name", file);
+    if (i == 0 && name == "bytes") {
+      s->index.big_endian = endian_of(config_of(index[i]), ZarrMeta{}, file) == "big";
+    } else if (i > 0 && name == "crc32c") {
+      s->index.codecs.push_back(bytes_codec(name, config_of(index[i]), file));
+    } else {
+      fail(GDAP_ERR_UNSUPPORTED, "{}: sharding index codec \"{}\" at position {} (gdap reads \"bytes\" then optionally \"crc32c\")",
+           file, name, i);
+    }
+  }
+  const std::string location = config.contains("index_location") ? text(config, "index_location", file) : "end";
+  if (location != "start" && location != "end") bad(file, fmt::format("sharding index_location \"{}\"", location));
+  s->index_at_start = location == "start";
+  return s;
+}
+
+// One codec list for arrays of `shape`: array-to-array codecs ("transpose"), exactly one
+// array-to-bytes codec ("bytes" or "sharding_indexed"), then bytes-to-bytes codecs.
+Chain read_chain(const json& codecs, const std::vector<int64_t>& shape, const ZarrMeta& meta, const std::string& file,
+                 int depth) {
+  if (!codecs.is_array() || codecs.empty()) bad(file, "\"codecs\" is not a non-empty list");
+  Chain chain;
+  std::vector<int64_t> encoded = shape;  // the shape after the transposes so far
+  bool to_bytes = false;
+  for (const json& c : codecs) {
+    const std::string name = text(c, "name", file);
+    const json& config = config_of(c);
+    if (!to_bytes && name == "transpose") {
+      const std::vector<int64_t> order = permutation(config, shape.size(), file);
+      std::vector<int64_t> composed(order.size()), shaped(order.size());
+      for (size_t i = 0; i < order.size(); ++i) {
+        composed[i] = chain.order.empty() ? order[i] : chain.order[static_cast<size_t>(order[i])];
+        shaped[i] = encoded[static_cast<size_t>(order[i])];
+      }
+      chain.order = composed;
+      encoded = shaped;
+    } else if (!to_bytes && name == "bytes") {
+      to_bytes = true;
+      chain.big_endian = endian_of(config, meta, file) == "big" && meta.itemsize > 1;
+    } else if (!to_bytes && name == "sharding_indexed") {
+      to_bytes = true;
+      chain.sharding = read_sharding(config, encoded, meta, file, depth);
+    } else if (to_bytes && name != "transpose" && name != "bytes" && name != "sharding_indexed") {
+      chain.codecs.push_back(bytes_codec(name, config, file));
+    } else {
+      fail(GDAP_ERR_UNSUPPORTED, "{}: codec \"{}\" {} is not one gdap reads", file, name,
+           to_bytes ? "after the array-to-bytes codec" : "before an array-to-bytes codec (\"bytes\" or \"sharding_indexed\")");
+    }
+  }
+  if (!to_bytes) bad(file, "no \"bytes\" or \"sharding_indexed\" codec");
+  bool identity = true;
+  for (size_t i = 0; i < chain.order.size(); ++i) identity = identity && chain.order[i] == static_cast<int64_t>(i);
+  if (identity) chain.order.clear();
+  return chain;
+}
+
+// The sizes every read relies on: the chunk's bytes, and the piece a read decodes whole.
 void finish(ZarrMeta& meta, const std::string& file) {
   if (meta.chunk.size() != meta.shape.size()) {
     bad(file, fmt::format("chunk_shape has {} entries for {} dimensions", meta.chunk.size(), meta.shape.size()));
   }
-  int64_t bytes = meta.itemsize;
-  for (int64_t c : meta.chunk) bytes = checked_mul(bytes, c, "chunk bytes");
-  if (bytes > kMaxChunkBytes) fail(GDAP_ERR_UNSUPPORTED, "{}: a chunk of {} bytes is more than gdap's limit {}", file, bytes, kMaxChunkBytes);
-  int64_t elements = 1;
-  for (int64_t e : meta.shape) elements = checked_mul(elements, e, "array elements");
-  meta.chunk_bytes = bytes;
+  meta.chunk_bytes = bytes_of(meta.chunk, meta.itemsize, "chunk bytes");
+  (void)bytes_of(meta.shape, meta.itemsize, "array bytes");
+  meta.unit = meta.partial_shards() ? meta.codecs.sharding->inner : meta.chunk;
+  const int64_t unit = bytes_of(meta.unit, meta.itemsize, "chunk bytes");
+  if (unit > kMaxChunkBytes) {
+    fail(GDAP_ERR_UNSUPPORTED, "{}: a {} of {} bytes is more than gdap's limit {}", file,
+         meta.partial_shards() ? "shard's inner chunk" : "chunk", unit, kMaxChunkBytes);
+  }
 }
 
-void byteswap_elements(std::vector<unsigned char>& bytes, int64_t width) {
-  for (size_t at = 0; at + static_cast<size_t>(width) <= bytes.size(); at += static_cast<size_t>(width)) {
-    std::reverse(bytes.begin() + static_cast<ptrdiff_t>(at), bytes.begin() + static_cast<ptrdiff_t>(at) + width);
+json chain_json(const Chain& chain) {
+  json codecs = json::array();
+  if (!chain.order.empty()) codecs.push_back({{"name", "transpose"}, {"configuration", {{"order", chain.order}}}});
+  if (chain.sharding) {
+    const Sharding& s = *chain.sharding;
+    codecs.push_back({{"name", "sharding_indexed"},
+                      {"configuration", {{"chunk_shape", s.inner}, {"codecs", chain_json(s.codecs)},
+                                         {"index_codecs", chain_json(s.index)},
+                                         {"index_location", s.index_at_start ? "start" : "end"}}}});
+  } else {
+    codecs.push_back({{"name", "bytes"}, {"configuration", {{"endian", chain.big_endian ? "big" : "little"}}}});
   }
+  for (const BytesCodec& c : chain.codecs) codecs.push_back(codec_json(c));
+  return codecs;
+}
+
+// The bytes-to-bytes codecs gdap_save_zarr writes: the one the caller picked, if any, then
+// "crc32c", so that a flipped bit in any chunk is an error naming it rather than another value.
+std::vector<BytesCodec> written_codecs(const gdap_zarr_options& o, int64_t itemsize) {
+  std::vector<BytesCodec> out;
+  BytesCodec c;
+  if (o.codec == GDAP_ZARR_ZSTD) {
+    c.kind = BytesCodec::Kind::zstd;
+    c.level = o.zstd_level;
+    out.push_back(c);
+  } else if (o.codec == GDAP_ZARR_BLOSC_LZ4 || o.codec == GDAP_ZARR_BLOSC_ZSTD) {
+    c.kind = BytesCodec::Kind::blosc;
+    c.cname = o.codec == GDAP_ZARR_BLOSC_ZSTD ? "zstd" : "lz4";
+    c.level = o.zstd_level == 0 ? 5 : o.zstd_level;
+    c.shuffle = o.shuffle == GDAP_ZARR_NOSHUFFLE ? 0 : o.shuffle == GDAP_ZARR_BITSHUFFLE ? 2 : 1;
+    c.typesize = itemsize;
+    out.push_back(c);
+  }
+  BytesCodec crc;
+  crc.kind = BytesCodec::Kind::crc32c;
+  out.push_back(crc);
+  return out;
 }
 
 }  // namespace
@@ -254,6 +374,9 @@ ZarrMeta read_meta(const std::string& path) {
   const json& grid = member(j, "chunk_grid", file);
   if (text(grid, "name", file) != "regular") fail(GDAP_ERR_UNSUPPORTED, "{}: chunk_grid \"{}\" (gdap reads \"regular\")", file, text(grid, "name", file));
   meta.chunk = extents(member(member(grid, "configuration", file), "chunk_shape", file), "chunk_shape", file, 1);
+  if (meta.chunk.size() != meta.shape.size()) {
+    bad(file, fmt::format("chunk_shape has {} entries for {} dimensions", meta.chunk.size(), meta.shape.size()));
+  }
   const json& keys = member(j, "chunk_key_encoding", file);
   const std::string encoding = text(keys, "name", file);
   if (encoding != "default" && encoding != "v2") fail(GDAP_ERR_UNSUPPORTED, "{}: chunk_key_encoding \"{}\"", file, encoding);
@@ -265,7 +388,7 @@ ZarrMeta read_meta(const std::string& path) {
     meta.separator = sep[0];
   }
   meta.fill = parse_fill(member(j, "fill_value", file), meta, file);
-  read_codecs(member(j, "codecs", file), meta, file);
+  meta.codecs = read_chain(member(j, "codecs", file), meta.chunk, meta, file, 0);
   if (j.contains("storage_transformers") && !j.at("storage_transformers").empty()) {
     fail(GDAP_ERR_UNSUPPORTED, "{}: storage_transformers are not read by gdap", file);
   }
@@ -273,25 +396,31 @@ ZarrMeta read_meta(const std::string& path) {
   return meta;
 }
 
-ZarrMeta make_meta(const std::vector<int64_t>& shape, const std::vector<int64_t>& chunk, gdap_dtype dtype,
-                   const gdap_zarr_options& options) {
+ZarrMeta make_meta(const std::vector<int64_t>& shape, const std::vector<int64_t>& chunk, const std::vector<int64_t>& inner,
+                   gdap_dtype dtype, const gdap_zarr_options& options) {
   ZarrMeta meta;
   meta.shape = shape;
   meta.chunk = chunk;
   meta.dtype = dtype;
   meta.data_type = zarr_type_name(dtype);
   meta.itemsize = dtype.bits / 8;
-  meta.zstd = options.codec == GDAP_ZARR_ZSTD;
-  meta.zstd_level = options.zstd_level;
   meta.fill.assign(static_cast<size_t>(meta.itemsize), 0);
+  if (inner.empty()) {
+    meta.codecs.codecs = written_codecs(options, meta.itemsize);
+  } else {
+    auto s = std::make_shared<Sharding>();
+    s->inner = inner;
+    s->codecs.codecs = written_codecs(options, meta.itemsize);
+    BytesCodec crc;
+    crc.kind = BytesCodec::Kind::crc32c;
+    s->index.codecs.push_back(crc);
+    meta.codecs.sharding = std::move(s);
+  }
   finish(meta, "zarr.json");
   return meta;
 }
 
 std::string meta_json(const ZarrMeta& meta) {
-  json codecs = json::array();
-  codecs.push_back({{"name", "bytes"}, {"configuration", {{"endian", "little"}}}});
-  if (meta.zstd) codecs.push_back({{"name", "zstd"}, {"configuration", {{"level", meta.zstd_level}, {"checksum", false}}}});
   json fill;
   switch (meta.dtype.code) {
     case GDAP_DTYPE_BOOL: fill = false; break;
@@ -306,7 +435,7 @@ std::string meta_json(const ZarrMeta& meta) {
                   {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", meta.chunk}}}}},
                   {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
                   {"fill_value", fill},
-                  {"codecs", codecs},
+                  {"codecs", chain_json(meta.codecs)},
                   {"attributes", {{"written_by", fmt::format("gdap {}", gdap_version_string())}}}};
   return j.dump(2) + "\n";
 }
@@ -331,58 +460,6 @@ std::string chunk_path(const std::string& path, const ZarrMeta& meta, const std:
   std::string out = path;
   for (const std::string& part : chunk_key(meta, index)) out += "/" + part;
   return out;
-}
-
-std::optional<std::vector<unsigned char>> read_chunk(const std::string& file, const ZarrMeta& meta) {
-#ifdef GDAP_HAVE_ZSTD
-  const int64_t limit = meta.zstd ? static_cast<int64_t>(ZSTD_compressBound(static_cast<size_t>(meta.chunk_bytes))) + 1024 : meta.chunk_bytes;
-#else
-  const int64_t limit = meta.chunk_bytes;
-#endif
-  const std::optional<std::string> read = read_regular(file, limit, true);
-  if (!read) return std::nullopt;
-  const std::string& raw = *read;
-  std::vector<unsigned char> bytes(static_cast<size_t>(meta.chunk_bytes));
-  if (meta.zstd) {
-#ifdef GDAP_HAVE_ZSTD
-    const unsigned long long declared = ZSTD_getFrameContentSize(raw.data(), raw.size());
-    if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != static_cast<unsigned long long>(meta.chunk_bytes)) {
-      bad(file, fmt::format("zstd frame holds {} bytes, a chunk has {}", declared, meta.chunk_bytes));
-    }
-    const size_t got = ZSTD_decompress(bytes.data(), bytes.size(), raw.data(), raw.size());
-    if (ZSTD_isError(got)) bad(file, fmt::format("zstd: {}", ZSTD_getErrorName(got)));
-    if (got != bytes.size()) bad(file, fmt::format("zstd gave {} bytes, a chunk has {}", got, bytes.size()));
-#endif
-  } else {
-    if (static_cast<int64_t>(raw.size()) != meta.chunk_bytes) {
-      bad(file, fmt::format("{} bytes, a chunk has {}", raw.size(), meta.chunk_bytes));
-    }
-    std::memcpy(bytes.data(), raw.data(), raw.size());
-  }
-  if (meta.big_endian) {
-    byteswap_elements(bytes, meta.dtype.code == GDAP_DTYPE_COMPLEX ? meta.itemsize / 2 : meta.itemsize);
-  }
-  return bytes;
-}
-
-void write_chunk(const Dir& store, const std::vector<std::string>& key, const ZarrMeta& meta,
-                 const std::vector<unsigned char>& bytes) {
-  std::optional<Dir> folder;  // the key's folders, entered one by one without following links
-  for (size_t i = 0; i + 1 < key.size(); ++i) folder = (folder ? *folder : store).sub(key[i], true);
-  const Dir& dir = folder ? *folder : store;
-  if (!meta.zstd) {
-    write_new(dir, key.back(), std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-    return;
-  }
-#ifdef GDAP_HAVE_ZSTD
-  std::string packed(ZSTD_compressBound(bytes.size()), '\0');
-  const size_t n = ZSTD_compress(packed.data(), packed.size(), bytes.data(), bytes.size(), meta.zstd_level);
-  if (ZSTD_isError(n)) bad(dir.path() + "/" + key.back(), fmt::format("zstd: {}", ZSTD_getErrorName(n)));
-  packed.resize(n);
-  write_new(dir, key.back(), packed);
-#else
-  fail(GDAP_ERR_UNSUPPORTED, "{}: the zstd codec needs a gdap built with zstd", store.path());
-#endif
 }
 
 }  // namespace gdap::io
