@@ -253,7 +253,7 @@ std::vector<int64_t> units_per_chunk(const ZarrMeta& meta) {
 // Copies the elements of one unit of the section into `bytes` (the unit's C-ordered bytes), with
 // the fill value (0) where the unit reaches past the array.
 void gather_unit(const UnitPieces& pieces, const ZarrMeta& meta, const std::vector<int64_t>& strides, const HostView& view,
-                 std::vector<unsigned char>& bytes) {
+                 std::vector<char>& bytes) {
   bool whole = true;
   for (size_t a = 0; a < pieces.size(); ++a) {
     int64_t n = 0;
@@ -261,7 +261,7 @@ void gather_unit(const UnitPieces& pieces, const ZarrMeta& meta, const std::vect
     whole = whole && n == meta.unit[a];
   }
   if (!whole) std::fill(bytes.begin(), bytes.end(), 0);
-  copy_unit(pieces, strides, view, meta.itemsize, bytes.data(), true);
+  copy_to_unit(pieces, strides, view, meta.itemsize, bytes.data());
 }
 
 // Writes one shard (every inner chunk of outer chunk `outer`, in C order) from this rank's pieces.
@@ -273,7 +273,7 @@ void write_shard(const Dir& store, const ZarrMeta& meta, const std::vector<int64
   int64_t count = 1;
   for (int64_t r : ratio) count *= r;
   ShardWriter shard(store, chunk_key(meta, outer), meta);
-  std::vector<unsigned char> bytes(static_cast<size_t>(c_strides(meta.unit, meta.itemsize)[0] * meta.unit[0]));
+  std::vector<char> bytes(static_cast<size_t>(c_strides(meta.unit, meta.itemsize)[0] * meta.unit[0]));
   UnitPieces pieces(nd);
   for (int64_t k = 0; k < count; ++k) {
     bool inside = true;
@@ -304,10 +304,10 @@ void write_chunks(const std::string& path, const ZarrMeta& meta, const gdap_map&
     });
     return;
   }
-  std::vector<unsigned char> bytes(static_cast<size_t>(meta.chunk_bytes));
+  std::vector<char> bytes(static_cast<size_t>(meta.chunk_bytes));
   for_each_unit(pieces_of(map, rank, meta.chunk, true), [&](const std::vector<int64_t>& index, const UnitPieces& pieces) {
     gather_unit(pieces, meta, strides, staged.view(), bytes);
-    write_chunk(store, chunk_key(meta, index), meta, bytes);
+    write_chunk(store, chunk_key(meta, index), meta, std::string_view(bytes.data(), bytes.size()));
   });
 }
 
@@ -358,7 +358,7 @@ void check_store(const ZarrMeta& meta, const gdap_map& map, const gdap_array& a,
 void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::string& path) {
   // Everything is read into a copy first, so that a failure on any rank leaves every section as it was.
   std::unique_ptr<Staged> staged;
-  std::vector<char> copy;
+  Buffer copy;
   HostView view;
   std::vector<AxisPieces> pieces;
   agree(comm, [&] {
@@ -368,21 +368,21 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
     if (move::memory_of(&section) == move::Memory::device) move::synchronize_stream(comm.stream);
     staged = std::make_unique<Staged>(section, true);
     view = staged->view();
-    if (!staged->on_device()) {  // host: a private copy of the span, written back element by element
+    if (!staged->on_device()) {  // host: a private span (only owned elements are written and copied back)
       const auto [lo, hi] = span_of(section);
-      copy.assign(view.origin + lo, view.origin + hi);
-      view.origin = copy.data() - lo;
+      view.origin = copy.resize(static_cast<size_t>(hi - lo)) - lo;
     }
     const std::vector<int64_t> strides = c_strides(meta.unit, meta.itemsize), ratio = units_per_chunk(meta);
-    auto fill_from = [&](std::optional<Chunk> bytes, const UnitPieces& p) {
-      if (bytes) copy_unit(p, strides, view, meta.itemsize, bytes->data(), false);
+    Scratch scratch;
+    auto fill_from = [&](std::optional<std::string_view> bytes, const UnitPieces& p) {
+      if (bytes) copy_from_unit(p, strides, view, meta.itemsize, bytes->data());
       else fill_pieces(p, strides, view, meta.fill);
     };
     pieces = pieces_of(map, comm.rank, meta.unit, false);
     for_each_group(pieces, ratio, [&](const std::vector<int64_t>& outer, const std::vector<AxisPieces>& units) {
       if (!meta.partial_shards()) {
         for_each_unit(units, [&](const std::vector<int64_t>& index, const UnitPieces& p) {
-          fill_from(read_chunk(chunk_path(path, meta, index), meta), p);
+          fill_from(read_chunk(chunk_path(path, meta, index), meta, scratch), p);
         });
         return;
       }
@@ -390,7 +390,7 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
       std::vector<int64_t> within(outer.size());
       for_each_unit(units, [&](const std::vector<int64_t>& index, const UnitPieces& p) {
         for (size_t i = 0; i < within.size(); ++i) within[i] = index[i] - outer[i] * ratio[i];
-        fill_from(shard.inner(within), p);
+        fill_from(shard.inner(within, scratch), p);
       });
     });
   });
@@ -408,15 +408,22 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
   for (const AxisPieces& axis : pieces) {
     if (axis.empty()) return;
   }
-  // Walk every owned element once: the union of all chunks' pieces is the owned runs.
+  // Walk every owned run once (the union of all units' pieces is the owned runs), a piece of the
+  // last dimension at a time where the section is contiguous along it.
+  const size_t last = pieces.size() - 1;
+  const bool rows = target.strides[last] == item;
   std::function<void(size_t, int64_t)> walk = [&](size_t a, int64_t off) {
-    if (a == pieces.size()) {
-      std::memcpy(target.origin + off, view.origin + off, static_cast<size_t>(item));
-      return;
-    }
     for (const auto& [c, list] : pieces[a]) {
       for (const Piece& p : list) {
-        for (int64_t j = 0; j < p.length; ++j) walk(a + 1, off + (p.local + j) * target.strides[a]);
+        if (a == last && rows) {
+          std::memcpy(target.origin + off + p.local * item, view.origin + off + p.local * item, static_cast<size_t>(p.length * item));
+          continue;
+        }
+        for (int64_t j = 0; j < p.length; ++j) {
+          const int64_t at = off + (p.local + j) * target.strides[a];
+          if (a == last) std::memcpy(target.origin + at, view.origin + at, static_cast<size_t>(item));
+          else walk(a + 1, at);
+        }
       }
     }
   };

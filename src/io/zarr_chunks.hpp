@@ -11,16 +11,22 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gdap::io {
 
-using Chunk = std::vector<unsigned char>;
+// The memory a reader reuses from one chunk to the next (a file's bytes, and two buffers that
+// decoding steps take turns writing): what a read returns points into it and stays valid until
+// the next read with it. Reusing it spares an allocation (and its page faults) per chunk.
+struct Scratch {
+  Buffer file, a, b;
+};
 
 // Chunk `index`'s decoded bytes (meta.chunk_bytes of them), or nothing when its file is absent (the
 // chunk is all fill value). GDAP_ERR_IO naming the file for one that is corrupt, fails a checksum,
 // or is a directory, a FIFO or a device.
-std::optional<Chunk> read_chunk(const std::string& file, const ZarrMeta& meta);
+std::optional<std::string_view> read_chunk(const std::string& file, const ZarrMeta& meta, Scratch& scratch);
 
 // One shard file of a store whose shards are read in parts (meta.partial_shards()).
 class ShardReader {
@@ -29,7 +35,7 @@ class ShardReader {
   ShardReader(const std::string& file, const ZarrMeta& meta);
   // The inner chunk at `within` (its coordinates inside the shard's grid of inner chunks), decoded
   // (bytes of meta.unit), or nothing when the index marks it empty (all fill value).
-  std::optional<Chunk> inner(const std::vector<int64_t>& within) const;
+  std::optional<std::string_view> inner(const std::vector<int64_t>& within, Scratch& scratch) const;
 
  private:
   const ZarrMeta& meta_;
@@ -41,7 +47,7 @@ class ShardReader {
 
 // Writes chunk `key` (a whole chunk of decoded bytes) through the chain, under a temporary name
 // renamed into place, creating the key's folders (never through a link).
-void write_chunk(const Dir& store, const std::vector<std::string>& key, const ZarrMeta& meta, const Chunk& bytes);
+void write_chunk(const Dir& store, const std::vector<std::string>& key, const ZarrMeta& meta, std::string_view bytes);
 
 // Writes one shard as a stream: the inner chunks in C order of the shard's inner grid, each
 // encoded as soon as it is given, then the index (after them, with its crc32c).
@@ -49,7 +55,7 @@ class ShardWriter {
  public:
   ShardWriter(const Dir& store, const std::vector<std::string>& key, const ZarrMeta& meta);
   // The next inner chunk (bytes of meta.unit), or nullptr for one that lies wholly outside the array.
-  void add(const unsigned char* inner);
+  void add(const char* inner);
   void finish();
 
  private:
@@ -58,6 +64,7 @@ class ShardWriter {
   NewFile file_;
   std::vector<uint64_t> index_;
   uint64_t at_ = 0;
+  Buffer a_, b_;  // encoding steps take turns writing them
 };
 
 }  // namespace gdap::io

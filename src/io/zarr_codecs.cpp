@@ -43,32 +43,16 @@ int int_in(const json& config, const char* key, int low, int high, int fallback,
 
 constexpr std::array<const char*, 3> kShuffles = {"noshuffle", "shuffle", "bitshuffle"};
 
-// A buffer that grows by doubling up to `limit` bytes, for decoders that do not say their size.
-class Growing {
- public:
-  Growing(int64_t start, int64_t limit, const std::string& what) : limit_(limit), what_(what) {
-    out_.resize(static_cast<size_t>(std::min(std::max<int64_t>(start, 4096), limit)));
+// Room for decoders that do not say their size: `out` doubled (keeping what it holds), never past
+// `limit` bytes.
+size_t grow_within(Buffer& out, size_t used, int64_t limit, const char* codec, const std::string& what) {
+  if (static_cast<int64_t>(used) >= limit) {
+    corrupt(what, fmt::format("{} data decodes to more than the {} bytes the chunk can hold", codec, limit));
   }
-  char* at(size_t used) { return out_.data() + used; }
-  size_t size() const { return out_.size(); }
-  // Makes room after `used` bytes, or fails: the data decodes to more than the limit.
-  void grow(size_t used, const char* codec) {
-    if (static_cast<int64_t>(out_.size()) >= limit_) {
-      corrupt(what_, fmt::format("{} data decodes to more than the {} bytes the chunk can hold", codec, limit_));
-    }
-    out_.resize(static_cast<size_t>(std::min<int64_t>(limit_, static_cast<int64_t>(out_.size()) * 2)));
-    (void)used;
-  }
-  std::string take(size_t used) {
-    out_.resize(used);
-    return std::move(out_);
-  }
-
- private:
-  std::string out_;
-  int64_t limit_;
-  const std::string& what_;
-};
+  const size_t room = static_cast<size_t>(std::min<int64_t>(limit, std::max<int64_t>(4096, static_cast<int64_t>(used) * 2)));
+  out.grow(room);
+  return room;
+}
 
 #ifdef GDAP_HAVE_ZSTD
 // The content sizes the frames in `in` declare, summed (capped past `limit`); UNKNOWN when a frame
@@ -88,89 +72,90 @@ unsigned long long declared_size(std::string_view in, int64_t limit) {
   return total;
 }
 
-Bytes zstd_decode(std::string_view in, int64_t limit, const std::string& what) {
+std::string_view zstd_decode(std::string_view in, int64_t limit, Buffer& out, const std::string& what) {
+  thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (!ctx) fail(GDAP_ERR_NO_MEMORY, "{}: zstd: no memory for a decompression context", what);
   const unsigned long long declared = declared_size(in, limit);
   if (declared == ZSTD_CONTENTSIZE_ERROR) corrupt(what, "not a zstd frame (or a truncated one)");
   if (declared != ZSTD_CONTENTSIZE_UNKNOWN) {
     if (declared > static_cast<unsigned long long>(limit)) {
       corrupt(what, fmt::format("zstd frames hold more than the {} bytes the chunk can hold", limit));
     }
-    std::string out(static_cast<size_t>(declared), '\0');
-    const size_t got = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
+    char* dst = out.resize(static_cast<size_t>(declared));
+    const size_t got = ZSTD_decompressDCtx(ctx.get(), dst, out.size(), in.data(), in.size());
     if (ZSTD_isError(got)) corrupt(what, fmt::format("zstd: {}", ZSTD_getErrorName(got)));
-    if (got != out.size()) corrupt(what, fmt::format("zstd gave {} bytes, its frame declared {}", got, declared));
-    return Bytes(std::move(out));
+    if (got != out.size()) corrupt(what, fmt::format("zstd gave {} bytes, its frames declared {}", got, declared));
+    return out.view();
   }
   // Frames without their size (streaming writers): decode in steps, never past the limit.
-  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
-  if (!ctx) fail(GDAP_ERR_NO_MEMORY, "{}: zstd: no memory for a decompression context", what);
-  Growing out(static_cast<int64_t>(in.size()) * 4, limit, what);
+  ZSTD_DCtx_reset(ctx.get(), ZSTD_reset_session_only);
   ZSTD_inBuffer src{in.data(), in.size(), 0};
-  size_t used = 0, left = 1;
+  size_t used = 0, room = 0, left = 1;
+  out.resize(0);
   while (src.pos < src.size || left != 0) {
-    if (used == out.size()) out.grow(used, "zstd");
-    ZSTD_outBuffer dst{out.at(0), out.size(), used};
+    if (used == room) room = grow_within(out, used, limit, "zstd", what);
+    ZSTD_outBuffer dst{out.data(), room, used};
     left = ZSTD_decompressStream(ctx.get(), &dst, &src);
     if (ZSTD_isError(left)) corrupt(what, fmt::format("zstd: {}", ZSTD_getErrorName(left)));
     used = dst.pos;
     if (src.pos == src.size && left != 0 && dst.pos < dst.size) corrupt(what, "zstd: the frame is truncated");
   }
-  return Bytes(out.take(used));
+  return {out.data(), used};
 }
 
-std::string zstd_encode(const BytesCodec& c, std::string_view in, const std::string& what) {
+std::string_view zstd_encode(const BytesCodec& c, std::string_view in, Buffer& out, const std::string& what) {
   thread_local std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> ctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
   if (!ctx) fail(GDAP_ERR_NO_MEMORY, "{}: zstd: no memory for a compression context", what);
   ZSTD_CCtx_reset(ctx.get(), ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(ctx.get(), ZSTD_c_compressionLevel, c.level);
   ZSTD_CCtx_setParameter(ctx.get(), ZSTD_c_checksumFlag, c.checksum ? 1 : 0);
-  std::string out(ZSTD_compressBound(in.size()), '\0');
-  const size_t n = ZSTD_compress2(ctx.get(), out.data(), out.size(), in.data(), in.size());
+  char* dst = out.resize(ZSTD_compressBound(in.size()));
+  const size_t n = ZSTD_compress2(ctx.get(), dst, out.size(), in.data(), in.size());
   if (ZSTD_isError(n)) fail(GDAP_ERR_IO, "{}: zstd: {}", what, ZSTD_getErrorName(n));
-  out.resize(n);
-  return out;
+  return {dst, n};
 }
 #endif
 
 #ifdef GDAP_HAVE_BLOSC
-Bytes blosc_decode(std::string_view in, int64_t limit, const std::string& what) {
+std::string_view blosc_decode(std::string_view in, int64_t limit, Buffer& out, const std::string& what) {
   size_t nbytes = 0;
   // The header's sizes against the bytes there are, before blosc reads past it.
   if (blosc_cbuffer_validate(in.data(), in.size(), &nbytes) != 0) corrupt(what, "not a valid blosc buffer (header or sizes)");
-  if (nbytes > static_cast<size_t>(limit)) corrupt(what, fmt::format("blosc buffer holds {} bytes, more than the {} bytes the chunk can hold", nbytes, limit));
-  std::string out(nbytes, '\0');
-  if (nbytes == 0) return Bytes(std::move(out));
-  const int got = blosc_decompress_ctx(in.data(), out.data(), out.size(), 1);
+  if (nbytes > static_cast<size_t>(limit)) {
+    corrupt(what, fmt::format("blosc buffer holds {} bytes, more than the {} bytes the chunk can hold", nbytes, limit));
+  }
+  char* dst = out.resize(nbytes);
+  if (nbytes == 0) return out.view();
+  const int got = blosc_decompress_ctx(in.data(), dst, nbytes, 1);
   if (got <= 0 || static_cast<size_t>(got) != nbytes) corrupt(what, fmt::format("blosc: corrupt data (code {})", got));
-  return Bytes(std::move(out));
+  return out.view();
 }
 
-std::string blosc_encode(const BytesCodec& c, std::string_view in, const std::string& what) {
+std::string_view blosc_encode(const BytesCodec& c, std::string_view in, Buffer& out, const std::string& what) {
   if (in.size() > static_cast<size_t>(BLOSC_MAX_BUFFERSIZE)) {
     fail(GDAP_ERR_UNSUPPORTED, "{}: a chunk of {} bytes is more than blosc's {}", what, in.size(), BLOSC_MAX_BUFFERSIZE);
   }
-  std::string out(in.size() + BLOSC_MAX_OVERHEAD, '\0');
-  const int n = blosc_compress_ctx(c.level, c.shuffle, static_cast<size_t>(c.typesize), in.size(), in.data(), out.data(),
+  char* dst = out.resize(in.size() + BLOSC_MAX_OVERHEAD);
+  const int n = blosc_compress_ctx(c.level, c.shuffle, static_cast<size_t>(c.typesize), in.size(), in.data(), dst,
                                    out.size(), c.cname.c_str(), static_cast<size_t>(c.blocksize), 1);
   if (n <= 0) fail(GDAP_ERR_IO, "{}: blosc ({}) could not compress the chunk (code {})", what, c.cname, n);
-  out.resize(static_cast<size_t>(n));
-  return out;
+  return {dst, static_cast<size_t>(n)};
 }
 #endif
 
 #ifdef GDAP_HAVE_ZLIB
-Bytes gzip_decode(std::string_view in, int64_t limit, const std::string& what) {
+std::string_view gzip_decode(std::string_view in, int64_t limit, Buffer& out, const std::string& what) {
   z_stream z{};
   if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) fail(GDAP_ERR_NO_MEMORY, "{}: gzip: no memory to inflate", what);
   const std::unique_ptr<z_stream, int (*)(z_stream*)> end(&z, inflateEnd);
-  Growing out(static_cast<int64_t>(in.size()) * 4, limit, what);
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  size_t used = 0, consumed = 0;
+  size_t used = 0, room = 0, consumed = 0;
+  out.resize(0);
   for (;;) {
-    if (used == out.size()) out.grow(used, "gzip");
+    if (used == room) room = grow_within(out, used, limit, "gzip", what);
     z.avail_in = static_cast<uInt>(std::min<size_t>(in.size() - consumed, 1u << 30));
-    z.next_out = reinterpret_cast<Bytef*>(out.at(used));
-    z.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - used, 1u << 30));
+    z.next_out = reinterpret_cast<Bytef*>(out.data() + used);
+    z.avail_out = static_cast<uInt>(std::min<size_t>(room - used, 1u << 30));
     const uInt before_in = z.avail_in, before_out = z.avail_out;
     const int rc = inflate(&z, Z_NO_FLUSH);
     consumed += before_in - z.avail_in;
@@ -180,31 +165,29 @@ Bytes gzip_decode(std::string_view in, int64_t limit, const std::string& what) {
       if (inflateReset(&z) != Z_OK) corrupt(what, "gzip: cannot read the next member");  // another gzip member follows
       continue;
     }
-    if (rc == Z_BUF_ERROR && consumed == in.size() && used < out.size()) corrupt(what, "gzip: the stream is truncated");
+    if (rc == Z_BUF_ERROR && consumed == in.size() && used < room) corrupt(what, "gzip: the stream is truncated");
     if (rc != Z_OK && rc != Z_BUF_ERROR) corrupt(what, fmt::format("gzip: {}", z.msg != nullptr ? z.msg : "corrupt data"));
   }
-  return Bytes(out.take(used));
+  return {out.data(), used};
 }
 
-std::string gzip_encode(const BytesCodec& c, std::string_view in, const std::string& what) {
+std::string_view gzip_encode(const BytesCodec& c, std::string_view in, Buffer& out, const std::string& what) {
   z_stream z{};
   if (deflateInit2(&z, c.level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
     fail(GDAP_ERR_NO_MEMORY, "{}: gzip: no memory to deflate", what);
   }
   const std::unique_ptr<z_stream, int (*)(z_stream*)> end(&z, deflateEnd);
-  std::string out(deflateBound(&z, static_cast<uLong>(in.size())) + 64, '\0');
+  char* dst = out.resize(deflateBound(&z, static_cast<uLong>(in.size())) + 64);
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.next_out = reinterpret_cast<Bytef*>(dst);
   z.avail_out = static_cast<uInt>(out.size());
   if (deflate(&z, Z_FINISH) != Z_STREAM_END) fail(GDAP_ERR_IO, "{}: gzip could not compress the chunk", what);
-  out.resize(z.total_out);
-  return out;
+  return {dst, z.total_out};
 }
 #endif
 
-Bytes crc32c_decode(Bytes in, const std::string& what) {
-  const std::string_view b = in.get();
+std::string_view crc32c_decode(std::string_view b, const std::string& what) {
   if (b.size() < 4) corrupt(what, fmt::format("{} bytes, too short for the crc32c codec's 4-byte checksum", b.size()));
   const size_t n = b.size() - 4;
   uint32_t stored = 0;
@@ -213,8 +196,7 @@ Bytes crc32c_decode(Bytes in, const std::string& what) {
   if (stored != actual) {
     corrupt(what, fmt::format("crc32c checksum {:#010x} does not match the bytes ({:#010x}): the chunk is corrupt", stored, actual));
   }
-  in.cut(n);
-  return in;
+  return b.substr(0, n);
 }
 
 [[noreturn]] void not_built(const char* library, const std::string& where) {
@@ -223,15 +205,24 @@ Bytes crc32c_decode(Bytes in, const std::string& what) {
 
 }  // namespace
 
-Bytes& Bytes::operator=(Bytes&& other) noexcept {
-  if (this == &other) return *this;
-  const char* base = other.owned_.data();
-  const bool owned = other.view_.data() >= base && other.view_.data() <= base + other.owned_.size() && !other.owned_.empty();
-  const size_t offset = owned ? static_cast<size_t>(other.view_.data() - base) : 0, length = other.view_.size();
-  owned_ = std::move(other.owned_);
-  view_ = owned ? std::string_view(owned_).substr(offset, length) : other.view_;
-  other.view_ = {};
-  return *this;
+char* Buffer::resize(size_t n) {
+  if (n > capacity_) {
+    bytes_.reset(new char[n]);  // uninitialised: whoever fills it writes every byte handed out
+    capacity_ = n;
+  }
+  size_ = n;
+  return bytes_.get();
+}
+
+char* Buffer::grow(size_t n) {
+  if (n > capacity_) {
+    std::unique_ptr<char[]> bigger(new char[n]);
+    if (size_ > 0) std::memcpy(bigger.get(), bytes_.get(), size_);
+    bytes_ = std::move(bigger);
+    capacity_ = n;
+  }
+  size_ = n;
+  return bytes_.get();
 }
 
 BytesCodec bytes_codec(const std::string& name, const json& config, const std::string& file) {
@@ -292,38 +283,39 @@ json codec_json(const BytesCodec& c) {
   }
 }
 
-Bytes decode(const BytesCodec& codec, Bytes in, int64_t limit, const std::string& what) {
+std::string_view decode(const BytesCodec& codec, std::string_view in, int64_t limit, Buffer& out, const std::string& what) {
   switch (codec.kind) {
-    case BytesCodec::Kind::crc32c: return crc32c_decode(std::move(in), what);
+    case BytesCodec::Kind::crc32c: return crc32c_decode(in, what);
 #ifdef GDAP_HAVE_ZSTD
-    case BytesCodec::Kind::zstd: return zstd_decode(in.get(), limit, what);
+    case BytesCodec::Kind::zstd: return zstd_decode(in, limit, out, what);
 #endif
 #ifdef GDAP_HAVE_BLOSC
-    case BytesCodec::Kind::blosc: return blosc_decode(in.get(), limit, what);
+    case BytesCodec::Kind::blosc: return blosc_decode(in, limit, out, what);
 #endif
 #ifdef GDAP_HAVE_ZLIB
-    case BytesCodec::Kind::gzip: return gzip_decode(in.get(), limit, what);
+    case BytesCodec::Kind::gzip: return gzip_decode(in, limit, out, what);
 #endif
     default: not_built("compression", what);
   }
 }
 
-std::string encode(const BytesCodec& codec, std::string_view in, const std::string& what) {
+std::string_view encode(const BytesCodec& codec, std::string_view in, Buffer& out, const std::string& what) {
   switch (codec.kind) {
     case BytesCodec::Kind::crc32c: {
-      std::string out(in);
+      char* dst = out.resize(in.size() + 4);
+      std::memcpy(dst, in.data(), in.size());
       const uint32_t sum = crc32c(in.data(), in.size());
-      for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((sum >> (8 * i)) & 0xff));
-      return out;
+      for (size_t i = 0; i < 4; ++i) dst[in.size() + i] = static_cast<char>((sum >> (8 * i)) & 0xff);
+      return out.view();
     }
 #ifdef GDAP_HAVE_ZSTD
-    case BytesCodec::Kind::zstd: return zstd_encode(codec, in, what);
+    case BytesCodec::Kind::zstd: return zstd_encode(codec, in, out, what);
 #endif
 #ifdef GDAP_HAVE_BLOSC
-    case BytesCodec::Kind::blosc: return blosc_encode(codec, in, what);
+    case BytesCodec::Kind::blosc: return blosc_encode(codec, in, out, what);
 #endif
 #ifdef GDAP_HAVE_ZLIB
-    case BytesCodec::Kind::gzip: return gzip_encode(codec, in, what);
+    case BytesCodec::Kind::gzip: return gzip_encode(codec, in, out, what);
 #endif
     default: not_built("compression", what);
   }

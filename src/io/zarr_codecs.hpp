@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -30,32 +31,31 @@ BytesCodec bytes_codec(const std::string& name, const nlohmann::json& config, co
 // The {"name": ..., "configuration": ...} object zarr-python writes for `codec`.
 nlohmann::json codec_json(const BytesCodec& codec);
 
-// Bytes that are either a view of someone else's or owned here (decoding crc32c only cuts 4 off).
-class Bytes {
+// Bytes owned here, reused from one chunk to the next and never initialised: whoever fills them
+// writes every byte it hands out. Growing may move them (grow() keeps what is there).
+class Buffer {
  public:
-  Bytes() = default;
-  explicit Bytes(std::string owned) : owned_(std::move(owned)), view_(owned_) {}
-  static Bytes view(std::string_view v) {
-    Bytes b;
-    b.view_ = v;
-    return b;
-  }
-  Bytes(Bytes&& other) noexcept { *this = std::move(other); }
-  Bytes& operator=(Bytes&& other) noexcept;
-  std::string_view get() const { return view_; }
-  // Keeps only the first `n` bytes.
-  void cut(size_t n) { view_ = view_.substr(0, n); }
+  // Room for `n` bytes; what was there is not kept when it has to move.
+  char* resize(size_t n);
+  // Room for `n` bytes, keeping the first size() of them.
+  char* grow(size_t n);
+  char* data() const { return bytes_.get(); }
+  size_t size() const { return size_; }
+  std::string_view view() const { return {bytes_.get(), size_}; }
+  // True when `v` points into these bytes.
+  bool holds(std::string_view v) const { return v.data() >= data() && v.data() < data() + capacity_; }
 
  private:
-  std::string owned_;
-  std::string_view view_;
+  std::unique_ptr<char[]> bytes_;
+  size_t size_ = 0, capacity_ = 0;
 };
 
-// Undoes `codec` on `in`: the bytes it encoded, at most `limit` of them (GDAP_ERR_IO naming `what`,
-// the chunk, when the data would decode to more, is corrupt, or its checksum does not match).
-Bytes decode(const BytesCodec& codec, Bytes in, int64_t limit, const std::string& what);
+// Undoes `codec` on `in`: the bytes it encoded, at most `limit` of them, as a view into `out` (or,
+// for crc32c, into `in`). GDAP_ERR_IO naming `what`, the chunk, when the data would decode to more,
+// is corrupt, or its checksum does not match. `out` must not hold `in`.
+std::string_view decode(const BytesCodec& codec, std::string_view in, int64_t limit, Buffer& out, const std::string& what);
 
-// Applies `codec` to `in`.
-std::string encode(const BytesCodec& codec, std::string_view in, const std::string& what);
+// Applies `codec` to `in`, into `out` (which must not hold `in`); returns a view of the result.
+std::string_view encode(const BytesCodec& codec, std::string_view in, Buffer& out, const std::string& what);
 
 }  // namespace gdap::io

@@ -65,11 +65,17 @@ void for_each_run(const UnitPieces& pieces, const std::vector<int64_t>& unit_str
 
 }  // namespace
 
-void copy_unit(const UnitPieces& pieces, const std::vector<int64_t>& unit_strides, const HostView& view, int64_t itemsize,
-               unsigned char* unit, bool to_unit) {
+void copy_to_unit(const UnitPieces& pieces, const std::vector<int64_t>& unit_strides, const HostView& view, int64_t itemsize,
+                  char* unit) {
   for_each_run(pieces, unit_strides, view, itemsize, [&](int64_t c, int64_t l, int64_t n) {
-    if (to_unit) std::memcpy(unit + c, view.origin + l, static_cast<size_t>(n * itemsize));
-    else std::memcpy(view.origin + l, unit + c, static_cast<size_t>(n * itemsize));
+    std::memcpy(unit + c, view.origin + l, static_cast<size_t>(n * itemsize));
+  });
+}
+
+void copy_from_unit(const UnitPieces& pieces, const std::vector<int64_t>& unit_strides, const HostView& view, int64_t itemsize,
+                    const char* unit) {
+  for_each_run(pieces, unit_strides, view, itemsize, [&](int64_t c, int64_t l, int64_t n) {
+    std::memcpy(view.origin + l, unit + c, static_cast<size_t>(n * itemsize));
   });
 }
 

@@ -36,10 +36,12 @@ struct HostView {
 // The strides in bytes of a C-ordered array of `shape`.
 std::vector<int64_t> c_strides(const std::vector<int64_t>& shape, int64_t itemsize);
 
-// Copies between one decoded unit (C order, strides `unit_strides`) and a section; `to_unit` picks
-// the direction.
-void copy_unit(const UnitPieces& pieces, const std::vector<int64_t>& unit_strides, const HostView& view, int64_t itemsize,
-               unsigned char* unit, bool to_unit);
+// Copies the pieces' elements from a section into one unit's bytes (C order, strides
+// `unit_strides`), or from a decoded unit into the section.
+void copy_to_unit(const UnitPieces& pieces, const std::vector<int64_t>& unit_strides, const HostView& view, int64_t itemsize,
+                  char* unit);
+void copy_from_unit(const UnitPieces& pieces, const std::vector<int64_t>& unit_strides, const HostView& view, int64_t itemsize,
+                    const char* unit);
 
 // Writes the fill value into the section where an absent unit's pieces fall: nothing the size of
 // the unit is allocated for a unit that has no bytes.

@@ -54,8 +54,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string chunk = gdap::io::chunk_path(path, meta, origin);
     std::filesystem::remove_all(path + "/c");
     if (meta_size < rest) put(chunk, bytes + meta_size, rest - meta_size);
+    gdap::io::Scratch scratch;
     if (!meta.partial_shards()) {
-      if (meta.chunk_bytes <= (int64_t{1} << 20)) gdap::io::read_chunk(chunk, meta);
+      if (meta.chunk_bytes <= (int64_t{1} << 20)) gdap::io::read_chunk(chunk, meta, scratch);
       return 0;
     }
     const gdap::io::ShardReader shard(chunk, meta);
@@ -63,7 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (int k = 0; k < 4; ++k) {  // the first inner chunks along the last dimension
       if (!within.empty()) within.back() = k;
       if (within.empty() ? k > 0 : k >= meta.chunk.back() / meta.unit.back()) break;
-      (void)shard.inner(within);
+      (void)shard.inner(within, scratch);
     }
   } catch (const gdap::Error&) {
   }

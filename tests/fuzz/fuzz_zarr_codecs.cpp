@@ -18,9 +18,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                               gdap::io::BytesCodec::Kind::gzip, gdap::io::BytesCodec::Kind::crc32c};
   codec.kind = kinds[data[0] % 4];
   try {
-    const gdap::io::Bytes out = gdap::io::decode(
-        codec, gdap::io::Bytes::view(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1)), kLimit, "fuzz");
-    if (out.get().size() > static_cast<size_t>(kLimit)) std::abort();  // decoded past the limit
+    gdap::io::Buffer buffer;
+    const std::string_view out =
+        gdap::io::decode(codec, std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), kLimit, buffer, "fuzz");
+    if (out.size() > static_cast<size_t>(kLimit)) std::abort();  // decoded past the limit
   } catch (const gdap::Error&) {
   }
   return 0;

@@ -52,8 +52,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const gdap::io::ZarrMeta m = meta((data[0] & 1) != 0, (data[0] & 2) != 0);
   try {
     const gdap::io::ShardReader shard(file, m);
+    gdap::io::Scratch scratch;
     for (int64_t i = 0; i < 2; ++i) {
-      for (int64_t j = 0; j < 2; ++j) (void)shard.inner({i, j});
+      for (int64_t j = 0; j < 2; ++j) (void)shard.inner({i, j}, scratch);
     }
   } catch (const gdap::Error&) {
   }

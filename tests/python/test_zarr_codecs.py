@@ -11,7 +11,6 @@ of several inner-chunk sizes or one chunk per block, from three distributions; z
 read exactly the array. Hostile shards (a flipped bit, an index past the end) fail by name."""
 import json
 import os
-import threading
 
 import numpy as np
 import pytest
@@ -20,29 +19,9 @@ from zarr.codecs import (BloscCodec, BytesCodec, Crc32cCodec, GzipCodec, Shardin
                          ZstdCodec)
 
 import gdap
+from test_zarr import run
 
 SHAPE = (7, 9)
-
-
-def run(n, body):
-    comms, out, errors = gdap.group(n), [None] * n, []
-    for c in comms:
-        c.set_timeout(60)
-
-    def rank(r):
-        try:
-            out[r] = body(comms[r])
-        except Exception as e:  # reported after every thread ended
-            errors.append(e)
-
-    threads = [threading.Thread(target=rank, args=(r,)) for r in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
-    return out
 
 
 def whole(size):

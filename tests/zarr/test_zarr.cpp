@@ -328,6 +328,21 @@ TEST(ZarrRefusals, ExistingStoreNeedsOverwrite) {
   options.overwrite = 1;
   save(layout, rt::dtypes()[0], rt::Storage::created, dir, options, again);
   EXPECT_TRUE(again.ok()) << again.text();
+  // gdap_zarr_options from an older caller (struct_size covering up to `reserved`): the appended
+  // fields take their defaults (shards); a struct_size no struct has is refused.
+  options.struct_size = 24;
+  options.layout = 77;  // beyond the caller's struct: never read
+  rt::Report old_caller;
+  save(layout, rt::dtypes()[0], rt::Storage::created, dir, options, old_caller);
+  EXPECT_TRUE(old_caller.ok()) << "rule: fields past struct_size are not read: " << old_caller.text();
+  EXPECT_EQ(read_json(fs::path(dir) / "zarr.json")["codecs"][0]["name"], "sharding_indexed");
+  options.struct_size = 0x7FFFFFF8;
+  rt::Report huge;
+  save(layout, rt::dtypes()[0], rt::Storage::created, dir, options, huge);
+  EXPECT_NE(huge.text().find("options->struct_size 2147483640 is larger than any gdap_zarr_options"), std::string::npos)
+      << huge.text();
+  options = GDAP_ZARR_OPTIONS_INIT;
+  options.overwrite = 1;
   options.codec = 7;
   rt::Report bad;
   save(layout, rt::dtypes()[0], rt::Storage::created, dir, options, bad);
