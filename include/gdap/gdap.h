@@ -539,7 +539,8 @@ typedef enum gdap_comm_kind {
 /**
  * Creates an in-process group of `nranks` ranks and writes one communicator per rank to
  * comms[0] to comms[nranks - 1]. Rank r's collective calls are made by one thread with comms[r]; every
- * rank must make the same collective calls in the same order. A rank that waits longer than the
+ * rank must make the same collective calls in the same order (ranks in different calls all get
+ * GDAP_ERR_INVALID_ARGUMENT naming both at their first meeting). A rank that waits longer than the
  * group's timeout (gdap_comm_set_timeout, 300 s by default) for the others returns
  * GDAP_ERR_TIMEOUT, and every later collective call of the group fails at once: a missing rank
  * never hangs the others forever. Arrays of a group may live in host memory (host, pinned,

@@ -4,6 +4,8 @@
 // itself lives with the executors (src/move), which know each kind's engine.
 #pragma once
 
+#include "comm/collective.hpp"
+
 #include <gdap/gdap.h>
 
 #include <cstdint>
@@ -45,6 +47,9 @@ struct gdap_comm {
   std::unique_ptr<gdap::Scratch> peer_scratch;  // NCCL's direct writes to peers (move/nccl_peer.cpp)
   std::unique_ptr<gdap::Scratch> reduce_scratch;  // the reductions' buffer (move/allreduce.hpp, reduce_nccl.cpp)
   std::unique_ptr<gdap::Scratch> maps;  // the global views the reductions gathered (comm/map_gather.hpp)
+  // The collective C call this rank is in and its meetings so far (comm/collective.hpp).
+  const char* call = nullptr;
+  int64_t call_meetings = 0;
 };
 
 namespace gdap {

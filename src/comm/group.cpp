@@ -10,16 +10,34 @@ namespace {
 constexpr double kForever = 1e9;  // seconds: longer timeouts wait without a limit
 }  // namespace
 
-void Group::barrier(int64_t rank, double timeout) {
+std::string Group::verdict() const {
+  std::vector<Meeting> meetings;
+  for (const Arrival& a : arrivals_) meetings.push_back(a.meeting);
+  std::string text = meetings_differ(meetings);
+  if (!text.empty()) return text;
+  for (size_t r = 1; r < arrivals_.size(); ++r) {
+    const std::type_info* first = arrivals_[0].payload;
+    const std::type_info* theirs = arrivals_[r].payload;
+    if (first == theirs || (first != nullptr && theirs != nullptr && *first == *theirs)) continue;
+    return fmt::format("rank {} published something else than rank 0 at the same step of the same collective call "
+                       "(the ranks took different paths through it: an internal error of gdap, please report it)", r);
+  }
+  return {};
+}
+
+void Group::barrier(int64_t rank, const Arrival& arrival, double timeout) {
   std::unique_lock lock(mutex_);
   if (broken_) {
     fail(GDAP_ERR_TIMEOUT, "rank {}: the in-process group is broken: an earlier collective call timed out", rank);
   }
+  arrivals_[static_cast<size_t>(rank)] = arrival;
   const uint64_t generation = generation_;
   if (++arrived_ == size_) {
+    verdict_ = verdict();
     arrived_ = 0;
     ++generation_;
     changed_.notify_all();
+    check_verdict(verdict_);
     return;
   }
   const auto arrived = [&] { return generation_ != generation || broken_; };
@@ -29,7 +47,7 @@ void Group::barrier(int64_t rank, double timeout) {
   } else {
     released = changed_.wait_for(lock, std::chrono::duration<double>(timeout), arrived);
   }
-  if (released && generation_ != generation) return;
+  if (released && generation_ != generation) return check_verdict(verdict_);
   const int64_t waiting = arrived_;
   broken_ = true;
   changed_.notify_all();
@@ -42,21 +60,17 @@ void Group::barrier(int64_t rank, double timeout) {
        rank);
 }
 
-std::vector<const void*> Group::exchange(int64_t rank, const void* mine, double timeout, const Reader& read) {
-  {
-    std::lock_guard lock(mutex_);
-    slots_[static_cast<size_t>(rank)] = mine;
-  }
-  barrier(rank, timeout);
+std::vector<const void*> Group::exchange(int64_t rank, const Arrival& mine, double timeout, const Reader& read) {
+  barrier(rank, mine, timeout);
   std::vector<const void*> all;
   {
     std::lock_guard lock(mutex_);
-    all = slots_;
+    for (const Arrival& a : arrivals_) all.push_back(a.pointer);
   }
   if (read) read(all);
-  // Nobody may overwrite a slot for the next exchange (or free a pointee `read` uses) before
+  // Nobody may overwrite an arrival for the next meeting (or free a pointee `read` uses) before
   // every rank is done with this one.
-  barrier(rank, timeout);
+  barrier(rank, mine, timeout);
   return all;
 }
 

@@ -1,36 +1,53 @@
 // The in-process group: N ranks as threads of one process. Ranks meet at a barrier with a
 // timeout; a rank that times out breaks the group, so every later collective call fails at once
-// instead of waiting for a rank that will never come.
+// instead of waiting for a rank that will never come. At every meeting the ranks also compare
+// where they are (collective.hpp) and what they publish: ranks in different collective calls all
+// fail there, before any rank reads another's publication as something it is not.
 #pragma once
 
+#include "comm/collective.hpp"
 #include "comm/comm.hpp"
 
 #include <condition_variable>
 #include <mutex>
+#include <typeinfo>
 
 namespace gdap {
 
 class Group {
  public:
-  explicit Group(int64_t size) : size_(size), slots_(static_cast<size_t>(size), nullptr) {}
+  explicit Group(int64_t size) : size_(size), arrivals_(static_cast<size_t>(size)) {}
+
+  // What a rank brings to a meeting: where it is, and the type and address of what it publishes
+  // (none for a barrier).
+  struct Arrival {
+    Meeting meeting;
+    const std::type_info* payload = nullptr;
+    const void* pointer = nullptr;
+  };
 
   int64_t size() const { return size_; }
-  // Waits for every rank; throws GDAP_ERR_TIMEOUT after `timeout` seconds (and breaks the group).
-  void barrier(int64_t rank, double timeout);
+  // Waits for every rank; throws GDAP_ERR_TIMEOUT after `timeout` seconds (and breaks the group),
+  // and GDAP_ERR_INVALID_ARGUMENT on every rank when their arrivals differ.
+  void barrier(int64_t rank, const Arrival& arrival, double timeout);
   using Reader = std::function<void(const std::vector<const void*>&)>;
   // Collective: every rank's pointer, in rank order, handed to `read` (if any) while every
   // pointee is still valid; returns once every rank's `read` is done. The returned pointers are
   // only good for identity after that, unless the caller keeps the pointees alive otherwise.
-  std::vector<const void*> exchange(int64_t rank, const void* mine, double timeout, const Reader& read);
+  std::vector<const void*> exchange(int64_t rank, const Arrival& mine, double timeout, const Reader& read);
 
  private:
+  std::string verdict() const;
   const int64_t size_;
   std::mutex mutex_;
   std::condition_variable changed_;
   int64_t arrived_ = 0;
   uint64_t generation_ = 0;
   bool broken_ = false;
-  std::vector<const void*> slots_;
+  std::vector<Arrival> arrivals_;
+  // The last meeting's verdict on the arrivals ("" when they agree). It stays until every rank of
+  // that meeting has read it: the next meeting cannot end before they have all left this one.
+  std::string verdict_;
 };
 
 class GroupComm final : public gdap_comm {
@@ -38,11 +55,13 @@ class GroupComm final : public gdap_comm {
   GroupComm(std::shared_ptr<Group> group, int64_t my_rank) : gdap_comm(my_rank, group->size()), group_(std::move(group)) {}
   gdap_comm_kind kind() const override { return GDAP_COMM_GROUP; }
   std::vector<std::string> allgather(std::string_view mine) override;
-  void barrier() override { group_->barrier(rank, timeout_); }
+  void barrier() override { group_->barrier(rank, {next_meeting(*this)}, timeout_); }
   void set_timeout(double seconds) override;
-  // Every rank's pointer (see Group::exchange); the executors' rendezvous.
-  std::vector<const void*> exchange(const void* mine, const Group::Reader& read) {
-    return group_->exchange(rank, mine, timeout_, read);
+  // Every rank's pointer (see Group::exchange); the executors' rendezvous. Every rank must publish
+  // the same type at a meeting.
+  template <typename T>
+  std::vector<const void*> exchange(const T* mine, const Group::Reader& read) {
+    return group_->exchange(rank, {next_meeting(*this), &typeid(T), mine}, timeout_, read);
   }
 
  private:

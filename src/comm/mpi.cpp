@@ -2,6 +2,7 @@
 
 #include <gdap/gdap_mpi.h>
 
+#include "comm/collective.hpp"
 #include "core/error.hpp"
 
 #include <chrono>
@@ -97,50 +98,61 @@ void MpiComm::wait(std::span<MPI_Request> requests, const char* what, bool point
        rank, what, timeout_);
 }
 
+// Two steps: every rank's meeting and length (fixed size: every rank's first step matches, whatever
+// call it is in), checked, then every rank's bytes when there are any.
 std::vector<std::string> MpiComm::allgather(std::string_view mine) {
   check_usable();
   if (mine.size() > static_cast<size_t>(INT_MAX)) fail(GDAP_ERR_OVERFLOW, "{} bytes to allgather exceed an MPI count", mine.size());
   const int n = static_cast<int>(size);
+  struct Header {
+    Meeting meeting;
+    int64_t length = 0;
+  };
   // The buffers live on the heap: if a rank never arrives they stay with the abandoned operation.
   struct Buffers {
-    int count = 0;
+    Header header;
+    std::vector<Header> headers;
     std::vector<int> counts, displs;
     std::string mine, all;
   };
   auto b = std::make_shared<Buffers>();
+  b->header = {next_meeting(*this), static_cast<int64_t>(mine.size())};
+  b->headers.resize(static_cast<size_t>(n));
+  b->mine = mine;
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Iallgather(&b->header, sizeof(Header), MPI_BYTE, b->headers.data(), sizeof(Header), MPI_BYTE, comm_,
+                           &request),
+            "MPI_Iallgather");
+  wait({&request, 1}, "MPI_Iallgather", false, b);
+  std::vector<Meeting> meetings;
+  for (const Header& h : b->headers) meetings.push_back(h.meeting);
+  check_verdict(meetings_differ(meetings));
   b->counts.resize(static_cast<size_t>(n));
   b->displs.resize(static_cast<size_t>(n));
-  b->mine = mine;
-  b->count = static_cast<int>(mine.size());
-  MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Iallgather(&b->count, 1, MPI_INT, b->counts.data(), 1, MPI_INT, comm_, &request), "MPI_Iallgather");
-  wait({&request, 1}, "MPI_Iallgather", false, b);
   int64_t total = 0;
   for (int r = 0; r < n; ++r) {
     if (total > INT_MAX) fail(GDAP_ERR_OVERFLOW, "more than {} bytes to allgather", INT_MAX);
     b->displs[static_cast<size_t>(r)] = static_cast<int>(total);
-    total += b->counts[static_cast<size_t>(r)];
+    b->counts[static_cast<size_t>(r)] = static_cast<int>(b->headers[static_cast<size_t>(r)].length);
+    total += b->headers[static_cast<size_t>(r)].length;
   }
   if (total > INT_MAX) fail(GDAP_ERR_OVERFLOW, "{} bytes to allgather exceed an MPI count", total);
+  std::vector<std::string> out(static_cast<size_t>(n));
+  if (total == 0) return out;  // every rank saw the same lengths: none gathers
   b->all.assign(static_cast<size_t>(total), '\0');
-  check_mpi(MPI_Iallgatherv(b->mine.data(), b->count, MPI_BYTE, b->all.data(), b->counts.data(), b->displs.data(),
-                           MPI_BYTE, comm_, &request),
+  check_mpi(MPI_Iallgatherv(b->mine.data(), static_cast<int>(b->mine.size()), MPI_BYTE, b->all.data(), b->counts.data(),
+                           b->displs.data(), MPI_BYTE, comm_, &request),
             "MPI_Iallgatherv");
   wait({&request, 1}, "MPI_Iallgatherv", false, b);
-  std::vector<std::string> out;
   for (int r = 0; r < n; ++r) {
-    out.push_back(b->all.substr(static_cast<size_t>(b->displs[static_cast<size_t>(r)]),
-                                static_cast<size_t>(b->counts[static_cast<size_t>(r)])));
+    out[static_cast<size_t>(r)] = b->all.substr(static_cast<size_t>(b->displs[static_cast<size_t>(r)]),
+                                                static_cast<size_t>(b->counts[static_cast<size_t>(r)]));
   }
   return out;
 }
 
-void MpiComm::barrier() {
-  check_usable();
-  MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
-  wait({&request, 1}, "MPI_Ibarrier", false);
-}
+// An allgather of nothing: its fixed first step is a barrier that also compares the meetings.
+void MpiComm::barrier() { allgather({}); }
 
 }  // namespace gdap
 

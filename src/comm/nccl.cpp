@@ -150,9 +150,9 @@ std::string NcclComm::gather_slots(std::string_view slot, const char* what) {
 // Every rank's bytes: gathered in slots (slots.hpp), none to gather on one rank.
 std::vector<std::string> NcclComm::allgather(std::string_view mine) {
   check_usable();
-  if (size == 1) return {std::string(mine)};
+  if (size == 1) return {std::string(mine)};  // nobody to meet: every call of one rank agrees with itself
   move::set_device(device_);
-  return allgather_in_slots(mine, static_cast<size_t>(size),
+  return allgather_in_slots(next_meeting(*this), mine, static_cast<size_t>(size),
                             [&](std::string_view slot) { return gather_slots(slot, "the NCCL allgather of control bytes"); });
 }
 

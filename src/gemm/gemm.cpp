@@ -433,8 +433,10 @@ extern "C" {
 GDAP_API gdap_status gdap_gemm_create(gdap_gemm** out, gdap_comm* comm, const gdap_map* a, const gdap_map* b,
                                       const gdap_map* c, gdap_dtype dtype, const gdap_gemm_options* options) {
   return gdap::guard([&] {
+    gdap_comm& cm = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(cm, "gdap_gemm_create");
     gdap::require(out, "out");
-    *out = gdap::gemm::create(gdap::comm_ref(comm), a, b, c, dtype, options);
+    *out = gdap::gemm::create(cm, a, b, c, dtype, options);
   });
 }
 
@@ -462,6 +464,7 @@ GDAP_API gdap_status gdap_gemm_execute(gdap_comm* comm, gdap_gemm* gemm, double 
                                        const gdap_array* b, double beta, gdap_array* c) {
   return gdap::guard([&] {
     gdap_comm& cm = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(cm, "gdap_gemm_execute");
     gdap::agree(cm, [&] { gdap::require(gemm, "gemm"); });
     gdap::gemm::execute(cm, *gemm, alpha, a, b, beta, c);
   });

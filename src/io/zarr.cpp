@@ -426,6 +426,7 @@ extern "C" GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* 
                                                const char* path, const gdap_zarr_options* options) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_save_zarr");
     std::string where;
     gdap_zarr_options o{};
     gdap::agree(c, [&] {
@@ -443,6 +444,7 @@ extern "C" GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* 
 extern "C" GDAP_API gdap_status gdap_load_zarr(gdap_comm* comm, const gdap_map* map, gdap_array* section, const char* path) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_load_zarr");
     std::string where;
     gdap::agree(c, [&] {
       gdap::require(map, "map");

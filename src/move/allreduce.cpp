@@ -251,6 +251,7 @@ OpArg op_arg(const gdap_reduce_op& raw) {
 extern "C" GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_reduce_op op) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_allreduce");
     const gdap::move::OpArg arg = gdap::move::op_arg(op);
     const gdap::move::ReduceCall call{c, section, arg.op, arg.value};
     gdap::move::agree_reduce(call);

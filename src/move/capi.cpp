@@ -83,6 +83,7 @@ GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan
 GDAP_API gdap_status gdap_redistribute(gdap_comm* comm, const gdap_plan* plan, const gdap_array* src, gdap_array* dst) {
   return guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_redistribute");
     const gdap::move::Call call{c, plan, src, dst};
     switch (c.kind()) {
       case GDAP_COMM_GROUP: return gdap::move::run_group(call);

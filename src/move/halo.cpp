@@ -311,7 +311,11 @@ void check_halo_engine(const gdap::move::HaloCall& call) {
 }  // namespace
 
 GDAP_API gdap_status gdap_halo_exchange(gdap_comm* comm, const gdap_halo* halo, gdap_array* local) {
-  return guard([&] { run_halo(gdap::move::HaloCall{gdap::comm_ref(comm), halo, local}); });
+  return guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_halo_exchange");
+    run_halo(gdap::move::HaloCall{c, halo, local});
+  });
 }
 
 // A persistent halo exchange: the arguments gdap_halo_exchange_init checked and agreed on (borrowed),
@@ -327,6 +331,7 @@ GDAP_API gdap_status gdap_halo_exchange_init(gdap_exchange** out, gdap_comm* com
                                              gdap_array* local) {
   return guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_halo_exchange_init");
     const gdap::move::HaloCall call{c, halo, local};
     const bool nccl = c.kind() == GDAP_COMM_NCCL;
     std::unique_ptr<gdap::Scratch> direct;
@@ -345,6 +350,7 @@ GDAP_API gdap_status gdap_halo_exchange_init(gdap_exchange** out, gdap_comm* com
 GDAP_API gdap_status gdap_exchange_start(gdap_exchange* exchange) {
   return guard([&] {
     require(exchange, "exchange");
+    const gdap::CollectiveCall collective(*exchange->comm, "gdap_exchange_start");
     run_halo(gdap::move::HaloCall{*exchange->comm, exchange->halo, exchange->local, true, exchange->direct.get()});
   });
 }

@@ -529,12 +529,20 @@ void reduce_axes(gdap_comm& comm, const gdap_array* source, gdap_array* result, 
 
 extern "C" GDAP_API gdap_status gdap_reduce_scatter(gdap_comm* comm, const gdap_array* source, gdap_array* result,
                                                     gdap_reduce_op op) {
-  return gdap::guard([&] { gdap::move::reduce_scatter(gdap::comm_ref(comm), source, result, gdap::move::op_arg(op)); });
+  return gdap::guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_reduce_scatter");
+    gdap::move::reduce_scatter(c, source, result, gdap::move::op_arg(op));
+  });
 }
 
 extern "C" GDAP_API gdap_status gdap_reduce_axes(gdap_comm* comm, const gdap_array* source, gdap_array* result,
                                                  gdap_reduce_op op, const int64_t* axes, int64_t naxes) {
-  return gdap::guard([&] { gdap::move::reduce_axes(gdap::comm_ref(comm), source, result, gdap::move::op_arg(op), axes, naxes); });
+  return gdap::guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_reduce_axes");
+    gdap::move::reduce_axes(c, source, result, gdap::move::op_arg(op), axes, naxes);
+  });
 }
 
 #ifndef GDAP_HAVE_NCCL

@@ -11,6 +11,10 @@
 //   EarlyRankOnNonblockingCommunicators  the first case on nonblocking communicators that connect
 //                                    lazily: NCCL answers ncclInProgress while it waits for rank 1,
 //                                    and rank 0 gets GDAP_ERR_TIMEOUT
+//   RanksInDifferentCallsAllFailAtOnce  rank 0 calls gdap_comm_barrier, rank 1 gdap_redistribute:
+//                                    both get GDAP_ERR_INVALID_ARGUMENT naming both calls at their
+//                                    first meeting (the control allgather), nothing moves, and the
+//                                    communicator stays usable
 // NCCL >= 2.22 connects lazily, inside the first call that needs a peer, and on a blocking
 // communicator that call blocks in NCCL until the peer answers: the blocking cases therefore set
 // NCCL_RUNTIME_CONNECT=0 (connect at initialisation), as docs/api.md tells users to.
@@ -227,6 +231,39 @@ TEST(FaultNccl, OneRanksBadPlanIsEveryRanksError) {
   EXPECT_NE(said[0].find("rank 1"), std::string::npos) << said[0];
   EXPECT_TRUE(untouched[0]);
   EXPECT_TRUE(untouched[1]);
+  for (ncclComm_t c : nccl) EXPECT_EQ(ncclCommDestroy(c), ncclSuccess);
+}
+
+TEST(FaultNccl, RanksInDifferentCallsAllFailAtOnce) {
+  if (device_count() < 2) GTEST_SKIP() << "needs 2 GPUs, this machine has " << device_count();
+  ncclComm_t nccl[2];
+  const int devices[2] = {0, 1};
+  ASSERT_EQ(ncclCommInitAll(nccl, 2, devices), ncclSuccess);
+  gdap_status got[2] = {GDAP_SUCCESS, GDAP_SUCCESS};
+  std::string said[2];
+  bool untouched[2] = {false, false};
+  double took[2] = {0, 0};
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&, r] {
+      Rank me(r, nccl[r]);
+      const auto start = std::chrono::steady_clock::now();
+      got[r] = r == 0 ? gdap_comm_barrier(me.comm) : gdap_redistribute(me.comm, me.plan, me.from, me.to);
+      took[r] = seconds_since(start);
+      said[r] = gdap_last_error();
+      cudaStreamSynchronize(me.stream);
+      untouched[r] = me.source_untouched() && me.destination_untouched();
+      EXPECT_EQ(gdap_comm_barrier(me.comm), GDAP_SUCCESS) << gdap_last_error();
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(got[r], GDAP_ERR_INVALID_ARGUMENT) << said[r];
+    EXPECT_NE(said[r].find("rank 0 is in gdap_comm_barrier (its meeting 1) but rank 1 in gdap_redistribute"),
+              std::string::npos) << said[r];
+    EXPECT_LT(took[r], kTimeout) << "at once, not after a timeout";
+    EXPECT_TRUE(untouched[r]);
+  }
   for (ncclComm_t c : nccl) EXPECT_EQ(ncclCommDestroy(c), ncclSuccess);
 }
 
