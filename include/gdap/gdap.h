@@ -668,9 +668,9 @@ typedef enum gdap_reduce_op {
 /**
  * Collective, in place: every rank's `section` becomes the element-wise `op` of all ranks'
  * sections, the all-reduce of replicated or partial sections (cupyx.distributed.array's sum, prod,
- * min and max modes made replicas again). Every rank's section must have rank 0's shape, dtype and
- * kind of memory (strides may differ); otherwise every rank gets GDAP_ERR_INVALID_ARGUMENT naming
- * the first rank that differs, and no section changes. Dtypes: int8/32/64, uint8/32/64,
+ * min and max modes made replicas again). Every rank must pass rank 0's op, and its section must
+ * have rank 0's shape, dtype and kind of memory (strides may differ); otherwise every rank gets
+ * GDAP_ERR_INVALID_ARGUMENT naming the first rank that differs, and no section changes. Dtypes: int8/32/64, uint8/32/64,
  * float32/64. Every rank ends with bitwise the same values. Engines: the in-process group reads
  * its peers' host sections directly (device sections: GDAP_ERR_UNSUPPORTED, use NCCL); MPI runs
  * MPI_Allreduce (host-accessible memory; a strided section goes through a packed copy); NCCL runs

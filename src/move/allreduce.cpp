@@ -138,13 +138,16 @@ void unpack(const void* in, gdap_array& a) {
   });
 }
 
+// One exchange: the ranks' checks, their ops (every rank must pass rank 0's: ranks reducing with
+// different ops would end with different values) and their sections' layouts.
 void agree_reduce(const ReduceCall& call) {
-  std::string mine;
-  agree(call.comm, [&] {
+  const std::vector<std::string> all = agree_gather(call.comm, [&] {
     check_own(call);
-    mine = layout_of(*call.section);
+    return Share{fmt::format("op {}", op_name(call.op)), layout_of(*call.section)};
+  }, [](size_t r, std::string_view theirs, std::string_view first) {
+    return fmt::format("rank {} passed {} but rank 0 passed {}: every rank of an all-reduce must pass the same op",
+                       r, theirs, first);
   });
-  const std::vector<std::string> all = call.comm.allgather(mine);
   for (size_t r = 1; r < all.size(); ++r) {
     if (all[r] != all[0]) {
       fail(GDAP_ERR_INVALID_ARGUMENT, "rank {}'s section ({}) differs from rank 0's ({}): an all-reduce combines "
