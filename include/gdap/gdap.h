@@ -114,10 +114,14 @@ GDAP_API gdap_status gdap_protocol_version_check(const char* version);
  * Element types and devices (DLPack-compatible)
  * ------------------------------------------------------------------------------------------- */
 
-/** Element type; the same layout and codes as DLPack's DLDataType. */
+/**
+ * Element type; the same layout and codes as DLPack's DLDataType. gdap takes the codes below at the
+ * widths DLPack gives them (int and uint: 8, 16, 32, 64 bits; float: 16, 32, 64; bfloat: 16;
+ * complex: 32, 64, 128; bool: 8) and refuses any other code or width with GDAP_ERR_UNSUPPORTED.
+ */
 typedef struct gdap_dtype {
   uint8_t code; /**< GDAP_DTYPE_* (DLPack's DLDataTypeCode) */
-  uint8_t bits; /**< bits per lane: 8, 16, 32, 64 or 128 */
+  uint8_t bits; /**< bits per lane */
   uint16_t lanes; /**< 1 for scalars */
 } gdap_dtype;
 

@@ -1,5 +1,6 @@
 // C entry points of the data-movement layer: plans and gdap_redistribute.
 #include "array/array.hpp"
+#include "array/layout.hpp"
 #include "core/error.hpp"
 #include "maps/map.hpp"
 #include "move/redistribute.hpp"
@@ -20,15 +21,6 @@ std::optional<std::vector<int64_t>> local_shape(const gdap_map& map, int64_t ran
   return shape;
 }
 
-int64_t element_size_of(gdap_dtype dtype) {
-  const int64_t bits = int64_t{dtype.bits} * dtype.lanes;
-  if (bits <= 0 || bits % 8 != 0) {
-    fail(GDAP_ERR_UNSUPPORTED, "dtype (code {}, {} bits, {} lanes) is not a whole number of bytes", dtype.code,
-         dtype.bits, dtype.lanes);
-  }
-  return bits / 8;
-}
-
 }  // namespace
 
 extern "C" {
@@ -39,7 +31,7 @@ GDAP_API gdap_status gdap_plan_create(gdap_plan** out, const gdap_map* src, cons
     require(out, "out");
     require(src, "src");
     require(dst, "dst");
-    const int64_t element_size = element_size_of(dtype);
+    const int64_t element_size = gdap::element_size(dtype);
     const gdap::move::Planner planner(*src, *dst);
     if (rank < 0 || rank >= planner.nranks()) {
       fail(GDAP_ERR_OUT_OF_RANGE, "rank {} is not in [0, {}) (the larger map's rank count)", rank, planner.nranks());

@@ -6,6 +6,7 @@
 // pulls), its stream first waiting for every peer's and every peer's stream waiting for it after.
 // Owned elements are only read and communication padding only written, so ranks never race.
 #include "array/array.hpp"
+#include "array/layout.hpp"
 #include "comm/group.hpp"
 #include "core/checked.hpp"
 #include "core/error.hpp"
@@ -203,14 +204,6 @@ using gdap::require;
 
 namespace {
 
-int64_t element_size_of(gdap_dtype dtype) {
-  const int64_t bits = int64_t{dtype.bits} * dtype.lanes;
-  if (bits <= 0 || bits % 8 != 0) {
-    fail(GDAP_ERR_UNSUPPORTED, "dtype (code {}, {} bits, {} lanes) is not a whole number of bytes", dtype.code,
-         dtype.bits, dtype.lanes);
-  }
-  return bits / 8;
-}
 
 // The caller's options, reading only the fields its struct_size covers.
 gdap_halo_options read_options(const gdap_halo_options* options) {
@@ -243,7 +236,7 @@ GDAP_API gdap_status gdap_halo_create(gdap_halo** out, const gdap_map* map, gdap
     require(out, "out");
     require(map, "map");
     const gdap_halo_options o = read_options(options);
-    const int64_t element_size = element_size_of(dtype);
+    const int64_t element_size = gdap::element_size(dtype);
     if (rank < 0 || rank >= map->nranks) fail(GDAP_ERR_OUT_OF_RANGE, "rank {} is not in [0, {})", rank, map->nranks);
     std::span<const int64_t> widths;
     if (o.widths != nullptr) widths = std::span<const int64_t>(o.widths, static_cast<size_t>(map->ndim()));
