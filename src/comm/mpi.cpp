@@ -2,6 +2,7 @@
 
 #include <gdap/gdap_mpi.h>
 
+#include "comm/backoff.hpp"
 #include "comm/collective.hpp"
 #include "core/error.hpp"
 
@@ -44,14 +45,24 @@ void MpiComm::check_usable() const {
 
 namespace {
 
-// Tries to complete `requests` for up to `seconds`; true when all did.
+// Tries to complete `requests` for up to `seconds`, backing off between polls (backoff.hpp);
+// true when all did.
 bool test_for(std::span<MPI_Request> requests, double seconds, const char* what) {
   const auto start = std::chrono::steady_clock::now();
+  std::vector<int> completed(requests.size());
+  Backoff backoff;
   for (;;) {
-    int done = 0;
-    check_mpi(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE), what);
-    if (done) return true;
+    int count = 0;
+    check_mpi(MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count, completed.data(),
+                           MPI_STATUSES_IGNORE),
+              what);
+    if (count == MPI_UNDEFINED) return true;  // every request is done (MPI_REQUEST_NULL)
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) return false;
+    if (count > 0) {
+      backoff.reset();
+    } else {
+      backoff.pause();
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 #include "comm/nccl.hpp"
 
+#include "comm/backoff.hpp"
 #include "comm/slots.hpp"
 #include "core/error.hpp"
 #include "move/device.hpp"
@@ -9,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <thread>
 
 namespace gdap {
 
@@ -65,7 +65,8 @@ void NcclComm::check_usable() const {
 // for without end. NCCL's asynchronous error (a peer's abort, a network failure) ends the wait too.
 void NcclComm::wait_control(const char* what) {
   const auto start = std::chrono::steady_clock::now();
-  for (int polls = 0;; ++polls) {
+  Backoff backoff;
+  for (;;) {
     const cudaError_t done = cudaStreamQuery(control_);
     if (done == cudaSuccess) return;
     if (done != cudaErrorNotReady) check_cuda(done, what);
@@ -78,7 +79,7 @@ void NcclComm::wait_control(const char* what) {
            ncclGetErrorString(async));
     }
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeout_) break;
-    if (polls > 1000) std::this_thread::sleep_for(std::chrono::microseconds(100));  // spin first: control is short
+    backoff.pause();  // spins first: control is short
   }
   broken_ = true;
   fail(GDAP_ERR_TIMEOUT,
@@ -90,6 +91,7 @@ void NcclComm::wait_control(const char* what) {
 
 void NcclComm::settle(ncclResult_t result, const char* what) {
   const auto start = std::chrono::steady_clock::now();
+  Backoff backoff;
   while (result == ncclInProgress) {
     check_nccl(ncclCommGetAsyncError(comm_, &result), "ncclCommGetAsyncError");
     if (result != ncclInProgress) break;
@@ -101,7 +103,7 @@ void NcclComm::settle(ncclResult_t result, const char* what) {
            "the NCCL communicator before gdap_comm_destroy",
            rank, what, timeout_);
     }
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
+    backoff.pause();
   }
   if (result != ncclSuccess) broken_ = true;  // NCCL's communicator is unusable after an error
   check_nccl(result, what);
