@@ -82,7 +82,8 @@ typedef enum gdap_status {
   GDAP_ERR_REMOTE = 12,          /**< another rank failed a collective call */
   GDAP_ERR_TIMEOUT = 13,         /**< a collective call did not complete in time */
   GDAP_ERR_IO = 14,              /**< reading or writing a file failed */
-  GDAP_ERR_INTERNAL = 15         /**< a bug in gdap: please report it with gdap_last_error() */
+  GDAP_ERR_INTERNAL = 15,        /**< a bug in gdap: please report it with gdap_last_error() */
+  GDAP_ERR_INTERRUPTED = 16      /**< a wait at a collective call was interrupted (gdap_comm_set_interrupt) */
 } gdap_status;
 
 /** The name of a status code, e.g. "GDAP_ERR_PROTOCOL". Static string: never free it. */
@@ -164,6 +165,15 @@ typedef enum gdap_dist_type {
 #define GDAP_KEY_PERIODIC (1u << 1)   /**< 'b': periodic */
 #define GDAP_KEY_BLOCK_SIZE (1u << 2) /**< 'c': block_size */
 #define GDAP_KEY_ONE_TO_ONE (1u << 3) /**< 'u': one_to_one */
+
+/**
+ * Versioned structs (gdap_dim, the _options and _stats structs) begin with `uint32_t struct_size`,
+ * set by their _INIT macro: a caller compiled against an older release passes its smaller struct
+ * (the fields it lacks take their defaults), a newer caller its larger one (gdap reads and writes
+ * the fields it knows). gdap refuses with GDAP_ERR_INVALID_ARGUMENT a struct_size below the
+ * struct's first release, not a multiple of 8, or above GDAP_MAX_STRUCT_SIZE. See docs/abi.md.
+ */
+#define GDAP_MAX_STRUCT_SIZE 1024
 
 /**
  * One dimension dictionary. Initialise with GDAP_DIM_INIT (or a gdap_dim_set_* call), then fill
@@ -587,6 +597,27 @@ GDAP_API gdap_status gdap_comm_set_stream(gdap_comm* comm, void* stream);
  */
 GDAP_API gdap_status gdap_comm_set_timeout(gdap_comm* comm, double seconds);
 
+/**
+ * A function gdap calls while a rank waits for the others at a collective call (see
+ * gdap_comm_set_interrupt); non-zero stops the wait. `user` is what was passed with it.
+ */
+typedef int (*gdap_interrupt_check)(void* user);
+
+/**
+ * Sets the function gdap calls, with `user`, about every 100 ms while this rank waits for the
+ * others at a collective call on `comm` (NULL, the default: none). When it returns non-zero the
+ * rank stops waiting: the call returns GDAP_ERR_INTERRUPTED and the communicator breaks as after a
+ * timeout (every later collective call on it fails at once; on an in-process group the ranks
+ * waiting with it return GDAP_ERR_INTERRUPTED at once too, naming this rank). This is how a
+ * program stops a stuck collective on Ctrl-C: its SIGINT handler sets a flag that `check` reads
+ * (gdap installs no signal handler of its own; the Python binding sets a check that runs Python's
+ * signal handlers, so Ctrl-C raises KeyboardInterrupt within a tenth of a second). `check` runs on
+ * the waiting thread, must not call gdap on this communicator, and should return quickly; it is
+ * never called by a call that does not wait. `user` is retained (it must outlive its use).
+ * Not collective; not thread-safe against a collective call on `comm` in progress.
+ */
+GDAP_API gdap_status gdap_comm_set_interrupt(gdap_comm* comm, gdap_interrupt_check check, void* user);
+
 /** Collective: returns once every rank has called it. */
 GDAP_API gdap_status gdap_comm_barrier(gdap_comm* comm);
 
@@ -626,7 +657,8 @@ GDAP_API gdap_status gdap_plan_destroy(gdap_plan* plan);
 
 /** What one rank's plan moves. Messages and sent bytes exclude its copy within itself. */
 typedef struct gdap_plan_stats {
-  int64_t struct_size;   /**< set by the caller to sizeof(gdap_plan_stats) */
+  uint32_t struct_size;  /**< set by the caller to sizeof(gdap_plan_stats) (GDAP_PLAN_STATS_INIT) */
+  uint32_t reserved_head; /**< 0 */
   int64_t rank;          /**< the rank planned */
   int64_t nranks;        /**< ranks in the group */
   int64_t send_messages; /**< messages to other ranks */
@@ -640,7 +672,7 @@ typedef struct gdap_plan_stats {
 } gdap_plan_stats;
 
 /** A gdap_plan_stats with struct_size set and every count zero. */
-#define GDAP_PLAN_STATS_INIT {sizeof(gdap_plan_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define GDAP_PLAN_STATS_INIT {sizeof(gdap_plan_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /** Fills `*stats` (whose struct_size the caller sets) with the plan's counts. O(1). */
 GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan* plan);
@@ -784,7 +816,8 @@ GDAP_API gdap_status gdap_halo_destroy(gdap_halo* halo);
 
 /** What one rank's halo exchange moves. Messages and bytes exclude its copies within itself. */
 typedef struct gdap_halo_stats {
-  int64_t struct_size;   /**< set by the caller to sizeof(gdap_halo_stats) */
+  uint32_t struct_size;  /**< set by the caller to sizeof(gdap_halo_stats) (GDAP_HALO_STATS_INIT) */
+  uint32_t reserved_head; /**< 0 */
   int64_t rank;          /**< the rank planned */
   int64_t nranks;        /**< ranks in the group */
   int64_t send_messages; /**< messages to other ranks (one per neighbour rank) */
@@ -795,7 +828,7 @@ typedef struct gdap_halo_stats {
 } gdap_halo_stats;
 
 /** A gdap_halo_stats with struct_size set and every count zero. */
-#define GDAP_HALO_STATS_INIT {sizeof(gdap_halo_stats), 0, 0, 0, 0, 0, 0, 0}
+#define GDAP_HALO_STATS_INIT {sizeof(gdap_halo_stats), 0, 0, 0, 0, 0, 0, 0, 0}
 
 /** Fills `*stats` (whose struct_size the caller sets) with the halo's counts. O(1). */
 GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo* halo);
@@ -905,7 +938,8 @@ typedef enum gdap_zarr_codec {
 
 /** Options of gdap_save_zarr. Fields may be appended after struct_size in minor releases. */
 typedef struct gdap_zarr_options {
-  int64_t struct_size; /**< set by the caller to sizeof(gdap_zarr_options) */
+  uint32_t struct_size;   /**< set by the caller to sizeof(gdap_zarr_options) (GDAP_ZARR_OPTIONS_INIT) */
+  uint32_t reserved_head; /**< 0 */
   int32_t codec;       /**< a gdap_zarr_codec */
   int32_t zstd_level;  /**< zstd level 1 to 22, or 0 for zstd's default; ignored for GDAP_ZARR_RAW */
   int32_t overwrite;   /**< nonzero: replace a store already at the path; 0: refuse it */
@@ -913,7 +947,7 @@ typedef struct gdap_zarr_options {
 } gdap_zarr_options;
 
 /** gdap_zarr_options with zstd at its default level, refusing to overwrite. */
-#define GDAP_ZARR_OPTIONS_INIT {sizeof(gdap_zarr_options), GDAP_ZARR_ZSTD, 0, 0, 0}
+#define GDAP_ZARR_OPTIONS_INIT {sizeof(gdap_zarr_options), 0, GDAP_ZARR_ZSTD, 0, 0, 0}
 
 /**
  * Collective: writes the distributed array whose sections are `section` on each rank (this rank's
@@ -1003,7 +1037,8 @@ GDAP_API gdap_status gdap_gemm_destroy(gdap_gemm* gemm);
 
 /** What one rank's gemm plan does per gdap_gemm_execute. */
 typedef struct gdap_gemm_stats {
-  int64_t struct_size;        /**< set by the caller to sizeof(gdap_gemm_stats) */
+  uint32_t struct_size;       /**< set by the caller to sizeof(gdap_gemm_stats) (GDAP_GEMM_STATS_INIT) */
+  uint32_t reserved_head;     /**< 0 */
   int64_t rank;               /**< the rank planned */
   int64_t nranks;             /**< ranks in the group */
   int64_t grid_rows;          /**< rows of the process grid SUMMA runs on */
@@ -1020,7 +1055,7 @@ typedef struct gdap_gemm_stats {
 } gdap_gemm_stats;
 
 /** A gdap_gemm_stats with struct_size set and every count zero. */
-#define GDAP_GEMM_STATS_INIT {sizeof(gdap_gemm_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define GDAP_GEMM_STATS_INIT {sizeof(gdap_gemm_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /** Fills `*stats` (whose struct_size the caller sets) with the plan's counts. O(1). Not collective. */
 GDAP_API gdap_status gdap_gemm_stats_get(gdap_gemm_stats* stats, const gdap_gemm* gemm);

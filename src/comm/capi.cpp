@@ -68,6 +68,14 @@ GDAP_API gdap_status gdap_comm_set_timeout(gdap_comm* comm, double seconds) {
   return guard([&] { gdap::comm_ref(comm).set_timeout(seconds); });
 }
 
+GDAP_API gdap_status gdap_comm_set_interrupt(gdap_comm* comm, gdap_interrupt_check check, void* user) {
+  return guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    c.interrupt_check = check;
+    c.interrupt_user = user;
+  });
+}
+
 GDAP_API gdap_status gdap_comm_barrier(gdap_comm* comm) {
   return guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);

@@ -23,13 +23,58 @@ std::string describe(const Meeting& m) {
 }  // namespace
 
 CollectiveCall::CollectiveCall(gdap_comm& comm, const char* name) : comm_(comm), outermost_(comm.call == nullptr) {
+  ++comm.call_depth;
   if (!outermost_) return;
   comm.call = name;
   comm.call_meetings = 0;
+  comm.touched.clear();
 }
 
 CollectiveCall::~CollectiveCall() {
-  if (outermost_) comm_.call = nullptr;
+  --comm_.call_depth;
+  if (!outermost_) return;
+  comm_.call = nullptr;
+  comm_.touched.clear();
+}
+
+void touches(gdap_comm& comm, const Region& region) {
+  if (comm.call_depth <= 1) comm.touched.push_back(region);
+}
+
+std::string regions_clash(const std::vector<const std::vector<Region>*>& by_rank) {
+  struct Entry {
+    size_t rank;
+    const Region* region;
+  };
+  std::vector<Entry> all;
+  for (size_t r = 0; r < by_rank.size(); ++r) {
+    if (by_rank[r] == nullptr) continue;
+    for (const Region& g : *by_rank[r]) all.push_back({r, &g});
+  }
+  if (all.size() < 2) return {};
+  // Sorted by first byte, each region is checked against the furthest-reaching region before it and
+  // the furthest-reaching written one: a clash with any earlier region is a clash with one of those.
+  std::sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) {
+    return a.region->first != b.region->first ? a.region->first < b.region->first : a.rank < b.rank;
+  });
+  const Entry* reach = nullptr;
+  const Entry* reach_written = nullptr;
+  for (const Entry& e : all) {
+    const Entry* other = nullptr;
+    if (e.region->written && reach != nullptr && reach->region->last >= e.region->first) other = reach;
+    if (other == nullptr && reach_written != nullptr && reach_written->region->last >= e.region->first) other = reach_written;
+    if (other != nullptr) {
+      const Entry& a = other->rank <= e.rank ? *other : e;
+      const Entry& b = other->rank <= e.rank ? e : *other;
+      return fmt::format("rank {}'s {} and rank {}'s {} share memory, and at least one of them is written: every "
+                         "section a rank of an in-process group writes must be apart from its other sections and "
+                         "from every other rank's (the ranks share one address space); use separate arrays",
+                         a.rank, a.region->what, b.rank, b.region->what);
+    }
+    if (reach == nullptr || e.region->last > reach->region->last) reach = &e;
+    if (e.region->written && (reach_written == nullptr || e.region->last > reach_written->region->last)) reach_written = &e;
+  }
+  return {};
 }
 
 Meeting next_meeting(gdap_comm& comm) {

@@ -2,7 +2,7 @@
 
 #include <gdap/gdap_mpi.h>
 
-#include "comm/backoff.hpp"
+#include "comm/wait.hpp"
 #include "comm/collective.hpp"
 #include "core/error.hpp"
 
@@ -32,37 +32,25 @@ MpiComm::~MpiComm() {
   if (!finalized) MPI_Comm_free(&comm_);
 }
 
-void MpiComm::set_timeout(double seconds) {
-  gdap_comm::set_timeout(seconds);
-  timeout_ = seconds;
-}
-
 void MpiComm::check_usable() const {
   if (broken_) {
-    fail(GDAP_ERR_TIMEOUT, "rank {}: the MPI communicator is broken: an earlier collective call timed out", rank);
+    fail(broken_status_, "rank {}: the MPI communicator is broken: an earlier collective call {}", rank, broken_by_);
   }
 }
 
 namespace {
 
-// Tries to complete `requests` for up to `seconds`, backing off between polls (backoff.hpp);
-// true when all did.
-bool test_for(std::span<MPI_Request> requests, double seconds, const char* what) {
-  const auto start = std::chrono::steady_clock::now();
+// Polls `requests` until all complete (WaitEnd::done) or `waiting` ends the wait.
+WaitEnd test_all(std::span<MPI_Request> requests, Waiting waiting, const char* what) {
   std::vector<int> completed(requests.size());
-  Backoff backoff;
   for (;;) {
     int count = 0;
     check_mpi(MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count, completed.data(),
                            MPI_STATUSES_IGNORE),
               what);
-    if (count == MPI_UNDEFINED) return true;  // every request is done (MPI_REQUEST_NULL)
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) return false;
-    if (count > 0) {
-      backoff.reset();
-    } else {
-      backoff.pause();
-    }
+    if (count == MPI_UNDEFINED) return WaitEnd::done;  // every request is done (MPI_REQUEST_NULL)
+    const WaitEnd end = waiting.after_poll(count > 0);
+    if (end != WaitEnd::going_on) return end;
   }
 }
 
@@ -74,7 +62,7 @@ void withdraw(std::span<MPI_Request> requests) {
     if (r != MPI_REQUEST_NULL) MPI_Cancel(&r);
   }
   try {
-    if (test_for(requests, 1.0, "MPI_Testall")) return;
+    if (test_all(requests, Waiting(1.0, nullptr), "MPI_Testsome") == WaitEnd::done) return;
   } catch (const Error&) {
   }
   for (MPI_Request& r : requests) {
@@ -86,27 +74,34 @@ void withdraw(std::span<MPI_Request> requests) {
 
 void MpiComm::wait(std::span<MPI_Request> requests, const char* what, bool point_to_point,
                    std::shared_ptr<void> keep) {
-  // Past the timeout, or after an MPI error (a truncated receive...), requests may still be pending
-  // on the caller's buffers: the communicator is broken and keeps them, as for a timeout.
-  const auto abandon = [&] {
+  // Past the timeout, at an interrupt, or after an MPI error (a truncated receive...), requests may
+  // still be pending on the caller's buffers: the communicator is broken and keeps them.
+  const auto abandon = [&](gdap_status status, const char* by) {
     broken_ = true;
+    broken_status_ = status;
+    broken_by_ = by;
     // A nonblocking collective can be neither cancelled nor freed: it stays with MPI.
     if (point_to_point) withdraw(requests);
     if (keep) abandoned_.push_back(std::move(keep));
   };
-  bool done = false;
+  WaitEnd end = WaitEnd::going_on;
   try {
-    done = test_for(requests, timeout_, what);
+    end = test_all(requests, Waiting(*this), what);
   } catch (const Error&) {
-    abandon();
+    abandon(GDAP_ERR_TIMEOUT, "failed in MPI");
     throw;
   }
-  if (done) return;
-  abandon();
+  if (end == WaitEnd::done) return;
+  if (end == WaitEnd::interrupted) {
+    abandon(GDAP_ERR_INTERRUPTED, "was interrupted");
+    fail(GDAP_ERR_INTERRUPTED, "rank {}: {} was interrupted (the communicator's interrupt check returned non-zero); "
+         "the communicator is broken from now on", rank, what);
+  }
+  abandon(GDAP_ERR_TIMEOUT, "timed out");
   fail(GDAP_ERR_TIMEOUT,
        "rank {}: {} did not complete within the communicator's timeout ({} s): another rank did not make the same "
        "call (it failed, returned early or hangs); the communicator is broken from now on",
-       rank, what, timeout_);
+       rank, what, timeout);
 }
 
 // Two steps: every rank's meeting and length (fixed size: every rank's first step matches, whatever

@@ -7,6 +7,7 @@
 #include "comm/comm.hpp"
 #include "core/checked.hpp"
 #include "core/error.hpp"
+#include "core/versioned.hpp"
 #include "maps/map.hpp"
 #include "move/axis_side.hpp"
 #include "move/device.hpp"
@@ -279,14 +280,9 @@ void prepare_store(const std::string& path, const gdap_zarr_options& o) {
 }
 
 gdap_zarr_options checked_options(const gdap_zarr_options* options) {
-  gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
-  if (options == nullptr) return o;
-  if (options->struct_size < static_cast<int64_t>(offsetof(gdap_zarr_options, overwrite) + sizeof(int32_t))) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "options->struct_size {} is too small", options->struct_size);
-  }
-  o.codec = options->codec;
-  o.zstd_level = options->zstd_level;
-  o.overwrite = options->overwrite;
+  if (options == nullptr) return GDAP_ZARR_OPTIONS_INIT;
+  const gdap_zarr_options o =
+      read_versioned(options, gdap_zarr_options GDAP_ZARR_OPTIONS_INIT, "options", "GDAP_ZARR_OPTIONS_INIT");
   if (o.codec != GDAP_ZARR_RAW && o.codec != GDAP_ZARR_ZSTD) fail(GDAP_ERR_INVALID_ARGUMENT, "options->codec {} is not a gdap_zarr_codec", o.codec);
   if (o.codec == GDAP_ZARR_ZSTD && (o.zstd_level < 0 || o.zstd_level > 22)) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "options->zstd_level {} is not in 0..22", o.zstd_level);

@@ -25,6 +25,7 @@ void check_own(const ReduceCall& call) {
   check_reducible(call.section->section.dtype, "the section");
   if (call.section->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "the section is read-only");
   if (memory_of(call.section) == Memory::none) fail(GDAP_ERR_UNSUPPORTED, "the section's memory cannot be reduced");
+  touches(call.comm, "section", call.section, true);
 }
 
 // What every rank's section must share with rank 0's, as text.

@@ -2,6 +2,7 @@
 #include "array/array.hpp"
 #include "array/layout.hpp"
 #include "core/error.hpp"
+#include "core/versioned.hpp"
 #include "maps/map.hpp"
 #include "move/redistribute.hpp"
 #include "protocol/dim.hpp"
@@ -59,16 +60,13 @@ GDAP_API gdap_status gdap_plan_destroy(gdap_plan* plan) {
 
 GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan* plan) {
   return guard([&] {
-    require(stats, "stats");
     require(plan, "plan");
-    if (stats->struct_size < static_cast<int64_t>(sizeof(gdap_plan_stats))) {
-      fail(GDAP_ERR_INVALID_ARGUMENT, "stats->struct_size is {}; set it to sizeof(gdap_plan_stats) ({})",
-           stats->struct_size, sizeof(gdap_plan_stats));
-    }
     const gdap::move::RankStats& s = plan->stats;
-    *stats = gdap_plan_stats{static_cast<int64_t>(sizeof(gdap_plan_stats)), plan->plan.rank(), plan->plan.nranks(),
-                             s.send_messages, s.recv_messages, s.send_bytes, s.recv_bytes, s.local_bytes,
-                             s.send_runs, s.recv_runs, s.local_runs};
+    gdap::write_versioned(stats,
+                          gdap_plan_stats{sizeof(gdap_plan_stats), 0, plan->plan.rank(), plan->plan.nranks(),
+                                          s.send_messages, s.recv_messages, s.send_bytes, s.recv_bytes, s.local_bytes,
+                                          s.send_runs, s.recv_runs, s.local_runs},
+                          "stats", "GDAP_PLAN_STATS_INIT");
   });
 }
 

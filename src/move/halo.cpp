@@ -10,6 +10,7 @@
 #include "comm/group.hpp"
 #include "core/checked.hpp"
 #include "core/error.hpp"
+#include "core/versioned.hpp"
 #include "move/device.hpp"
 #include "move/group_copies.hpp"
 #include "move/halo.hpp"
@@ -74,6 +75,7 @@ void check_halo_call(const HaloCall& call) {
   if (memory_of(&a) == Memory::none) {
     fail(GDAP_ERR_UNSUPPORTED, "local lives on device type {}, which gdap cannot move", a.section.device.type);
   }
+  touches(call.comm, "local", call.local, true);
 }
 
 namespace {
@@ -205,16 +207,10 @@ using gdap::require;
 namespace {
 
 
-// The caller's options, reading only the fields its struct_size covers.
+// The caller's options (NULL: the defaults), as core/versioned.hpp reads them.
 gdap_halo_options read_options(const gdap_halo_options* options) {
-  gdap_halo_options o = GDAP_HALO_OPTIONS_INIT;
-  if (options == nullptr) return o;
-  const size_t first = offsetof(gdap_halo_options, corners) + sizeof(o.corners);
-  if (options->struct_size < first) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "options->struct_size is {}; set it with GDAP_HALO_OPTIONS_INIT", options->struct_size);
-  }
-  std::memcpy(&o, options, std::min<size_t>(options->struct_size, sizeof o));
-  return o;
+  if (options == nullptr) return GDAP_HALO_OPTIONS_INIT;
+  return gdap::read_versioned(options, gdap_halo_options GDAP_HALO_OPTIONS_INIT, "options", "GDAP_HALO_OPTIONS_INIT");
 }
 
 int64_t bytes_of(const std::vector<gdap::move::HaloMessage>& messages, int64_t element_size) {
@@ -268,16 +264,13 @@ GDAP_API gdap_status gdap_halo_destroy(gdap_halo* halo) {
 
 GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo* halo) {
   return guard([&] {
-    require(stats, "stats");
     require(halo, "halo");
-    if (stats->struct_size < static_cast<int64_t>(sizeof(gdap_halo_stats))) {
-      fail(GDAP_ERR_INVALID_ARGUMENT, "stats->struct_size is {}; set it to sizeof(gdap_halo_stats) ({})",
-           stats->struct_size, sizeof(gdap_halo_stats));
-    }
     const gdap::move::HaloPlan& p = halo->plan;
-    *stats = gdap_halo_stats{static_cast<int64_t>(sizeof(gdap_halo_stats)), p.rank, p.nranks,
-                             static_cast<int64_t>(p.sends.size()), static_cast<int64_t>(p.recvs.size()),
-                             halo->send_bytes, halo->recv_bytes, halo->local_bytes};
+    gdap::write_versioned(stats,
+                          gdap_halo_stats{sizeof(gdap_halo_stats), 0, p.rank, p.nranks,
+                                          static_cast<int64_t>(p.sends.size()), static_cast<int64_t>(p.recvs.size()),
+                                          halo->send_bytes, halo->recv_bytes, halo->local_bytes},
+                          "stats", "GDAP_HALO_STATS_INIT");
   });
 }
 

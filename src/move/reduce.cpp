@@ -384,6 +384,9 @@ void check_pair(gdap_comm& comm, const gdap_array* source, const gdap_array* res
          "bits, {} lanes)", r.code, r.bits, r.lanes, s.code, s.bits, s.lanes);
   }
   if (result->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "result is read-only");
+  check_apart(*result, "result", *source, "source", function);
+  touches(comm, "source", source, false);
+  touches(comm, "result", result, true);
   if (comm.kind() == GDAP_COMM_NCCL) return check_nccl_sections(comm, source, result);
   for (const auto& [which, a] : {std::pair{"source", source}, std::pair{"result", result}}) {
     const Memory m = memory_of(a);

@@ -7,7 +7,9 @@
 //     to save its round trip): against another call every rank ends within the timeout, each
 //     element holds its old value or its result, and the ranks that timed out build a new
 //     communicator;
-//   - with every rank in the same call, each call's result is the kit's.
+//   - with every rank in the same call, each call's result is the kit's;
+//   - a rank whose output overlaps its input (an aliased destination): that rank its own
+//     GDAP_ERR_INVALID_ARGUMENT, the others GDAP_ERR_REMOTE, no element changes.
 // Rank 0 prints "calls mpi: N ranks, F failures", which ctest matches.
 #include "call_kit.hpp"
 
@@ -73,6 +75,18 @@ struct Rank {
     if (gdap_comm_barrier(comm) != GDAP_SUCCESS) fail(pair + ": the communicator is still usable");
   }
 
+  void aliased(Call c) {
+    const std::string what = std::string(call_kit::name(c)) + " with an aliased output on the last rank";
+    kit->fill(5);
+    const gdap_status s = kit->call(c, rank == n - 1 ? call_kit::Mistake::aliased : call_kit::Mistake::none);
+    const std::string error = gdap_last_error();
+    if (rank == n - 1 && (s != GDAP_ERR_INVALID_ARGUMENT || error.find("shares memory with") == std::string::npos)) {
+      fail(what + ": its own refusal");
+    }
+    if (rank != n - 1 && s != GDAP_ERR_REMOTE) fail(what + ": GDAP_ERR_REMOTE");
+    for (const std::string& w : kit->wrong(c, false)) fail(what + ": changed " + w);
+  }
+
   void matched(Call c) {
     kit->fill(7);
     if (kit->call(c) != GDAP_SUCCESS) fail(std::string(call_kit::name(c)) + " with every rank");
@@ -89,6 +103,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &me.n);
   me.renew();
   for (Call c : call_kit::kCalls) me.matched(c);
+  me.aliased(Call::redistribute);
+  me.aliased(Call::reduce_scatter);
   for (Call a : call_kit::kCalls) {
     for (Call b : call_kit::kCalls) {
       if (a == b || a == Call::exchange_start || b == Call::exchange_start) continue;
