@@ -67,6 +67,21 @@ module gdap
     integer(c_int32_t) :: reserved = 0
   end type gdap_dim
 
+  !> How gdap_map_create_grid lays out one dimension (gdap_axis_layout); the defaults are
+  !> GDAP_AXIS_LAYOUT_INIT (struct_size is the C sizeof, 56 bytes): one undivided block
+  !> dimension. lengths: c_null_ptr (even blocks) or c_loc of grid_size integer(c_int64_t) lengths.
+  type, bind(C), public :: gdap_axis_layout
+    integer(c_int32_t) :: struct_size = 56
+    integer(c_int32_t) :: dist_type = GDAP_DIST_BLOCK
+    integer(c_int64_t) :: size = 0
+    integer(c_int64_t) :: grid_size = 1
+    integer(c_int64_t) :: block_size = 1
+    type(c_ptr) :: lengths = c_null_ptr
+    integer(c_int64_t) :: halo = 0
+    integer(c_int32_t) :: periodic = 0
+    integer(c_int32_t) :: reserved = 0
+  end type gdap_axis_layout
+
   type, bind(C), public :: gdap_run
     integer(c_int64_t) :: global_start, length, local_start
   end type gdap_run
@@ -168,6 +183,8 @@ module gdap
   public :: gdap_grid_rank_to_coords, gdap_grid_coords_to_rank
   public :: gdap_map_create, gdap_map_destroy, gdap_map_ndim, gdap_map_nranks
   public :: gdap_map_create_root, gdap_map_create_replicated
+  public :: gdap_grid_balance, gdap_map_create_grid, gdap_map_create_unstructured
+  public :: gdap_layout_block, gdap_layout_cyclic
   public :: gdap_map_global_shape, gdap_map_grid_shape, gdap_map_dim, gdap_map_local_shape
   public :: gdap_map_owned_shape, gdap_map_owned_count, gdap_map_owner, gdap_map_owners
   public :: gdap_map_owner_batch, gdap_map_local_to_global, gdap_map_num_runs, gdap_map_runs
@@ -361,6 +378,31 @@ module gdap
       type(c_ptr), intent(inout) :: map
       integer(c_int64_t), value :: nranks, ndim
       integer(c_int64_t), intent(in) :: shape(*)
+      integer(c_int) :: s
+    end function
+    ! A grid for nranks ranks (MPI_Dims_create's rule): 0 entries of grid_shape are free and set.
+    function gdap_grid_balance(grid_shape, ndim, nranks) bind(C, name='gdap_grid_balance') result(s)
+      import :: c_int, c_int64_t
+      integer(c_int64_t), intent(inout) :: grid_shape(*)
+      integer(c_int64_t), value :: ndim, nranks
+      integer(c_int) :: s
+    end function
+    ! A distribution over a process grid, one gdap_axis_layout per C dimension (axes(1): dimension 0).
+    function gdap_map_create_grid(map, ndim, axes) bind(C, name='gdap_map_create_grid') result(s)
+      import :: c_int, c_int64_t, c_ptr, gdap_axis_layout
+      type(c_ptr), intent(inout) :: map
+      integer(c_int64_t), value :: ndim
+      type(gdap_axis_layout), intent(in) :: axes(*)
+      integer(c_int) :: s
+    end function
+    ! Rows held by any rank: rank r holds indices(o_r+1 : o_r+counts(r+1)); other dimensions whole.
+    function gdap_map_create_unstructured(map, nranks, ndim, shape, counts, indices, num_indices, one_to_one) &
+        bind(C, name='gdap_map_create_unstructured') result(s)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), intent(inout) :: map
+      integer(c_int64_t), value :: nranks, ndim, num_indices
+      integer(c_int64_t), intent(in) :: shape(*), counts(*), indices(*)
+      integer(c_int), value :: one_to_one
       integer(c_int) :: s
     end function
     function gdap_map_destroy(map) bind(C, name='gdap_map_destroy') result(s)
@@ -954,5 +996,48 @@ contains
     s = gdap_array_wrap(array, data, dtype, gdap_device(GDAP_DEVICE_CPU, 0), c_null_ptr, dims, &
                         int(size(dims), c_int64_t))
   end function gdap_array_wrap_fortran
+
+  !> Even blocks over the process grid `grid` (C order, like `shape`), with an optional `halo`
+  !> of communication padding per dimension and `periodic` flags (0 or 1): gdap_map_create_grid
+  !> with 'b' on every axis.
+  function gdap_layout_block(map, shape, grid, halo, periodic) result(s)
+    type(c_ptr), intent(inout) :: map
+    integer(c_int64_t), intent(in) :: shape(:), grid(:)
+    integer(c_int64_t), intent(in), optional :: halo(:)
+    integer(c_int32_t), intent(in), optional :: periodic(:)
+    integer(c_int) :: s
+    type(gdap_axis_layout) :: axes(size(shape))
+    s = grid_axes(axes, shape, grid)
+    if (s /= GDAP_SUCCESS) return
+    if (present(halo)) axes%halo = halo
+    if (present(periodic)) axes%periodic = periodic
+    s = gdap_map_create_grid(map, int(size(axes), c_int64_t), axes)
+  end function gdap_layout_block
+
+  !> Cyclic (block_size 1, the default) or block-cyclic dimensions over the grid `grid` (C order).
+  function gdap_layout_cyclic(map, shape, grid, block_size) result(s)
+    type(c_ptr), intent(inout) :: map
+    integer(c_int64_t), intent(in) :: shape(:), grid(:)
+    integer(c_int64_t), intent(in), optional :: block_size(:)
+    integer(c_int) :: s
+    type(gdap_axis_layout) :: axes(size(shape))
+    s = grid_axes(axes, shape, grid)
+    if (s /= GDAP_SUCCESS) return
+    axes%dist_type = GDAP_DIST_CYCLIC
+    if (present(block_size)) axes%block_size = block_size
+    s = gdap_map_create_grid(map, int(size(axes), c_int64_t), axes)
+  end function gdap_layout_cyclic
+
+  !> Each axis's size and grid extent (GDAP_ERR_INVALID_ARGUMENT unless grid has one per dimension).
+  function grid_axes(axes, shape, grid) result(s)
+    type(gdap_axis_layout), intent(inout) :: axes(:)
+    integer(c_int64_t), intent(in) :: shape(:), grid(:)
+    integer(c_int) :: s
+    s = GDAP_ERR_INVALID_ARGUMENT
+    if (size(grid) /= size(shape)) return
+    axes%size = shape
+    axes%grid_size = grid
+    s = GDAP_SUCCESS
+  end function grid_axes
 
 end module gdap

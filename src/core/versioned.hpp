@@ -43,6 +43,8 @@ template <>
 inline constexpr uint32_t kFirstSize<gdap_gemm_options> = 16;
 template <>
 inline constexpr uint32_t kFirstSize<gdap_gemm_stats> = 112;
+template <>
+inline constexpr uint32_t kFirstSize<gdap_axis_layout> = 56;
 
 // Throws GDAP_ERR_INVALID_ARGUMENT, naming `field` (the caller's struct_size, as "dims[0].struct_size")
 // and `init` (what sets it), unless `claimed` is a struct_size the policy takes for a T. Returns the

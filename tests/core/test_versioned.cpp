@@ -157,6 +157,14 @@ TEST(Versioned, EveryEntryPointRefusesAnAbsurdStructSize) {
   EXPECT_TRUE(contains(gdap_last_error(), "options->struct_size is 2147483640")) << gdap_last_error();
   EXPECT_EQ(gemm, nullptr);
   gdap_map_destroy(matrix);
+
+  gdap_axis_layout axes[1] = {GDAP_AXIS_LAYOUT_INIT};
+  axes[0].size = 8;
+  axes[0].struct_size = kAbsurd;
+  gdap_map* grid = nullptr;
+  EXPECT_EQ(gdap_map_create_grid(&grid, 1, axes), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(gdap_last_error(), "axes[0].struct_size is 2147483640")) << gdap_last_error();
+  EXPECT_EQ(grid, nullptr);
   gdap_array_destroy(section);
   gdap_map_destroy(one);
   gdap_comm_destroy(comm);

@@ -11,9 +11,10 @@ if [ ! -f .deps/tvm_ffi/include/dlpack/dlpack.h ]; then
   inc=$(${PYTHON:-.deps/venv/bin/python3} -c 'import tvm_ffi,os;print(os.path.join(os.path.dirname(tvm_ffi.__file__),"include"))')
   mkdir -p .deps/tvm_ffi && cp -r "$inc" .deps/tvm_ffi/
 fi
-# Wheels for the GPU machines' Python 3.12 (numpy is theirs): swig for the binding, zarr for its tests.
+# Wheels for the GPU machines' Python 3.12 (numpy is theirs): swig for the binding, zarr for its tests,
+# matplotlib for the heat example's companion (examples/heat/python/heat_view.py).
 mkdir -p .whl
 ${PYTHON:-.deps/venv/bin/python3} -m pip download -q --only-binary=:all: --python-version 3.12 \
-  --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 -d .whl swig zarr
+  --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 -d .whl swig zarr matplotlib
 rm -f .whl/numpy-*.whl
 echo "ready: carry .deps/root .deps/tvm_ffi .whl"

@@ -17,11 +17,12 @@ mkdir -p "$out"
 export CMAKE_PREFIX_PATH=$PWD/.deps/root/usr
 # Python packages the machine lacks (swig, zarr and its dependencies) travel as wheels in .whl
 # (made here by tests/gpu/prepare.sh); pip takes from them only what its python3 (there a venv
-# with CuPy, PyTorch, JAX, TensorStore and mpi4py) does not have.
+# with CuPy, PyTorch, JAX, TensorStore and mpi4py) does not have: matplotlib draws the heat example's
+# plots (examples.heat.gpu).
 python=$(command -v python3)
 if ls .whl/*.whl >/dev/null 2>&1; then
-  "$python" -m pip install -q --no-index --find-links .whl swig zarr
-  "$python" -c 'import zarr, tensorstore; print("python:", zarr.__version__, "zarr, tensorstore", getattr(tensorstore, "__version__", "(no version)"))'
+  "$python" -m pip install -q --no-index --find-links .whl swig zarr matplotlib
+  "$python" -c 'import zarr, tensorstore, matplotlib; print("python:", zarr.__version__, "zarr, tensorstore", getattr(tensorstore, "__version__", "(no version)"), "matplotlib", matplotlib.__version__)'
 fi
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDAP_WITH_CUDA=ON -DPython3_EXECUTABLE=$python \
   -DGDAP_CHECK_ABI=OFF -DGDAP_CHECK_DOCS=OFF \

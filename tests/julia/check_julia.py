@@ -84,12 +84,14 @@ C_TO_JULIA = {
     "const gdap_gemm*": HANDLE,
     "gdap_gemm**": OUT_HANDLE,
     "const gdap_gemm_options*": {"Ref{GemmOptions}"},
+    "const gdap_axis_layout*": {"Ptr{AxisLayout}"},
     "gdap_gemm_stats*": {"Ref{GemmStats}"},
 }
 C_RETURN_TO_JULIA = {"gdap_status": {"Cint"}, "int": {"Cint"}, "const char*": {"Cstring", "Ptr{UInt8}"}}
 STRUCTS = {"Dim": "gdap_dim", "DType": "gdap_dtype", "Device": "gdap_device", "Run": "gdap_run",
            "PlanStats": "gdap_plan_stats", "HaloOptions": "gdap_halo_options", "HaloStats": "gdap_halo_stats",
-           "ZarrOptions": "gdap_zarr_options", "GemmOptions": "gdap_gemm_options", "GemmStats": "gdap_gemm_stats"}
+           "ZarrOptions": "gdap_zarr_options", "GemmOptions": "gdap_gemm_options", "GemmStats": "gdap_gemm_stats",
+           "AxisLayout": "gdap_axis_layout"}
 
 
 def normalise(c_type):
