@@ -138,8 +138,9 @@ def test_collected_arrays_destroy_their_handles():
 # ---- objects that borrow others (issue 27, item 7) ----
 
 def _ring():
-    """A periodic 1-d layout of one rank (its halo wraps onto itself): gmap, comm, halo, section."""
-    d = dict(dist_type="b", size=4, proc_grid_size=1, proc_grid_rank=0, start=-1, stop=5, padding=(1, 1),
+    """A periodic 1-d layout of one rank (its halo wraps onto itself): gmap, comm, halo, section.
+    DAP 0.10: the wrap cells are the rank's boundary padding, counted in size (4 interior + 2)."""
+    d = dict(dist_type="b", size=6, proc_grid_size=1, proc_grid_rank=0, start=0, stop=6, padding=(1, 1),
              periodic=True)
     gmap = gdap.GlobalMap([[d]])
     comm = gdap.group(1)[0]
