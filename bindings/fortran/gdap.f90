@@ -23,7 +23,7 @@ module gdap
     GDAP_ERR_PROTOCOL = 2, GDAP_ERR_VERSION = 3, GDAP_ERR_OVERFLOW = 4, GDAP_ERR_OUT_OF_RANGE = 5, &
     GDAP_ERR_NOT_FOUND = 6, GDAP_ERR_BUFFER_TOO_SMALL = 7, GDAP_ERR_NO_MEMORY = 8, &
     GDAP_ERR_UNSUPPORTED = 9, GDAP_ERR_DEVICE = 10, GDAP_ERR_COMM = 11, GDAP_ERR_REMOTE = 12, &
-    GDAP_ERR_TIMEOUT = 13, GDAP_ERR_IO = 14, GDAP_ERR_INTERNAL = 15
+    GDAP_ERR_TIMEOUT = 13, GDAP_ERR_IO = 14, GDAP_ERR_INTERNAL = 15, GDAP_ERR_INTERRUPTED = 16
 
   ! gdap_dist_type (the protocol's character codes) and GDAP_KEY_* bits of gdap_dim%given
   integer(c_int32_t), parameter, public :: GDAP_DIST_UNDISTRIBUTED = 0, GDAP_DIST_BLOCK = 98, &
@@ -103,7 +103,8 @@ module gdap
   !> What one rank's plan moves (gdap_plan_stats). struct_size defaults to the C sizeof (88
   !> bytes), so a default-initialised value is ready for gdap_plan_stats_get.
   type, bind(C), public :: gdap_plan_stats
-    integer(c_int64_t) :: struct_size = 88
+    integer(c_int32_t) :: struct_size = 88
+    integer(c_int32_t) :: reserved_head = 0
     integer(c_int64_t) :: rank = 0
     integer(c_int64_t) :: nranks = 0
     integer(c_int64_t) :: send_messages = 0
@@ -127,7 +128,8 @@ module gdap
   !> What one rank's halo exchange moves (gdap_halo_stats); struct_size defaults to the C sizeof
   !> (64 bytes), so a default-initialised value is ready for gdap_halo_stats_get.
   type, bind(C), public :: gdap_halo_stats
-    integer(c_int64_t) :: struct_size = 64
+    integer(c_int32_t) :: struct_size = 64
+    integer(c_int32_t) :: reserved_head = 0
     integer(c_int64_t) :: rank = 0
     integer(c_int64_t) :: nranks = 0
     integer(c_int64_t) :: send_messages = 0
@@ -142,7 +144,8 @@ module gdap
   !> rank's block with inner chunks of at most chunk_bytes (0: 2 MiB), blosc's byte shuffle, an
   !> existing store refused (overwrite = 0).
   type, bind(C), public :: gdap_zarr_options
-    integer(c_int64_t) :: struct_size = 40
+    integer(c_int32_t) :: struct_size = 40
+    integer(c_int32_t) :: reserved_head = 0
     integer(c_int32_t) :: codec = 1
     integer(c_int32_t) :: zstd_level = 0
     integer(c_int32_t) :: overwrite = 0
@@ -162,7 +165,8 @@ module gdap
   end type gdap_gemm_options
   !> gdap_gemm_stats: struct_size defaults to the C sizeof (112 bytes), ready for gdap_gemm_stats_get.
   type, bind(C), public :: gdap_gemm_stats
-    integer(c_int64_t) :: struct_size = 112
+    integer(c_int32_t) :: struct_size = 112
+    integer(c_int32_t) :: reserved_head = 0
     integer(c_int64_t) :: rank = 0
     integer(c_int64_t) :: nranks = 0
     integer(c_int64_t) :: grid_rows = 0
@@ -200,6 +204,7 @@ module gdap
   public :: gdap_array_local_to_global
   public :: gdap_comm_create_group, gdap_comm_from_mpi, gdap_comm_from_nccl, gdap_comm_destroy
   public :: gdap_comm_rank, gdap_comm_size, gdap_comm_kind_get, gdap_comm_set_stream, gdap_comm_set_timeout
+  public :: gdap_comm_set_interrupt
   public :: gdap_comm_barrier, gdap_map_create_collective, gdap_plan_create, gdap_plan_destroy
   public :: gdap_plan_stats_get, gdap_redistribute, gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes
   public :: gdap_halo_create, gdap_halo_destroy, gdap_halo_stats_get, gdap_halo_exchange
@@ -700,6 +705,15 @@ module gdap
       import :: c_int, c_ptr, c_double
       type(c_ptr), value :: comm
       real(c_double), value :: seconds
+      integer(c_int) :: s
+    end function
+    ! `check` is c_funloc of a function `integer(c_int) function f(user) bind(C)` taking
+    ! `type(c_ptr), value :: user`; c_null_funptr clears it. See gdap.h.
+    function gdap_comm_set_interrupt(comm, check, user) bind(C, name='gdap_comm_set_interrupt') result(s)
+      import :: c_int, c_ptr, c_funptr
+      type(c_ptr), value :: comm
+      type(c_funptr), value :: check
+      type(c_ptr), value :: user
       integer(c_int) :: s
     end function
     function gdap_comm_barrier(comm) bind(C, name='gdap_comm_barrier') result(s)

@@ -391,6 +391,31 @@ static void* gdap_py_capsule_tensor(PyObject* capsule, const char* name, const c
   return PyCapsule_GetPointer(capsule, name);
 }
 
+/* ---- Ctrl-C in collective calls ------------------------------------------------------------ */
+
+/* SIGINTs that gdap's handler noted (gdap/_comm.py installs it in place of Python's default one),
+ * and, per thread, how many there were when its collective call began. */
+static volatile long gdap_py_sigints = 0;
+static _Thread_local long gdap_py_call_sigints = 0;
+
+/* The interrupt check of every Comm (gdap_comm_set_interrupt), run on the waiting thread every
+ * 100 ms or so. On the main thread it runs Python's pending signal handlers: Ctrl-C's raises
+ * KeyboardInterrupt, which stays set and which the call then raises (the gdap_status typemap). On
+ * any thread it stops a call during which a Ctrl-C came (the main thread may be in join()). While
+ * the interpreter shuts down it stops every wait: nothing is left to wait for. */
+static int gdap_py_interrupted(void* user) {
+  (void)user;
+#if PY_VERSION_HEX >= 0x030D0000
+  if (Py_IsFinalizing()) return 1;
+#else
+  if (_Py_IsFinalizing()) return 1;
+#endif
+  PyGILState_STATE state = PyGILState_Ensure();
+  const int raised = PyErr_CheckSignals() != 0;
+  PyGILState_Release(state);
+  return raised || gdap_py_sigints != gdap_py_call_sigints;
+}
+
 /* ---- memory a Python object owns, as a DLPack tensor ------------------------------------- */
 
 typedef struct gdap_py_owned_tensor {
@@ -426,6 +451,7 @@ static void gdap_py_owned_tensor_deleter(struct DLManagedTensorVersioned* self) 
 /* ---- gdap_status: raise, or return the out-parameters ------------------------------------ */
 
 %typemap(out) gdap_status {
+  if ($1 == GDAP_ERR_INTERRUPTED && PyErr_Occurred()) SWIG_fail; /* the signal handler's own exception */
   if ($1 != GDAP_SUCCESS) {
     gdap_py_raise_status($1);
     SWIG_fail;
@@ -886,7 +912,7 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
 
 %typemap(in, numinputs=0) gdap_plan_stats* stats (gdap_plan_stats temp) {
   memset(&temp, 0, sizeof temp);
-  temp.struct_size = (int64_t)sizeof temp;
+  temp.struct_size = (uint32_t)sizeof temp;
   $1 = &temp;
 }
 %typemap(argout) gdap_plan_stats* stats {
@@ -927,7 +953,7 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
 
 %typemap(in, numinputs=0) gdap_halo_stats* stats (gdap_halo_stats temp) {
   memset(&temp, 0, sizeof temp);
-  temp.struct_size = (int64_t)sizeof temp;
+  temp.struct_size = (uint32_t)sizeof temp;
   $1 = &temp;
 }
 %typemap(argout) gdap_halo_stats* stats {
@@ -949,7 +975,7 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
     long long chunk_bytes = 0;
     if (!PyArg_ParseTuple($input, "iip|iiL", &codec, &level, &overwrite, &layout, &shuffle, &chunk_bytes)) SWIG_fail;
     memset(&temp, 0, sizeof temp);
-    temp.struct_size = (int64_t)sizeof temp;
+    temp.struct_size = (uint32_t)sizeof temp;
     temp.codec = codec;
     temp.zstd_level = level;
     temp.overwrite = overwrite;
@@ -1001,9 +1027,11 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
 }
 
 /* Calls that wait for other ranks (or plan at length) run without the GIL: the ranks of an
- * in-process group are threads of this interpreter, and each must reach the call. */
+ * in-process group are threads of this interpreter, and each must reach the call. Each notes how
+ * many Ctrl-Cs came before it, so that its interrupt check (below) stops it at the next one. */
 %define GDAP_WITHOUT_GIL(NAME)
 %exception NAME {
+  gdap_py_call_sigints = gdap_py_sigints;
   Py_BEGIN_ALLOW_THREADS
   $action
   Py_END_ALLOW_THREADS
@@ -1054,7 +1082,7 @@ GDAP_WITHOUT_GIL(gdap_load_dnpy)
 }
 %typemap(in, numinputs=0) gdap_gemm_stats* stats (gdap_gemm_stats temp) {
   memset(&temp, 0, sizeof temp);
-  temp.struct_size = (int64_t)sizeof temp;
+  temp.struct_size = (uint32_t)sizeof temp;
   $1 = &temp;
 }
 %typemap(argout) gdap_gemm_stats* stats {
@@ -1127,6 +1155,15 @@ GDAP_WITHOUT_GIL(gdap_gemm_execute)
     return PyBytes_FromStringAndSize((const char*)$self->indices, (Py_ssize_t)($self->num_indices * 8));
   }
 }
+
+/* Ctrl-C for collective calls: the Python package sets the interrupt check above on every Comm,
+ * and its SIGINT handler notes each Ctrl-C (gdap/_comm.py). gdap_comm_set_interrupt itself takes a
+ * C function pointer, which Python has no use for. */
+%ignore gdap_comm_set_interrupt;
+%inline %{
+gdap_status gdap_py_set_interrupt(gdap_comm* comm) { return gdap_comm_set_interrupt(comm, gdap_py_interrupted, NULL); }
+void gdap_py_note_interrupt(void) { gdap_py_sigints = gdap_py_sigints + 1; }
+%}
 
 /* The PyCapsule glue, visible from Python as gdap_py_tensor_from_pointer. */
 %inline %{

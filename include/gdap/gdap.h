@@ -82,7 +82,8 @@ typedef enum gdap_status {
   GDAP_ERR_REMOTE = 12,          /**< another rank failed a collective call */
   GDAP_ERR_TIMEOUT = 13,         /**< a collective call did not complete in time */
   GDAP_ERR_IO = 14,              /**< reading or writing a file failed */
-  GDAP_ERR_INTERNAL = 15         /**< a bug in gdap: please report it with gdap_last_error() */
+  GDAP_ERR_INTERNAL = 15,        /**< a bug in gdap: please report it with gdap_last_error() */
+  GDAP_ERR_INTERRUPTED = 16      /**< a wait at a collective call was interrupted (gdap_comm_set_interrupt) */
 } gdap_status;
 
 /** The name of a status code, e.g. "GDAP_ERR_PROTOCOL". Static string: never free it. */
@@ -116,10 +117,14 @@ GDAP_API gdap_status gdap_protocol_version_check(const char* version);
  * Element types and devices (DLPack-compatible)
  * ------------------------------------------------------------------------------------------- */
 
-/** Element type; the same layout and codes as DLPack's DLDataType. */
+/**
+ * Element type; the same layout and codes as DLPack's DLDataType. gdap takes the codes below at the
+ * widths DLPack gives them (int and uint: 8, 16, 32, 64 bits; float: 16, 32, 64; bfloat: 16;
+ * complex: 32, 64, 128; bool: 8) and refuses any other code or width with GDAP_ERR_UNSUPPORTED.
+ */
 typedef struct gdap_dtype {
   uint8_t code; /**< GDAP_DTYPE_* (DLPack's DLDataTypeCode) */
-  uint8_t bits; /**< bits per lane: 8, 16, 32, 64 or 128 */
+  uint8_t bits; /**< bits per lane */
   uint16_t lanes; /**< 1 for scalars */
 } gdap_dtype;
 
@@ -162,6 +167,15 @@ typedef enum gdap_dist_type {
 #define GDAP_KEY_PERIODIC (1u << 1)   /**< 'b': periodic */
 #define GDAP_KEY_BLOCK_SIZE (1u << 2) /**< 'c': block_size */
 #define GDAP_KEY_ONE_TO_ONE (1u << 3) /**< 'u': one_to_one */
+
+/**
+ * Versioned structs (gdap_dim, the _options and _stats structs) begin with `uint32_t struct_size`,
+ * set by their _INIT macro: a caller compiled against an older release passes its smaller struct
+ * (the fields it lacks take their defaults), a newer caller its larger one (gdap reads and writes
+ * the fields it knows). gdap refuses with GDAP_ERR_INVALID_ARGUMENT a struct_size below the
+ * struct's first release, not a multiple of 8, or above GDAP_MAX_STRUCT_SIZE. See docs/abi.md.
+ */
+#define GDAP_MAX_STRUCT_SIZE 1024
 
 /**
  * One dimension dictionary. Initialise with GDAP_DIM_INIT (or a gdap_dim_set_* call), then fill
@@ -406,8 +420,8 @@ typedef struct gdap_axis_layout {
  *    blocks split the n interior cells and the two edge blocks add their h boundary cells;
  *  - periodic without a halo only gives the 'periodic' key.
  * A dimension with a halo gives 'padding' on every rank: (0, 0) on a non-periodic edge's outer side.
- * Errors (GDAP_ERR_INVALID_ARGUMENT, naming the axis and the value): ndim < 1, a struct_size below
- * this release's or not a multiple of 8, a dist_type other than 'b' or 'c', size < 0, grid_size < 1,
+ * Errors (GDAP_ERR_INVALID_ARGUMENT, naming the axis and the value): ndim < 1, a struct_size the
+ * versioned-struct policy refuses (see GDAP_MAX_STRUCT_SIZE), a dist_type other than 'b' or 'c', size < 0, grid_size < 1,
  * a block_size < 1 ('c') or other than 1 ('b'), lengths on a 'c' axis or lengths that are negative or
  * do not sum to size, a halo < 0 or on a 'c' axis, a halo wider than a neighbour's block, a periodic
  * halo h with size < 3h, periodic on a 'c' axis, reserved not 0; GDAP_ERR_OVERFLOW when the grid or
@@ -624,7 +638,8 @@ typedef enum gdap_comm_kind {
 /**
  * Creates an in-process group of `nranks` ranks and writes one communicator per rank to
  * comms[0] to comms[nranks - 1]. Rank r's collective calls are made by one thread with comms[r]; every
- * rank must make the same collective calls in the same order. A rank that waits longer than the
+ * rank must make the same collective calls in the same order (ranks in different calls all get
+ * GDAP_ERR_INVALID_ARGUMENT naming both at their first meeting). A rank that waits longer than the
  * group's timeout (gdap_comm_set_timeout, 300 s by default) for the others returns
  * GDAP_ERR_TIMEOUT, and every later collective call of the group fails at once: a missing rank
  * never hangs the others forever. Arrays of a group may live in host memory (host, pinned,
@@ -667,6 +682,27 @@ GDAP_API gdap_status gdap_comm_set_stream(gdap_comm* comm, void* stream);
  */
 GDAP_API gdap_status gdap_comm_set_timeout(gdap_comm* comm, double seconds);
 
+/**
+ * A function gdap calls while a rank waits for the others at a collective call (see
+ * gdap_comm_set_interrupt); non-zero stops the wait. `user` is what was passed with it.
+ */
+typedef int (*gdap_interrupt_check)(void* user);
+
+/**
+ * Sets the function gdap calls, with `user`, about every 100 ms while this rank waits for the
+ * others at a collective call on `comm` (NULL, the default: none). When it returns non-zero the
+ * rank stops waiting: the call returns GDAP_ERR_INTERRUPTED and the communicator breaks as after a
+ * timeout (every later collective call on it fails at once; on an in-process group the ranks
+ * waiting with it return GDAP_ERR_INTERRUPTED at once too, naming this rank). This is how a
+ * program stops a stuck collective on Ctrl-C: its SIGINT handler sets a flag that `check` reads
+ * (gdap installs no signal handler of its own; the Python binding sets a check that runs Python's
+ * signal handlers, so Ctrl-C raises KeyboardInterrupt within a tenth of a second). `check` runs on
+ * the waiting thread, must not call gdap on this communicator, and should return quickly; it is
+ * never called by a call that does not wait. `user` is retained (it must outlive its use).
+ * Not collective; not thread-safe against a collective call on `comm` in progress.
+ */
+GDAP_API gdap_status gdap_comm_set_interrupt(gdap_comm* comm, gdap_interrupt_check check, void* user);
+
 /** Collective: returns once every rank has called it. */
 GDAP_API gdap_status gdap_comm_barrier(gdap_comm* comm);
 
@@ -706,7 +742,8 @@ GDAP_API gdap_status gdap_plan_destroy(gdap_plan* plan);
 
 /** What one rank's plan moves. Messages and sent bytes exclude its copy within itself. */
 typedef struct gdap_plan_stats {
-  int64_t struct_size;   /**< set by the caller to sizeof(gdap_plan_stats) */
+  uint32_t struct_size;  /**< set by the caller to sizeof(gdap_plan_stats) (GDAP_PLAN_STATS_INIT) */
+  uint32_t reserved_head; /**< 0 */
   int64_t rank;          /**< the rank planned */
   int64_t nranks;        /**< ranks in the group */
   int64_t send_messages; /**< messages to other ranks */
@@ -720,7 +757,7 @@ typedef struct gdap_plan_stats {
 } gdap_plan_stats;
 
 /** A gdap_plan_stats with struct_size set and every count zero. */
-#define GDAP_PLAN_STATS_INIT {sizeof(gdap_plan_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define GDAP_PLAN_STATS_INIT {sizeof(gdap_plan_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /** Fills `*stats` (whose struct_size the caller sets) with the plan's counts. O(1). */
 GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan* plan);
@@ -752,9 +789,9 @@ typedef enum gdap_reduce_op {
 /**
  * Collective, in place: every rank's `section` becomes the element-wise `op` of all ranks'
  * sections, the all-reduce of replicated or partial sections (cupyx.distributed.array's sum, prod,
- * min and max modes made replicas again). Every rank's section must have rank 0's shape, dtype and
- * kind of memory (strides may differ); otherwise every rank gets GDAP_ERR_INVALID_ARGUMENT naming
- * the first rank that differs, and no section changes. Dtypes: int8/32/64, uint8/32/64,
+ * min and max modes made replicas again). Every rank must pass rank 0's op, and its section must
+ * have rank 0's shape, dtype and kind of memory (strides may differ); otherwise every rank gets
+ * GDAP_ERR_INVALID_ARGUMENT naming the first rank that differs, and no section changes. Dtypes: int8/32/64, uint8/32/64,
  * float32/64. Every rank ends with bitwise the same values. Engines: the in-process group reads
  * its peers' host sections directly (device sections: GDAP_ERR_UNSUPPORTED, use NCCL); MPI runs
  * MPI_Allreduce (host-accessible memory; a strided section goes through a packed copy); NCCL runs
@@ -870,7 +907,8 @@ GDAP_API gdap_status gdap_halo_destroy(gdap_halo* halo);
 
 /** What one rank's halo exchange moves. Messages and bytes exclude its copies within itself. */
 typedef struct gdap_halo_stats {
-  int64_t struct_size;   /**< set by the caller to sizeof(gdap_halo_stats) */
+  uint32_t struct_size;  /**< set by the caller to sizeof(gdap_halo_stats) (GDAP_HALO_STATS_INIT) */
+  uint32_t reserved_head; /**< 0 */
   int64_t rank;          /**< the rank planned */
   int64_t nranks;        /**< ranks in the group */
   int64_t send_messages; /**< messages to other ranks (one per neighbour rank) */
@@ -881,7 +919,7 @@ typedef struct gdap_halo_stats {
 } gdap_halo_stats;
 
 /** A gdap_halo_stats with struct_size set and every count zero. */
-#define GDAP_HALO_STATS_INIT {sizeof(gdap_halo_stats), 0, 0, 0, 0, 0, 0, 0}
+#define GDAP_HALO_STATS_INIT {sizeof(gdap_halo_stats), 0, 0, 0, 0, 0, 0, 0, 0}
 
 /** Fills `*stats` (whose struct_size the caller sets) with the halo's counts. O(1). */
 GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo* halo);
@@ -1015,7 +1053,8 @@ typedef enum gdap_zarr_shuffle {
  * GDAP_ZARR_OPTIONS_INIT). A struct_size too small for `overwrite`, or beyond 4096, is refused.
  */
 typedef struct gdap_zarr_options {
-  int64_t struct_size; /**< set by the caller to sizeof(gdap_zarr_options) */
+  uint32_t struct_size;   /**< set by the caller to sizeof(gdap_zarr_options) (GDAP_ZARR_OPTIONS_INIT) */
+  uint32_t reserved_head; /**< 0 */
   int32_t codec;       /**< a gdap_zarr_codec */
   int32_t zstd_level;  /**< the codec's level: zstd 1 to 22 (0: zstd's default); blosc 1 to 9 (0: 5);
                             ignored for GDAP_ZARR_RAW */
@@ -1029,7 +1068,7 @@ typedef struct gdap_zarr_options {
 } gdap_zarr_options;
 
 /** gdap_zarr_options: shards of inner chunks of at most 2 MiB, zstd at its default level, no overwrite. */
-#define GDAP_ZARR_OPTIONS_INIT {sizeof(gdap_zarr_options), GDAP_ZARR_ZSTD, 0, 0, 0, GDAP_ZARR_SHARDS, GDAP_ZARR_SHUFFLE, 0}
+#define GDAP_ZARR_OPTIONS_INIT {sizeof(gdap_zarr_options), 0, GDAP_ZARR_ZSTD, 0, 0, 0, GDAP_ZARR_SHARDS, GDAP_ZARR_SHUFFLE, 0}
 
 /**
  * Collective: writes the distributed array whose sections are `section` on each rank (this rank's
@@ -1132,7 +1171,8 @@ GDAP_API gdap_status gdap_gemm_destroy(gdap_gemm* gemm);
 
 /** What one rank's gemm plan does per gdap_gemm_execute. */
 typedef struct gdap_gemm_stats {
-  int64_t struct_size;        /**< set by the caller to sizeof(gdap_gemm_stats) */
+  uint32_t struct_size;       /**< set by the caller to sizeof(gdap_gemm_stats) (GDAP_GEMM_STATS_INIT) */
+  uint32_t reserved_head;     /**< 0 */
   int64_t rank;               /**< the rank planned */
   int64_t nranks;             /**< ranks in the group */
   int64_t grid_rows;          /**< rows of the process grid SUMMA runs on */
@@ -1149,7 +1189,7 @@ typedef struct gdap_gemm_stats {
 } gdap_gemm_stats;
 
 /** A gdap_gemm_stats with struct_size set and every count zero. */
-#define GDAP_GEMM_STATS_INIT {sizeof(gdap_gemm_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define GDAP_GEMM_STATS_INIT {sizeof(gdap_gemm_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /** Fills `*stats` (whose struct_size the caller sets) with the plan's counts. O(1). Not collective. */
 GDAP_API gdap_status gdap_gemm_stats_get(gdap_gemm_stats* stats, const gdap_gemm* gemm);

@@ -79,6 +79,7 @@ C_TO_JULIA = {
     "const gdap_zarr_options*": {"Ref{ZarrOptions}"},
     "gdap_halo_stats*": {"Ref{HaloStats}"},
     "double": {"Cdouble"},
+    "gdap_interrupt_check": HANDLE,
     "gdap_gemm*": HANDLE,
     "const gdap_gemm*": HANDLE,
     "gdap_gemm**": OUT_HANDLE,

@@ -45,6 +45,7 @@ const ERR_BUFFER_TOO_SMALL = Cint(7)
 const ERR_NO_MEMORY = Cint(8)
 const ERR_UNSUPPORTED = Cint(9)
 const ERR_DEVICE = Cint(10)
+const ERR_INTERRUPTED = Cint(16)
 
 """A failed gdap call: the status name and `gdap_last_error()`'s detail."""
 struct GDAPError <: Exception
@@ -606,7 +607,8 @@ const COMM_NCCL = Cint(3)
 
 """What one rank's plan moves (C `gdap_plan_stats`); build with `PlanStats()`."""
 struct PlanStats
-    struct_size::Int64
+    struct_size::UInt32
+    reserved_head::UInt32
     rank::Int64
     nranks::Int64
     send_messages::Int64
@@ -618,7 +620,7 @@ struct PlanStats
     recv_runs::Int64
     local_runs::Int64
 end
-PlanStats() = PlanStats(sizeof(PlanStats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+PlanStats() = PlanStats(sizeof(PlanStats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
 gdap_comm_create_group(comms::Vector{Ptr{Cvoid}}, nranks) =
     ccall((:gdap_comm_create_group, libgdap), Cint, (Ptr{Ptr{Cvoid}}, Int64), comms, nranks)
@@ -633,6 +635,10 @@ gdap_comm_set_stream(comm::Ptr{Cvoid}, stream::Ptr{Cvoid}) =
     ccall((:gdap_comm_set_stream, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}), comm, stream)
 gdap_comm_set_timeout(comm::Ptr{Cvoid}, seconds::Real) =
     ccall((:gdap_comm_set_timeout, libgdap), Cint, (Ptr{Cvoid}, Cdouble), comm, seconds)
+"""Sets the function gdap calls while this rank waits at a collective call: `check` is
+`@cfunction(f, Cint, (Ptr{Cvoid},))` (non-zero stops the wait: ERR_INTERRUPTED), C_NULL clears it."""
+gdap_comm_set_interrupt(comm::Ptr{Cvoid}, check::Ptr{Cvoid}, user::Ptr{Cvoid}) =
+    ccall((:gdap_comm_set_interrupt, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}), comm, check, user)
 gdap_comm_barrier(comm::Ptr{Cvoid}) = ccall((:gdap_comm_barrier, libgdap), Cint, (Ptr{Cvoid},), comm)
 """Wraps an MPI communicator given as its Fortran handle (MPI.jl: `MPI.Comm_c2f(comm)`)."""
 gdap_comm_from_mpi(out::Ref{Ptr{Cvoid}}, fortran_comm::Integer) =
@@ -663,7 +669,8 @@ HaloOptions(; corners::Bool=true) = HaloOptions(sizeof(HaloOptions), corners ? 1
 
 """What one rank's halo exchange moves (C `gdap_halo_stats`); build with `HaloStats()`."""
 struct HaloStats
-    struct_size::Int64
+    struct_size::UInt32
+    reserved_head::UInt32
     rank::Int64
     nranks::Int64
     send_messages::Int64
@@ -672,7 +679,7 @@ struct HaloStats
     recv_bytes::Int64
     local_bytes::Int64
 end
-HaloStats() = HaloStats(sizeof(HaloStats), 0, 0, 0, 0, 0, 0, 0)
+HaloStats() = HaloStats(sizeof(HaloStats), 0, 0, 0, 0, 0, 0, 0, 0)
 
 gdap_halo_create(out::Ref{Ptr{Cvoid}}, map::Ptr{Cvoid}, dtype::DType, rank, options::Ref{HaloOptions}) =
     ccall((:gdap_halo_create, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, DType, Int64, Ref{HaloOptions}),
@@ -831,7 +838,8 @@ at `level` (zstd 1 to 22, blosc 1 to 9; 0 for the default); `shards` true (the d
 shard per rank's block with inner chunks of at most `chunk_bytes` (0: 2 MiB), false one chunk per
 block; `shuffle` (:shuffle, :noshuffle, :bitshuffle) for blosc; `overwrite` replaces a store."""
 struct ZarrOptions
-    struct_size::Int64
+    struct_size::UInt32
+    reserved_head::UInt32
     codec::Int32
     zstd_level::Int32
     overwrite::Int32
@@ -846,7 +854,7 @@ function ZarrOptions(; codec::Symbol=:zstd, level::Integer=0, overwrite::Bool=fa
                      chunk_bytes::Integer=0, shuffle::Symbol=:shuffle)
     haskey(ZARR_CODECS, codec) || throw(ArgumentError("codec must be :zstd, :blosc_lz4, :blosc_zstd or :raw, not :$codec"))
     haskey(ZARR_SHUFFLES, shuffle) || throw(ArgumentError("shuffle must be :shuffle, :noshuffle or :bitshuffle, not :$shuffle"))
-    return ZarrOptions(sizeof(ZarrOptions), ZARR_CODECS[codec], level, overwrite ? 1 : 0, 0, shards ? 0 : 1,
+    return ZarrOptions(sizeof(ZarrOptions), 0, ZARR_CODECS[codec], level, overwrite ? 1 : 0, 0, shards ? 0 : 1,
                        ZARR_SHUFFLES[shuffle], chunk_bytes)
 end
 
@@ -991,7 +999,8 @@ GemmOptions(; mode::Integer=GEMM_EXACT, panel_width::Integer=0) =
 
 """What one rank's gemm plan does per call (C `gdap_gemm_stats`); build with `GemmStats()`."""
 struct GemmStats
-    struct_size::Int64
+    struct_size::UInt32
+    reserved_head::UInt32
     rank::Int64
     nranks::Int64
     grid_rows::Int64
@@ -1006,7 +1015,7 @@ struct GemmStats
     local_n::Int64
     flops::Int64
 end
-GemmStats() = GemmStats(sizeof(GemmStats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+GemmStats() = GemmStats(sizeof(GemmStats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
 gdap_gemm_create(out::Ref{Ptr{Cvoid}}, comm::Ptr{Cvoid}, a::Ptr{Cvoid}, b::Ptr{Cvoid}, c::Ptr{Cvoid}, dtype::DType,
                  options::Ref{GemmOptions}) =
