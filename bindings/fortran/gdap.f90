@@ -42,8 +42,11 @@ module gdap
   ! gdap_reduce_op (gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes; MEAN: gdap_reduce_axes only)
   integer(c_int), parameter, public :: GDAP_REDUCE_SUM = 1, GDAP_REDUCE_PROD = 2, GDAP_REDUCE_MIN = 3, &
                                        GDAP_REDUCE_MAX = 4, GDAP_REDUCE_MEAN = 5
-  ! gdap_zarr_codec (gdap_zarr_options%codec)
-  integer(c_int32_t), parameter, public :: GDAP_ZARR_RAW = 0, GDAP_ZARR_ZSTD = 1
+  ! gdap_zarr_codec (gdap_zarr_options%codec), gdap_zarr_layout (%layout), gdap_zarr_shuffle (%shuffle)
+  integer(c_int32_t), parameter, public :: GDAP_ZARR_RAW = 0, GDAP_ZARR_ZSTD = 1, GDAP_ZARR_BLOSC_LZ4 = 2, &
+                                           GDAP_ZARR_BLOSC_ZSTD = 3
+  integer(c_int32_t), parameter, public :: GDAP_ZARR_SHARDS = 0, GDAP_ZARR_CHUNKS = 1
+  integer(c_int32_t), parameter, public :: GDAP_ZARR_SHUFFLE = 0, GDAP_ZARR_NOSHUFFLE = 1, GDAP_ZARR_BITSHUFFLE = 2
   ! IPC handles (gdap_ipc_export / gdap_ipc_open): bytes per handle, most dimensions a handle carries
   integer(c_int64_t), parameter, public :: GDAP_IPC_HANDLE_SIZE = 2048, GDAP_IPC_MAX_NDIM = 8
 
@@ -136,15 +139,20 @@ module gdap
     integer(c_int64_t) :: local_bytes = 0
   end type gdap_halo_stats
 
-  !> How gdap_save_zarr writes (gdap_zarr_options): struct_size defaults to the C sizeof (24 bytes),
-  !> codec GDAP_ZARR_ZSTD at zstd's default level, an existing store refused (overwrite = 0).
+  !> How gdap_save_zarr writes (gdap_zarr_options): struct_size defaults to the C sizeof (40 bytes),
+  !> codec GDAP_ZARR_ZSTD at its default level (zstd_level is the level of any codec), one shard per
+  !> rank's block with inner chunks of at most chunk_bytes (0: 2 MiB), blosc's byte shuffle, an
+  !> existing store refused (overwrite = 0).
   type, bind(C), public :: gdap_zarr_options
-    integer(c_int32_t) :: struct_size = 24
+    integer(c_int32_t) :: struct_size = 40
     integer(c_int32_t) :: reserved_head = 0
     integer(c_int32_t) :: codec = 1
     integer(c_int32_t) :: zstd_level = 0
     integer(c_int32_t) :: overwrite = 0
     integer(c_int32_t) :: reserved = 0
+    integer(c_int32_t) :: layout = 0
+    integer(c_int32_t) :: shuffle = 0
+    integer(c_int64_t) :: chunk_bytes = 0
   end type gdap_zarr_options
 
   !> Distributed GEMM (gdap_gemm_*): arithmetic modes, options and statistics.

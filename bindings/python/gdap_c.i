@@ -463,6 +463,28 @@ static void gdap_py_owned_tensor_deleter(struct DLManagedTensorVersioned* self) 
   $result = gdap_py_collapse($result);
 }
 
+/* ---- string inputs: a str (or None for NULL) -------------------------------------------------- */
+
+/* A str holding a NUL character raises ValueError: its C string would end there and name another
+ * file or segment ("out/x\0y" would write out/x_0.dnpy). */
+%typemap(in) const char* prefix, const char* path, const char* name, const char* version {
+  $1 = NULL;
+  if ($input != Py_None) {
+    Py_ssize_t n = 0;
+    const char* s = PyUnicode_Check($input) ? PyUnicode_AsUTF8AndSize($input, &n) : NULL;
+    if (s == NULL) {
+      if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "$1_name must be a str or None, not %s", Py_TYPE($input)->tp_name);
+      SWIG_fail;
+    }
+    if ((Py_ssize_t)strlen(s) != n) {
+      PyErr_Format(PyExc_ValueError, "$1_name holds a NUL character at position %zd: a C string would end there",
+                   (Py_ssize_t)strlen(s));
+      SWIG_fail;
+    }
+    $1 = (char*)s;
+  }
+}
+
 /* ---- scalar outputs ------------------------------------------------------------------------ */
 
 %typemap(in, numinputs=0) int64_t* count (int64_t temp), int64_t* extent (int64_t temp),
@@ -944,17 +966,22 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
 
 /* ---- Zarr stores --------------------------------------------------------------------------- */
 
-/* gdap_zarr_options from None (defaults) or a triple (codec, zstd_level, overwrite). */
+/* gdap_zarr_options from None (defaults) or a tuple (codec, zstd_level, overwrite, layout, shuffle,
+ * chunk_bytes); the last three may be left out (their defaults). */
 %typemap(in) const gdap_zarr_options* options (gdap_zarr_options temp) {
   $1 = NULL;
   if ($input != Py_None) {
-    int codec = 0, level = 0, overwrite = 0;
-    if (!PyArg_ParseTuple($input, "iip", &codec, &level, &overwrite)) SWIG_fail;
+    int codec = 0, level = 0, overwrite = 0, layout = GDAP_ZARR_SHARDS, shuffle = GDAP_ZARR_SHUFFLE;
+    long long chunk_bytes = 0;
+    if (!PyArg_ParseTuple($input, "iip|iiL", &codec, &level, &overwrite, &layout, &shuffle, &chunk_bytes)) SWIG_fail;
     memset(&temp, 0, sizeof temp);
     temp.struct_size = (uint32_t)sizeof temp;
     temp.codec = codec;
     temp.zstd_level = level;
     temp.overwrite = overwrite;
+    temp.layout = layout;
+    temp.shuffle = shuffle;
+    temp.chunk_bytes = (int64_t)chunk_bytes;
     $1 = &temp;
   }
 }

@@ -76,8 +76,10 @@ static_assert(sizeof(gdap_gemm_stats) == 112 && offsetof(gdap_gemm_stats, reserv
               offsetof(gdap_gemm_stats, rank) == 8 && offsetof(gdap_gemm_stats, flops) == 104);
 
 // Zarr options, as the Fortran and Julia bindings mirror them.
-static_assert(sizeof(gdap_zarr_options) == 24 && offsetof(gdap_zarr_options, reserved_head) == 4 &&
+static_assert(sizeof(gdap_zarr_options) == 40 && offsetof(gdap_zarr_options, reserved_head) == 4 &&
               offsetof(gdap_zarr_options, codec) == 8 &&
-              offsetof(gdap_zarr_options, zstd_level) == 12 && offsetof(gdap_zarr_options, overwrite) == 16);
+              offsetof(gdap_zarr_options, zstd_level) == 12 && offsetof(gdap_zarr_options, overwrite) == 16 &&
+              offsetof(gdap_zarr_options, layout) == 24 && offsetof(gdap_zarr_options, shuffle) == 28 &&
+              offsetof(gdap_zarr_options, chunk_bytes) == 32);
 
 }  // namespace

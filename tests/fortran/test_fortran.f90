@@ -419,6 +419,18 @@ contains
     call check(ndim == 2 .and. shape(1) == 4 .and. shape(2) == 6 .and. dtype%bits == 64, 'the store is 4 x 6 float64')
     call check(gdap_load_zarr(comms(1), map, dst, path//c_null_char) == GDAP_SUCCESS, 'gdap_load_zarr')
     call check(all(b == a), 'every element came back')
+    options%codec = GDAP_ZARR_BLOSC_LZ4
+    options%shuffle = GDAP_ZARR_BITSHUFFLE
+    options%chunk_bytes = 48
+    b = -1
+    call check(gdap_save_zarr(comms(1), map, src, path//c_null_char, options) == GDAP_SUCCESS, &
+               'gdap_save_zarr, blosc shards of 48-byte inner chunks: '//gdap_error_message())
+    call check(gdap_load_zarr(comms(1), map, dst, path//c_null_char) == GDAP_SUCCESS, 'gdap_load_zarr (blosc shards)')
+    call check(all(b == a), 'every element came back through blosc shards')
+    options%layout = GDAP_ZARR_CHUNKS
+    options%codec = 9
+    call check(gdap_save_zarr(comms(1), map, src, path//c_null_char, options) == GDAP_ERR_INVALID_ARGUMENT, &
+               'an unknown codec is refused')
     call check(gdap_load_zarr(comms(1), map, dst, 'no_such.zarr'//c_null_char) == GDAP_ERR_IO, 'a missing store')
     call check(index(gdap_error_message(), 'no_such.zarr/zarr.json') > 0, 'the error names the file')
     call check(gdap_array_destroy(src) == GDAP_SUCCESS, 'destroy the source (zarr)')
