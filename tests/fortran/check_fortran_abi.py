@@ -99,6 +99,10 @@ def check_interfaces(checker, api, fc, workdir):
     protos = fortran_prototypes(fc, workdir)
     dummies = c_ptr_dummies(MODULE.read_text())
     for fn in api.functions:
+        if fn.replacement:
+            checker.check(fn.name not in protos, "rule: a deprecated name has no interface: %s (use %s)"
+                          % (fn.name, fn.replacement))
+            continue
         if not checker.check(fn.name in protos, "rule: every C function has a bind(C) interface: %s" % fn.name):
             continue
         result, params = protos[fn.name]

@@ -169,10 +169,10 @@ def generate(api):
     for struct in api.structs:
         lines += struct_lines(api, struct)
     lines += ["", "  ! ---- functions ----"]
-    lines += statement([f.name for f in api.functions], "  public :: ")
+    lines += statement([f.name for f in api.current()], "  public :: ")
     lines += ["", "  interface"]
     header = None
-    for fn in api.functions:
+    for fn in api.current():
         if fn.header != header:
             lines += ["", "    ! ---- %s ----" % fn.header]
             header = fn.header

@@ -66,6 +66,7 @@ class Function:
     params: list
     doc: str
     header: str
+    replacement: str = None  # for a deprecated name (GDAP_DEPRECATED), the function that replaces it
 
     def collective(self):
         return re.match(r"Collective\b", self.doc) is not None
@@ -115,6 +116,10 @@ class Api:
     def function(self, name):
         return next((f for f in self.functions if f.name == name), None)
 
+    def current(self):
+        """The functions less the deprecated names: what the bindings wrap."""
+        return [f for f in self.functions if not f.replacement]
+
     def is_handle(self, ctype):
         return ctype.base in self.handles or ctype.base in self.foreign
 
@@ -157,12 +162,15 @@ def _blank(match):
     return re.sub(r"[^\n]", " ", match.group(0))
 
 
+MARKERS = re.compile(r"\bGDAP_API\b|\bGDAP_DEPRECATED\(\w+\)")
+
+
 def prepare(text):
-    """The header with what C++ and the visibility macro add blanked out (byte offsets kept), so that
-    tree-sitter-c parses plain C: the `#ifdef __cplusplus` blocks and GDAP_API before declarations."""
+    """The header with what C++ and the attribute macros add blanked out (byte offsets kept), so that
+    tree-sitter-c parses plain C: the `#ifdef __cplusplus` blocks, and GDAP_API and
+    GDAP_DEPRECATED(replacement) before declarations."""
     text = re.sub(r"#ifdef __cplusplus\n.*?#endif", _blank, text, flags=re.S)
-    return "\n".join(line if line.lstrip().startswith("#") else re.sub(r"\bGDAP_API\b", "        ", line)
-                     for line in text.split("\n"))
+    return "\n".join(line if line.lstrip().startswith("#") else MARKERS.sub(_blank, line) for line in text.split("\n"))
 
 
 def doc_text(comment):
@@ -210,10 +218,13 @@ class Reader:
         name = node.child_by_field_name("name")
         return node.children[0].type == "#ifndef" and name is not None and re.match(r"GDAP\w*_H$", self.text(name))
 
-    def exported(self, node):
-        """True when GDAP_API stood before the declaration (prepare() blanked it)."""
+    def markers(self, node):
+        """(exported, replacement): whether GDAP_API stood before the declaration, and the name in its
+        GDAP_DEPRECATED(name) if any (prepare() blanked both)."""
         line_start = self.original.rfind(b"\n", 0, node.start_byte) + 1
-        return self.original[line_start:node.start_byte].decode().strip() == "GDAP_API"
+        m = re.fullmatch(r"GDAP_API(?:\s+GDAP_DEPRECATED\((\w+)\))?",
+                         self.original[line_start:node.start_byte].decode().strip())
+        return m is not None, m.group(1) if m else None
 
 
 def walk(node):
@@ -390,9 +401,11 @@ def read(root=ROOT):
             elif node.type == "struct_specifier":
                 api.foreign.append("struct " + reader.text(node.child_by_field_name("name")))
             elif node.type == "declaration":
-                if not reader.exported(node):
+                exported, replacement = reader.markers(node)
+                if not exported:
                     raise HeaderError("%s: a declaration without GDAP_API" % reader.where(node))
                 api.functions.append(read_function(reader, node, doc))
+                api.functions[-1].replacement = replacement
             elif node.type not in (";",):
                 raise HeaderError("%s: unexpected %s" % (reader.where(node), node.type))
     attach_inits(api, pending_inits)

@@ -160,7 +160,7 @@ def generate(api):
         lines += struct_lines(api, struct)
     lines += ["", "# ---- functions ----"]
     header = None
-    for fn in api.functions:
+    for fn in api.current():
         if fn.header != header:
             lines += ["", "# ---- %s ----" % fn.header]
             header = fn.header

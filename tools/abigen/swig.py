@@ -59,7 +59,7 @@ def gil_lines(api):
     out = ["", "/* ---- calls that wait for other ranks (or work at length) run without the GIL -------------- */",
            "%define GDAP_WITHOUT_GIL(NAME)", "%exception NAME {", "  Py_BEGIN_ALLOW_THREADS", "  $action",
            "  Py_END_ALLOW_THREADS", "}", "%enddef"]
-    for fn in api.functions:
+    for fn in api.current():
         if fn.collective():
             out.append("GDAP_WITHOUT_GIL(%s)" % fn.name)
         elif fn.name in WAITING:
@@ -67,8 +67,17 @@ def gil_lines(api):
     return out
 
 
+def deprecated_lines(api):
+    names = [f for f in api.functions if f.replacement]
+    if not names:
+        return []
+    return ["", "/* ---- deprecated names: not wrapped (Python has the functions that replace them) ------------ */"] + [
+        "%%ignore %s; /* use %s */" % (f.name, f.replacement) for f in names]
+
+
 def generate(api):
     missing = [name for name in WAITING if not api.function(name)]
     if missing:
         raise ValueError("swig.WAITING names functions the headers do not declare: %s" % ", ".join(missing))
-    return "\n".join(HEAD.rstrip("\n").split("\n") + handle_lines(api) + stats_lines(api) + gil_lines(api)) + "\n"
+    return "\n".join(HEAD.rstrip("\n").split("\n") + handle_lines(api) + stats_lines(api) + gil_lines(api) +
+                     deprecated_lines(api)) + "\n"
