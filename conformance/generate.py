@@ -61,10 +61,10 @@ def extent(d):
 
 
 def global_of(d, local):
-    """Global index held at local index `local` (halo cells: the index they mirror, wrapped)."""
+    """Global index held at local index `local`: for 'b' every cell of [start, stop) holds its own
+    index, padding included, periodic or not (DAP 0.10: 0 <= start <= stop <= size)."""
     if d["dist_type"] == "b":
-        g = d["start"] + local
-        return g % d["size"] if d.get("periodic") and d["size"] else g
+        return d["start"] + local
     if d["dist_type"] == "c":
         bs = d.get("block_size", 1)
         return (local // bs * d["proc_grid_size"] + d["proc_grid_rank"]) * bs + local % bs
@@ -130,8 +130,9 @@ def finish(stem, v, note, reading):
     add(stem, v)
 
 
-# Rules that are gdap's reading of the text (rules.md says which): vectors exercising them say so.
-GDAP_READINGS = {"dim.common.known-keys", "dim.b.periodic-halo", "global.b.padding-given"}
+# Rules that are gdap's reading where the text is silent (rules.md says which): vectors exercising
+# them say so.
+GDAP_READINGS = {"dim.common.known-keys"}
 
 
 def global_(stem, id_, rules, ranks, valid, rank=None, dimension=None, error="protocol", owned=None, note=None,
@@ -153,13 +154,12 @@ def global_(stem, id_, rules, ranks, valid, rank=None, dimension=None, error="pr
 
 
 def owned_of(d):
+    """Owned count: for 'b' the held range less communication padding, the padding on a side with
+    a neighbour (the edges' outer padding is boundary padding, owned, periodic or not)."""
     if d["dist_type"] == "b":
         lo, hi = d.get("padding", [0, 0])
-        periodic = d.get("periodic", False)
         first, last = d["proc_grid_rank"] == 0, d["proc_grid_rank"] == d["proc_grid_size"] - 1
-        comm_lo = lo if (not first or periodic) else 0
-        comm_hi = hi if (not last or periodic) else 0
-        return d["stop"] - d["start"] - comm_lo - comm_hi
+        return d["stop"] - d["start"] - (0 if first else lo) - (0 if last else hi)
     return extent(d) if d["dist_type"] == "c" else len(d["indices"])
 
 
@@ -198,7 +198,7 @@ def value_at(values, shape, g):
 
 def example(stem, id_, rules, axes_or_ranks, dtype="float64", values=None, shape=None, note=None, reading=None):
     """A worked example: global shape and values, every rank's dim_data, each rank's local buffer
-    (flat, C order; halo cells hold the element they mirror)."""
+    (flat, C order; every cell holds the element at its global index, padding included)."""
     ranks = compose(axes_or_ranks) if shape is None else axes_or_ranks
     global_shape = [d["size"] for d in ranks[0]] if ranks[0] else (shape or [])
     values = values or linear(global_shape, offset=100)
@@ -218,19 +218,20 @@ def example(stem, id_, rules, axes_or_ranks, dtype="float64", values=None, shape
 
 
 def block_axis(size, counts=None, grid=None, halo=0, boundary=(0, 0), periodic=None):
-    """A 'b' axis: owned counts per grid rank (even split of `grid` ranks if None), communication
-    padding `halo` between neighbours (and around, if periodic), boundary padding on the ends."""
+    """A 'b' axis: owned counts per grid rank (even split of `grid` ranks if None, boundary padding
+    included), communication padding `halo` between neighbours, boundary padding on the ends;
+    `periodic` sets the flag only (it changes no range)."""
     if counts is None:
         counts = [size * (g + 1) // grid - size * g // grid for g in range(grid)]
     P, out, lo = len(counts), [], 0
     for g, n in enumerate(counts):
         first, last = g == 0, g == P - 1
-        pad_lo = boundary[0] if first and not periodic else halo
-        pad_hi = boundary[1] if last and not periodic else halo
-        start = lo - (halo if (not first or periodic) else 0)
-        stop = lo + n + (halo if (not last or periodic) else 0)
+        pad_lo = boundary[0] if first else halo
+        pad_hi = boundary[1] if last else halo
+        start = lo - (0 if first else halo)
+        stop = lo + n + (0 if last else halo)
         d = b(size, start, stop, P, g)
-        if halo or any(boundary) or periodic:
+        if halo or any(boundary):
             d["padding"] = [pad_lo, pad_hi]
         if periodic is not None:
             d["periodic"] = periodic
@@ -272,6 +273,8 @@ def process_common():
             dimension=0, key="dist_type")
     process(s, "process/common/unknown-dist-type", ["dim.common.dist-type"],
             [dict(b(4, 0, 4), dist_type="x")], [4], False, dimension=0, key="dist_type")
+    process(s, "process/common/dist-type-n", ["dim.common.dist-type"], [{"dist_type": "n", "size": 4}], [4], False,
+            dimension=0, key="dist_type", note="'n' (undistributed) was version 0.9's; 0.10 writes {} or 'b'")
     process(s, "process/common/dist-type-not-string", ["dim.common.dist-type"],
             [dict(b(4, 0, 4), dist_type=98)], [4], False, dimension=0, key="dist_type")
     for key in ("size", "proc_grid_size", "proc_grid_rank"):
@@ -306,7 +309,10 @@ def process_version():
     s = "process_version"
     ok = [b(4, 0, 4)]
     process(s, "process/version/current", ["version.format", "version.compatible"], ok, [4], True)
-    process(s, "process/version/older-minor", ["version.compatible"], ok, [4], True, version="0.9.0")
+    process(s, "process/version/older-minor", ["version.compatible"], ok, [4], False, error="version", version="0.9.0",
+            reading="gdap", note="0.9 reads some keys otherwise (dist_type 'n', periodic padding): refused, not misread")
+    process(s, "process/version/older-minor-with-n", ["version.compatible", "dim.common.dist-type"],
+            [{"dist_type": "n", "size": 4}], [4], False, error="version", version="0.9.0", reading="gdap")
     process(s, "process/version/other-patch", ["version.compatible"], ok, [4], True, version="0.10.7")
     process(s, "process/version/newer-minor", ["version.compatible"], ok, [4], False, error="version",
             version="0.11.0")
@@ -373,13 +379,21 @@ def process_block():
     process(s, "process/b/periodic-true-no-padding", ["dim.b.periodic"], [b(8, 0, 8, periodic=True)], [8], True)
     process(s, "process/b/periodic-not-bool", ["dim.b.periodic"], [b(8, 0, 8, periodic=1)], [8], False,
             dimension=0, key="periodic")
-    process(s, "process/b/periodic-single-rank-halo", ["dim.b.periodic", "dim.b.periodic-halo"],
-            [b(8, -2, 10, padding=[2, 2], periodic=True)], [12], True,
-            note="our reading: periodic padding is communication padding and wraps, so start = -padding[0]")
-    process(s, "process/b/periodic-rank0-halo", ["dim.b.periodic-halo"],
-            [b(16, -1, 9, 2, 0, padding=[1, 1], periodic=True)], [10], True)
-    process(s, "process/b/periodic-start-below-halo", ["dim.b.periodic-halo"],
-            [b(16, -2, 9, 2, 0, padding=[1, 1], periodic=True)], [11], False, dimension=0, key="start")
+    process(s, "process/b/periodic-padded-single-rank", ["dim.b.periodic", "dim.b.periodic-boundary"],
+            [b(10, 0, 10, padding=[2, 2], periodic=True)], [10], True,
+            note="the text: block dimensions with proc_grid_size == 1 and the periodic and padding keys are valid "
+                 "(upstream test_undistributed_padded_periodic)")
+    process(s, "process/b/periodic-rank0-boundary", ["dim.b.periodic-boundary", "dim.b.rank0-start"],
+            [b(16, 0, 9, 2, 0, padding=[1, 1], periodic=True)], [9], True)
+    process(s, "process/b/periodic-last-rank-boundary", ["dim.b.periodic-boundary", "dim.b.last-stop"],
+            [b(16, 7, 16, 2, 1, padding=[1, 1], periodic=True)], [9], True)
+    process(s, "process/b/periodic-negative-start", ["dim.b.periodic-boundary", "dim.b.bounds"],
+            [b(16, -1, 9, 2, 0, padding=[1, 1], periodic=True)], [10], False, dimension=0, key="start",
+            note="a wrap written as start = -padding[0] breaks start >= 0 (the reference validator refuses it too)")
+    process(s, "process/b/periodic-stop-past-size", ["dim.b.periodic-boundary", "dim.b.bounds"],
+            [b(16, 7, 17, 2, 1, padding=[1, 1], periodic=True)], [10], False, dimension=0, key="stop")
+    process(s, "process/b/periodic-single-rank-wrap-form", ["dim.b.periodic-boundary", "dim.b.bounds"],
+            [b(8, -2, 10, padding=[2, 2], periodic=True)], [12], False, dimension=0, key="start")
     process(s, "process/b/nonperiodic-negative-start-with-padding", ["dim.b.bounds"],
             [b(16, -1, 9, 2, 0, padding=[1, 1])], [10], False, dimension=0, key="start",
             note="without periodic, start < 0 is out of bounds even with padding")
@@ -431,7 +445,7 @@ def process_unstructured():
     process(s, "process/u/ordered", ["dim.u.indices", "dim.u.extent"], [u(6, [0, 1, 2])], [3], True)
     process(s, "process/u/unordered", ["dim.u.free-order"], [u(6, [4, 0, 5, 2], 2, 0)], [4], True)
     process(s, "process/u/negative", ["dim.u.free-order"], [u(3, [-1, 0, -7], 1, 0)], [3], True,
-            note="PROTOCOL.md: indices may be unordered, non-contiguous, even negative")
+            note="the text: the values are locally unique and otherwise unconstrained, even negative")
     process(s, "process/u/past-size", ["dim.u.free-order"], [u(2, [10, 20])], [2], True)
     process(s, "process/u/empty", ["dim.u.indices", "global.empty-sections"], [u(4, [], 2, 1)], [0], True)
     process(s, "process/u/duplicate", ["dim.u.unique"], [u(4, [1, 2, 1])], [3], False, dimension=0,
@@ -517,6 +531,18 @@ def global_sets():
     ranks[1] = [with_(ranks[1][0], indices=[2, 0]), ranks[1][1]]
     global_(s, "global/axis/inconsistent-indices", ["global.axis-consistent"], ranks, False, rank=1, dimension=0)
     global_(s, "global/axis/consistent-2x2", ["global.axis-consistent"], compose([rows, cols]), True)
+    ranks = compose([block_axis(8, grid=2), block_axis(6, grid=2, boundary=(1, 1))])
+    ranks[2] = [ranks[2][0], with_(ranks[2][1], padding=[2, 0])]
+    global_(s, "global/axis/boundary-padding-differs", ["global.axis-consistent", "global.b.boundary-differs"], ranks,
+            True, note="ranks 0 and 2 share grid coordinate 0 of dimension 1; their boundary padding differs")
+    ranks = compose([block_axis(8, grid=2), block_axis(6, grid=2, halo=1)])
+    ranks[2] = [ranks[2][0], with_(ranks[2][1], padding=[0, 0])]
+    global_(s, "global/axis/comm-padding-differs", ["global.axis-consistent"], ranks, False, rank=2, dimension=1,
+            note="communication padding must be the same on every rank of a grid coordinate")
+    ranks = compose([block_axis(8, grid=2), block_axis(6, grid=2)])
+    ranks[1] = [ranks[1][0], with_(ranks[1][1], padding=[0, 0], periodic=False)]
+    global_(s, "global/axis/defaults-given", ["global.axis-consistent"], ranks, True,
+            note="a key given at its default is the same dictionary as the key left out")
     # padding against the neighbour
     halo = block_axis(12, grid=3, halo=1)
     global_(s, "global/b/halo-agrees", ["global.b.padding-neighbour", "dim.b.padding-kinds"], compose([halo]), True)
@@ -532,20 +558,27 @@ def global_sets():
     global_(s, "global/b/halo-wider-than-neighbour", ["global.b.padding-width"], [[d] for d in wide], False,
             dimension=0, note="a 2-wide halo around a rank that owns 1 index")
     mixed = [with_(d) for d in block_axis(10, grid=2)]
-    mixed[0]["padding"] = [0, 0]
-    global_(s, "global/b/padding-given-on-some", ["global.b.padding-given"], [[d] for d in mixed], False,
-            dimension=0, note="gdap's reading: 'padding' is given on every rank of a dimension or on none")
+    mixed[0]["padding"] = [1, 0]
+    global_(s, "global/b/padding-given-on-some", ["global.b.padding-optional"], [[d] for d in mixed], True,
+            note="'padding' is optional on each dictionary; rank 1 gives none: (0, 0)")
+    missing = [with_(d) for d in block_axis(10, grid=2, halo=1)]
+    del missing[1]["padding"]
+    missing[1]["start"] = 5
+    global_(s, "global/b/padding-missing-against-halo", ["global.b.padding-optional", "global.b.padding-neighbour"],
+            [[d] for d in missing], False, rank=1, dimension=0,
+            note="a missing padding is (0, 0), which must still equal the neighbour's communication padding (1)")
     boundary = block_axis(10, grid=2, boundary=(1, 2))
     global_(s, "global/b/boundary-padding-owned", ["dim.b.padding-kinds", "global.sum-owned"],
             [[d] for d in boundary], True, note="boundary padding is part of size and owned")
-    per = block_axis(12, grid=3, halo=1, periodic=True)
-    global_(s, "global/b/periodic-halo", ["dim.b.periodic-halo", "global.b.padding-neighbour"],
+    per = block_axis(12, grid=3, halo=1, boundary=(1, 1), periodic=True)
+    global_(s, "global/b/periodic-boundary", ["dim.b.periodic-boundary", "global.b.padding-neighbour"],
             [[d] for d in per], True)
-    bad = [dict(d) for d in per]
-    bad[0] = with_(bad[0], start=0, padding=[0, 1])
-    global_(s, "global/b/periodic-wrap-disagrees", ["dim.b.periodic-halo", "global.b.padding-neighbour"],
-            [[d] for d in bad], False, dimension=0,
-            note="the last rank's upper halo wraps onto rank 0, which gives no lower halo")
+    wide = block_axis(12, grid=3, halo=1, boundary=(1, 2), periodic=True)
+    global_(s, "global/b/periodic-boundary-unequal", ["dim.b.periodic-boundary", "global.b.padding-neighbour"],
+            [[d] for d in wide], True, note="boundary padding is not matched across the wrap: 1 below, 2 above")
+    old = [with_(per[0], start=-1), with_(per[1]), with_(per[2], stop=13)]
+    global_(s, "global/b/periodic-wrap-form", ["dim.b.periodic-boundary", "dim.b.bounds"], [[d] for d in old], False,
+            rank=0, dimension=0, note="start = -padding[0] and stop = size + padding[1]: refused, rank named")
     bad = [dict(d) for d in per]
     bad[1] = with_(bad[1], periodic=False)
     global_(s, "global/b/periodic-differs", ["global.axis-consistent", "dim.b.periodic"], [[d] for d in bad], False,
@@ -566,9 +599,12 @@ def global_sets():
     # unstructured
     global_(s, "global/u/cover", ["global.u.coverage"], [[d] for d in unstructured_axis(5, [[4, 0], [3, 1, 2]])],
             True)
-    global_(s, "global/u/negative-cover", ["global.u.coverage", "dim.u.free-order"],
-            [[d] for d in unstructured_axis(4, [[-2, 7], [0, -1]], one_to_one=True)], True,
-            note="four distinct labels, some negative: size 4")
+    global_(s, "global/u/one-to-one-out-of-range", ["global.u.coverage", "global.u.one-to-one"],
+            [[d] for d in unstructured_axis(4, [[-2, 3], [0, 1]], one_to_one=True)], False, rank=0, dimension=0,
+            note="with one_to_one each index of [0, size) is held exactly once: -2 leaves 2 unheld")
+    global_(s, "global/u/replicas-out-of-range", ["global.u.coverage"],
+            [[d] for d in unstructured_axis(3, [[0, 1], [1, 2, 5]])], False, rank=1, dimension=0, reading="gdap",
+            note="an index past size names no element; gdap refuses it before any operation reads it")
     global_(s, "global/u/replicas-allowed", ["global.u.one-to-one", "global.u.coverage"],
             [[d] for d in unstructured_axis(3, [[0, 1], [1, 2]], one_to_one=False)], True)
     global_(s, "global/u/replicas-default", ["global.u.one-to-one"],
@@ -578,12 +614,15 @@ def global_sets():
     global_(s, "global/u/too-few", ["global.u.coverage", "global.sum-owned"],
             [[d] for d in unstructured_axis(5, [[0, 1], [2]])], False, dimension=0)
     global_(s, "global/u/too-many", ["global.u.coverage", "global.sum-owned"],
-            [[d] for d in unstructured_axis(2, [[0, 1], [2]], one_to_one=True)], False, dimension=0)
+            [[d] for d in unstructured_axis(2, [[0, 1], [2]], one_to_one=True)], False, rank=1, dimension=0)
     ranks = [[d] for d in unstructured_axis(3, [[0, 1], [2]], one_to_one=True)]
     ranks[1] = [with_(ranks[1][0], one_to_one=False)]
     global_(s, "global/u/one-to-one-differs", ["global.axis-consistent", "dim.u.one-to-one"], ranks, False, rank=1,
             dimension=0)
     # mixed, ndim, aliases, 0-d
+    global_(s, "global/grid-size-differs", ["global.same-type-size-grid", "global.grid-product"],
+            [[b(10, 0, 5, 3, 0)], [b(10, 5, 10, 2, 1)]], False, rank=1, dimension=0,
+            note="rank 0's grid has 3 ranks, rank 1's 2: the rank and dimension that disagree are named")
     global_(s, "global/ndim-differs", ["global.ndim"], [[b(4, 0, 2, 2, 0)], [b(4, 2, 4, 2, 1), b(3, 0, 3)]], False,
             rank=1)
     global_(s, "global/zero-d-single", ["distbuffer.zero-d", "global.sum-owned"], [[]], True, owned=[[]])
@@ -623,12 +662,13 @@ def examples():
             [block_axis(6, grid=2, halo=1, boundary=(1, 0)), block_axis(8, grid=2, halo=2, boundary=(0, 2))])
     example(s, "example/b/boundary-only", ["dim.b.padding-kinds"], [block_axis(9, grid=3, boundary=(2, 1))])
     example(s, "example/b/boundary-single-rank", ["dim.b.padding-kinds"], [block_axis(5, grid=1, boundary=(1, 1))])
-    example(s, "example/b/periodic-3", ["map.b-periodic", "dim.b.periodic-halo"],
-            [block_axis(12, grid=3, halo=1, periodic=True)])
-    example(s, "example/b/periodic-single-rank", ["map.b-periodic", "dim.b.periodic-halo"],
-            [block_axis(8, grid=1, halo=2, periodic=True)], note="a periodic single rank wraps onto itself")
+    example(s, "example/b/periodic-3", ["map.b-periodic", "dim.b.periodic-boundary"],
+            [block_axis(12, grid=3, halo=1, boundary=(1, 1), periodic=True)])
+    example(s, "example/b/periodic-single-rank", ["map.b-periodic", "dim.b.periodic-boundary"],
+            [block_axis(10, grid=1, boundary=(2, 2), periodic=True)],
+            note="the text's own case: one rank, size 10, padding (2, 2), periodic; all 10 cells owned")
     example(s, "example/b/periodic-2d", ["map.b-periodic"],
-            [block_axis(6, grid=2, halo=1, periodic=True), block_axis(4, grid=1)])
+            [block_axis(6, grid=2, halo=1, boundary=(1, 1), periodic=True), block_axis(4, grid=1)])
     example(s, "example/b/periodic-flag-no-padding", ["dim.b.periodic"], [block_axis(7, grid=2, periodic=True)])
     s = "examples_cyclic"
     example(s, "example/bxc/2x2", ["map.b", "map.c"], [block_axis(5, grid=2), cyclic_axis(7, 2)])
@@ -645,17 +685,14 @@ def examples():
     s = "examples_unstructured"
     example(s, "example/u/unordered", ["map.u", "dim.u.free-order"],
             [unstructured_axis(6, [[5, 0, 3], [2, 4, 1]], one_to_one=True)])
-    example(s, "example/u/negative", ["map.u", "dim.u.free-order"],
-            [unstructured_axis(5, [[-3, 2, -1], [7, 0]], one_to_one=True)],
-            note="indices are labels: the global array's value at label g is the formula at g")
     example(s, "example/u/replicas", ["map.u", "global.u.one-to-one"],
             [unstructured_axis(4, [[0, 1, 2], [2, 3, 1]])])
     example(s, "example/u/with-empty-rank", ["map.u", "global.empty-sections"],
             [unstructured_axis(3, [[2, 0, 1], []])])
     example(s, "example/uxb/2x2", ["map.u", "map.b"],
-            [unstructured_axis(4, [[3, -2], [0, 1]], one_to_one=True), block_axis(5, grid=2)])
+            [unstructured_axis(4, [[3, 2], [0, 1]], one_to_one=True), block_axis(5, grid=2)])
     example(s, "example/bxu/1x2", ["map.u", "map.b"],
-            [undistributed_axis(3), unstructured_axis(5, [[4, 2, 0], [-1, 3]])])
+            [undistributed_axis(3), unstructured_axis(5, [[4, 2, 0], [1, 3]])])
     s = "examples_edge"
     example(s, "example/empty/block-rank", ["global.empty-sections", "map.b"], [block_axis(4, [2, 0, 2])])
     example(s, "example/empty/cyclic-ranks", ["global.empty-sections", "dim.c.empty"], [cyclic_axis(2, 4)])

@@ -78,7 +78,8 @@ double time_ms(cudaStream_t stream, bool once, F&& body) {
   return median(times);
 }
 
-// gdap's exchange of the slab with itself: one rank, axis 2 periodic with w cells of padding.
+// gdap's exchange of the slab with itself: one rank, axis 2 periodic with w cells of boundary padding
+// at each end of its n interior cells (size n + 2w).
 struct SelfHalo {
   gdap_comm* comm = nullptr;
   gdap_map* map = nullptr;
@@ -90,7 +91,7 @@ struct SelfHalo {
     gdap_dim dims[3] = {GDAP_DIM_INIT, GDAP_DIM_INIT, GDAP_DIM_INIT};
     CK(gdap_dim_set_undistributed(&dims[0], kN));
     CK(gdap_dim_set_undistributed(&dims[1], kN));
-    CK(gdap_dim_set_block(&dims[2], s.n, 1, 0, -s.w, s.n + s.w));
+    CK(gdap_dim_set_block(&dims[2], s.n + 2 * s.w, 1, 0, 0, s.n + 2 * s.w));
     CK(gdap_dim_set_padding(&dims[2], s.w, s.w));
     CK(gdap_dim_set_periodic(&dims[2], 1));
     CK(gdap_map_create_collective(&map, comm, 3, dims));

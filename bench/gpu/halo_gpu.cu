@@ -41,7 +41,9 @@ struct Case {
   int64_t width;
 };
 
-// Rank r's dictionaries: split axes are periodic blocks with `width` cells of padding each side.
+// Rank r's dictionaries: split axes are periodic blocks with `width` cells of padding each side: the
+// kN interior cells with `width` cells of boundary padding at each end (DAP 0.10: size kN + 2 width,
+// start >= 0), which the exchange fills from the far end, and halos of `width` between ranks.
 std::vector<gdap_dim> dims_of(const Case& c, int64_t r) {
   std::vector<gdap_dim> dims(3);
   int64_t rest = r;
@@ -53,7 +55,7 @@ std::vector<gdap_dim> dims_of(const Case& c, int64_t r) {
       gdap_dim_set_undistributed(&d, kN);
     } else {
       const int64_t lo = g * kN / P, hi = (g + 1) * kN / P;
-      gdap_dim_set_block(&d, kN, P, g, lo - c.width, hi + c.width);
+      gdap_dim_set_block(&d, kN + 2 * c.width, P, g, lo, hi + 2 * c.width);
       gdap_dim_set_padding(&d, c.width, c.width);
       gdap_dim_set_periodic(&d, 1);
     }

@@ -78,7 +78,9 @@ static void make_dims(Rank* k, gdap_dim dims[3]) {
     if (P == 1) {
       CK(gdap_dim_set_undistributed(&dims[a], N));
     } else {
-      CK(gdap_dim_set_block(&dims[a], N, P, k->coord[a], k->lo[a] - k->pad[a], k->lo[a] + k->n[a] + k->pad[a]));
+      /* DAP 0.10: the N interior cells and pad cells of boundary padding at each end (filled from the
+       * far end), halos of pad between ranks: size N + 2 pad, every start >= 0. */
+      CK(gdap_dim_set_block(&dims[a], N + 2 * k->pad[a], P, k->coord[a], k->lo[a], k->lo[a] + k->n[a] + 2 * k->pad[a]));
       CK(gdap_dim_set_padding(&dims[a], k->pad[a], k->pad[a]));
       CK(gdap_dim_set_periodic(&dims[a], 1));
     }

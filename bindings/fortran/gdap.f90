@@ -9,12 +9,12 @@
 ! moves. gdap_fortran_shape gives that reversed shape, and gdap_array_wrap_fortran describes a
 ! Fortran array to gdap with its dimensions listed in C order (last Fortran dimension first).
 module gdap
-  use, intrinsic :: iso_c_binding, only: c_ptr, c_int, c_int64_t, c_char, c_size_t, c_associated, c_f_pointer
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_int, c_int32_t, c_int64_t, c_char, c_size_t, c_associated, c_f_pointer
   use gdap_c_api
   implicit none
   ! Everything of gdap_c_api is public here; the iso_c_binding names this module uses are not.
-  private :: c_ptr, c_int, c_int64_t, c_char, c_size_t, c_associated, c_f_pointer
-  private :: fortran_string, c_strlen
+  private :: c_ptr, c_int, c_int32_t, c_int64_t, c_char, c_size_t, c_associated, c_f_pointer
+  private :: fortran_string, c_strlen, grid_axes
 
   interface
     function c_strlen(s) bind(C, name='strlen') result(n)
@@ -99,5 +99,48 @@ contains
     s = gdap_array_wrap(array, data, dtype, gdap_device(GDAP_DEVICE_CPU, 0), dims=dims, &
                         ndim=int(size(dims), c_int64_t))
   end function gdap_array_wrap_fortran
+
+  !> Even blocks over the process grid `grid` (C order, like `shape`), with an optional `halo`
+  !> of communication padding per dimension and `periodic` flags (0 or 1): gdap_map_create_grid
+  !> with 'b' on every axis.
+  function gdap_layout_block(map, shape, grid, halo, periodic) result(s)
+    type(c_ptr), intent(inout) :: map
+    integer(c_int64_t), intent(in) :: shape(:), grid(:)
+    integer(c_int64_t), intent(in), optional :: halo(:)
+    integer(c_int32_t), intent(in), optional :: periodic(:)
+    integer(c_int) :: s
+    type(gdap_axis_layout) :: axes(size(shape))
+    s = grid_axes(axes, shape, grid)
+    if (s /= GDAP_SUCCESS) return
+    if (present(halo)) axes%halo = halo
+    if (present(periodic)) axes%periodic = periodic
+    s = gdap_map_create_grid(map, int(size(axes), c_int64_t), axes)
+  end function gdap_layout_block
+
+  !> Cyclic (block_size 1, the default) or block-cyclic dimensions over the grid `grid` (C order).
+  function gdap_layout_cyclic(map, shape, grid, block_size) result(s)
+    type(c_ptr), intent(inout) :: map
+    integer(c_int64_t), intent(in) :: shape(:), grid(:)
+    integer(c_int64_t), intent(in), optional :: block_size(:)
+    integer(c_int) :: s
+    type(gdap_axis_layout) :: axes(size(shape))
+    s = grid_axes(axes, shape, grid)
+    if (s /= GDAP_SUCCESS) return
+    axes%dist_type = GDAP_DIST_CYCLIC
+    if (present(block_size)) axes%block_size = block_size
+    s = gdap_map_create_grid(map, int(size(axes), c_int64_t), axes)
+  end function gdap_layout_cyclic
+
+  !> Each axis's size and grid extent (GDAP_ERR_INVALID_ARGUMENT unless grid has one per dimension).
+  function grid_axes(axes, shape, grid) result(s)
+    type(gdap_axis_layout), intent(inout) :: axes(:)
+    integer(c_int64_t), intent(in) :: shape(:), grid(:)
+    integer(c_int) :: s
+    s = GDAP_ERR_INVALID_ARGUMENT
+    if (size(grid) /= size(shape)) return
+    axes%size = shape
+    axes%grid_size = grid
+    s = GDAP_SUCCESS
+  end function grid_axes
 
 end module gdap

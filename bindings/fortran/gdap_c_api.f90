@@ -38,7 +38,8 @@ module gdap_c_api
   ! The Distributed Array Protocol version gdap produces.
   character(len=*), parameter, public :: GDAP_PROTOCOL_VERSION = '0.10.0'
   integer(c_int), parameter, public :: GDAP_PROTOCOL_MAJOR = 0  ! protocol major version gdap reads
-  integer(c_int), parameter, public :: GDAP_PROTOCOL_MINOR = 10  ! newest protocol minor version gdap reads
+  ! the protocol minor version gdap reads (any patch)
+  integer(c_int), parameter, public :: GDAP_PROTOCOL_MINOR = 10
 
   ! gdap_status: The result of every gdap call.
   integer(c_int), parameter, public :: GDAP_SUCCESS = 0
@@ -180,6 +181,26 @@ module gdap_c_api
     integer(c_int64_t) :: local_start  ! local index of global_start in the buffer
   end type gdap_run
 
+  !> How gdap_map_create_grid lays out one dimension over one axis of the process grid.
+  !> Defaults: GDAP_AXIS_LAYOUT_INIT (struct_size 56 bytes).
+  type, bind(C), public :: gdap_axis_layout
+    ! sizeof(gdap_axis_layout) as the caller compiled it (GDAP_AXIS_LAYOUT_INIT sets it)
+    integer(c_int32_t) :: struct_size = 56
+    integer(c_int32_t) :: dist_type = GDAP_DIST_BLOCK  ! GDAP_DIST_BLOCK (default) or GDAP_DIST_CYCLIC
+    integer(c_int64_t) :: size = 0  ! global length of the dimension, >= 0
+    integer(c_int64_t) :: grid_size = 1  ! processes along this axis of the grid, >= 1 (default 1)
+    ! 'c': length of the blocks dealt round-robin, >= 1 (default 1: cyclic); 'b': 1
+    integer(c_int64_t) :: block_size = 1
+    ! 'b': NULL (default) for even blocks, or grid_size owned lengths >= 0 that sum to size (irregular
+    ! blocks); borrowed for the call.
+    type(c_ptr) :: lengths = c_null_ptr
+    ! 'b': cells of communication padding towards each neighbour, >= 0 (default 0)
+    integer(c_int64_t) :: halo = 0
+    ! 'b': non-zero if the dimension wraps (the 'periodic' key; see gdap_map_create_grid)
+    integer(c_int32_t) :: periodic = 0
+    integer(c_int32_t) :: reserved = 0  ! must be 0
+  end type gdap_axis_layout
+
   !> What one rank's plan moves.
   !> Defaults: GDAP_PLAN_STATS_INIT (struct_size 88 bytes).
   type, bind(C), public :: gdap_plan_stats
@@ -203,8 +224,8 @@ module gdap_c_api
     ! non-zero (default): edges and corners too (a full-neighbourhood stencil); 0: faces only (cells that
     ! differ from owned ones along one dimension)
     integer(c_int32_t) :: corners = 1
-    ! NULL (default): all communication padding; else ndim caps >= 0: along dimension i only the widths[i]
-    ! cells next to the owned range on each side are filled (0: none).
+    ! NULL (default): all padding; else ndim caps >= 0: along dimension i only the widths[i] cells next to the
+    ! kept ones (owned, less periodic boundary padding) on each side are filled (0: none).
     type(c_ptr) :: widths = c_null_ptr
   end type gdap_halo_options
 
@@ -218,7 +239,7 @@ module gdap_c_api
     integer(c_int64_t) :: recv_messages = 0  ! messages from other ranks
     integer(c_int64_t) :: send_bytes = 0  ! bytes to other ranks
     integer(c_int64_t) :: recv_bytes = 0  ! bytes from other ranks
-    integer(c_int64_t) :: local_bytes = 0  ! bytes copied within the rank (periodic wrap onto itself)
+    integer(c_int64_t) :: local_bytes = 0  ! bytes copied within the rank (a periodic wrap onto itself)
   end type gdap_halo_stats
 
   !> Options of gdap_save_zarr.
@@ -268,18 +289,19 @@ module gdap_c_api
       gdap_dim_validate, gdap_dims_validate, gdap_dim_owned_count, gdap_dim_local_extent, &
       gdap_dim_global_to_local, gdap_dim_local_to_global, gdap_grid_rank_to_coords, &
       gdap_grid_coords_to_rank, gdap_dim_num_runs, gdap_dim_runs, gdap_map_create, gdap_map_create_root, &
-      gdap_map_create_replicated, gdap_map_destroy, gdap_map_ndim, gdap_map_nranks, gdap_map_global_shape, &
-      gdap_map_grid_shape, gdap_map_dim, gdap_map_local_shape, gdap_map_owned_shape, gdap_map_owned_count, &
-      gdap_map_owner, gdap_map_owners, gdap_map_owner_batch, gdap_map_local_to_global, gdap_map_num_runs, &
-      gdap_map_runs, gdap_array_from_dlpack, gdap_array_from_dlpack_unversioned, gdap_array_wrap, &
-      gdap_array_create, gdap_array_destroy, gdap_array_to_dlpack, gdap_array_to_dlpack_unversioned, &
-      gdap_array_ndim, gdap_array_data, gdap_array_shape, gdap_array_strides, gdap_array_dtype, &
-      gdap_array_device, gdap_array_readonly, gdap_array_dim, gdap_array_version, &
-      gdap_array_global_to_local, gdap_array_local_to_global, gdap_comm_create_group, gdap_comm_destroy, &
-      gdap_comm_rank, gdap_comm_size, gdap_comm_kind_get, gdap_comm_set_stream, gdap_comm_set_timeout, &
-      gdap_comm_barrier, gdap_map_create_collective, gdap_plan_create, gdap_plan_destroy, &
-      gdap_plan_stats_get, gdap_redistribute, gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes, &
-      gdap_halo_create, gdap_halo_destroy, gdap_halo_stats_get, gdap_halo_exchange, gdap_halo_exchange_init, &
+      gdap_map_create_replicated, gdap_grid_balance, gdap_map_create_grid, gdap_map_create_unstructured, &
+      gdap_map_destroy, gdap_map_ndim, gdap_map_nranks, gdap_map_global_shape, gdap_map_grid_shape, &
+      gdap_map_dim, gdap_map_local_shape, gdap_map_owned_shape, gdap_map_owned_count, gdap_map_owner, &
+      gdap_map_owners, gdap_map_owner_batch, gdap_map_local_to_global, gdap_map_num_runs, gdap_map_runs, &
+      gdap_array_from_dlpack, gdap_array_from_dlpack_unversioned, gdap_array_wrap, gdap_array_create, &
+      gdap_array_destroy, gdap_array_to_dlpack, gdap_array_to_dlpack_unversioned, gdap_array_ndim, &
+      gdap_array_data, gdap_array_shape, gdap_array_strides, gdap_array_dtype, gdap_array_device, &
+      gdap_array_readonly, gdap_array_dim, gdap_array_version, gdap_array_global_to_local, &
+      gdap_array_local_to_global, gdap_comm_create_group, gdap_comm_destroy, gdap_comm_rank, gdap_comm_size, &
+      gdap_comm_kind_get, gdap_comm_set_stream, gdap_comm_set_timeout, gdap_comm_barrier, &
+      gdap_map_create_collective, gdap_plan_create, gdap_plan_destroy, gdap_plan_stats_get, &
+      gdap_redistribute, gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes, gdap_halo_create, &
+      gdap_halo_destroy, gdap_halo_stats_get, gdap_halo_exchange, gdap_halo_exchange_init, &
       gdap_exchange_start, gdap_exchange_destroy, gdap_save_dnpy, gdap_load_dnpy, gdap_save_zarr, &
       gdap_load_zarr, gdap_zarr_shape, gdap_gemm_create, gdap_gemm_destroy, gdap_gemm_stats_get, &
       gdap_gemm_execute, gdap_array_create_shm, gdap_ipc_export, gdap_ipc_open, gdap_comm_from_mpi, &
@@ -530,6 +552,42 @@ module gdap_c_api
       integer(c_int) :: res
     end function gdap_map_create_replicated
 
+    !> Chooses a process grid for `nranks` ranks over `ndim` dimensions, as MPI_Dims_create does.
+    function gdap_grid_balance(grid_shape, ndim, nranks) bind(C, name='gdap_grid_balance') result(res)
+      import :: c_int, c_int64_t
+      integer(c_int64_t), intent(inout) :: grid_shape(*)
+      integer(c_int64_t), value :: ndim
+      integer(c_int64_t), value :: nranks
+      integer(c_int) :: res
+    end function gdap_grid_balance
+
+    !> A distribution over a process grid of `ndim` >= 1 axes, axis i of axes[i].grid_size processes (nranks =
+    !> their product; rank r at the C-order grid coordinates of r, as everywhere in gdap), each dimension laid
+    !> out as its gdap_axis_layout says.
+    function gdap_map_create_grid(out, ndim, axes) bind(C, name='gdap_map_create_grid') result(res)
+      import :: c_int, c_int64_t, c_ptr, gdap_axis_layout
+      type(c_ptr), intent(inout) :: out
+      integer(c_int64_t), value :: ndim
+      type(gdap_axis_layout), intent(in) :: axes(*)
+      integer(c_int) :: res
+    end function gdap_map_create_grid
+
+    !> An unstructured distribution of an array of `ndim` >= 1 dimensions and C-order `shape` over `nranks`
+    !> ranks.
+    function gdap_map_create_unstructured(out, nranks, ndim, shape, counts, indices, num_indices, &
+        one_to_one) bind(C, name='gdap_map_create_unstructured') result(res)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), intent(inout) :: out
+      integer(c_int64_t), value :: nranks
+      integer(c_int64_t), value :: ndim
+      integer(c_int64_t), intent(in) :: shape(*)
+      integer(c_int64_t), intent(in) :: counts(*)
+      integer(c_int64_t), intent(in) :: indices(*)
+      integer(c_int64_t), value :: num_indices
+      integer(c_int), value :: one_to_one
+      integer(c_int) :: res
+    end function gdap_map_create_unstructured
+
     !> Destroys a map.
     function gdap_map_destroy(map) bind(C, name='gdap_map_destroy') result(res)
       import :: c_int, c_ptr
@@ -569,8 +627,8 @@ module gdap_c_api
       integer(c_int) :: res
     end function gdap_map_grid_shape
 
-    !> Rank `rank`'s dictionary for dimension `dim`, copied into `*out`; its `indices` (for 'u') point into
-    !> the map and stay valid while the map lives.
+    !> Rank `rank`'s own dictionary for dimension `dim` (as that rank gave it, boundary padding and optional
+    !> keys included), copied into `*out`.
     function gdap_map_dim(out, map, rank, dim) bind(C, name='gdap_map_dim') result(res)
       import :: c_int, c_int64_t, c_ptr, gdap_dim
       type(gdap_dim), intent(inout) :: out
@@ -618,7 +676,7 @@ module gdap_c_api
     end function gdap_map_owner
 
     !> Every rank that owns global index `global` (replicas of unstructured dimensions included), ascending,
-    !> into `ranks` (capacity `capacity`).
+    !> into `ranks` (capacity `capacity`); GDAP_ERR_OUT_OF_RANGE outside [0, size) along any dimension.
     function gdap_map_owners(ranks, count, map, global, &
         capacity) bind(C, name='gdap_map_owners') result(res)
       import :: c_int, c_int64_t, c_ptr
@@ -888,7 +946,8 @@ module gdap_c_api
       integer(c_int) :: res
     end function gdap_comm_kind_get
 
-    !> The CUDA stream (a cudaStream_t.
+    !> The CUDA stream (a cudaStream_t; NULL for the legacy default stream) on which this rank's device work
+    !> is queued.
     function gdap_comm_set_stream(comm, stream) bind(C, name='gdap_comm_set_stream') result(res)
       import :: c_int, c_ptr
       type(c_ptr), value :: comm
@@ -992,7 +1051,7 @@ module gdap_c_api
     end function gdap_reduce_axes
 
     !> Plans rank `rank`'s halo exchange on distribution `map` for elements of `dtype`: which boxes of its
-    !> communication padding each neighbour fills and which boxes of its owned elements it sends.
+    !> padding each rank fills and which boxes of its owned elements it sends.
     function gdap_halo_create(out, map, dtype, rank, options) bind(C, name='gdap_halo_create') result(res)
       import :: c_int, c_int64_t, c_ptr, gdap_dtype, gdap_halo_options
       type(c_ptr), intent(inout) :: out
@@ -1160,7 +1219,8 @@ module gdap_c_api
       integer(c_int) :: res
     end function gdap_array_create_shm
 
-    !> Writes an IPC handle for `array`'s local section to `handle` (GDAP_IPC_HANDLE_SIZE bytes.
+    !> Writes an IPC handle for `array`'s local section to `handle` (GDAP_IPC_HANDLE_SIZE bytes; a `capacity`
+    !> below that is GDAP_ERR_BUFFER_TOO_SMALL).
     function gdap_ipc_export(handle, capacity, array) bind(C, name='gdap_ipc_export') result(res)
       import :: c_int, c_int64_t, c_int8_t, c_ptr
       integer(c_int8_t), intent(inout) :: handle(*)
@@ -1170,7 +1230,8 @@ module gdap_c_api
     end function gdap_ipc_export
 
     !> Opens an IPC handle made by gdap_ipc_export in another process of this node, as a new array over the
-    !> same memory (no element copied.
+    !> same memory (no element copied; writes on either side are seen by the other, ordered by the processes'
+    !> own synchronisation).
     function gdap_ipc_open(out, handle, size) bind(C, name='gdap_ipc_open') result(res)
       import :: c_int, c_int64_t, c_int8_t, c_ptr
       type(c_ptr), intent(inout) :: out

@@ -114,14 +114,47 @@ static void gdap_py_i64_free(const int64_t* a) {
   if (a != NULL) free((void*)(a - 1));
 }
 
+/* One integer (an int, a NumPy integer, anything with __index__) as int64; on failure -1 with a
+ * gdap error set that names `what`: InvalidArgumentError for a non-integer, SizeOverflowError for
+ * a value outside int64 (never Python's bare TypeError or OverflowError). */
+static int gdap_py_i64_from_obj(PyObject* input, const char* what, int64_t* out) {
+  PyObject* index = PyNumber_Index(input);
+  long long v = index != NULL ? PyLong_AsLongLong(index) : -1;
+  if (v == -1 && PyErr_Occurred()) {
+    const int overflow = PyErr_ExceptionMatches(PyExc_OverflowError);
+    PyErr_Clear();
+    PyObject* text = overflow ? PyObject_Repr(index) : NULL;
+    const char* shown = text != NULL ? PyUnicode_AsUTF8(text) : NULL;
+    char message[240];
+    if (overflow) {
+      snprintf(message, sizeof message, "%s (%.60s) does not fit in int64", what, shown != NULL ? shown : "?");
+    } else {
+      snprintf(message, sizeof message, "%s must be an integer, not %.80s", what, Py_TYPE(input)->tp_name);
+    }
+    Py_XDECREF(text);
+    Py_XDECREF(index);
+    PyErr_Clear();
+    gdap_py_raise(overflow ? GDAP_ERR_OVERFLOW : GDAP_ERR_INVALID_ARGUMENT, message);
+    return -1;
+  }
+  Py_XDECREF(index);
+  *out = (int64_t)v;
+  return 0;
+}
+
 /* A sequence of integers (ints, NumPy integers, anything with __index__) as an int64 array;
- * None as NULL when allow_none. NULL with an exception set on failure. */
+ * None as NULL when allow_none. NULL with an exception set on failure: a gdap error naming the
+ * entry ("dimension 1: shape[1] (...) does not fit in int64") for an entry gdap_py_i64_from_obj
+ * refuses. */
 static int gdap_py_i64_from_seq(PyObject* input, const char* what, int allow_none, int64_t** out) {
   *out = NULL;
   if (input == Py_None && allow_none) return 0;
   PyObject* seq = PySequence_Fast(input, "");
   if (seq == NULL) {
-    PyErr_Format(PyExc_TypeError, "%s must be a sequence of integers, not %.80s", what, Py_TYPE(input)->tp_name);
+    char message[200];
+    PyErr_Clear();
+    snprintf(message, sizeof message, "%s must be a sequence of integers, not %.80s", what, Py_TYPE(input)->tp_name);
+    gdap_py_raise(GDAP_ERR_INVALID_ARGUMENT, message);
     return -1;
   }
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -131,18 +164,17 @@ static int gdap_py_i64_from_seq(PyObject* input, const char* what, int allow_non
     return -1;
   }
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* index = PyNumber_Index(PySequence_Fast_GET_ITEM(seq, i));
-    long long v = index != NULL ? PyLong_AsLongLong(index) : -1;
-    Py_XDECREF(index);
-    if (v == -1 && PyErr_Occurred()) {
-      if (PyErr_ExceptionMatches(PyExc_TypeError)) {
-        PyErr_Format(PyExc_TypeError, "%s[%zd] must be an integer", what, i);
-      }
+    char entry[120];
+    if (strcmp(what, "axes") == 0) {
+      snprintf(entry, sizeof entry, "%s[%zd]", what, i);
+    } else {  /* one entry per dimension */
+      snprintf(entry, sizeof entry, "dimension %zd: %s[%zd]", i, what, i);
+    }
+    if (gdap_py_i64_from_obj(PySequence_Fast_GET_ITEM(seq, i), entry, &a[i]) != 0) {
       gdap_py_i64_free(a);
       Py_DECREF(seq);
       return -1;
     }
-    a[i] = (int64_t)v;
   }
   Py_DECREF(seq);
   *out = a;
@@ -243,6 +275,76 @@ static int gdap_py_dims_from_seq(PyObject* input, gdap_dim** out) {
   return 0;
 }
 
+/* ---- arrays of gdap_axis_layout ---------------------------------------------------------- */
+/* One block holding the count, the axes and each axis's copy of its lengths. */
+
+typedef struct gdap_py_axes {
+  int64_t count;
+  int64_t pad;
+  gdap_axis_layout axes[1];
+} gdap_py_axes;
+
+static int64_t gdap_py_axes_len(const gdap_axis_layout* axes) {
+  return axes == NULL ? -1 : ((const gdap_py_axes*)((const char*)axes - offsetof(gdap_py_axes, axes)))->count;
+}
+
+static void gdap_py_axes_free(const gdap_axis_layout* axes) {
+  if (axes == NULL) return;
+  for (int64_t i = 0; i < gdap_py_axes_len(axes); ++i) gdap_py_i64_free(axes[i].lengths);
+  free((char*)axes - offsetof(gdap_py_axes, axes));
+}
+
+/* One (dist_type, size, grid_size, block_size, lengths or None, halo, periodic) tuple. */
+static int gdap_py_axis_from_tuple(PyObject* item, Py_ssize_t i, gdap_axis_layout* axis) {
+  PyObject* lengths = NULL;
+  long long size, grid, block, halo;
+  int dist, periodic;
+  if (!PyTuple_Check(item) || !PyArg_ParseTuple(item, "iLLLOLp", &dist, &size, &grid, &block, &lengths, &halo, &periodic)) {
+    if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_TypeError)) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "axes[%zd] must be a tuple (dist_type, size, grid_size, block_size, lengths or "
+                   "None, halo, periodic)", i);
+    }
+    return -1;
+  }
+  axis->dist_type = dist;
+  axis->size = (int64_t)size;
+  axis->grid_size = (int64_t)grid;
+  axis->block_size = (int64_t)block;
+  axis->halo = (int64_t)halo;
+  axis->periodic = periodic;
+  return gdap_py_i64_from_seq(lengths, "lengths", 1, (int64_t**)&axis->lengths);
+}
+
+/* A sequence of axis tuples, copied into a new block; -1 with an exception on failure. */
+static int gdap_py_axes_from_seq(PyObject* input, gdap_axis_layout** out) {
+  *out = NULL;
+  PyObject* seq = PySequence_Fast(input, "axes must be a sequence of tuples");
+  if (seq == NULL) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  gdap_py_axes* block = (gdap_py_axes*)calloc(1, sizeof(gdap_py_axes) + (size_t)n * sizeof(gdap_axis_layout));
+  if (block == NULL) {
+    Py_DECREF(seq);
+    PyErr_NoMemory();
+    return -1;
+  }
+  block->count = 0;
+  const gdap_axis_layout init = GDAP_AXIS_LAYOUT_INIT;
+  block->axes[0] = init; /* what a reader of axes[0].struct_size finds when n == 0 */
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    block->axes[i] = init;
+    block->count = (int64_t)i + 1; /* so that a failure frees the lengths read so far */
+    if (gdap_py_axis_from_tuple(PySequence_Fast_GET_ITEM(seq, i), i, &block->axes[i]) != 0) {
+      Py_DECREF(seq);
+      gdap_py_axes_free(block->axes);
+      return -1;
+    }
+  }
+  Py_DECREF(seq);
+  *out = block->axes;
+  return 0;
+}
+
 /* ---- DLPack capsules ------------------------------------------------------------------- */
 
 static void gdap_py_versioned_capsule_destructor(PyObject* capsule) {
@@ -317,6 +419,11 @@ static void gdap_py_owned_tensor_deleter(struct DLManagedTensorVersioned* self) 
 %constant int GDAP_PY_DLPACK_MINOR = DLPACK_MINOR_VERSION;
 
 %include <stdint.i>
+
+/* Every int64 argument: a gdap error naming it for a non-integer or a value past int64. */
+%typemap(in) int64_t {
+  if (gdap_py_i64_from_obj($input, "$1_name", &$1) != 0) SWIG_fail;
+}
 
 /* ---- gdap_status: raise, or return the out-parameters ------------------------------------ */
 
@@ -470,6 +577,46 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
 }
 %typemap(freearg) (int64_t ndim, const int64_t* grid_shape) {
   gdap_py_i64_free($2);
+}
+
+/* gdap_grid_balance: the grid shape in (0 = free) and out, as a tuple of the same length. */
+%typemap(in) (int64_t* grid_shape, int64_t ndim) {
+  if (gdap_py_i64_from_seq($input, "grid_shape", 0, (int64_t**)&$1) != 0) SWIG_fail;
+  $2 = gdap_py_i64_len($1);
+}
+%typemap(argout) (int64_t* grid_shape, int64_t ndim) {
+  if (gdap_py_append($result, gdap_py_i64_tuple($1, $2)) != 0) SWIG_fail;
+}
+%typemap(freearg) (int64_t* grid_shape, int64_t ndim) {
+  gdap_py_i64_free($1);
+}
+
+/* gdap_map_create_grid's axes: a sequence of (dist_type, size, grid_size, block_size, lengths or
+ * None, halo, periodic) tuples; the lengths arrays live until the call returns. */
+%typemap(in) (int64_t ndim, const gdap_axis_layout* axes) {
+  if (gdap_py_axes_from_seq($input, (gdap_axis_layout**)&$2) != 0) SWIG_fail;
+  $1 = gdap_py_axes_len($2);
+}
+%typemap(freearg) (int64_t ndim, const gdap_axis_layout* axes) {
+  gdap_py_axes_free($2);
+}
+
+/* gdap_map_create_unstructured: counts holds one value per rank (and shape one per dimension). */
+%typemap(in) const int64_t* counts {
+  if (gdap_py_i64_from_seq($input, "counts", 0, (int64_t**)&$1) != 0) SWIG_fail;
+}
+%typemap(freearg) const int64_t* counts {
+  gdap_py_i64_free($1);
+}
+%typemap(check) (int64_t nranks, int64_t ndim, const int64_t* shape, const int64_t* counts) {
+  if (gdap_py_check_len($3, $2, "shape") != 0) SWIG_fail;
+  if (gdap_py_i64_len($4) != $1) {
+    char message[200];
+    snprintf(message, sizeof message, "counts has %lld values but nranks is %lld", (long long)gdap_py_i64_len($4),
+             (long long)$1);
+    gdap_py_raise(GDAP_ERR_INVALID_ARGUMENT, message);
+    SWIG_fail;
+  }
 }
 %typemap(check) (const int64_t* grid_shape, const int64_t* coords) {
   if (gdap_py_check_len($2, gdap_py_i64_len($1), "coords") != 0) SWIG_fail;
@@ -812,6 +959,7 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
 %immutable gdap_dim::padding;
 %immutable gdap_dim::num_indices;
 %ignore gdap_dim::indices;
+%ignore gdap_axis_layout; /* passed as tuples (gdap_py_axes_from_seq) */
 %typemap(out) int64_t padding[2] {
   $result = Py_BuildValue("(LL)", (long long)$1[0], (long long)$1[1]);
 }

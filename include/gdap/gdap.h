@@ -59,7 +59,7 @@ extern "C" {
 /** The Distributed Array Protocol version gdap produces. */
 #define GDAP_PROTOCOL_VERSION "0.10.0"
 #define GDAP_PROTOCOL_MAJOR 0  /**< protocol major version gdap reads */
-#define GDAP_PROTOCOL_MINOR 10 /**< newest protocol minor version gdap reads */
+#define GDAP_PROTOCOL_MINOR 10 /**< the protocol minor version gdap reads (any patch) */
 
 /* ---------------------------------------------------------------------------------------------
  * Status and errors
@@ -104,8 +104,10 @@ GDAP_API const char* gdap_version_string(void);
 
 /**
  * Checks a protocol version string ("major.minor.patch").
- * Accepts major 0 with a minor up to GDAP_PROTOCOL_MINOR (older minors are subsets);
- * GDAP_ERR_VERSION for another major or a newer minor, GDAP_ERR_INVALID_ARGUMENT for a string
+ * Accepts GDAP_PROTOCOL_MAJOR.GDAP_PROTOCOL_MINOR with any patch (0.10.x). GDAP_ERR_VERSION for
+ * another major or minor: a newer minor may add rules gdap does not know, and 0.9 gives the same
+ * keys other meanings (dist_type 'n'; periodic padding as communication padding), which SemVer
+ * allows before 1.0. GDAP_ERR_INVALID_ARGUMENT for a string
  * that is not three dot-separated non-negative integers. `version` is borrowed.
  */
 GDAP_API gdap_status gdap_protocol_version_check(const char* version);
@@ -320,10 +322,12 @@ typedef struct gdap_map gdap_map;
  * Builds the global view of a distribution from every rank's dim_data and checks every
  * cross-process rule of the protocol: same ndim, dist_type, size and proc_grid_size everywhere;
  * the product of proc_grid_size equals `nranks`; each rank's proc_grid_rank values are its C-order
- * grid coordinates; identical dictionaries along an axis; owned ranges that tile [0, size) with
- * no gap or overlap; communication padding equal to the neighbour's and no wider than what the
- * neighbour owns; padding given on all ranks of a dimension or on none; one_to_one indices held
- * exactly once. Errors name the rank: "rank 3, dimension 0 ('b'): ...".
+ * grid coordinates; identical dictionaries along an axis (optional keys compared by value, a
+ * missing one as its default; boundary padding may differ between edge processes); owned ranges
+ * that tile [0, size) with no gap or overlap; communication padding equal to the neighbour's and
+ * no wider than what the neighbour owns; unstructured indices in [0, size) covering it, each held
+ * exactly once when one_to_one. Errors name the rank, the dimension and the key:
+ * "rank 3, dimension 0 ('b'): ...".
  *
  * `dims` holds nranks * ndim dictionaries, rank-major (rank r's dimension i at r * ndim + i), with
  * stride dims[0].struct_size; empty dictionaries must be resolved (gdap_dim_set_undistributed).
@@ -354,6 +358,86 @@ GDAP_API gdap_status gdap_map_create_root(gdap_map** out, int64_t nranks, int64_
 GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64_t nranks, int64_t ndim,
                                                 const int64_t* shape /*[ndim]*/);
 
+/* ---------------------------------------------------------------------------------------------
+ * Layouts (layer 2): whole distributions in one call, without writing dictionaries by hand
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * Chooses a process grid for `nranks` ranks over `ndim` dimensions, as MPI_Dims_create does: on
+ * entry each grid_shape[i] is 0 (free) or a fixed extent >= 1; on return every free entry is set so
+ * that the product is `nranks`, the free extents as close to each other as the prime factors allow,
+ * in non-increasing order (12 ranks over 2 free dimensions: 4 x 3). GDAP_ERR_INVALID_ARGUMENT when
+ * an entry is negative, nranks < 1, or the fixed entries' product does not divide nranks (naming
+ * both); nothing is written then. `grid_shape` (ndim values) is read and written. Not collective.
+ */
+GDAP_API gdap_status gdap_grid_balance(int64_t* grid_shape /*[ndim]*/, int64_t ndim, int64_t nranks);
+
+/**
+ * How gdap_map_create_grid lays out one dimension over one axis of the process grid. Initialise with
+ * GDAP_AXIS_LAYOUT_INIT, then set what differs from the defaults. Grows at its end only: arrays of it
+ * are read with a stride of axes[0].struct_size, as arrays of gdap_dim.
+ */
+typedef struct gdap_axis_layout {
+  uint32_t struct_size;   /**< sizeof(gdap_axis_layout) as the caller compiled it (GDAP_AXIS_LAYOUT_INIT sets it) */
+  int32_t dist_type;      /**< GDAP_DIST_BLOCK (default) or GDAP_DIST_CYCLIC */
+  int64_t size;           /**< global length of the dimension, >= 0 */
+  int64_t grid_size;      /**< processes along this axis of the grid, >= 1 (default 1) */
+  int64_t block_size;     /**< 'c': length of the blocks dealt round-robin, >= 1 (default 1: cyclic); 'b': 1 */
+  const int64_t* lengths; /**< 'b': NULL (default) for even blocks, or grid_size owned lengths >= 0 that sum
+                               to size (irregular blocks); borrowed for the call. 'c': NULL */
+  int64_t halo;           /**< 'b': cells of communication padding towards each neighbour, >= 0 (default 0) */
+  int32_t periodic;       /**< 'b': non-zero if the dimension wraps (the 'periodic' key; see gdap_map_create_grid) */
+  int32_t reserved;       /**< must be 0 */
+} gdap_axis_layout;
+
+/** A gdap_axis_layout with struct_size set: one undivided block dimension of size 0, no halo. */
+#define GDAP_AXIS_LAYOUT_INIT {sizeof(gdap_axis_layout), GDAP_DIST_BLOCK, 0, 1, 1, NULL, 0, 0, 0}
+
+/**
+ * A distribution over a process grid of `ndim` >= 1 axes, axis i of axes[i].grid_size processes
+ * (nranks = their product; rank r at the C-order grid coordinates of r, as everywhere in gdap), each
+ * dimension laid out as its gdap_axis_layout says:
+ *  - 'b', lengths NULL: even blocks, as cupyx, DTensor's Shard and gdap's own Zarr chunks split: grid
+ *    coordinate c owns [min(c w, n), min((c + 1) w, n)) with w = ceil(n / grid_size), so the last
+ *    blocks may be shorter or empty (10 over 4: 3, 3, 3, 1);
+ *  - 'b', lengths given: irregular blocks, coordinate c owning lengths[c] cells in grid order;
+ *  - 'c': coordinate c starts at c * block_size (block_size 1: cyclic; larger: block-cyclic);
+ *  - halo h > 0 ('b'): each section reaches h cells into each neighbour's block (the protocol's
+ *    communication padding, (h, h) between neighbours). The outer sides of the edge blocks get no
+ *    padding unless the dimension is periodic: then they get h cells of boundary padding, which the
+ *    protocol counts as owned and as part of `size`, and which gdap_halo_exchange fills from the
+ *    opposite edge. So a periodic dimension of n interior cells and halo h has size n + 2h; its even
+ *    blocks split the n interior cells and the two edge blocks add their h boundary cells;
+ *  - periodic without a halo only gives the 'periodic' key.
+ * A dimension with a halo gives 'padding' on every rank: (0, 0) on a non-periodic edge's outer side.
+ * Errors (GDAP_ERR_INVALID_ARGUMENT, naming the axis and the value): ndim < 1, a struct_size below
+ * this release's or not a multiple of 8, a dist_type other than 'b' or 'c', size < 0, grid_size < 1,
+ * a block_size < 1 ('c') or other than 1 ('b'), lengths on a 'c' axis or lengths that are negative or
+ * do not sum to size, a halo < 0 or on a 'c' axis, a halo wider than a neighbour's block, a periodic
+ * halo h with size < 3h, periodic on a 'c' axis, reserved not 0; GDAP_ERR_OVERFLOW when the grid or
+ * the map's size does not fit int64. `axes` and `lengths` are borrowed. Not
+ * collective: every rank that calls it with the same axes gets the same map. Cost: O(nranks * ndim).
+ * On success `*out` is a new map the caller destroys with gdap_map_destroy.
+ */
+GDAP_API gdap_status gdap_map_create_grid(gdap_map** out, int64_t ndim, const gdap_axis_layout* axes /*[ndim]*/);
+
+/**
+ * An unstructured distribution of an array of `ndim` >= 1 dimensions and C-order `shape` over
+ * `nranks` ranks: dimension 0 is unstructured over a grid of nranks x 1 x ..., rank r holding the
+ * dimension-0 indices indices[o_r, o_r + counts[r]) in that local order (o_r = counts[0] + ... +
+ * counts[r - 1]); the other dimensions are whole on every rank. `one_to_one` < 0 leaves the key
+ * out, 0 or 1 gives it. The protocol's rules apply as in gdap_map_create (indices unique within a
+ * rank; with one_to_one 1, each index held exactly once; errors name the rank). Besides those:
+ * GDAP_ERR_INVALID_ARGUMENT for nranks < 1, ndim < 1, a negative size or count, or counts that do
+ * not sum to num_indices. `shape`, `counts` (nranks values) and `indices` (num_indices values) are
+ * borrowed: the map keeps its own copy. Not collective. On success `*out` is a new map the caller
+ * destroys with gdap_map_destroy.
+ */
+GDAP_API gdap_status gdap_map_create_unstructured(gdap_map** out, int64_t nranks, int64_t ndim,
+                                                  const int64_t* shape /*[ndim]*/, const int64_t* counts /*[nranks]*/,
+                                                  const int64_t* indices /*[num_indices]*/, int64_t num_indices,
+                                                  int one_to_one);
+
 /** Destroys a map. NULL is a no-op. */
 GDAP_API gdap_status gdap_map_destroy(gdap_map* map);
 
@@ -367,7 +451,8 @@ GDAP_API gdap_status gdap_map_global_shape(int64_t* shape /*[ndim]*/, const gdap
 /** Process grid shape: each dimension's proc_grid_size (ndim values). */
 GDAP_API gdap_status gdap_map_grid_shape(int64_t* grid_shape /*[ndim]*/, const gdap_map* map);
 
-/** Rank `rank`'s dictionary for dimension `dim`, copied into `*out`; its `indices` (for 'u')
+/** Rank `rank`'s own dictionary for dimension `dim` (as that rank gave it, boundary padding and
+ *  optional keys included), copied into `*out`; its `indices` (for 'u')
  *  point into the map and stay valid while the map lives. */
 GDAP_API gdap_status gdap_map_dim(gdap_dim* out, const gdap_map* map, int64_t rank, int64_t dim);
 
@@ -381,16 +466,17 @@ GDAP_API gdap_status gdap_map_owned_count(int64_t* count, const gdap_map* map, i
 
 /**
  * The rank owning global index `global` (ndim coordinates) and the local index (ndim) there.
- * For unstructured dimensions without one_to_one, the lowest such rank. GDAP_ERR_NOT_FOUND if no
- * rank owns it (e.g. an unstructured index absent everywhere); GDAP_ERR_OUT_OF_RANGE outside
- * [0, size) for 'b' and 'c'. `local` may be NULL.
+ * For unstructured dimensions without one_to_one, the lowest such rank. GDAP_ERR_OUT_OF_RANGE
+ * outside [0, size) along any dimension; every index inside has an owner (gdap_map_create checked
+ * it, unstructured indices included). `local` may be NULL.
  */
 GDAP_API gdap_status gdap_map_owner(int64_t* rank, int64_t* local /*[ndim] or NULL*/, const gdap_map* map,
                                     const int64_t* global /*[ndim]*/);
 
 /**
  * Every rank that owns global index `global` (replicas of unstructured dimensions included),
- * ascending, into `ranks` (capacity `capacity`). `*count` is the total; GDAP_ERR_BUFFER_TOO_SMALL
+ * ascending, into `ranks` (capacity `capacity`); GDAP_ERR_OUT_OF_RANGE outside [0, size) along any
+ * dimension. `*count` is the total; GDAP_ERR_BUFFER_TOO_SMALL
  * if it exceeds `capacity` (then nothing is written). `ranks` may be NULL with capacity 0 to count.
  */
 GDAP_API gdap_status gdap_map_owners(int64_t* ranks /*[capacity] or NULL*/, int64_t* count, const gdap_map* map,
@@ -620,8 +706,8 @@ typedef struct gdap_plan gdap_plan;
  * runs found by interval arithmetic (never per element for 'b' and 'c'). Any pair of 'b'
  * (irregular, padded: only owned elements move), 'c', block-cyclic and 'u', in any number of
  * dimensions, on grids of different shapes and rank counts (the group is max of both counts).
- * GDAP_ERR_INVALID_ARGUMENT if the global shapes differ, GDAP_ERR_PROTOCOL if the source lacks an
- * index the destination owns (unstructured dimensions), GDAP_ERR_OUT_OF_RANGE for a bad rank.
+ * GDAP_ERR_INVALID_ARGUMENT if the global shapes differ (every map holds each index of [0, size),
+ * so two maps of one shape hold the same indices), GDAP_ERR_OUT_OF_RANGE for a bad rank.
  * The maps are borrowed (the plan keeps what it needs). Cost: O(runs and segments this rank
  * meets + messages). On success `*out` is a new plan the caller destroys with gdap_plan_destroy.
  */
@@ -751,7 +837,7 @@ GDAP_API gdap_status gdap_reduce_axes(gdap_comm* comm, const gdap_array* source,
                                       int64_t naxes);
 
 /* ---------------------------------------------------------------------------------------------
- * Halo exchange (layer 5): filling communication padding from the neighbours' owned elements
+ * Halo exchange (layer 5): filling padding from the neighbours' owned elements (periodic wrap included)
  * ------------------------------------------------------------------------------------------- */
 
 /** One rank's part of a halo exchange on one distribution. Opaque, read-only, reusable. */
@@ -762,8 +848,9 @@ typedef struct gdap_halo_options {
   uint32_t struct_size;  /**< sizeof(gdap_halo_options) as the caller compiled it */
   int32_t corners;       /**< non-zero (default): edges and corners too (a full-neighbourhood stencil);
                               0: faces only (cells that differ from owned ones along one dimension) */
-  const int64_t* widths; /**< NULL (default): all communication padding; else ndim caps >= 0: along
-                              dimension i only the widths[i] cells next to the owned range on each side
+  const int64_t* widths; /**< NULL (default): all padding; else ndim caps >= 0: along dimension i
+                              only the widths[i] cells next to the kept ones (owned, less periodic
+                              boundary padding) on each side
                               are filled (0: none). A cap > 0 on a dimension that is not 'b' is an
                               error. Borrowed: read during gdap_halo_create only. */
 } gdap_halo_options;
@@ -773,16 +860,21 @@ typedef struct gdap_halo_options {
 
 /**
  * Plans rank `rank`'s halo exchange on distribution `map` for elements of `dtype`: which boxes of
- * its communication padding each neighbour fills and which boxes of its owned elements it sends.
- * Communication padding is the protocol's: 'padding' of 'b' dimensions on sides with a neighbour,
- * and on every side of a 'periodic' dimension (which wraps around, onto the rank itself when the
- * dimension has one grid rank). Boundary padding (the outer sides of non-periodic dimensions) is
- * never written. Other dimensions are carried along whole. `options` may be NULL (defaults).
- * Not collective, but every rank of the map computes the same verdict: GDAP_ERR_INVALID_ARGUMENT
- * if no rank has communication padding to exchange into (under the caps) or a cap is asked on a
- * dimension that is not 'b', GDAP_ERR_OUT_OF_RANGE for a bad rank, GDAP_ERR_UNSUPPORTED for a
+ * its padding each rank fills and which boxes of its owned elements it sends. Filled are the
+ * communication padding of 'b' dimensions (the 'padding' on sides with a neighbour, DAP 0.10),
+ * from the neighbour's owned cells, and on a 'periodic' dimension the edge ranks' boundary padding
+ * (grid rank 0's padding[0], the last grid rank's padding[1]), from the periodic image: with
+ * boundary padding bl and bu, a cell g < bl gets g + n and a cell g >= size - bu gets g - n, where
+ * n = size - bl - bu (onto the rank itself when the dimension has one grid rank). Boundary padding
+ * of non-periodic dimensions is never written. Other dimensions are carried along whole.
+ * `options` may be NULL (defaults). Not collective, but every rank of the map computes the same
+ * verdict: GDAP_ERR_INVALID_ARGUMENT if no rank has padding to exchange into (under the caps), a
+ * cap is asked on a dimension that is not 'b', or a periodic dimension's boundary padding is wider
+ * than n or differs between the ranks at one edge (the protocol allows it, a period does not);
+ * GDAP_ERR_OUT_OF_RANGE for a bad rank, GDAP_ERR_UNSUPPORTED for a
  * dtype that is not whole bytes. `map` and `options` are borrowed (the halo keeps what it needs).
- * Cost: O(3^ndim * ndim). On success `*out` is a new halo the caller destroys with gdap_halo_destroy.
+ * Cost: O(3^ndim * ndim) boxes (a side cut where it mirrors several ranks' cells counts each cut).
+ * On success `*out` is a new halo the caller destroys with gdap_halo_destroy.
  */
 GDAP_API gdap_status gdap_halo_create(gdap_halo** out, const gdap_map* map, gdap_dtype dtype, int64_t rank,
                                       const gdap_halo_options* options /*or NULL*/);
@@ -799,7 +891,7 @@ typedef struct gdap_halo_stats {
   int64_t recv_messages; /**< messages from other ranks */
   int64_t send_bytes;    /**< bytes to other ranks */
   int64_t recv_bytes;    /**< bytes from other ranks */
-  int64_t local_bytes;   /**< bytes copied within the rank (periodic wrap onto itself) */
+  int64_t local_bytes;   /**< bytes copied within the rank (a periodic wrap onto itself) */
 } gdap_halo_stats;
 
 /** A gdap_halo_stats with struct_size set and every count zero. */
@@ -809,9 +901,9 @@ typedef struct gdap_halo_stats {
 GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo* halo);
 
 /**
- * Collective: fills the communication padding of `local` (this rank's section of the halo's
- * distribution) from the owned elements of its neighbours, in place: owned elements are only read,
- * boundary padding is untouched. `halo` is this rank's (its rank the communicator's, its group size
+ * Collective: fills the padding of `local` (this rank's section of the halo's distribution) as
+ * gdap_halo_create says, in place: the cells it fills are only written and every other element
+ * only read; boundary padding of non-periodic dimensions is untouched. `halo` is this rank's (its rank the communicator's, its group size
  * the communicator's size). `local` must have the halo's dtype, the local shape and dictionaries the
  * map gives this rank, and be writable; any strides. Every rank checks its own arguments, then the
  * ranks agree: if any rank's check fails, no rank touches any data and every rank returns an error

@@ -84,7 +84,7 @@ int64_t global_to_local_dim(const gdap_array& a, int64_t i, int64_t g) {
     const auto& index = a.unstructured_index[static_cast<size_t>(i)];
     const auto it = std::lower_bound(index.begin(), index.end(), std::make_pair(g, INT64_MIN));
     if (it != index.end() && it->first == g) return it->second;
-  } else if (const auto l = held_local(d, g)) {  // 'b' (padding held, periodic halos wrap), 'c': O(1)
+  } else if (const auto l = held_local(d, g)) {  // 'b' (padding held), 'c': O(1)
     return *l;
   }
   fail(GDAP_ERR_NOT_FOUND, "{}: global index {} is not held by this process", dim_label(d, i), g);

@@ -163,7 +163,10 @@ void check_process(const json& v) {
   const json& buffer = v.at("distbuffer");
   std::optional<RankInput> rank;
   const auto [status, message] = attempt([&] {
-    rank = rank_input(buffer, buffer.at("__version__").get<std::string>(), "shape");
+    // The version first: it says how the dictionaries read (0.9's are refused, not misread).
+    const std::string version = buffer.at("__version__").get<std::string>();
+    check(gdap_protocol_version_check(version.c_str()));
+    rank = rank_input(buffer, version, "shape");
     check_ndim(*rank);
     validate_section(*rank);
   });
@@ -347,31 +350,19 @@ void check_rank_layout(const Example& ex, const gdap_map* map, const RankInput& 
   }
 }
 
-// The global indices to look up: [0, size) along 'b' and 'c', every rank's labels along 'u'.
-std::vector<std::vector<int64_t>> index_sets(const gdap_map* map, const std::vector<int64_t>& global_shape) {
-  int64_t nranks = 0;
-  check(gdap_map_nranks(&nranks, map));
+// The global indices to look up: [0, size) along every dimension (a map holds unstructured indices
+// in [0, size) only, and each of them).
+std::vector<std::vector<int64_t>> index_sets(const std::vector<int64_t>& global_shape) {
   std::vector<std::vector<int64_t>> sets(global_shape.size());
   for (size_t i = 0; i < sets.size(); ++i) {
-    gdap_dim d = GDAP_DIM_INIT;
-    check(gdap_map_dim(&d, map, 0, static_cast<int64_t>(i)));
-    if (d.dist_type != GDAP_DIST_UNSTRUCTURED) {
-      for (int64_t g = 0; g < global_shape[i]; ++g) sets[i].push_back(g);
-      continue;
-    }
-    for (int64_t r = 0; r < nranks; ++r) {
-      check(gdap_map_dim(&d, map, r, static_cast<int64_t>(i)));
-      sets[i].insert(sets[i].end(), d.indices, d.indices + d.num_indices);
-    }
-    std::sort(sets[i].begin(), sets[i].end());
-    sets[i].erase(std::unique(sets[i].begin(), sets[i].end()), sets[i].end());
+    for (int64_t g = 0; g < global_shape[i]; ++g) sets[i].push_back(g);
   }
   return sets;
 }
 
 // Every global element has an owner (gdap_map_owner) whose expected buffer holds its value.
 void check_owners(const Example& ex, const gdap_map* map) {
-  const auto sets = index_sets(map, ex.global_shape);
+  const auto sets = index_sets(ex.global_shape);
   std::vector<int64_t> counts;
   for (const auto& s : sets) counts.push_back(static_cast<int64_t>(s.size()));
   int64_t total = 1;

@@ -52,6 +52,12 @@ static_assert(sizeof(gdap_halo_options) == 16 && offsetof(gdap_halo_options, cor
 static_assert(sizeof(gdap_halo_stats) == 64 && offsetof(gdap_halo_stats, local_bytes) == 56);
 
 // GEMM structs, as the Fortran and Julia bindings mirror them.
+static_assert(sizeof(gdap_axis_layout) == 56 && offsetof(gdap_axis_layout, dist_type) == 4 &&
+              offsetof(gdap_axis_layout, size) == 8 && offsetof(gdap_axis_layout, grid_size) == 16 &&
+              offsetof(gdap_axis_layout, block_size) == 24 && offsetof(gdap_axis_layout, lengths) == 32 &&
+              offsetof(gdap_axis_layout, halo) == 40 && offsetof(gdap_axis_layout, periodic) == 48 &&
+              offsetof(gdap_axis_layout, reserved) == 52);
+
 static_assert(sizeof(gdap_gemm_options) == 16 && offsetof(gdap_gemm_options, mode) == 4 &&
               offsetof(gdap_gemm_options, panel_width) == 8);
 static_assert(sizeof(gdap_gemm_stats) == 112 && offsetof(gdap_gemm_stats, flops) == 104);

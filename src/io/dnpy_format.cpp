@@ -302,11 +302,9 @@ gdap_dim dim_from(const Value& v, int64_t index, std::vector<int64_t>& indices, 
       d.given |= GDAP_KEY_ONE_TO_ONE;
       d.one_to_one = static_cast<int32_t>(f.typed(*p, "one_to_one", Value::kBool).i);
     }
-  } else if (type == "n") {
-    fail(GDAP_ERR_PROTOCOL, "{}: {}: dist_type 'n' (DistArray's undistributed map) is not in protocol 0.10; "
-         "an undistributed dimension is an empty dict {{}} or 'b' with proc_grid_size 1", name, where);
   } else {
-    fail(GDAP_ERR_PROTOCOL, "{}: {}: dist_type '{}' is not 'b', 'c' or 'u'", name, where, type);
+    fail(GDAP_ERR_PROTOCOL, "{}: {}: dist_type '{}' is not 'b', 'c' or 'u'{}", name, where, type,
+         type == "n" ? kNotN : "");
   }
   return d;
 }

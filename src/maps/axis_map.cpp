@@ -39,60 +39,63 @@ AxisMap::AxisMap(int64_t axis, DimData reps, const std::function<std::string(int
   }
 }
 
+namespace {
+
+// A padding entry for a message. Without the key it is the default (0, 0), which validate_dim
+// made sure the fields hold.
+std::string padding_text(const gdap_dim& d, int side) {
+  if ((d.given & GDAP_KEY_PADDING) == 0) return "0, 'padding' not given";
+  return std::to_string(d.padding[side]);
+}
+
+}  // namespace
+
 void AxisMap::check_block(const std::function<std::string(int64_t)>& who) {
   const int64_t P = grid_size();
   const std::string label = dim_label(reps_[0], axis_);
-  const uint32_t padding_given = reps_[0].given & GDAP_KEY_PADDING;
   owned_start_.resize(static_cast<size_t>(P) + 1);
   for (int64_t g = 0; g < P; ++g) {
     const gdap_dim& d = reps_[g];
-    if ((d.given & GDAP_KEY_PADDING) != padding_given) {
-      fail(GDAP_ERR_PROTOCOL,
-           "{}, {}: 'padding' is given here but not on grid rank 0, or the reverse; give it on all grid ranks of a "
-           "dimension or on none", who(g), label);
+    if (is_periodic(d) != is_periodic(reps_[0])) {
+      fail(GDAP_ERR_PROTOCOL, "{}, {}: periodic ({}) differs from grid rank 0's ({})", who(g), label,
+           is_periodic(d) ? "true" : "false", is_periodic(reps_[0]) ? "true" : "false");
     }
-    if (d.periodic != reps_[0].periodic) {
-      fail(GDAP_ERR_PROTOCOL, "{}, {}: periodic ({}) differs from grid rank 0's ({})", who(g), label, d.periodic,
-           reps_[0].periodic);
-    }
+    // Per process, grid rank 0 starts at 0 and the last grid rank stops at size (validate_dim).
     const int64_t starts = d.start + comm_padding_lower(d);
     owned_start_[static_cast<size_t>(g)] = starts;
+    if (g == 0) continue;
     // Owned ranges tile [0, size): each starts where the previous one ends.
-    const int64_t expected = g == 0 ? 0 : reps_[g - 1].stop - comm_padding_upper(reps_[g - 1]);
+    const gdap_dim& prev = reps_[g - 1];
+    const int64_t expected = prev.stop - comm_padding_upper(prev);
     if (starts != expected) {
-      if (g == 0) {
-        fail(GDAP_ERR_PROTOCOL, "{}, {}: owned range of grid rank 0 starts at {}, not 0", who(g), label, starts);
-      }
-      fail(GDAP_ERR_PROTOCOL, "{}, {}: owned range starts at {} but grid rank {} ends at {} ({})", who(g), label,
-           starts, g - 1, expected, starts > expected ? "gap" : "overlap");
+      fail(GDAP_ERR_PROTOCOL,
+           "{}, {}: owned range starts at {} (start {} + communication padding[0] {}) but grid rank {}'s ends at {} "
+           "(stop {} - communication padding[1] {}): {}, [{}, {}) {}",
+           who(g), label, starts, d.start, comm_padding_lower(d), g - 1, expected, prev.stop,
+           comm_padding_upper(prev), starts > expected ? "a gap" : "an overlap", std::min(starts, expected),
+           std::max(starts, expected), starts > expected ? "owned by no rank" : "owned twice");
     }
   }
-  const gdap_dim& last = reps_[P - 1];
-  if (last.stop - comm_padding_upper(last) != size()) {
-    fail(GDAP_ERR_PROTOCOL, "{}, {}: owned range of the last grid rank ends at {}, not at size ({})", who(P - 1), label,
-         last.stop - comm_padding_upper(last), size());
-  }
   owned_start_[static_cast<size_t>(P)] = size();
-  // Communication padding mirrors the neighbour's and fits in what the neighbour owns.
-  const int64_t pairs = reps_[0].periodic ? P : P - 1;
-  for (int64_t g = 0; g < pairs; ++g) {
-    const int64_t h = (g + 1) % P;
+  // Communication padding mirrors the neighbour's and fits in what the neighbour owns. Only
+  // neighbours inside the grid: the edge ranks' outer padding is boundary padding, periodic or not.
+  for (int64_t g = 0; g + 1 < P; ++g) {
     const gdap_dim& left = reps_[g];
-    const gdap_dim& right = reps_[h];
+    const gdap_dim& right = reps_[g + 1];
     if (left.padding[1] != right.padding[0]) {
       fail(GDAP_ERR_PROTOCOL,
-           "{}, {}: communication padding[0] ({}) != padding[1] ({}) of its lower neighbour, grid rank {}", who(h),
-           label, right.padding[0], left.padding[1], g);
+           "{}, {}: communication padding[0] ({}) != padding[1] ({}) of its lower neighbour, grid rank {}", who(g + 1),
+           label, padding_text(right, 0), padding_text(left, 1), g);
     }
     if (right.padding[0] > owned_count(left)) {
       fail(GDAP_ERR_PROTOCOL,
            "{}, {}: communication padding[0] ({}) is wider than what its lower neighbour, grid rank {}, owns ({})",
-           who(h), label, right.padding[0], g, owned_count(left));
+           who(g + 1), label, right.padding[0], g, owned_count(left));
     }
     if (left.padding[1] > owned_count(right)) {
       fail(GDAP_ERR_PROTOCOL,
            "{}, {}: communication padding[1] ({}) is wider than what its upper neighbour, grid rank {}, owns ({})",
-           who(g), label, left.padding[1], h, owned_count(right));
+           who(g), label, left.padding[1], g + 1, owned_count(right));
     }
   }
   // O(1) owner look-up when the owned counts are even: owned_start_[g] == min(g * w, size),
@@ -118,12 +121,13 @@ void AxisMap::check_cyclic(const std::function<std::string(int64_t)>& who) {
 
 void AxisMap::check_unstructured(const std::function<std::string(int64_t)>& who) {
   const std::string label = dim_label(reps_[0], axis_);
+  const bool one_to_one = is_one_to_one(reps_[0]);
   std::vector<std::ptrdiff_t> bounds{0};  // where each rank's entries end
   for (int64_t g = 0; g < grid_size(); ++g) {
     const gdap_dim& d = reps_[g];
-    if (d.one_to_one != reps_[0].one_to_one) {
+    if (is_one_to_one(d) != one_to_one) {
       fail(GDAP_ERR_PROTOCOL, "{}, {}: one_to_one ({}) differs from grid rank 0's ({})", who(g), label,
-           d.one_to_one, reps_[0].one_to_one);
+           is_one_to_one(d) ? "true" : "false", one_to_one ? "true" : "false");
     }
     const auto begin = static_cast<std::ptrdiff_t>(table_.size());
     for (int64_t l = 0; l < d.num_indices; ++l) table_.push_back({d.indices[l], g, l});
@@ -133,18 +137,37 @@ void AxisMap::check_unstructured(const std::function<std::string(int64_t)>& who)
     bounds.push_back(static_cast<std::ptrdiff_t>(table_.size()));
   }
   merge_runs(table_, std::move(bounds));
-  int64_t distinct = 0;
+  // A global index names an element of the array as if it were not distributed: one of [0, size).
+  // A process may list other integers (the text: "they can be negative"), but they name no
+  // element, and with one_to_one every index of [0, size) must be held exactly once.
+  // The table is sorted: its first and last entries are the lowest and highest index.
+  for (size_t k : {size_t{0}, table_.size() - 1}) {
+    if (table_.empty()) break;
+    const UnstructuredEntry& e = table_[k];
+    if (e.global < 0 || e.global >= size()) {
+      fail(GDAP_ERR_PROTOCOL,
+           "{}, {}: indices[{}] ({}) is outside [0, size ({})): a global index names one of the dimension's size "
+           "elements, so every index of a distribution lies in [0, size){}",
+           who(e.grid_rank), label, e.local, e.global, size(),
+           one_to_one ? " and, with one_to_one, is held exactly once" : "");
+    }
+  }
+  int64_t next = 0;  // the smallest index not yet seen: indices are in [0, size), so a gap is a missing one
   for (size_t k = 0; k < table_.size(); ++k) {
     const bool repeat = k > 0 && table_[k].global == table_[k - 1].global;
-    if (repeat && reps_[0].one_to_one) {
-      fail(GDAP_ERR_PROTOCOL, "{}, {}: global index {} is also held by grid rank {}, but one_to_one is true",
-           who(table_[k].grid_rank), label, table_[k].global, table_[k - 1].grid_rank);
+    if (repeat && one_to_one) {
+      fail(GDAP_ERR_PROTOCOL,
+           "{}, {}: indices[{}] ({}) is also held by grid rank {}, but one_to_one is true (each index on exactly one "
+           "process)",
+           who(table_[k].grid_rank), label, table_[k].local, table_[k].global, table_[k - 1].grid_rank);
     }
-    distinct += repeat ? 0 : 1;
+    if (repeat) continue;
+    if (table_[k].global != next) break;
+    ++next;
   }
-  if (distinct != size()) {
-    fail(GDAP_ERR_PROTOCOL, "{}, {}: the ranks hold {} distinct indices but size is {}", who(0), label, distinct,
-         size());
+  if (next != size()) {
+    fail(GDAP_ERR_PROTOCOL, "{}: global index {} of [0, size ({})) is held by no rank's indices{}", label, next, size(),
+         one_to_one ? " (one_to_one: each is held exactly once)" : "");
   }
 }
 

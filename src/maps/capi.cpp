@@ -48,12 +48,13 @@ void write_runs(gdap_run* out, int64_t* written, const std::vector<gdap_run>& ru
   *written = static_cast<int64_t>(runs.size());
 }
 
-// The global index checked against the global shape, for messages that say which coordinate.
+// The global index checked against the global shape, for messages that say which coordinate
+// (a map's unstructured indices lie in [0, size) too).
 void check_global(const gdap_map& map, const int64_t* global) {
   if (map.ndim() > 0) require(global, "global");
   for (size_t i = 0; i < map.axes.size(); ++i) {
     const auto& axis = map.axes[i];
-    if (axis.dist_type() != GDAP_DIST_UNSTRUCTURED && (global[i] < 0 || global[i] >= axis.size())) {
+    if (global[i] < 0 || global[i] >= axis.size()) {
       fail(GDAP_ERR_OUT_OF_RANGE, "global index {} of dimension {} is outside [0, {})", global[i], i, axis.size());
     }
   }

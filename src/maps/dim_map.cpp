@@ -10,12 +10,6 @@
 namespace gdap {
 namespace {
 
-int64_t wrap(int64_t value, int64_t size) {
-  if (size <= 0) return value;
-  const int64_t r = value % size;
-  return r < 0 ? r + size : r;
-}
-
 // Number of blocks a cyclic rank holds (the partial trailing block counts as one).
 int64_t cyclic_blocks(const gdap_dim& d) {
   const int64_t owned = owned_count(d);
@@ -72,15 +66,11 @@ std::optional<int64_t> owned_local(const gdap_dim& d, int64_t g) {
 }
 
 std::optional<int64_t> held_local(const gdap_dim& d, int64_t g) {
-  if (auto owned = owned_local(d, g)) return owned;
-  if (d.dist_type != GDAP_DIST_BLOCK) return std::nullopt;
-  if (g >= d.start && g < d.stop) return g - d.start;
-  if (is_periodic(d) && d.size > 0) {  // a wrapped halo: g - size below 0, or g + size past size
-    for (int64_t shifted : {g - d.size, g + d.size}) {
-      if (shifted >= d.start && shifted < d.stop) return shifted - d.start;
-    }
+  if (d.dist_type == GDAP_DIST_BLOCK) {
+    if (g >= d.start && g < d.stop) return g - d.start;  // padding and periodic halos hold their own index
+    return std::nullopt;
   }
-  return std::nullopt;
+  return owned_local(d, g);
 }
 
 int64_t global_of_local(const gdap_dim& d, int64_t local) {
@@ -89,7 +79,7 @@ int64_t global_of_local(const gdap_dim& d, int64_t local) {
     fail(GDAP_ERR_OUT_OF_RANGE, "local index {} is outside the buffer extent {}", local, extent);
   }
   switch (d.dist_type) {
-    case GDAP_DIST_BLOCK: return is_periodic(d) ? wrap(d.start + local, d.size) : d.start + local;
+    case GDAP_DIST_BLOCK: return d.start + local;  // < stop <= size
     case GDAP_DIST_CYCLIC: {
       const int64_t block = local / d.block_size * d.proc_grid_size + d.proc_grid_rank;
       return checked_add(checked_mul(block, d.block_size, "global index"), local % d.block_size, "global index");

@@ -10,14 +10,14 @@
 
 namespace gdap {
 
-// Local position of global index g in this process's buffer, if held ('b': padding counts,
-// the owned position is preferred when a periodic halo holds g too). O(1) for 'b' and 'c', O(n) for 'u'.
+// Local position of global index g in this process's buffer, if held ('b': padding counts; every
+// cell of [start, stop) holds its own index, periodic or not). O(1) for 'b' and 'c', O(n) for 'u'.
 std::optional<int64_t> held_local(const gdap_dim& dim, int64_t global);
 
 // Local position of g if this process OWNS it (padding excluded). O(1) for 'b' and 'c', O(n) for 'u'.
 std::optional<int64_t> owned_local(const gdap_dim& dim, int64_t global);
 
-// Global index at local position `local` (0 <= local < local_extent; periodic halos wrap).
+// Global index at local position `local` (0 <= local < local_extent).
 int64_t global_of_local(const gdap_dim& dim, int64_t local);
 
 // The owned runs in increasing global order.

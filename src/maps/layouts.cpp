@@ -1,8 +1,9 @@
-// Two layouts every collective needs, built as ordinary maps so that plans and gdap_redistribute
-// move data to and from them on every engine: the whole array on one rank (gather, scatter), and
-// the whole array on every rank (allgather, broadcast). The protocol has no replicated 'b' or 'c'
-// dimension, so the replicated layout is unstructured along dimension 0 (every rank holds every
-// index, one_to_one false) and whole along the others.
+// Layouts along dimension 0, built as ordinary maps so that plans and gdap_redistribute move data
+// to and from them on every engine: the whole array on one rank (gather, scatter), the whole array
+// on every rank (allgather, broadcast), and any rows on any rank (unstructured). The protocol has no
+// replicated 'b' or 'c' dimension, so the replicated layout is unstructured along dimension 0
+// (every rank holds every index, one_to_one false) and whole along the others.
+#include "maps/layout_build.hpp"
 #include "maps/map.hpp"
 
 #include "core/checked.hpp"
@@ -10,7 +11,6 @@
 
 #include <gdap/gdap.h>
 
-#include <exception>
 #include <numeric>
 #include <vector>
 
@@ -26,28 +26,6 @@ void check_layout(int64_t nranks, int64_t ndim, const int64_t* shape) {
   }
 }
 
-// The bytes a layout's map holds (every rank's dictionaries and `indices_per_rank` indices each),
-// counted before anything is allocated, so a hostile nranks or shape is a clear error.
-int64_t layout_bytes(int64_t nranks, int64_t ndim, int64_t indices_per_rank) {
-  const int64_t dims = checked_mul(checked_mul(nranks, ndim, "nranks * ndim"), int64_t{sizeof(gdap_dim)},
-                                   "bytes of the map's dictionaries");
-  const int64_t indices = checked_mul(checked_mul(nranks, indices_per_rank, "nranks * shape[0] (indices held)"),
-                                      int64_t{sizeof(int64_t)}, "bytes of the map's indices");
-  return checked_add(dims, indices, "bytes of the map");
-}
-
-// Runs `body`, naming the layout's size when an allocation in it fails.
-template <typename Body>
-void allocating(int64_t nranks, int64_t bytes, Body&& body) {
-  try {
-    body();
-  } catch (const std::exception& e) {
-    if (dynamic_cast<const Error*>(&e) != nullptr) throw;
-    fail(GDAP_ERR_NO_MEMORY, "a map of {} ranks needs about {} bytes, which cannot be allocated ({})", nranks, bytes,
-         e.what());
-  }
-}
-
 // Dimensions 1.. of every rank: whole, on a grid of one.
 void whole_tail(std::vector<gdap_dim>& rank_dims, int64_t ndim, const int64_t* shape) {
   for (int64_t i = 1; i < ndim; ++i) {
@@ -58,6 +36,15 @@ void whole_tail(std::vector<gdap_dim>& rank_dims, int64_t ndim, const int64_t* s
 }
 
 }  // namespace
+
+int64_t layout_bytes(int64_t nranks, int64_t ndim, int64_t indices_per_rank) {
+  const int64_t dims = checked_mul(checked_mul(nranks, ndim, "nranks * ndim"), int64_t{sizeof(gdap_dim)},
+                                   "bytes of the map's dictionaries");
+  const int64_t indices = checked_mul(checked_mul(nranks, indices_per_rank, "nranks * shape[0] (indices held)"),
+                                      int64_t{sizeof(int64_t)}, "bytes of the map's indices");
+  return checked_add(dims, indices, "bytes of the map");
+}
+
 }  // namespace gdap
 
 extern "C" GDAP_API gdap_status gdap_map_create_root(gdap_map** out, int64_t nranks, int64_t ndim,
@@ -94,6 +81,42 @@ extern "C" GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64
         gdap_dim_set_unstructured(&d, shape[0], nranks, r, all.data(), shape[0], 0);
         dims.push_back(d);
         gdap::whole_tail(dims, ndim, shape);
+      }
+      *out = new gdap_map(nranks, ndim, dims.data());
+    });
+  });
+}
+
+extern "C" GDAP_API gdap_status gdap_map_create_unstructured(gdap_map** out, int64_t nranks, int64_t ndim,
+                                                             const int64_t* shape, const int64_t* counts,
+                                                             const int64_t* indices, int64_t num_indices,
+                                                             int one_to_one) {
+  return gdap::guard([&] {
+    gdap::require(out, "out");
+    gdap::check_layout(nranks, ndim, shape);
+    gdap::require(counts, "counts");
+    if (num_indices < 0) gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "num_indices ({}) < 0", num_indices);
+    if (num_indices > 0) gdap::require(indices, "indices");
+    int64_t sum = 0;
+    for (int64_t r = 0; r < nranks; ++r) {
+      if (counts[r] < 0) gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "counts[{}] ({}) < 0", r, counts[r]);
+      sum = gdap::checked_add(sum, counts[r], "the sum of counts");
+    }
+    if (sum != num_indices) {
+      gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "counts sum to {} indices, but num_indices is {}", sum, num_indices);
+    }
+    const int64_t bytes = gdap::checked_add(gdap::layout_bytes(nranks, ndim, 0),
+                                            gdap::checked_mul(num_indices, int64_t{sizeof(int64_t)}, "bytes of indices"),
+                                            "bytes of the map");
+    gdap::allocating(nranks, bytes, [&] {
+      std::vector<gdap_dim> dims;
+      int64_t at = 0;
+      for (int64_t r = 0; r < nranks; ++r) {
+        gdap_dim d = GDAP_DIM_INIT;
+        gdap_dim_set_unstructured(&d, shape[0], nranks, r, counts[r] > 0 ? indices + at : nullptr, counts[r], one_to_one);
+        dims.push_back(d);
+        gdap::whole_tail(dims, ndim, shape);
+        at += counts[r];
       }
       *out = new gdap_map(nranks, ndim, dims.data());
     });

@@ -8,32 +8,83 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 
 namespace gdap {
 namespace {
 
 std::string rank_label(int64_t rank) { return fmt::format("rank {}", rank); }
 
-// The first key in which two dictionaries differ, or nullptr if they are identical.
-const char* first_difference(const gdap_dim& a, const gdap_dim& b) {
-  if (a.dist_type != b.dist_type) return "dist_type";
-  if (a.size != b.size) return "size";
-  if (a.proc_grid_size != b.proc_grid_size) return "proc_grid_size";
-  if (a.proc_grid_rank != b.proc_grid_rank) return "proc_grid_rank";
-  if (a.start != b.start) return "start";
-  if (a.stop != b.stop) return "stop";
-  if (a.padding[0] != b.padding[0] || a.padding[1] != b.padding[1]) return "padding";
-  if (a.periodic != b.periodic) return "periodic";
-  if (a.block_size != b.block_size) return "block_size";
-  if (a.one_to_one != b.one_to_one) return "one_to_one";
-  const uint32_t given = a.given ^ b.given;
-  if (given & GDAP_KEY_PADDING) return "whether 'padding' is given";
-  if (given & GDAP_KEY_PERIODIC) return "whether 'periodic' is given";
-  if (given & GDAP_KEY_BLOCK_SIZE) return "whether 'block_size' is given";
-  if (given & GDAP_KEY_ONE_TO_ONE) return "whether 'one_to_one' is given";
-  if (a.num_indices != b.num_indices) return "the number of indices";
-  if (a.num_indices > 0 && !std::equal(a.indices, a.indices + a.num_indices, b.indices)) return "indices";
-  return nullptr;
+// The first key in which two dictionaries of one grid coordinate differ, as "key (a vs b)", or ""
+// if they agree. Optional keys compare by value, a missing key as its default (validate_dim made
+// sure the fields hold the default then). Boundary padding (grid rank 0's padding[0], the last
+// grid rank's padding[1]) may differ between edge processes, so it is not compared.
+std::string first_difference(const gdap_dim& a, const gdap_dim& b) {
+  auto differs = [](const char* key, int64_t x, int64_t y) {
+    return x == y ? std::string() : fmt::format("{} ({} vs {})", key, x, y);
+  };
+  std::string out;
+  for (auto [key, x, y] : {std::tuple{"dist_type", int64_t{a.dist_type}, int64_t{b.dist_type}},
+                           std::tuple{"size", a.size, b.size},
+                           std::tuple{"proc_grid_size", a.proc_grid_size, b.proc_grid_size},
+                           std::tuple{"proc_grid_rank", a.proc_grid_rank, b.proc_grid_rank},
+                           std::tuple{"start", a.start, b.start}, std::tuple{"stop", a.stop, b.stop}}) {
+    if (out.empty()) out = differs(key, x, y);
+  }
+  if (!out.empty()) return out;
+  if (a.proc_grid_rank > 0) out = differs("communication padding[0]", a.padding[0], b.padding[0]);
+  if (out.empty() && a.proc_grid_rank < a.proc_grid_size - 1) {
+    out = differs("communication padding[1]", a.padding[1], b.padding[1]);
+  }
+  if (out.empty()) out = differs("periodic", is_periodic(a), is_periodic(b));
+  if (out.empty()) out = differs("block_size", block_size_of(a), block_size_of(b));
+  if (out.empty()) out = differs("one_to_one", is_one_to_one(a), is_one_to_one(b));
+  if (out.empty()) out = differs("the number of indices", a.num_indices, b.num_indices);
+  for (int64_t k = 0; out.empty() && k < a.num_indices; ++k) {
+    if (a.indices[k] != b.indices[k]) out = fmt::format("indices[{}] ({} vs {})", k, a.indices[k], b.indices[k]);
+  }
+  return out;
+}
+
+// Whether a rank's dictionary must be kept beside its coordinate's: it agrees by value
+// (first_difference) but gives other keys or other boundary padding.
+bool is_variant(const gdap_dim& a, const gdap_dim& b) {
+  return a.given != b.given || a.padding[0] != b.padding[0] || a.padding[1] != b.padding[1];
+}
+
+// "2 x 3", or "0-d" for an empty grid shape.
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string text;
+  for (int64_t g : shape) text += (text.empty() ? "" : " x ") + std::to_string(g);
+  return text.empty() ? "0-d" : text;
+}
+
+// Rank 0's proc_grid_size values must multiply to nranks. If not, the first rank that disagrees
+// with rank 0 is named: only ranks both claims agree exist are read (fewer than nranks when rank
+// 0's grid is smaller, so a hostile nranks never makes gdap read past `dims`).
+void check_rank0_grid(const std::vector<gdap_dim>& rank0, int64_t nranks, const gdap_dim* dims) {
+  const auto ndim = static_cast<int64_t>(rank0.size());
+  int64_t product = 1;
+  bool overflow = false;
+  std::vector<int64_t> grid;
+  for (const gdap_dim& d : rank0) {
+    overflow = overflow || __builtin_mul_overflow(product, d.proc_grid_size, &product);
+    grid.push_back(d.proc_grid_size);
+  }
+  if (!overflow && product == nranks) return;
+  const int64_t readable = overflow ? nranks : std::min(nranks, product);
+  for (int64_t r = 1; r < readable; ++r) {
+    for (int64_t i = 0; i < ndim; ++i) {
+      const gdap_dim d = read_dim(dims, r * ndim + i);
+      if (d.proc_grid_size != rank0[static_cast<size_t>(i)].proc_grid_size) {
+        fail(GDAP_ERR_PROTOCOL, "rank {}, {}: proc_grid_size ({}) != rank 0's ({})", r, dim_label(d, i),
+             d.proc_grid_size, rank0[static_cast<size_t>(i)].proc_grid_size);
+      }
+    }
+  }
+  fail(GDAP_ERR_PROTOCOL,
+       "the process grid ({}, the proc_grid_size of each dimension) has {} ranks, but {} ranks gave dictionaries",
+       shape_text(grid), overflow ? std::string("more than int64 can count") : std::to_string(product), nranks);
 }
 
 // Every rank's dictionaries, each checked per process ("rank 3, dimension 1 ('c'): ...").
@@ -47,16 +98,7 @@ std::vector<gdap_dim> read_all(int64_t nranks, int64_t ndim, const gdap_dim* dim
     // Rank 0's grid must count nranks before more is read or reserved: a hostile nranks is then
     // refused by the same rule as in gdap_map's constructor, not by reading past `dims`.
     if (k == ndim) {
-      int64_t product = 1;
-      bool overflow = false;
-      for (const gdap_dim& d : all) overflow = overflow || __builtin_mul_overflow(product, d.proc_grid_size, &product);
-      if (overflow || product != nranks) {
-        std::string grid;
-        for (const gdap_dim& d : all) grid += (grid.empty() ? "" : " x ") + std::to_string(d.proc_grid_size);
-        fail(GDAP_ERR_PROTOCOL, "the process grid ({}, the proc_grid_size of each dimension) has {} ranks, but {} "
-             "ranks gave dictionaries", grid, overflow ? std::string("more than int64 can count") : std::to_string(product),
-             nranks);
-      }
+      check_rank0_grid(all, nranks, dims);
       all.reserve(static_cast<size_t>(count));
     }
     gdap_dim d = read_dim(dims, k);
@@ -74,13 +116,6 @@ std::vector<gdap_dim> read_all(int64_t nranks, int64_t ndim, const gdap_dim* dim
     all.push_back(d);
   }
   return all;
-}
-
-// "2 x 3", or "0-d" for an empty grid shape.
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string text;
-  for (int64_t g : shape) text += (text.empty() ? "" : " x ") + std::to_string(g);
-  return text.empty() ? "0-d" : text;
 }
 
 }  // namespace
@@ -128,6 +163,7 @@ gdap_map::gdap_map(int64_t n, int64_t ndim, const gdap_dim* dims) : nranks(n) {
   // Each rank's proc_grid_rank values are its C-order coordinates; ranks sharing a coordinate
   // along an axis hold the same dictionary for it, kept once (the first such rank's).
   std::vector<std::vector<int64_t>> first_rank(static_cast<size_t>(ndim));
+  variants.resize(static_cast<size_t>(ndim));
   for (int64_t i = 0; i < ndim; ++i) {
     first_rank[static_cast<size_t>(i)].assign(static_cast<size_t>(grid_shape[static_cast<size_t>(i)]), -1);
   }
@@ -143,11 +179,15 @@ gdap_map::gdap_map(int64_t n, int64_t ndim, const gdap_dim* dims) : nranks(n) {
       int64_t& keeper = first_rank[static_cast<size_t>(i)][static_cast<size_t>(g)];
       if (keeper < 0) {
         keeper = r;
-      } else if (const char* key = gdap::first_difference(d, at(keeper, i))) {
-        fail(GDAP_ERR_PROTOCOL,
-             "rank {}, {}: the dictionary differs from rank {}'s in {}, but both have grid coordinate {} along it", r,
-             gdap::dim_label(d, i), keeper, key, g);
+        continue;
       }
+      if (const std::string key = gdap::first_difference(d, at(keeper, i)); !key.empty()) {
+        fail(GDAP_ERR_PROTOCOL,
+             "rank {}, {}: the dictionary differs from rank {}'s in {}, but both have grid coordinate {} along it (only "
+             "boundary padding may differ)",
+             r, gdap::dim_label(d, i), keeper, key, g);
+      }
+      if (gdap::is_variant(d, at(keeper, i))) variants[static_cast<size_t>(i)].emplace_back(r, d);
     }
   }
   axes.reserve(static_cast<size_t>(ndim));
@@ -156,6 +196,12 @@ gdap_map::gdap_map(int64_t n, int64_t ndim, const gdap_dim* dims) : nranks(n) {
     gdap::DimData reps;
     for (int64_t keeper : keepers) reps.push_back(at(keeper, i));
     axes.emplace_back(i, std::move(reps), [&](int64_t g) { return gdap::rank_label(keepers[static_cast<size_t>(g)]); });
+  }
+  // A variant shares its coordinate's indices (equal by first_difference), kept by the axis.
+  for (int64_t i = 0; i < ndim; ++i) {
+    for (auto& [r, d] : variants[static_cast<size_t>(i)]) {
+      d.indices = axes[static_cast<size_t>(i)].dim(coord(r, i)).indices;
+    }
   }
 }
 
@@ -166,6 +212,11 @@ gdap_map::~gdap_map() {
 const gdap_dim& gdap_map::dim(int64_t rank, int64_t axis) const {
   if (rank < 0 || rank >= nranks) fail(GDAP_ERR_OUT_OF_RANGE, "rank {} is outside [0, {})", rank, nranks);
   if (axis < 0 || axis >= ndim()) fail(GDAP_ERR_OUT_OF_RANGE, "dimension {} is outside [0, {})", axis, ndim());
+  const auto& own = variants[static_cast<size_t>(axis)];
+  if (!own.empty()) {
+    auto it = std::lower_bound(own.begin(), own.end(), rank, [](const auto& v, int64_t r) { return v.first < r; });
+    if (it != own.end() && it->first == rank) return it->second;
+  }
   return axes[static_cast<size_t>(axis)].dim(coord(rank, axis));
 }
 

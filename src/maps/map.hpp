@@ -30,6 +30,10 @@ struct gdap_map {
   std::vector<int64_t> global_shape;
   std::vector<int64_t> grid_stride;  // ranks between neighbours along each axis (C order)
   std::vector<gdap::AxisMap> axes;
+  // Per axis, (rank, dictionary) of the ranks whose dictionary says the same as their coordinate's
+  // (kept once in `axes`) but in other words: other boundary padding, or optional keys given at
+  // their defaults. Sorted by rank; dim() returns these.
+  std::vector<std::vector<std::pair<int64_t, gdap_dim>>> variants;
 
   int64_t ndim() const { return static_cast<int64_t>(axes.size()); }
   // Rank `rank`'s grid coordinate along `axis` (both range-checked by the caller).
@@ -37,7 +41,7 @@ struct gdap_map {
     const auto i = static_cast<size_t>(axis);
     return rank / grid_stride[i] % grid_shape[i];
   }
-  // Rank `rank`'s dictionary for `axis`; throws GDAP_ERR_OUT_OF_RANGE for a bad rank or axis.
+  // Rank `rank`'s own dictionary for `axis`; throws GDAP_ERR_OUT_OF_RANGE for a bad rank or axis.
   const gdap_dim& dim(int64_t rank, int64_t axis) const;
 
   // Owner of a global index without throwing: false if no rank owns it. `local` may be NULL.

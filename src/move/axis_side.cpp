@@ -33,7 +33,6 @@ AxisSide::AxisSide(const AxisMap& axis, bool source)
   for (size_t k = 0; k < table.size(); ++k) {
     const bool primary = k == 0 || table[k].global != table[k - 1].global;
     table_.push_back({table[k].global, table[k].grid_rank, table[k].local, primary});
-    if (primary) distinct_.push_back(table[k].global);
     ++coord_begin_[static_cast<size_t>(table[k].grid_rank) + 1];
   }
   for (size_t c = 0; c < P; ++c) coord_begin_[c + 1] += coord_begin_[c];

@@ -31,8 +31,6 @@ class AxisSide {
   int64_t extent(int64_t coord) const { return extent_[static_cast<size_t>(coord)]; }
   // Indices a coordinate owns (for 'u' every index it holds, replicas included).
   int64_t owned(int64_t coord) const { return owned_[static_cast<size_t>(coord)]; }
-  // 'u': the distinct global indices, ascending (empty for 'b' and 'c', which own [0, size)).
-  const std::vector<int64_t>& distinct() const { return distinct_; }
 
   // Calls f(global_start, length, local_start) for each owned run of `coord`, in increasing
   // global order; runs are maximal for 'b' and 'u', one per block held for 'c' (merged later).
@@ -64,7 +62,6 @@ class AxisSide {
   std::vector<Entry> table_;          // 'u': sorted by (global, coord)
   std::vector<int64_t> coord_begin_;  // 'u': coordinate c's entries are by_coord_[coord_begin_[c] ..)
   std::vector<int64_t> by_coord_;     // 'u': indices into table_, grouped by coordinate, global order
-  std::vector<int64_t> distinct_;     // 'u'
 };
 
 template <typename F>

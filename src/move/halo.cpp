@@ -4,7 +4,7 @@
 // sections: on the host it pulls its halos from its neighbours' owned elements; on devices one copy
 // kernel per rank pushes its owned elements into its neighbours' halos (GDAP_GROUP_COPY=pull
 // pulls), its stream first waiting for every peer's and every peer's stream waiting for it after.
-// Owned elements are only read and communication padding only written, so ranks never race.
+// Kept elements are only read and padding only written (halo.hpp), so ranks never race.
 #include "array/array.hpp"
 #include "comm/group.hpp"
 #include "core/checked.hpp"
@@ -37,8 +37,8 @@ void check_dim(const gdap_dim& mine, const gdap_dim& map, int64_t i) {
   const bool same = mine.dist_type == map.dist_type && mine.size == map.size && mine.start == map.start &&
                     mine.proc_grid_rank == map.proc_grid_rank && mine.proc_grid_size == map.proc_grid_size &&
                     (mine.dist_type != GDAP_DIST_BLOCK ||
-                     (mine.stop == map.stop && comm_padding_lower(mine) == comm_padding_lower(map) &&
-                      comm_padding_upper(mine) == comm_padding_upper(map) && is_periodic(mine) == is_periodic(map)));
+                     (mine.stop == map.stop && mine.padding[0] == map.padding[0] &&
+                      mine.padding[1] == map.padding[1] && is_periodic(mine) == is_periodic(map)));
   if (!same) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "{} of the local array differs from the halo's map for this rank (start {} vs {}, "
          "stop {} vs {}, padding ({}, {}) vs ({}, {}))", dim_label(mine, i), mine.start, map.start, mine.stop, map.stop,
@@ -248,8 +248,9 @@ GDAP_API gdap_status gdap_halo_create(gdap_halo** out, const gdap_map* map, gdap
     std::span<const int64_t> widths;
     if (o.widths != nullptr) widths = std::span<const int64_t>(o.widths, static_cast<size_t>(map->ndim()));
     if (!gdap::move::map_has_halo(*map, widths)) {
-      fail(GDAP_ERR_INVALID_ARGUMENT, "no rank of the map has communication padding to exchange into (only 'b' "
-                                      "dimensions with 'padding' between neighbours, or periodic, have halos)");
+      fail(GDAP_ERR_INVALID_ARGUMENT, "no rank of the map has padding to exchange into (only 'b' dimensions have "
+                                      "halos: communication padding between neighbours and, on a periodic dimension, "
+                                      "the edge ranks' boundary padding)");
     }
     static std::atomic<uint64_t> serials{0};
     auto halo = std::make_unique<gdap_halo>();

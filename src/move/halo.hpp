@@ -1,13 +1,23 @@
 // Halo exchange: filling each rank's communication padding ('b' dimensions) from the owned
-// elements of its neighbours, periodic wrap included, faces only or with edges and corners.
+// elements of its neighbours and, on periodic dimensions, the edge ranks' boundary padding from
+// the periodic image; faces only or with edges and corners.
 //
-// Model. A rank's padded frame splits into one box per neighbour offset d in {-1, 0, 1}^ndim
-// (d != 0): along a dimension with d_i = -1 the box is the lower communication padding, +1 the
-// upper one, 0 the owned range. The box's source is the rank at coordinates c + d (wrapped on
-// periodic dimensions), which owns those global indices. Faces only keeps the offsets with one
-// non-zero entry. Both ends enumerate the boxes of a pair in increasing offset order, each box
-// packed compact in C order (as a redistribution plan's blocks), so a packed message needs no
-// metadata. A message to oneself (a periodic dimension of one grid rank) is a local copy.
+// Model. Along a 'b' dimension a rank's section [start, stop) splits into the cells it keeps
+// (owned, less a periodic dimension's boundary padding) and the cells below and above them that
+// the exchange fills: communication padding, which mirrors the neighbour's owned cells, and on a
+// periodic dimension the boundary padding (DAP 0.10: grid rank 0's padding[0] and the last grid
+// rank's padding[1], owned and counted in size), which mirrors the interior's far end: with
+// boundary padding bl below and bu above, the period is n = size - bl - bu, a cell g < bl mirrors
+// g + n and a cell g >= size - bu mirrors g - n. Every filled cell mirrors a kept cell (never
+// another filled one), so owned cells are only read and filled cells only written.
+//
+// A rank's boxes are products of one piece per dimension for each offset d in {-1, 0, 1}^ndim
+// (d != 0): side -1 the cells below the kept ones, 0 the kept ones, +1 those above, each side cut
+// into pieces by the rank that owns what they mirror. Faces only keeps the offsets with one
+// non-zero entry. Both ends enumerate the boxes of a pair in the same order (offsets, then pieces),
+// each box packed compact in C order (as a redistribution plan's blocks), so a packed message needs
+// no metadata. A box a rank fills from itself (a periodic dimension of one grid rank) is a local
+// copy.
 //
 // The executors turn boxes into Copy2D programs (copy.hpp) and run them as gdap_redistribute's
 // executors do: host memcpy or peer copy kernels in the in-process group, packed nonblocking
@@ -51,10 +61,12 @@ struct HaloPlan {
 
 // Plans rank `rank`'s exchange on `map`. `corners`: edges and corners too, not faces only.
 // `widths` (ndim caps, or empty for none) limits each side's cells to the `widths[i]` next to the
-// owned range. Throws GDAP_ERR_INVALID_ARGUMENT for a cap on a dimension that is not 'b' or < 0.
+// kept ones. Throws GDAP_ERR_INVALID_ARGUMENT for a cap on a dimension that is not 'b' or < 0, and
+// for a periodic dimension whose boundary padding is wider than the interior it mirrors or differs
+// between the ranks at one edge.
 HaloPlan plan_halo(const gdap_map& map, int64_t rank, bool corners, std::span<const int64_t> widths);
 
-// True if any rank of the map has communication padding to fill under the caps.
+// True if any rank of the map has a cell to fill under the caps (throws as plan_halo does).
 bool map_has_halo(const gdap_map& map, std::span<const int64_t> widths);
 
 // One end of a halo copy: the sender's section (boxes' src_local), the receiver's (dst_local), or

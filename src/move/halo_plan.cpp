@@ -1,31 +1,16 @@
-// The halo planner: which boxes of its padding a rank receives from which neighbour, and which
-// boxes of its owned range it sends (see halo.hpp for the model). Pure computation on the map.
+// The halo planner: which boxes of its padding a rank receives from which rank, and which boxes of
+// its kept cells it sends (see halo.hpp for the model). Pure computation on the map.
 #include "core/error.hpp"
 #include "move/halo.hpp"
 #include "protocol/dim.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <utility>
 
 namespace gdap::move {
 
 namespace {
-
-int64_t wrap(int64_t g, int64_t size) { return size == 0 ? g : ((g % size) + size) % size; }
-
-// The cells filled on each side of dimension `axis` for a dictionary: its communication padding,
-// capped.
-struct Sides {
-  int64_t lower, upper;
-};
-
-Sides sides(const gdap_dim& d, std::span<const int64_t> widths, int64_t axis) {
-  Sides s{comm_padding_lower(d), comm_padding_upper(d)};
-  if (!widths.empty()) {
-    const int64_t cap = widths[static_cast<size_t>(axis)];
-    s = Sides{std::min(s.lower, cap), std::min(s.upper, cap)};
-  }
-  return s;
-}
 
 void check_widths(const gdap_map& map, std::span<const int64_t> widths) {
   if (widths.empty()) return;
@@ -43,54 +28,168 @@ void check_widths(const gdap_map& map, std::span<const int64_t> widths) {
   }
 }
 
-// The box receiver `rank` gets for neighbour offset `d` (entries -1, 0, 1), and the rank that
-// sends it; false if the box is empty (no padding on that side, nothing owned, or no neighbour).
-bool box_for(const gdap_map& map, int64_t rank, std::span<const int> d, std::span<const int64_t> widths, HaloBox& box,
-             int64_t& source) {
-  const auto n = static_cast<size_t>(map.ndim());
-  box.dst_local.assign(n, 0);
-  box.src_local.assign(n, 0);
-  box.extent.assign(n, 0);
-  box.elements = 1;
-  source = 0;
-  std::vector<int64_t> global(n, 0);
-  for (size_t i = 0; i < n; ++i) {
-    const auto axis = static_cast<int64_t>(i);
-    const gdap_dim& rd = map.dim(rank, axis);
-    const int64_t coord = map.coord(rank, axis), P = map.grid_shape[i];
-    int64_t from = coord;
-    if (rd.dist_type != GDAP_DIST_BLOCK) {
-      if (d[i] != 0) return false;  // no padding: only 'b' dimensions have neighbours
-      box.extent[i] = local_extent(rd);
-    } else {
-      const Sides s = sides(rd, widths, axis);
-      const int64_t L = comm_padding_lower(rd), owned = owned_count(rd);
-      const int64_t owned_start = rd.start + L;
-      if (d[i] == 0) {
-        box.dst_local[i] = L;
-        box.extent[i] = owned;
-        global[i] = owned_start;
-      } else if (d[i] < 0) {
-        box.dst_local[i] = L - s.lower;
-        box.extent[i] = s.lower;
-        global[i] = owned_start - s.lower;
-        from = (coord + P - 1) % P;
-      } else {
-        box.dst_local[i] = L + owned;
-        box.extent[i] = s.upper;
-        global[i] = owned_start + owned;
-        from = (coord + 1) % P;
+// Along one axis, a box of a receiver at grid coordinate c is a product of pieces: `extent` cells
+// at local `dst` in the receiver's section, copied from local `src` of the section at coordinate
+// `source` along the axis.
+struct Piece {
+  int64_t dst, src, extent, source;
+};
+
+// One axis of the exchange. A 'b' section [start, stop) splits into the cells it keeps (side 0:
+// owned, less a periodic dimension's boundary padding) and the cells below and above them that
+// the exchange fills (sides -1 and +1): communication padding, and on a periodic dimension the
+// edge ranks' boundary padding. Each filled cell mirrors one kept cell: communication padding its
+// own index, boundary padding the periodic image, g + n below and g - n above, where n = size -
+// lower boundary - upper boundary is the period (the interior between the boundary paddings).
+class AxisHalo {
+ public:
+  AxisHalo(const gdap_map& map, int64_t axis, std::span<const int64_t> widths)
+      : map_(map), axis_(axis), P_(map.grid_shape[static_cast<size_t>(axis)]) {
+    const gdap_dim& first = dim(0);
+    block_ = first.dist_type == GDAP_DIST_BLOCK;
+    if (!block_) return;
+    if (!widths.empty()) cap_ = widths[static_cast<size_t>(axis)];
+    if (!is_periodic(first)) return;
+    lower_ = boundary_padding_lower(first);
+    upper_ = boundary_padding_upper(dim(P_ - 1));
+    check_one_period();
+    period_ = first.size - lower_ - upper_;
+    if (period_ < std::max(lower_, upper_)) {
+      fail(GDAP_ERR_INVALID_ARGUMENT,
+           "{}: periodic, with boundary padding {} below and {} above around an interior of {} (size {}): a periodic "
+           "halo fills each boundary padding from the interior's far end, which must be at least as wide",
+           dim_label(first, axis), lower_, upper_, period_, first.size);
+    }
+  }
+
+  // The pieces a receiver at coordinate c fills on `side` (-1, 0 for the kept cells, +1).
+  std::vector<Piece> pieces(int64_t c, int side) const {
+    const gdap_dim& d = dim(c);
+    if (!block_) {
+      if (side != 0) return {};
+      return {Piece{0, 0, local_extent(d), c}};
+    }
+    const auto [keep_lo, keep_hi] = kept(d);
+    if (side == 0) {
+      if (keep_hi == keep_lo) return {};
+      return {Piece{keep_lo - d.start, keep_lo - d.start, keep_hi - keep_lo, c}};
+    }
+    // The filled cells next to the kept ones, at most cap_ of them (no overflow: all in [0, size]).
+    const int64_t lo = side < 0 ? std::max(d.start, keep_lo - std::min(cap_, keep_lo)) : keep_hi;
+    const int64_t hi = side < 0 ? keep_lo : keep_hi + std::min(cap_, d.stop - keep_hi);
+    std::vector<Piece> out;
+    // Boundary padding mirrors the periodic image; the rest (communication padding) itself.
+    split(out, d, lo, std::min(hi, lower_), period_);
+    split(out, d, std::max(lo, lower_), std::min(hi, d.size - upper_), 0);
+    split(out, d, std::max(lo, d.size - upper_), hi, -period_);
+    return out;
+  }
+
+  // The coordinates whose pieces on `side` may come from coordinate `source` (a superset), ascending:
+  // its neighbours, itself, and the two coordinates at each end (which hold or border the boundary
+  // padding a periodic image fills).
+  std::vector<int64_t> receivers_of(int64_t source, int side) const {
+    if (side == 0) return {source};
+    std::vector<int64_t> out;
+    for (int64_t c : {source - 1, source, source + 1, int64_t{0}, int64_t{1}, P_ - 2, P_ - 1}) {
+      if (c >= 0 && c < P_) out.push_back(c);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  // Whether a receiver at any coordinate fills a cell along this axis.
+  bool fills_any() const {
+    for (int64_t c = 0; block_ && c < P_; ++c) {
+      const auto [keep_lo, keep_hi] = kept(dim(c));
+      if (std::min(cap_, keep_lo - dim(c).start) > 0 || std::min(cap_, dim(c).stop - keep_hi) > 0) return true;
+    }
+    return false;
+  }
+
+ private:
+  const gdap_dim& dim(int64_t coord) const { return map_.axes[static_cast<size_t>(axis_)].dim(coord); }
+
+  // The global range a section keeps: owned, less the periodic boundary padding, within [start, stop).
+  std::pair<int64_t, int64_t> kept(const gdap_dim& d) const {
+    const int64_t owned_lo = d.start + comm_padding_lower(d), owned_hi = d.stop - comm_padding_upper(d);
+    const int64_t lo = std::clamp(std::max(owned_lo, lower_), d.start, d.stop);
+    return {lo, std::max(lo, std::clamp(std::min(owned_hi, d.size - upper_), d.start, d.stop))};
+  }
+
+  // Appends the pieces of global cells [lo, hi) of section `d` (at coordinate d.proc_grid_rank),
+  // which mirror [lo + shift, hi + shift), kept cells: one piece per owning coordinate. Computed in
+  // the mirrored range, which lies in [0, size): no sum leaves int64.
+  void split(std::vector<Piece>& out, const gdap_dim& d, int64_t lo, int64_t hi, int64_t shift) const {
+    if (lo >= hi) return;
+    const std::vector<int64_t>& starts = map_.axes[static_cast<size_t>(axis_)].owned_starts();
+    for (int64_t image = lo + shift, end = hi + shift; image < end;) {
+      const auto o = (std::upper_bound(starts.begin(), starts.end(), image) - starts.begin()) - 1;
+      const int64_t image_end = std::min(end, starts[static_cast<size_t>(o) + 1]);
+      out.push_back(Piece{image - shift - d.start, image - dim(o).start, image_end - image, o});
+      image = image_end;
+    }
+  }
+
+  // A periodic halo fills boundary padding from one period, so every rank at an edge coordinate
+  // must give the same boundary padding (the protocol lets edge processes differ).
+  void check_one_period() const {
+    for (const auto& [rank, d] : map_.variants[static_cast<size_t>(axis_)]) {
+      const bool at_lower = d.proc_grid_rank == 0, at_upper = d.proc_grid_rank == P_ - 1;
+      if ((at_lower && boundary_padding_lower(d) != lower_) || (at_upper && boundary_padding_upper(d) != upper_)) {
+        fail(GDAP_ERR_INVALID_ARGUMENT,
+             "rank {}, {}: periodic, with boundary padding ({}, {}) where the first rank at grid coordinate {} gives "
+             "({}, {}); a periodic halo fills boundary padding from one period, so every rank at an edge must give the "
+             "same",
+             rank, dim_label(d, axis_), boundary_padding_lower(d), boundary_padding_upper(d), d.proc_grid_rank,
+             at_lower ? lower_ : 0, at_upper ? upper_ : 0);
       }
     }
-    if (box.extent[i] == 0) return false;
-    box.elements *= box.extent[i];  // within the receiver's section, whose size was checked
-    source += from * map.grid_stride[i];
   }
-  for (size_t i = 0; i < n; ++i) {
-    const gdap_dim& sd = map.dim(source, static_cast<int64_t>(i));
-    if (sd.dist_type == GDAP_DIST_BLOCK) box.src_local[i] = wrap(global[i], sd.size) - sd.start;
+
+  const gdap_map& map_;
+  int64_t axis_, P_;
+  bool block_ = false;
+  int64_t cap_ = INT64_MAX;
+  int64_t lower_ = 0, upper_ = 0, period_ = 0;  // periodic: boundary padding and the interior between
+};
+
+std::vector<AxisHalo> axis_halos(const gdap_map& map, std::span<const int64_t> widths) {
+  check_widths(map, widths);
+  std::vector<AxisHalo> out;
+  out.reserve(static_cast<size_t>(map.ndim()));
+  for (int64_t i = 0; i < map.ndim(); ++i) out.emplace_back(map, i, widths);
+  return out;
+}
+
+// Calls f(box, peer) for every combination of one piece per axis, in lexicographic order; peer is
+// the rank at the pieces' coordinates, `coords(i, k)` the k-th piece's coordinate along axis i.
+template <typename Coord, typename F>
+void for_each_box(const std::vector<std::vector<Piece>>& per_axis, const gdap_map& map, Coord&& coords, F&& f) {
+  const size_t n = per_axis.size();
+  for (const auto& pieces : per_axis) {
+    if (pieces.empty()) return;
   }
-  return true;
+  std::vector<size_t> at(n, 0);
+  for (;;) {
+    HaloBox box;
+    box.elements = 1;
+    int64_t peer = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const Piece& p = per_axis[i][at[i]];
+      box.dst_local.push_back(p.dst);
+      box.src_local.push_back(p.src);
+      box.extent.push_back(p.extent);
+      box.elements *= p.extent;  // within the receiver's section, whose size was checked
+      peer += coords(i, at[i]) * map.grid_stride[i];
+    }
+    f(std::move(box), peer);
+    size_t i = n;
+    while (i > 0 && at[i - 1] + 1 == per_axis[i - 1].size()) at[--i] = 0;
+    if (i == 0) return;
+    ++at[i - 1];
+  }
 }
 
 // Every offset in {-1, 0, 1}^n except 0, in increasing lexicographic order; faces only: those
@@ -106,21 +205,6 @@ std::vector<std::vector<int>> offsets(size_t n, bool corners) {
     if (i == 0) return out;
     ++d[i - 1];
   }
-}
-
-// The rank a sender at `rank` serves with offset d (the receiver at c - d), or -1 if none.
-int64_t receiver_of(const gdap_map& map, int64_t rank, std::span<const int> d) {
-  int64_t r = 0;
-  for (size_t i = 0; i < d.size(); ++i) {
-    const int64_t P = map.grid_shape[i];
-    int64_t c = map.coord(rank, static_cast<int64_t>(i)) - d[i];
-    if (c < 0 || c >= P) {
-      if (!is_periodic(map.dim(rank, static_cast<int64_t>(i)))) return -1;
-      c = (c + P) % P;
-    }
-    r += c * map.grid_stride[i];
-  }
-  return r;
 }
 
 // Groups (peer, box) pairs, given in offset order, into messages in increasing peer order.
@@ -146,19 +230,34 @@ void set_offsets(std::vector<HaloMessage>& messages) {
 }  // namespace
 
 HaloPlan plan_halo(const gdap_map& map, int64_t rank, bool corners, std::span<const int64_t> widths) {
-  check_widths(map, widths);
+  const std::vector<AxisHalo> axes = axis_halos(map, widths);
+  const auto n = static_cast<size_t>(map.ndim());
   HaloPlan plan{rank, map.nranks, map.ndim(), {}, {}, {}};
   std::vector<std::pair<int64_t, HaloBox>> sent, received, own;
-  for (const std::vector<int>& d : offsets(static_cast<size_t>(map.ndim()), corners)) {
-    HaloBox box;
-    int64_t source = 0;
-    if (box_for(map, rank, d, widths, box, source)) (source == rank ? own : received).emplace_back(source, std::move(box));
-    const int64_t receiver = receiver_of(map, rank, d);
-    if (receiver < 0 || receiver == rank) continue;
-    if (box_for(map, receiver, d, widths, box, source)) {
-      if (source != rank) fail(GDAP_ERR_INTERNAL, "halo box of rank {} comes from rank {}, not {}", receiver, source, rank);
-      sent.emplace_back(receiver, std::move(box));
+  std::vector<std::vector<Piece>> pieces(n);
+  std::vector<std::vector<int64_t>> receivers(n);  // sends: the receiver coordinate of each piece
+  for (const std::vector<int>& d : offsets(n, corners)) {
+    // Receives: this rank's pieces on side d[i] of each axis; the box's source is the peer.
+    for (size_t i = 0; i < n; ++i) pieces[i] = axes[i].pieces(map.coord(rank, static_cast<int64_t>(i)), d[i]);
+    for_each_box(pieces, map, [&](size_t i, size_t k) { return pieces[i][k].source; }, [&](HaloBox box, int64_t from) {
+      (from == rank ? own : received).emplace_back(from, std::move(box));
+    });
+    // Sends: every receiver's pieces on side d[i] that come from this rank's coordinate.
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t mine = map.coord(rank, static_cast<int64_t>(i));
+      pieces[i].clear();
+      receivers[i].clear();
+      for (int64_t c : axes[i].receivers_of(mine, d[i])) {
+        for (const Piece& p : axes[i].pieces(c, d[i])) {
+          if (p.source != mine) continue;
+          pieces[i].push_back(p);
+          receivers[i].push_back(c);
+        }
+      }
     }
+    for_each_box(pieces, map, [&](size_t i, size_t k) { return receivers[i][k]; }, [&](HaloBox box, int64_t to) {
+      if (to != rank) sent.emplace_back(to, std::move(box));
+    });
   }
   plan.sends = group(std::move(sent));
   plan.recvs = group(std::move(received));
@@ -169,16 +268,8 @@ HaloPlan plan_halo(const gdap_map& map, int64_t rank, bool corners, std::span<co
 }
 
 bool map_has_halo(const gdap_map& map, std::span<const int64_t> widths) {
-  check_widths(map, widths);
-  for (int64_t r = 0; r < map.nranks; ++r) {
-    for (int64_t i = 0; i < map.ndim(); ++i) {
-      const gdap_dim& d = map.dim(r, i);
-      if (d.dist_type != GDAP_DIST_BLOCK) continue;
-      const Sides s = sides(d, widths, i);
-      if (s.lower > 0 || s.upper > 0) return true;
-    }
-  }
-  return false;
+  const std::vector<AxisHalo> axes = axis_halos(map, widths);
+  return std::any_of(axes.begin(), axes.end(), [](const AxisHalo& a) { return a.fills_any(); });
 }
 
 void halo_copies(const HaloMessage& m, const HaloEnd& from, const HaloEnd& to, int64_t element_size,

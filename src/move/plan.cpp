@@ -18,7 +18,6 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return text.empty() ? "0-d" : text;
 }
 
-char type_char(int32_t type) { return static_cast<char>(type); }
 
 // Per message of the product: its peer rank, its per-dimension peer indices and its counts.
 struct Product {
@@ -110,24 +109,6 @@ void check_element_size(int64_t element_size) {
   if (element_size < 1) fail(GDAP_ERR_INVALID_ARGUMENT, "element size ({} bytes) must be >= 1", element_size);
 }
 
-// The smallest global index along a dimension that one side holds and the other does not (only
-// possible when either side is unstructured), or false when both hold the same indices. Each
-// side holds exactly `size` distinct indices (the maps checked it): 'b' and 'c' hold [0, size),
-// 'u' its sorted distinct list; so the first position where the two sorted lists differ names it.
-bool first_difference(const AxisSide& src, const AxisSide& dst, int64_t& index) {
-  const bool su = src.dist_type() == GDAP_DIST_UNSTRUCTURED, du = dst.dist_type() == GDAP_DIST_UNSTRUCTURED;
-  if (!su && !du) return false;
-  for (int64_t k = 0; k < src.size(); ++k) {
-    const int64_t a = su ? src.distinct()[static_cast<size_t>(k)] : k;
-    const int64_t b = du ? dst.distinct()[static_cast<size_t>(k)] : k;
-    if (a != b) {
-      index = std::min(a, b);
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 Planner::Planner(const gdap_map& src, const gdap_map& dst)
@@ -151,18 +132,8 @@ Planner::Planner(const gdap_map& src, const gdap_map& dst)
   for (size_t k = 0; k < src.axes.size(); ++k) {
     src_axes_.emplace_back(src.axes[k], true);
     dst_axes_.emplace_back(dst.axes[k], false);
-    int64_t missing = 0;
-    const AxisSide& s = src_axes_.back();
-    const AxisSide& d = dst_axes_.back();
-    if (first_difference(s, d, missing)) {
-      const bool held_by_dst = d.dist_type() == GDAP_DIST_UNSTRUCTURED
-                                   ? std::binary_search(d.distinct().begin(), d.distinct().end(), missing)
-                                   : missing >= 0 && missing < d.size();
-      fail(GDAP_ERR_PROTOCOL, "dimension {} ('{}' -> '{}'): global index {} is {}; both sides must hold the same indices",
-           k, type_char(s.dist_type()), type_char(d.dist_type()), missing,
-           held_by_dst ? "owned by the destination but held by no source rank"
-                       : "held by the source but owned by no destination rank");
-    }
+    // Both sides hold exactly [0, size) along every dimension (the maps checked it, unstructured
+    // indices included), so every index one side holds the other holds too.
   }
 }
 

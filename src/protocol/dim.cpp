@@ -129,67 +129,39 @@ void check_common(const gdap_dim& d, const std::string& label) {
   check_given_bits(d, label);
 }
 
-// Overflow-checked arithmetic whose message names the dimension as well as the operands.
-int64_t add_or_fail(const std::string& label, const char* what, int64_t a, int64_t b) {
-  int64_t r = 0;
-  if (__builtin_add_overflow(a, b, &r)) fail(GDAP_ERR_OVERFLOW, "{}: {} ({} + {}) overflows int64", label, what, a, b);
-  return r;
-}
-
-int64_t sub_or_fail(const std::string& label, const char* what, int64_t a, int64_t b) {
-  int64_t r = 0;
-  if (__builtin_sub_overflow(a, b, &r)) fail(GDAP_ERR_OVERFLOW, "{}: {} ({} - {}) overflows int64", label, what, a, b);
-  return r;
-}
-
 void check_extent(const std::string& label, const char* what, int64_t implied, int64_t extent) {
   if (extent >= 0 && implied != extent) {
     fail(GDAP_ERR_PROTOCOL, "{}: {} ({}) != buffer shape ({})", label, what, implied, extent);
   }
 }
 
+// DAP 0.10 keeps 0 <= start <= stop <= size for every block dimension, periodic or not: a periodic
+// dimension's wrap-around halo is the edge ranks' boundary padding, which size counts. gdap before
+// this reading wrote the wrap as start = -padding[0]; the message says how to read such a section.
 void validate_block(const gdap_dim& d, const std::string& label, int64_t extent) {
   if (d.padding[0] < 0 || d.padding[1] < 0) {
     fail(GDAP_ERR_PROTOCOL, "{}: padding ({}, {}) has a negative width", label, d.padding[0], d.padding[1]);
   }
-  const bool periodic = is_periodic(d);
-  // Periodic padding wraps around, so a periodic section may reach padding[0] below 0 and
-  // padding[1] past size. padding[0] >= 0 here, so -padding[0] cannot overflow.
-  const int64_t lowest = periodic ? -d.padding[0] : 0;
-  const int64_t highest = periodic ? add_or_fail(label, "size + padding[1]", d.size, d.padding[1]) : d.size;
-  if (d.start < lowest) {
-    if (periodic) fail(GDAP_ERR_PROTOCOL, "{}: start ({}) < -padding[0] ({})", label, d.start, lowest);
-    fail(GDAP_ERR_PROTOCOL, "{}: start ({}) < 0", label, d.start);
-  }
+  const char* periodic_hint =
+      is_periodic(d) ? " (periodic too: the wrap-around halo is the edge ranks' boundary padding, counted in size; "
+                       "a section that starts at -padding[0] or stops at size + padding[1] is read as size + "
+                       "padding[0] + padding[1] elements starting at 0)"
+                     : "";
+  if (d.start < 0) fail(GDAP_ERR_PROTOCOL, "{}: start ({}) < 0{}", label, d.start, periodic_hint);
   if (d.stop < d.start) fail(GDAP_ERR_PROTOCOL, "{}: stop ({}) < start ({})", label, d.stop, d.start);
-  if (d.stop > highest) {
-    if (periodic) {
-      fail(GDAP_ERR_PROTOCOL, "{}: stop ({}) > size ({}) + padding[1] ({})", label, d.stop, d.size, d.padding[1]);
-    }
-    fail(GDAP_ERR_PROTOCOL, "{}: stop ({}) > size ({})", label, d.stop, d.size);
-  }
-  const int64_t held = sub_or_fail(label, "stop - start", d.stop, d.start);
+  if (d.stop > d.size) fail(GDAP_ERR_PROTOCOL, "{}: stop ({}) > size ({}){}", label, d.stop, d.size, periodic_hint);
+  const int64_t held = d.stop - d.start;  // 0 <= start <= stop: no overflow
   // Compared without forming padding[0] + padding[1], which may overflow.
   if (d.padding[0] > held || d.padding[1] > held - d.padding[0]) {
     fail(GDAP_ERR_PROTOCOL, "{}: padding ({}, {}) is wider than stop - start ({})", label, d.padding[0], d.padding[1],
          held);
   }
-  // start <= start + cl <= stop - cu <= stop by the check above: no overflow.
-  const int64_t owned_start = d.start + comm_padding_lower(d);
-  const int64_t owned_stop = d.stop - comm_padding_upper(d);
-  if (owned_start < 0 || owned_stop > d.size) {
-    fail(GDAP_ERR_PROTOCOL, "{}: owned range [{}, {}) (start, stop less communication padding) leaves [0, size ({}))",
-         label, owned_start, owned_stop, d.size);
+  if (d.proc_grid_rank == 0 && d.start != 0) {
+    fail(GDAP_ERR_PROTOCOL, "{}: start ({}) != 0, but grid rank 0 starts at index 0", label, d.start);
   }
-  if (d.proc_grid_rank == 0 && owned_start != 0) {
-    fail(GDAP_ERR_PROTOCOL,
-         "{}: grid rank 0 must own from index 0, but start ({}) + communication padding[0] ({}) = {}{}", label,
-         d.start, comm_padding_lower(d), owned_start, periodic ? " (a periodic rank 0 has start == -padding[0])" : "");
-  }
-  if (d.proc_grid_rank == d.proc_grid_size - 1 && owned_stop != d.size) {
-    fail(GDAP_ERR_PROTOCOL,
-         "{}: the last grid rank must own up to size ({}), but stop ({}) - communication padding[1] ({}) = {}", label,
-         d.size, d.stop, comm_padding_upper(d), owned_stop);
+  if (d.proc_grid_rank == d.proc_grid_size - 1 && d.stop != d.size) {
+    fail(GDAP_ERR_PROTOCOL, "{}: stop ({}) != size ({}), but the last grid rank ({}) stops at size", label, d.stop,
+         d.size, d.proc_grid_rank);
   }
   check_extent(label, "stop - start", held, extent);
 }
@@ -307,8 +279,8 @@ void validate_dim(const gdap_dim& dim, int64_t dim_index, int64_t extent) {
     default: {
       const bool printable = dim.dist_type >= 32 && dim.dist_type < 127;
       if (printable) {
-        fail(GDAP_ERR_PROTOCOL, "{}: dist_type '{}' ({}) is not 'b', 'c' or 'u'", label,
-             static_cast<char>(dim.dist_type), dim.dist_type);
+        fail(GDAP_ERR_PROTOCOL, "{}: dist_type '{}' ({}) is not 'b', 'c' or 'u'{}", label,
+             static_cast<char>(dim.dist_type), dim.dist_type, dim.dist_type == 'n' ? kNotN : "");
       }
       fail(GDAP_ERR_PROTOCOL, "{}: dist_type {} is not 'b', 'c' or 'u'", label, dim.dist_type);
     }
@@ -325,12 +297,22 @@ bool is_one_to_one(const gdap_dim& dim) { return (dim.given & GDAP_KEY_ONE_TO_ON
 
 int64_t comm_padding_lower(const gdap_dim& dim) {
   if (dim.dist_type != GDAP_DIST_BLOCK || (dim.given & GDAP_KEY_PADDING) == 0) return 0;
-  return (dim.proc_grid_rank > 0 || is_periodic(dim)) ? dim.padding[0] : 0;
+  return dim.proc_grid_rank > 0 ? dim.padding[0] : 0;
 }
 
 int64_t comm_padding_upper(const gdap_dim& dim) {
   if (dim.dist_type != GDAP_DIST_BLOCK || (dim.given & GDAP_KEY_PADDING) == 0) return 0;
-  return (dim.proc_grid_rank < dim.proc_grid_size - 1 || is_periodic(dim)) ? dim.padding[1] : 0;
+  return dim.proc_grid_rank < dim.proc_grid_size - 1 ? dim.padding[1] : 0;
+}
+
+int64_t boundary_padding_lower(const gdap_dim& dim) {
+  if (dim.dist_type != GDAP_DIST_BLOCK || (dim.given & GDAP_KEY_PADDING) == 0) return 0;
+  return dim.proc_grid_rank == 0 ? dim.padding[0] : 0;
+}
+
+int64_t boundary_padding_upper(const gdap_dim& dim) {
+  if (dim.dist_type != GDAP_DIST_BLOCK || (dim.given & GDAP_KEY_PADDING) == 0) return 0;
+  return dim.proc_grid_rank == dim.proc_grid_size - 1 ? dim.padding[1] : 0;
 }
 
 int64_t cyclic_owned_count(int64_t size, int64_t grid_size, int64_t block_size, int64_t grid_rank) {

@@ -16,6 +16,10 @@ namespace gdap {
 // release's gdap_dim or not a multiple of 8.
 gdap_dim read_dim(const gdap_dim* dims, int64_t i);
 
+// Said after "dist_type 'n' is not 'b', 'c' or 'u'" wherever a dictionary is read.
+inline constexpr const char* kNotN =
+    " ('n', undistributed, is DAP 0.9's; 0.10 writes the empty dictionary {} or 'b' over one grid rank)";
+
 // "dimension 2 ('c')" — the label every message about a dimension starts with.
 std::string dim_label(const gdap_dim& dim, int64_t dim_index);
 
@@ -32,9 +36,13 @@ bool is_periodic(const gdap_dim& dim);       // 'b'
 bool is_one_to_one(const gdap_dim& dim);     // 'u'
 
 // Communication padding below / above for 'b' (0 for other types): padding on a side with a
-// neighbour, or every padding when the dimension is periodic. The rest is boundary padding.
+// neighbour (grid rank > 0 below, < proc_grid_size - 1 above), periodic or not.
 int64_t comm_padding_lower(const gdap_dim& dim);
 int64_t comm_padding_upper(const gdap_dim& dim);
+// Boundary padding below / above for 'b' (0 for other types): grid rank 0's padding[0] and the last
+// grid rank's padding[1]. Owned and counted in size; a periodic halo exchange fills it.
+int64_t boundary_padding_lower(const gdap_dim& dim);
+int64_t boundary_padding_upper(const gdap_dim& dim);
 
 // Owned global indices along the dimension (see gdap_dim_owned_count). Needs a valid dictionary.
 int64_t owned_count(const gdap_dim& dim);

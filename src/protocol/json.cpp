@@ -86,7 +86,8 @@ int32_t parse_dist_type(const json& dict, int64_t dim_index) {
   if (text == "b") return GDAP_DIST_BLOCK;
   if (text == "c") return GDAP_DIST_CYCLIC;
   if (text == "u") return GDAP_DIST_UNSTRUCTURED;
-  fail(GDAP_ERR_PROTOCOL, "dimension {}: dist_type '{}' is not 'b', 'c' or 'u'", dim_index, printable(text));
+  fail(GDAP_ERR_PROTOCOL, "dimension {}: dist_type '{}' is not 'b', 'c' or 'u'{}", dim_index, printable(text),
+       text == "n" ? kNotN : "");
 }
 
 // Keys each dist_type may hold: the protocol's required ones and its optional ones.

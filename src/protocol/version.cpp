@@ -1,5 +1,7 @@
 // Protocol version strings (see version.hpp): "major.minor.patch", three non-empty runs of ASCII
-// digits, each fitting in int. Same major = compatible; a newer minor may add rules we don't know.
+// digits, each fitting in int. gdap reads 0.10.x only: a newer minor may add rules gdap does not
+// know, and 0.9 means other things by the same keys (its dist_type 'n'; its periodic padding is
+// communication padding where 0.10's is boundary padding), which SemVer allows below 1.0.
 #include "protocol/version.hpp"
 
 #include "core/error.hpp"
@@ -56,6 +58,13 @@ void check_protocol_version(const char* version) {
   if (minor > GDAP_PROTOCOL_MINOR) {
     fail(GDAP_ERR_VERSION, "protocol version {} has minor {}, newer than gdap knows ({}.{})", quoted(version), minor,
          GDAP_PROTOCOL_MAJOR, GDAP_PROTOCOL_MINOR);
+  }
+  if (minor < GDAP_PROTOCOL_MINOR) {
+    fail(GDAP_ERR_VERSION,
+         "protocol version {} is older than {}.{}, the only minor gdap reads: before 1.0 a minor may change what a "
+         "dictionary means (SemVer 2.0.0, item 4), and 0.9 did (dist_type 'n'; periodic padding read as communication "
+         "padding), so gdap refuses it rather than read it as {}.{}",
+         quoted(version), GDAP_PROTOCOL_MAJOR, GDAP_PROTOCOL_MINOR, GDAP_PROTOCOL_MAJOR, GDAP_PROTOCOL_MINOR);
   }
 }
 

@@ -4,7 +4,7 @@
 namespace gdap {
 
 // Throws GDAP_ERR_INVALID_ARGUMENT for a malformed string and GDAP_ERR_VERSION for another major
-// or a newer minor than GDAP_PROTOCOL_MINOR.
+// or another minor than GDAP_PROTOCOL_MINOR (any patch is read).
 void check_protocol_version(const char* version);
 
 }  // namespace gdap

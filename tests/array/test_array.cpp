@@ -553,11 +553,11 @@ TEST(Import, VersionIsKeptOrDefaulted) {
   Producer p(data, {2}), q(data, {2});
   gdap_dim d = undistributed(2);
   ArrayHandle given, defaulted;
-  ASSERT_EQ(gdap_array_from_dlpack(&given.a, &p.versioned, &d, 1, "0.9.1"), GDAP_SUCCESS) << gdap_last_error();
+  ASSERT_EQ(gdap_array_from_dlpack(&given.a, &p.versioned, &d, 1, "0.10.9"), GDAP_SUCCESS) << gdap_last_error();
   ASSERT_EQ(gdap_array_from_dlpack(&defaulted.a, &q.versioned, &d, 1, nullptr), GDAP_SUCCESS);
   const char* v = nullptr;
   ASSERT_EQ(gdap_array_version(&v, given.a), GDAP_SUCCESS);
-  EXPECT_STREQ(v, "0.9.1");
+  EXPECT_STREQ(v, "0.10.9");
   ASSERT_EQ(gdap_array_version(&v, defaulted.a), GDAP_SUCCESS);
   EXPECT_STREQ(v, GDAP_PROTOCOL_VERSION);
 }

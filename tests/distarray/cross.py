@@ -177,6 +177,73 @@ g = gdap.empty(dd, np.float64)
 assert np.asarray(g).shape == (protocol_extent,)
 g.close()
 
+# Periodic, padded blocks, DAP 0.10's way: the edge ranks' outer padding is boundary padding (owned,
+# counted in size, start >= 0), communication padding lies between ranks. A 2 x 2 grid: rows periodic,
+# 6 interior rows and boundary padding 1 at each end (size 8), halo 1; columns not periodic, size 7,
+# boundary padding (2, 1), halo 2.
+ROWS = [dict(dist_type="b", size=8, proc_grid_size=2, proc_grid_rank=0, start=0, stop=5, padding=(1, 1), periodic=True),
+        dict(dist_type="b", size=8, proc_grid_size=2, proc_grid_rank=1, start=3, stop=8, padding=(1, 1), periodic=True)]
+COLS = [dict(dist_type="b", size=7, proc_grid_size=2, proc_grid_rank=0, start=0, stop=5, padding=(2, 2)),
+        dict(dist_type="b", size=7, proc_grid_size=2, proc_grid_rank=1, start=1, stop=7, padding=(2, 1))]
+padded_dims = (ROWS[RANK // 2], COLS[RANK % 2])
+name = "periodic padded 2x2"
+
+# gdap -> DistArray: the same memory, and every cell (owned or padding) the same global index on both sides.
+g = gdap.empty(padded_dims, np.float64)
+a = np.asarray(g)
+for lidx in np.ndindex(*a.shape):
+    a[lidx] = value(g.local_to_global(lidx))
+gdap.GlobalMap.collective(COMM, g.dim_data)
+la = DaLocalArray.from_distarray(WORLD, g)
+assert address(la.ndarray) == address(g), "%s: DistArray copied gdap's buffer" % name
+for lidx in np.ndindex(*a.shape):
+    assert tuple(la.global_from_local(lidx)) == tuple(g.local_to_global(lidx)), (name, RANK, lidx)
+check_distarray_values(la, name + " (gdap -> DistArray)")
+
+# gdap's halo exchange over MPI fills the padding in the memory DistArray reads: a communication
+# padding cell the element at its own global index, a periodic row's boundary padding the periodic
+# image (row 0 mirrors row 6, row 7 mirrors row 1).
+owned = [range(d["start"] + (d["padding"][0] if d["proc_grid_rank"] > 0 else 0),
+               d["stop"] - (d["padding"][1] if d["proc_grid_rank"] < d["proc_grid_size"] - 1 else 0)) for d in padded_dims]
+for lidx in np.ndindex(*a.shape):
+    gi = g.local_to_global(lidx)
+    if not (gi[0] in owned[0] and 1 <= gi[0] < 7 and gi[1] in owned[1]):
+        a[lidx] = -1.0  # every cell the exchange fills
+gdap.halo_exchange(COMM, gdap.Halo(gdap.GlobalMap.collective(COMM, g.dim_data), np.float64, COMM), g)
+for lidx in np.ndindex(*a.shape):
+    row, col = la.global_from_local(lidx)
+    image = row + 6 if row == 0 else row - 6 if row == 7 else row
+    assert la.ndarray[lidx] == value((image, col)), (name, RANK, lidx, la.ndarray[lidx], value((image, col)))
+
+# .dnpy, gdap writes, DistArray reads: each cell the same global index.
+prefix = os.path.join(TMP, "padded")
+gdap.save_dnpy(COMM, g, prefix)
+la2 = da_load_dnpy(WORLD, "%s_%d.dnpy" % (prefix, RANK))
+for lidx in np.ndindex(*a.shape):
+    assert la2.ndarray[lidx] == a[lidx] and tuple(la2.global_from_local(lidx)) == tuple(g.local_to_global(lidx))
+assert "'periodic': True" in open("%s_%d.dnpy" % (prefix, RANK), "rb").read().decode("latin-1")
+
+# DistArray -> gdap: DistArray's LocalArray over the same dictionaries holds the same cells, but its
+# export drops 'padding' and 'periodic'.
+la = DaLocalArray(Distribution(WORLD, [dict(d) for d in padded_dims]), dtype=np.float64)
+fill_distarray(la)
+exported = la.__distarray__()["dim_data"]
+if any("padding" not in d for d in exported):
+    note("its localapi maps export 'b' dictionaries without 'padding' and 'periodic' (a padded array's export "
+         "then describes overlapping blocks, which the protocol refuses: gdap names the overlap); gdap reads "
+         "DistArray's memory with the dictionaries DistArray was given")
+    try:
+        gdap.GlobalMap.collective(COMM, exported)
+        raise AssertionError("gdap took overlapping blocks")
+    except gdap.ProtocolError as e:
+        assert "an overlap" in str(e), e
+back = gdap.from_distarray({"__version__": "0.10.0", "buffer": la.ndarray, "dim_data": padded_dims})
+assert address(back) == address(la.ndarray), "%s: gdap copied DistArray's buffer" % name
+check_gdap_values(back, name + " (DistArray -> gdap)")
+back.close()
+g.close()
+WORLD.Barrier()
+
 # The empty dictionary {} (the protocol's alias for an undistributed dimension): DistArray's
 # Distribution reads dd['dist_type'] and fails; gdap resolves it from the buffer's shape.
 buf = np.arange(6.0)

@@ -22,9 +22,11 @@ program test_fortran
   call plan_refuses_different_global_shapes()
   call group_of_one_redistributes()
   call group_of_one_exchanges_a_periodic_halo()
+  call protocol_text_answers()
   call group_of_two_threads_redistributes()
   call mpi_needs_mpi()
   call root_and_replicated_layouts()
+  call layout_helpers()
   call group_of_one_saves_and_loads_zarr()
   call group_of_one_saves_and_loads_dnpy()
 
@@ -288,7 +290,8 @@ contains
     call check(gdap_comm_destroy(comms(1)) == GDAP_SUCCESS, 'destroy the communicator')
   end subroutine group_of_one_redistributes
 
-  ! A periodic dimension of one grid rank wraps onto itself: padding (1, 1) around 6 owned values.
+  ! A periodic dimension of one grid rank wraps onto itself: boundary padding (1, 1) around 6
+  ! interior values (size 8, start 0, as DAP 0.10 writes it), each filled from the far end.
   subroutine group_of_one_exchanges_a_periodic_halo()
     type(c_ptr) :: comms(1), map, halo, arr
     type(gdap_dim) :: dims(1)
@@ -297,7 +300,7 @@ contains
     real(c_double), target :: a(8)
     integer :: i
     call check(gdap_comm_create_group(comms, 1_c_int64_t) == GDAP_SUCCESS, 'group of one rank (halo)')
-    call check(gdap_dim_set_block(dims(1), 6_c_int64_t, 1_c_int64_t, 0_c_int64_t, -1_c_int64_t, 7_c_int64_t) &
+    call check(gdap_dim_set_block(dims(1), 8_c_int64_t, 1_c_int64_t, 0_c_int64_t, 0_c_int64_t, 8_c_int64_t) &
                == GDAP_SUCCESS, 'periodic block dictionary')
     call check(gdap_dim_set_padding(dims(1), 1_c_int64_t, 1_c_int64_t) == GDAP_SUCCESS, 'padding (1, 1)')
     call check(gdap_dim_set_periodic(dims(1), 1) == GDAP_SUCCESS, 'periodic')
@@ -309,12 +312,65 @@ contains
     call check(gdap_array_wrap_fortran(arr, c_loc(a), f64, dims) == GDAP_SUCCESS, 'wrap the section')
     call check(gdap_halo_exchange(comms(1), halo, arr) == GDAP_SUCCESS, 'gdap_halo_exchange')
     call check(a(1) == 6 .and. a(8) == 1 .and. all(a(2:7) == [(real(i, c_double), i = 1, 6)]), &
-               'the halo wrapped around, owned values untouched')
+               'the boundary padding holds the far end, interior values untouched')
     call check(gdap_array_destroy(arr) == GDAP_SUCCESS, 'destroy the section')
     call check(gdap_halo_destroy(halo) == GDAP_SUCCESS, 'gdap_halo_destroy')
     call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy the map')
     call check(gdap_comm_destroy(comms(1)) == GDAP_SUCCESS, 'destroy the communicator')
   end subroutine group_of_one_exchanges_a_periodic_halo
+
+  ! DAP 0.10 read to the letter: the cases of tests/python/test_protocol_text.py and tests/protocol,
+  ! with the statuses and messages C and Python give for them.
+  subroutine protocol_text_answers()
+    type(gdap_dim) :: d, two(2)
+    type(c_ptr) :: map
+    integer(c_int64_t) :: n, local
+    integer(c_int64_t), target :: low(2) = [-1_c_int64_t, 0_c_int64_t], high(1) = [2_c_int64_t]
+    integer(c_int) :: status
+    integer(c_int64_t), parameter :: big = huge(0_c_int64_t)
+    ! 1. periodic, padded, one rank: valid, all 10 cells owned; the wrap as start = -1 is refused
+    status = gdap_dim_set_block(d, 10_c_int64_t, 1_c_int64_t, 0_c_int64_t, 0_c_int64_t, 10_c_int64_t)
+    status = gdap_dim_set_padding(d, 2_c_int64_t, 2_c_int64_t)
+    status = gdap_dim_set_periodic(d, 1)
+    call check(gdap_dim_validate(d, 0_c_int64_t, 10_c_int64_t) == GDAP_SUCCESS, 'periodic padded single rank is valid')
+    status = gdap_dim_owned_count(n, d)
+    call check(n == 10, 'its boundary padding is owned')
+    status = gdap_dim_set_block(d, 10_c_int64_t, 2_c_int64_t, 0_c_int64_t, -1_c_int64_t, 6_c_int64_t)
+    status = gdap_dim_set_padding(d, 1_c_int64_t, 1_c_int64_t)
+    status = gdap_dim_set_periodic(d, 1)
+    call check(gdap_dim_validate(d, 0_c_int64_t, 7_c_int64_t) == GDAP_ERR_PROTOCOL, 'a periodic start -1 is refused')
+    call check(index(gdap_error_message(), "dimension 0 ('b'): start (-1) < 0 (periodic too") == 1, &
+               'the message says how periodic padding reads')
+    ! 2. and 3. padding on one rank only: boundary padding there, none on its neighbour
+    status = gdap_dim_set_block(two(1), 10_c_int64_t, 2_c_int64_t, 0_c_int64_t, 0_c_int64_t, 5_c_int64_t)
+    status = gdap_dim_set_padding(two(1), 1_c_int64_t, 0_c_int64_t)
+    status = gdap_dim_set_block(two(2), 10_c_int64_t, 2_c_int64_t, 1_c_int64_t, 5_c_int64_t, 10_c_int64_t)
+    call check(gdap_map_create(map, 2_c_int64_t, 1_c_int64_t, two) == GDAP_SUCCESS, 'padding given on one rank only')
+    status = gdap_map_destroy(map)
+    ! 4. version 0.9 is refused, naming what it reads otherwise
+    call check(gdap_protocol_version_check('0.9.0'//c_null_char) == GDAP_ERR_VERSION, 'protocol 0.9.0 refused')
+    call check(index(gdap_error_message(), "dist_type 'n'") > 0, 'the message names the dist_type n of 0.9')
+    ! 5. exact look-ups near the int64 limits
+    status = gdap_dim_set_block(d, big, 1_c_int64_t, 0_c_int64_t, 0_c_int64_t, big)
+    status = gdap_dim_set_periodic(d, 1)
+    local = -7
+    call check(gdap_dim_global_to_local(local, d, -big) == GDAP_ERR_NOT_FOUND, 'global -(2^63 - 1) is not held')
+    call check(local == -7, 'output untouched')
+    ! 6. the rank and dimension that disagree on the grid are named
+    status = gdap_dim_set_block(two(1), 10_c_int64_t, 3_c_int64_t, 0_c_int64_t, 0_c_int64_t, 5_c_int64_t)
+    status = gdap_dim_set_block(two(2), 10_c_int64_t, 2_c_int64_t, 1_c_int64_t, 5_c_int64_t, 10_c_int64_t)
+    call check(gdap_map_create(map, 2_c_int64_t, 1_c_int64_t, two) == GDAP_ERR_PROTOCOL, 'a grid of 3 for 2 ranks')
+    call check(gdap_error_message() == "rank 1, dimension 0 ('b'): proc_grid_size (2) != rank 0's (3)", &
+               'the message names rank, dimension and key')
+    ! 8. one_to_one indices outside [0, size) are refused
+    status = gdap_dim_init(two(1))
+    status = gdap_dim_init(two(2))
+    status = gdap_dim_set_unstructured(two(1), 3_c_int64_t, 2_c_int64_t, 0_c_int64_t, c_loc(low), 2_c_int64_t, 1)
+    status = gdap_dim_set_unstructured(two(2), 3_c_int64_t, 2_c_int64_t, 1_c_int64_t, c_loc(high), 1_c_int64_t, 1)
+    call check(gdap_map_create(map, 2_c_int64_t, 1_c_int64_t, two) == GDAP_ERR_PROTOCOL, 'index -1 of size 3 refused')
+    call check(index(gdap_error_message(), "rank 0, dimension 0 ('u'): indices[0] (-1) is outside [0, size (3))") == 1, &
+               'the message names rank, dimension, key and value')
+  end subroutine protocol_text_answers
 
   ! One undistributed block dictionary per dimension (a group of one rank holds everything).
   subroutine whole_blocks(dims, extent)
@@ -501,5 +557,53 @@ contains
                == GDAP_ERR_OUT_OF_RANGE, 'a root outside the group is refused')
     call destroy_maps(root, replicated)
   end subroutine root_and_replicated_layouts
+
+  ! The layout helpers: gdap_layout_block / gdap_layout_cyclic (gdap_map_create_grid), irregular
+  ! blocks through gdap_axis_layout%lengths, gdap_map_create_unstructured and gdap_grid_balance.
+  subroutine layout_helpers()
+    type(c_ptr) :: map
+    type(gdap_axis_layout) :: axes(2)
+    type(gdap_dim) :: d
+    integer(c_int64_t), target :: lengths(3)
+    integer(c_int64_t) :: shape(2), grid(2), n
+    call check(c_sizeof(axes(1)) == 56 .and. axes(1)%struct_size == 56, 'gdap_axis_layout is 56 bytes as in C')
+    grid = [0_c_int64_t, 0_c_int64_t]
+    call check(gdap_grid_balance(grid, 2_c_int64_t, 12_c_int64_t) == GDAP_SUCCESS, 'gdap_grid_balance')
+    call check(all(grid == [4, 3]), 'balance: 12 ranks over two free axes are 4 x 3')
+    call check(gdap_layout_block(map, [10_c_int64_t, 6_c_int64_t], [4_c_int64_t, 1_c_int64_t]) == GDAP_SUCCESS, &
+               'gdap_layout_block')
+    call check(gdap_map_local_shape(shape, map, 3_c_int64_t) == GDAP_SUCCESS, 'block local shape')
+    call check(all(shape == [1, 6]), 'even blocks: 10 rows over 4 ranks leave the last 1 row')
+    call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy block map')
+    call check(gdap_layout_block(map, [12_c_int64_t, 4_c_int64_t], [3_c_int64_t, 1_c_int64_t], &
+                                 halo=[2_c_int64_t, 0_c_int64_t]) == GDAP_SUCCESS, 'gdap_layout_block with a halo')
+    call check(gdap_map_dim(d, map, 1_c_int64_t, 0_c_int64_t) == GDAP_SUCCESS, 'padded dim')
+    call check(d%start == 2 .and. d%stop == 10 .and. all(d%padding == [2, 2]), 'a halo pads towards both neighbours')
+    call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy padded map')
+    call check(gdap_layout_cyclic(map, [10_c_int64_t, 6_c_int64_t], [2_c_int64_t, 1_c_int64_t], &
+                                  block_size=[3_c_int64_t, 1_c_int64_t]) == GDAP_SUCCESS, 'gdap_layout_cyclic')
+    call check(gdap_map_dim(d, map, 1_c_int64_t, 0_c_int64_t) == GDAP_SUCCESS, 'cyclic dim')
+    call check(d%dist_type == GDAP_DIST_CYCLIC .and. d%start == 3 .and. d%block_size == 3, 'block-cyclic of 3')
+    call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy cyclic map')
+    lengths = [2_c_int64_t, 7_c_int64_t, 1_c_int64_t]
+    axes(1)%size = 10
+    axes(1)%grid_size = 3
+    axes(1)%lengths = c_loc(lengths)
+    axes(2)%size = 4
+    call check(gdap_map_create_grid(map, 2_c_int64_t, axes) == GDAP_SUCCESS, 'irregular blocks')
+    call check(gdap_map_owned_count(n, map, 1_c_int64_t) == GDAP_SUCCESS, 'irregular owned count')
+    call check(n == 28, 'irregular blocks: rank 1 owns 7 x 4')
+    call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy irregular map')
+    lengths = [2_c_int64_t, 7_c_int64_t, 2_c_int64_t]
+    call check(gdap_map_create_grid(map, 2_c_int64_t, axes) == GDAP_ERR_INVALID_ARGUMENT, &
+               'lengths that do not sum to size are refused')
+    call check(index(gdap_error_message(), 'sum to 11, not to size 10') > 0, 'the message names the sum')
+    call check(gdap_map_create_unstructured(map, 2_c_int64_t, 1_c_int64_t, [4_c_int64_t], [1_c_int64_t, 3_c_int64_t], &
+                                            [2_c_int64_t, 0_c_int64_t, 1_c_int64_t, 3_c_int64_t], 4_c_int64_t, &
+                                            1_c_int) == GDAP_SUCCESS, 'gdap_map_create_unstructured')
+    call check(gdap_map_local_shape(shape(1:1), map, 1_c_int64_t) == GDAP_SUCCESS, 'unstructured local shape')
+    call check(shape(1) == 3, 'unstructured: rank 1 holds three rows')
+    call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy unstructured map')
+  end subroutine layout_helpers
 
 end program test_fortran

@@ -90,12 +90,13 @@ std::vector<ht::Case> large_cases(int64_t nranks) {
   std::vector<ht::Case> all = {
       // 2 x 2: axis-0 faces one run of 73 KiB (direct), axis-1 faces 20 runs of 8 KiB (datatype),
       // edges and corners packed together.
-      {"3d_2x2_large_corners", {ht::b({20, 17}, 1, true), ht::b({18, 19}, 2, true), ht::b({520}, 0)}},
-      // Both faces to the one peer, each a run of 66 KiB: two direct messages each way.
-      {"3d_2x1_large_contiguous_faces", {ht::b({33, 31}, 1, true), ht::b({64}, 0), ht::b({130}, 0)}},
+      {"3d_2x2_large_corners", {ht::b({20, 17}, 1, true, 1), ht::b({18, 19}, 2, true, 2), ht::b({520}, 0)}},
+      // Both faces to the one peer (a halo and the periodic boundary padding), each a run of 66 KiB: two
+      // direct messages each way.
+      {"3d_2x1_large_contiguous_faces", {ht::b({33, 31}, 1, true, 1), ht::b({64}, 0), ht::b({130}, 0)}},
       // Strided faces of 4 cells (32-byte runs: a datatype) and of 1 cell (packed).
-      {"3d_1x2_strided_width4", {ht::b({24}, 0), ht::b({20}, 0), ht::b({40, 41}, 4, true)}, false},
-      {"3d_1x2_strided_width1", {ht::b({24}, 0), ht::b({20}, 0), ht::b({40, 41}, 1, true)}, false},
+      {"3d_1x2_strided_width4", {ht::b({24}, 0), ht::b({20}, 0), ht::b({40, 41}, 4, true, 4)}, false},
+      {"3d_1x2_strided_width1", {ht::b({24}, 0), ht::b({20}, 0), ht::b({40, 41}, 1, true, 1)}, false},
   };
   std::vector<ht::Case> out;
   for (ht::Case& k : all) {

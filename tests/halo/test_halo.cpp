@@ -147,33 +147,33 @@ TEST(Stats, CountMessagesAndBytes) {
   EXPECT_EQ(st.send_bytes, 8);
   EXPECT_EQ(st.recv_bytes, 8);
   EXPECT_EQ(st.local_bytes, 0);
-  const ht::Case one{"one", {ht::b({7}, 2, true), ht::b({3}, 1, true)}};
+  const ht::Case one{"one", {ht::b({7}, 2, true, 2), ht::b({3}, 1, true, 1)}};
   Exchange t(one);
   ASSERT_EQ(gdap_halo_stats_get(&st, t.halos[0]), GDAP_SUCCESS) << gdap_last_error();
   EXPECT_EQ(st.send_messages + st.recv_messages + st.send_bytes, 0);
-  EXPECT_EQ(st.local_bytes, (11 * 5 - 7 * 3) * 8);  // the whole frame of an 11 x 5 section around 7 x 3
+  EXPECT_EQ(st.local_bytes, (11 * 5 - 7 * 3) * 8);  // the boundary frame of an 11 x 5 section around 7 x 3
   gdap_halo_stats small = GDAP_HALO_STATS_INIT;
   small.struct_size = 8;
   EXPECT_EQ(gdap_halo_stats_get(&small, t.halos[0]), GDAP_ERR_INVALID_ARGUMENT);
 }
 
-// Rule: a map without communication padding has nothing to exchange into.
-TEST(Refusals, NoPaddingToExchangeInto) {
-  const ht::Case flat{"flat", {ht::b({3, 3}, 0)}};
-  const std::vector<gdap_dim> all = ht::all_dims(flat);
+// A map of `all` (nranks x ndim dictionaries) whose halo gdap_halo_create refuses for rank 0 with
+// GDAP_ERR_INVALID_ARGUMENT and a message holding `words`, writing no halo.
+void expect_no_halo(const std::vector<gdap_dim>& all, int64_t nranks, int64_t ndim, const std::string& words) {
   gdap_map* map = nullptr;
-  ASSERT_EQ(gdap_map_create(&map, 2, 1, all.data()), GDAP_SUCCESS) << gdap_last_error();
+  ASSERT_EQ(gdap_map_create(&map, nranks, ndim, all.data()), GDAP_SUCCESS) << gdap_last_error();
   gdap_halo* h = nullptr;
   EXPECT_EQ(gdap_halo_create(&h, map, ht::float64(), 0, nullptr), GDAP_ERR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gdap_last_error()).find("no rank of the map has communication padding"), std::string::npos)
-      << gdap_last_error();
+  EXPECT_NE(std::string(gdap_last_error()).find(words), std::string::npos) << gdap_last_error();
   EXPECT_EQ(h, nullptr);
-  // Boundary padding only (non-periodic outer sides) is not communication padding either.
-  const ht::Case boundary{"boundary", {ht::b({3, 3}, 0, false, 2)}};
-  const std::vector<gdap_dim> bd = ht::all_dims(boundary);
-  gdap_map* bmap = nullptr;
-  ASSERT_EQ(gdap_map_create(&bmap, 2, 1, bd.data()), GDAP_SUCCESS) << gdap_last_error();
-  EXPECT_EQ(gdap_halo_create(&h, bmap, ht::float64(), 1, nullptr), GDAP_ERR_INVALID_ARGUMENT);
+  gdap_map_destroy(map);
+}
+
+// Rule: a map without padding to fill has nothing to exchange into.
+TEST(Refusals, NoPaddingToExchangeInto) {
+  expect_no_halo(ht::all_dims(ht::Case{"flat", {ht::b({3, 3}, 0)}}), 2, 1, "no rank of the map has padding to exchange into");
+  // Boundary padding of a dimension that is not periodic is never filled either.
+  expect_no_halo(ht::all_dims(ht::Case{"boundary", {ht::b({3, 3}, 0, false, 2)}}), 2, 1, "no rank of the map has padding");
   // Caps of 0 everywhere leave nothing either.
   const ht::Case padded{"padded", {ht::b({3, 3}, 1)}};
   const std::vector<gdap_dim> pd = ht::all_dims(padded);
@@ -182,11 +182,22 @@ TEST(Refusals, NoPaddingToExchangeInto) {
   const int64_t zero = 0;
   gdap_halo_options options = GDAP_HALO_OPTIONS_INIT;
   options.widths = &zero;
+  gdap_halo* h = nullptr;
   EXPECT_EQ(gdap_halo_create(&h, pmap, ht::float64(), 0, &options), GDAP_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(gdap_halo_create(&h, pmap, ht::float64(), 2, nullptr), GDAP_ERR_OUT_OF_RANGE);
   gdap_map_destroy(pmap);
-  gdap_map_destroy(bmap);
-  gdap_map_destroy(map);
+}
+
+// Rule: a periodic halo fills boundary padding from the interior's far end, which must be at least as
+// wide; and from one period, so the ranks at one edge must give the same boundary padding (the
+// protocol lets edge processes differ, a period cannot).
+TEST(Refusals, PeriodicBoundaryPaddingWithoutOnePeriod) {
+  // size 5: boundary padding 2 and 2 around 1 interior cell
+  expect_no_halo(ht::all_dims(ht::Case{"narrow", {ht::b({1}, 0, true, 2)}}), 1, 1, "around an interior of 1 (size 5)");
+  // Ranks 0 and 1 share dimension 0's one grid coordinate; rank 1 gives boundary padding 2, not 1.
+  std::vector<gdap_dim> all = ht::all_dims(ht::Case{"k", {ht::b({4}, 0, true, 1), ht::b({3, 3}, 1)}});
+  ASSERT_EQ(gdap_dim_set_padding(&all[2], 2, 2), GDAP_SUCCESS);
+  expect_no_halo(all, 2, 2, "rank 1, dimension 0 ('b'): periodic, with boundary padding (2, 2)");
 }
 
 // Rule: only 'b' dimensions have padding; a width asked on a cyclic one is refused.
@@ -241,7 +252,7 @@ TEST(Refusals, ArrayOfAnotherRank) {
   const ht::Case k{"k", {ht::b({4, 3, 5}, 1, true)}};
   Exchange s(k);
   expect_refused(s, 0, s.arrays[2], s.halos[0], GDAP_ERR_INVALID_ARGUMENT, "shape");
-  // Same shape, other place: rank 0's and rank 2's sections both hold 6 elements.
+  // Same shape, other place: rank 0's and rank 2's sections both hold 5 elements.
   const ht::Case even{"even", {ht::b({4, 4, 4}, 1, true)}};
   Exchange e(even);
   expect_refused(e, 0, e.arrays[2], e.halos[0], GDAP_ERR_INVALID_ARGUMENT, "differs from the halo's map");

@@ -57,8 +57,8 @@ std::vector<Layout> layouts() {
   return {
       {"block irregular", 3, [](int64_t r) { const int64_t cut[] = {0, 2, 7, 10}; return std::vector{block(10, 3, r, cut[r], cut[r + 1])}; }},
       {"block padded periodic", 2, [](int64_t r) {
-         gdap_dim d = block(8, 2, r, r == 0 ? 0 : 3, r == 0 ? 5 : 8);  // one halo element each side inside
-         gdap_dim_set_padding(&d, r == 0 ? 0 : 1, r == 0 ? 1 : 0);
+         gdap_dim d = block(8, 2, r, r == 0 ? 0 : 3, r == 0 ? 5 : 8);  // one halo element between, boundary padding outside
+         gdap_dim_set_padding(&d, 1, r == 0 ? 1 : 2);
          gdap_dim_set_periodic(&d, 1);
          return std::vector{d};
        }},
@@ -313,7 +313,7 @@ TEST(Dnpy, MalformedFilesAreRefusedByName) {
       {"not a literal (no eval)", s.with("'0.10.0'", "__import__"), GDAP_ERR_IO, {".dnpy header at byte", "expected a literal"}},
       {"float for an int", s.with("'size': 2,", "'size': 2.,"), GDAP_ERR_IO, {"only integers"}},
       {"string for an int", s.with("'size': 2,", "'size':'2',"), GDAP_ERR_IO, {"key 'size' must be an integer"}},
-      {"dist_type n", s.with("'dist_type': 'b'", "'dist_type': 'n'"), GDAP_ERR_PROTOCOL, {"dist_type 'n'", "protocol 0.10"}},
+      {"dist_type n", s.with("'dist_type': 'b'", "'dist_type': 'n'"), GDAP_ERR_PROTOCOL, {"dist_type 'n' is not 'b', 'c' or 'u'", "is DAP 0.9's; 0.10 writes the empty dictionary {}"}},
       {"protocol major 1", s.with("'0.10.0'", "'1.10.0'"), GDAP_ERR_VERSION, {"__version__"}},
       {"other rank's file", s.with("'proc_grid_rank': 0, 'proc_grid_size': 1", "'proc_grid_rank': 1, 'proc_grid_size': 2"),
        GDAP_ERR_INVALID_ARGUMENT, {"2 ranks, the communicator 1"}},

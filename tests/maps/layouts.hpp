@@ -21,7 +21,8 @@ struct Axis {
 };
 
 // Random cut points; with `pad`, communication padding of one width w (no wider than any owned
-// range) and random boundary padding on the outer sides of non-periodic axes.
+// range) between neighbours and random boundary padding on the outer sides. `periodic` only sets
+// the flag: it changes no range (DAP 0.10).
 inline Axis block_axis(std::mt19937_64& rng, int64_t size, int64_t P, bool pad, bool periodic) {
   std::vector<int64_t> cuts{0, size};
   for (int64_t k = 1; k < P; ++k) cuts.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(size + 1)));
@@ -31,7 +32,7 @@ inline Axis block_axis(std::mt19937_64& rng, int64_t size, int64_t P, bool pad, 
   const int64_t w = pad ? std::min<int64_t>(min_owned, 1 + static_cast<int64_t>(rng() % 2)) : 0;
   Axis axis;
   for (int64_t g = 0; g < P; ++g) {
-    const bool comm_lo = g > 0 || periodic, comm_hi = g < P - 1 || periodic;
+    const bool comm_lo = g > 0, comm_hi = g < P - 1;
     const int64_t owned = cuts[g + 1] - cuts[g];
     // Boundary padding is part of what the outer ranks own, so it fits in their owned range.
     const int64_t b_lo = pad && !comm_lo ? static_cast<int64_t>(rng() % static_cast<uint64_t>(owned + 1)) : 0;
@@ -87,9 +88,8 @@ inline Axis unstructured_axis(std::mt19937_64& rng, int64_t size, int64_t P, boo
 inline int64_t oracle_local(const gdap_dim& d, int64_t x) {
   switch (d.dist_type) {
     case GDAP_DIST_BLOCK: {
-      const bool periodic = d.periodic != 0;
-      const int64_t lo = d.start + (d.proc_grid_rank > 0 || periodic ? d.padding[0] : 0);
-      const int64_t hi = d.stop - (d.proc_grid_rank < d.proc_grid_size - 1 || periodic ? d.padding[1] : 0);
+      const int64_t lo = d.start + (d.proc_grid_rank > 0 ? d.padding[0] : 0);  // periodic or not
+      const int64_t hi = d.stop - (d.proc_grid_rank < d.proc_grid_size - 1 ? d.padding[1] : 0);
       return x >= lo && x < hi ? x - d.start : -1;
     }
     case GDAP_DIST_CYCLIC: {

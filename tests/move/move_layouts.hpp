@@ -31,15 +31,16 @@ struct Axis {
   int64_t grid() const { return static_cast<int64_t>(by_coord.size()); }
 };
 
-// Block with owned counts `counts` per coordinate; communication padding `width` on every side
-// with a neighbour (all sides when periodic), boundary padding `lo` / `hi` on the outer sides.
+// Block with owned counts `counts` per coordinate (boundary padding included); communication
+// padding `width` on every side with a neighbour, boundary padding `lo` / `hi` on the outer sides.
+// `periodic` only sets the flag: the edges' outer padding is boundary padding either way (DAP 0.10).
 inline Axis padded(int64_t size, const std::vector<int64_t>& counts, int64_t width, bool periodic, int64_t lo = 0,
                    int64_t hi = 0) {
   const auto P = static_cast<int64_t>(counts.size());
   Axis axis;
   int64_t owned_start = 0;
   for (int64_t g = 0; g < P; ++g) {
-    const bool comm_lo = g > 0 || periodic, comm_hi = g < P - 1 || periodic;
+    const bool comm_lo = g > 0, comm_hi = g < P - 1;
     const int64_t owned_stop = owned_start + counts[static_cast<size_t>(g)];
     gdap_dim d = GDAP_DIM_INIT;
     gdap_dim_set_block(&d, size, P, g, owned_start - (comm_lo ? width : 0), owned_stop + (comm_hi ? width : 0));
@@ -152,10 +153,9 @@ inline std::vector<std::optional<int64_t>> owned_globals(const gdap_dim& d) {
   std::vector<std::optional<int64_t>> out;
   switch (d.dist_type) {
     case GDAP_DIST_BLOCK: {
-      const bool periodic = (d.given & GDAP_KEY_PERIODIC) && d.periodic;
-      const bool has_pad = d.given & GDAP_KEY_PADDING;
-      const int64_t lo = has_pad && (d.proc_grid_rank > 0 || periodic) ? d.padding[0] : 0;
-      const int64_t hi = has_pad && (d.proc_grid_rank < d.proc_grid_size - 1 || periodic) ? d.padding[1] : 0;
+      const bool has_pad = d.given & GDAP_KEY_PADDING;  // communication padding only, periodic or not
+      const int64_t lo = has_pad && d.proc_grid_rank > 0 ? d.padding[0] : 0;
+      const int64_t hi = has_pad && d.proc_grid_rank < d.proc_grid_size - 1 ? d.padding[1] : 0;
       const int64_t extent = d.stop - d.start;
       for (int64_t l = 0; l < extent; ++l) {
         out.push_back(l >= lo && l < extent - hi ? std::optional<int64_t>(d.start + l) : std::nullopt);

@@ -115,7 +115,12 @@ inline Axis make_axis(Kind k, int64_t size, int64_t P, uint64_t seed) {
     case Kind::block: return mt::block(size, P);
     case Kind::irregular: return mt::irregular(size, uneven(size, P));
     case Kind::padded: return mt::padded(size, balanced(size, P), 1, false, 1, 2);  // halos and boundary padding
-    case Kind::periodic: return mt::padded(size, balanced(size, P), std::min<int64_t>(2, size / P), true);
+    case Kind::periodic: {  // boundary padding 1 at both ends (where the end ranks own that much), halos of 2
+      const auto counts = balanced(size, P);
+      const int64_t lo = std::min<int64_t>(1, counts.front());
+      const int64_t hi = std::min<int64_t>(1, counts.back() - (P == 1 ? lo : 0));
+      return mt::padded(size, counts, std::min<int64_t>(2, size / P), true, lo, hi);
+    }
     case Kind::cyclic: return mt::cyclic(size, P, 1);
     case Kind::block_cyclic: return mt::cyclic(size, P, 3);  // sizes here are not multiples of 3: a partial block
     case Kind::unstructured: return mt::shuffled(size, P, seed, false);

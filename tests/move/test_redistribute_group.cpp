@@ -93,7 +93,7 @@ TEST(TableCoverage, EveryPairOfStoragesMeets) {
 // The checks themselves: a destination that is right except for one element, one padding cell
 // or one byte between strided elements is caught.
 TEST(Checker, CatchesAWrongElementAWrittenHaloAndAWrittenGap) {
-  const Layout layout{{rt::mt::padded(6, {6}, 1, true), rt::mt::block(3, 1)}};  // periodic halos in dimension 0
+  const Layout layout{{rt::mt::padded(6, {3, 3}, 1, true), rt::mt::block(3, 1)}};  // rank 0: a halo row above
   const rt::Dtype& dt = rt::dtypes()[1];
   const rt::Oracle oracle(layout, 0);
   rt::Section s;

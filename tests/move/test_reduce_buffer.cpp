@@ -119,7 +119,7 @@ TEST(ReduceBuffer, ReplicasAndWideSlackTakeTheGlobalLayout) {
   Layout one;  // one rank: its segment is the whole result, as on many ranks
   one.axes = {move_test::block(11, 1)};
   EXPECT_EQ(check_meeting(one, {11}).segment, 11);
-  // Padding of 4 on both sides of 4-element blocks: 2 segments of 8 or more for 8 elements.
+  // Padding of 4 between two 4-element blocks: 2 segments of 8 for 8 elements.
   Layout padded;
   padded.axes = {move_test::padded(8, {4, 4}, 4, true)};
   EXPECT_EQ(check_meeting(padded, {8}).segment, 0);

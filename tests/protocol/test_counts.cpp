@@ -130,8 +130,12 @@ TEST(DimOwnedCount, BlockBoundaryPaddingIsOwnedCommunicationPaddingIsNot) {
       {"18 over 2, rank 1: communication left, boundary right", padded(block(18, 2, 1, 8, 18), 1, 1), 9, 10, 1, 0},
       {"middle rank: both sides communication", padded(block(30, 3, 1, 8, 22), 2, 2), 10, 14, 2, 2},
       {"single rank: both sides boundary", padded(block(8, 1, 0, 0, 8), 2, 2), 8, 8, 0, 0},
-      {"periodic single rank: both sides communication", periodic(padded(block(8, 1, 0, -2, 10), 2, 2)), 8, 12, 2, 2},
-      {"periodic rank 0 of 2: both sides communication", periodic(padded(block(16, 2, 0, -1, 9), 1, 1)), 8, 10, 1, 1},
+      {"periodic single rank: both sides boundary (DAP 0.10)", periodic(padded(block(10, 1, 0, 0, 10), 2, 2)), 10, 10,
+       0, 0},
+      {"periodic rank 0 of 2: boundary left, communication right", periodic(padded(block(16, 2, 0, 0, 9), 1, 1)), 8,
+       9, 0, 1},
+      {"periodic rank 1 of 2: communication left, boundary right", periodic(padded(block(16, 2, 1, 7, 16), 1, 1)), 8,
+       9, 1, 0},
       {"no padding key", block(10, 2, 1, 4, 10), 6, 6, 0, 0},
       {"empty section", block(10, 3, 1, 4, 4), 0, 0, 0, 0},
       {"size INT64_MAX", padded(block(kMax, 2, 1, 1, kMax), 1, 0), kMax - 2, kMax - 1, 1, 0},
@@ -141,6 +145,8 @@ TEST(DimOwnedCount, BlockBoundaryPaddingIsOwnedCommunicationPaddingIsNot) {
     EXPECT_EQ(extent(c.dim), c.extent) << c.rule << ": the buffer includes every padding";
     EXPECT_EQ(gdap::comm_padding_lower(c.dim), c.lower) << c.rule;
     EXPECT_EQ(gdap::comm_padding_upper(c.dim), c.upper) << c.rule;
+    EXPECT_EQ(gdap::boundary_padding_lower(c.dim) + c.lower, c.dim.padding[0]) << c.rule << ": padding[0] is one or the other";
+    EXPECT_EQ(gdap::boundary_padding_upper(c.dim) + c.upper, c.dim.padding[1]) << c.rule << ": padding[1] is one or the other";
   }
 }
 
@@ -155,7 +161,8 @@ TEST(DimOwnedCount, UnstructuredCountsItsIndices) {
 
 // One dimension's layout over all its grid ranks, built the way a producer would: owned ranges
 // that tile [0, size), communication padding equal on both sides of each boundary and no wider
-// than either neighbour owns, boundary padding inside the end ranks' owned ranges.
+// than either neighbour owns, boundary padding inside the end ranks' owned ranges. A periodic
+// flag changes none of it (DAP 0.10).
 std::vector<gdap_dim> random_block_layout(std::mt19937_64& rng) {
   auto pick = [&](int64_t hi) { return hi <= 0 ? 0 : static_cast<int64_t>(rng() % static_cast<uint64_t>(hi + 1)); };
   const int64_t P = 1 + pick(5);
@@ -166,21 +173,19 @@ std::vector<gdap_dim> random_block_layout(std::mt19937_64& rng) {
   for (int64_t k = 1; k < P; ++k) cuts.push_back(pick(size));
   std::sort(cuts.begin(), cuts.end());
   auto own = [&](int64_t r) { return cuts[r + 1] - cuts[r]; };
-  // width[r]: communication padding between rank r and rank r + 1 (the last one wraps to rank 0)
+  // width[r]: communication padding between rank r and rank r + 1
   std::vector<int64_t> width(P, 0);
-  for (int64_t r = 0; r < P; ++r) {
-    const bool inner = r + 1 < P;
-    if (has_padding && (inner || wraps)) width[r] = pick(std::min(own(r), own((r + 1) % P)));
+  for (int64_t r = 0; r + 1 < P; ++r) {
+    if (has_padding) width[r] = pick(std::min(own(r), own(r + 1)));
   }
-  if (wraps && P == 1 && has_padding) width[0] = pick(size / 2);  // both halos of a single rank are its own data
-  const int64_t boundary_lo = has_padding && !wraps ? pick(own(0)) : 0;
-  const int64_t boundary_hi = has_padding && !wraps ? pick(own(P - 1) - (P == 1 ? boundary_lo : 0)) : 0;
+  const int64_t boundary_lo = has_padding ? pick(own(0) - (P > 1 ? width[0] : 0)) : 0;
+  const int64_t boundary_hi = has_padding ? pick(own(P - 1) - (P == 1 ? boundary_lo : width[P - 2])) : 0;
   std::vector<gdap_dim> out;
   for (int64_t r = 0; r < P; ++r) {
-    const int64_t lo = r > 0 ? width[r - 1] : (wraps ? width[P - 1] : boundary_lo);
-    const int64_t hi = r + 1 < P || wraps ? width[r] : boundary_hi;
-    const int64_t start = cuts[r] - (r > 0 || wraps ? lo : 0);
-    const int64_t stop = cuts[r + 1] + (r + 1 < P || wraps ? hi : 0);
+    const int64_t lo = r > 0 ? width[r - 1] : boundary_lo;
+    const int64_t hi = r + 1 < P ? width[r] : boundary_hi;
+    const int64_t start = cuts[r] - (r > 0 ? lo : 0);
+    const int64_t stop = cuts[r + 1] + (r + 1 < P ? hi : 0);
     gdap_dim d = GDAP_DIM_INIT;
     gdap_dim_set_block(&d, size, P, r, start, stop);
     if (has_padding) gdap_dim_set_padding(&d, lo, hi);

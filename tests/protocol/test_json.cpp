@@ -19,7 +19,7 @@ TEST(Json, RoundTripsCanonicalDimData) {
   const char* texts[] = {
       R"([{"dist_type":"b","size":18,"proc_grid_size":2,"proc_grid_rank":0,"start":0,"stop":10,"padding":[1,1]}])",
       R"([{"dist_type":"b","size":18,"proc_grid_size":2,"proc_grid_rank":1,"start":8,"stop":18,"padding":[1,1]}])",
-      R"([{"dist_type":"b","size":8,"proc_grid_size":1,"proc_grid_rank":0,"start":-2,"stop":10,"padding":[2,2],"periodic":true}])",
+      R"([{"dist_type":"b","size":10,"proc_grid_size":1,"proc_grid_rank":0,"start":0,"stop":10,"padding":[2,2],"periodic":true}])",
       R"([{"dist_type":"b","size":8,"proc_grid_size":1,"proc_grid_rank":0,"start":0,"stop":8,"periodic":false}])",
       R"([{"dist_type":"c","size":10,"proc_grid_size":2,"proc_grid_rank":1,"start":2,"block_size":2},{"dist_type":"c","size":5,"proc_grid_size":1,"proc_grid_rank":0,"start":0}])",
       R"([{"dist_type":"u","size":30,"proc_grid_size":3,"proc_grid_rank":1,"indices":[6,13,3,-4],"one_to_one":true}])",

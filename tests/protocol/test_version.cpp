@@ -20,8 +20,10 @@ TEST(ProtocolVersion, Policy) {
   const VersionCase cases[] = {
       {"the version gdap produces", GDAP_PROTOCOL_VERSION, GDAP_SUCCESS, nullptr},
       {"any patch of our minor", "0.10.7", GDAP_SUCCESS, nullptr},
-      {"an older minor is a subset", "0.9.0", GDAP_SUCCESS, nullptr},
-      {"the oldest minor", "0.0.0", GDAP_SUCCESS, nullptr},
+      {"an older minor is refused, saying why (0.9 reads keys otherwise)", "0.9.0", GDAP_ERR_VERSION,
+       "protocol version 0.9.0 is older than 0.10, the only minor gdap reads"},
+      {"0.9's meanings are named", "0.9.3", GDAP_ERR_VERSION, "dist_type 'n'; periodic padding read as communication"},
+      {"the oldest minor is refused", "0.0.0", GDAP_ERR_VERSION, "older than 0.10"},
       {"leading zeros are digits", "0.010.00", GDAP_SUCCESS, nullptr},
       {"a patch as large as int", "0.10.2147483647", GDAP_SUCCESS, nullptr},
       {"a newer minor", "0.11.0", GDAP_ERR_VERSION, "protocol version 0.11.0 has minor 11"},

@@ -20,8 +20,7 @@ class NumpyProducer:
     @staticmethod
     def _axis(d):
         if d["dist_type"] == "b":
-            g = np.arange(d["start"], d["stop"])
-            return g % d["size"] if d.get("periodic") and d["size"] else g
+            return np.arange(d["start"], d["stop"])  # padding holds its own indices, periodic or not
         bs, P, r = d.get("block_size", 1), d["proc_grid_size"], d["proc_grid_rank"]
         g = np.array([i for i in range(d["size"]) if i // bs % P == r], dtype=np.int64)
         return g
@@ -66,3 +65,18 @@ def lenient_consumer(distbuffer):
 def reversed_consumer(distbuffer):
     """Validates through gdap but reads the elements backwards."""
     return conformance.gdap_consumer(distbuffer).reshape(-1)[::-1].reshape(np.shape(distbuffer["buffer"]))
+
+
+_TYPE_KEYS = {"b": {"start", "stop", "padding", "periodic"}, "c": {"start", "block_size"}, "u": {"indices", "one_to_one"}}
+_COMMON = {"dist_type", "size", "proc_grid_size", "proc_grid_rank"}
+
+
+def key_lenient_consumer(distbuffer):
+    """gdap's consumer after dropping every key the dict's dist_type does not know: follows the text,
+    which does not say what to do with an unknown key, but not gdap's strict reading of it."""
+    def known(d):
+        keys = _COMMON | _TYPE_KEYS.get(d.get("dist_type"), set())
+        return {k: v for k, v in d.items() if k in keys} if d else d
+    d = dict(distbuffer)
+    d["dim_data"] = tuple(known(x) for x in d["dim_data"])
+    return conformance.gdap_consumer(d)

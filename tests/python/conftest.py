@@ -1,4 +1,10 @@
-"""Shared pieces of the Python binding tests: the gpu marker and dimension-dict builders."""
+"""Shared pieces of the Python binding tests: the gpu marker, dimension-dict builders, and a runner
+of scripts under mpiexec."""
+import os
+import shutil
+import subprocess
+import sys
+
 import pytest
 
 
@@ -28,3 +34,25 @@ def unstructured(size, indices, grid=1, rank=0, **optional):
 def dims():
     """The builders, for tests that prefer a fixture to an import."""
     return {"block": block, "cyclic": cyclic, "unstructured": unstructured}
+
+
+def mpi_run(script, nranks, timeout=300):
+    """Runs `script` on `nranks` MPI processes and returns its output; skips where mpi4py or a
+    launcher is missing unless the build has MPI (GDAP_TEST_REQUIRE_MPI: then it fails), and
+    fails when the job does (the output in the message)."""
+    required = bool(os.environ.get("GDAP_TEST_REQUIRE_MPI"))
+    launcher = shutil.which("mpiexec") or shutil.which("mpirun")
+    if launcher is None:
+        assert not required, "GDAP_TEST_REQUIRE_MPI is set but there is no mpiexec or mpirun on PATH"
+        pytest.skip("no mpiexec or mpirun on PATH")
+    if not required:
+        pytest.importorskip("mpi4py")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")  # Open MPI as root on a small machine; others ignore them
+    run = subprocess.run([launcher, "-n", str(nranks), sys.executable, str(script)], env=env, capture_output=True,
+                         text=True, timeout=timeout)
+    output = run.stdout + run.stderr
+    if "built without MPI" in output and not required:
+        pytest.skip("libgdap was built without MPI")
+    assert run.returncode == 0, output
+    return output

@@ -25,7 +25,8 @@ def test_from_cupyx_row_blocks_share_the_chunks():
     cupy, dda, devs = _cupyx()
     whole = cupy.arange(9 * 4, dtype=cupy.float32).reshape(9, 4)
     darray = dda.distributed_array(whole, dda.make_2d_index_map([0, 5, 9], [0, 4], [[{devs[0]}], [{devs[1]}]]))
-    gmap, sections = gdap.from_cupyx(darray)
+    g = gdap.from_cupyx(darray)  # a GlobalArray whose sections are the chunks
+    gmap, sections = g.layout, [g.section(r) for r in range(g.nranks)]
     assert gmap.grid_shape == (2, 1)
     assert [s.device for s in sections] == ["cuda:%d" % d for d in devs]
     chunks = darray.all_chunks()

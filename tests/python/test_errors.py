@@ -70,7 +70,7 @@ def test_invalid_dim_data_names_dimension_and_key(rule, dim_data, shape, exc, fr
 VALID = [
     ("block", [block(10, 0, 10)], (10,)),
     ("boundary padding", [block(10, 0, 10, padding=(1, 1))], (10,)),
-    ("periodic single rank with padding", [block(10, -1, 11, padding=(1, 1), periodic=True)], (12,)),
+    ("periodic single rank with boundary padding", [block(10, 0, 10, padding=(2, 2), periodic=True)], (10,)),
     ("cyclic with block_size", [cyclic(10, 2, 1, block_size=3)], (4,)),
     ("unstructured, unordered and negative", [unstructured(10, np.array([5, -1, 3]), one_to_one=False)], (3,)),
     ("{} resolved from the shape", [{}, {}], (2, 3)),
@@ -84,14 +84,15 @@ def test_valid_dim_data(rule, dim_data, shape):
 
 
 @pytest.mark.parametrize("version,exc", [
-    ("1.0.0", gdap.VersionError), ("0.11.0", gdap.VersionError), ("abc", gdap.InvalidArgumentError),
+    ("1.0.0", gdap.VersionError), ("0.11.0", gdap.VersionError), ("0.9.0", gdap.VersionError),
+    ("0.0.0", gdap.VersionError), ("abc", gdap.InvalidArgumentError),
     ("0.10", gdap.InvalidArgumentError), (10, gdap.InvalidArgumentError)])
 def test_protocol_version_check_refuses(version, exc):
     with pytest.raises(exc):
         gdap.protocol_version_check(version)
 
 
-@pytest.mark.parametrize("version", ["0.10.0", "0.10.3", "0.9.0", "0.0.0"])
+@pytest.mark.parametrize("version", ["0.10.0", "0.10.3"])
 def test_protocol_version_check_accepts(version):
     assert gdap.protocol_version_check(version) is None
 
@@ -110,7 +111,7 @@ BAD_CALLS = [  # never a crash: the low-level module refuses bad arguments with 
     ("a NULL map", lambda: c.gdap_map_ndim(None), gdap.InvalidArgumentError),
     ("a short index", lambda: gdap.empty((2, 3)).global_to_local((1,)), gdap.InvalidArgumentError),
     ("a long index", lambda: gdap.empty((2, 3)).local_to_global((1, 1, 1)), gdap.InvalidArgumentError),
-    ("not integers", lambda: gdap.empty((2, 3)).global_to_local(("a", 1)), TypeError),
+    ("not integers", lambda: gdap.empty((2, 3)).global_to_local(("a", 1)), gdap.InvalidArgumentError),
     ("not a capsule", lambda: c.gdap_array_from_dlpack(object(), [], None), TypeError),
     ("a used capsule", lambda: _used_capsule(), ValueError),
     ("grid coordinates of another length", lambda: gdap.grid_coords_to_rank((1,), (2, 2)), gdap.InvalidArgumentError),

@@ -1,8 +1,12 @@
 """Halo exchange from Python: an in-process group of ranks run as threads, a 2-d array on a 2 x 2
 grid periodic in both dimensions with padding 1 (and 2 x 1 with width caps), every element checked
-against the global index it must hold; faces only leaves the corners alone; the counts; and the
-errors: no padding to exchange into, a wrong shape on one rank (it raises its own error, the
-others RemoteError, and no padding changes)."""
+against the element it must hold; faces only leaves the corners alone; the counts; and the errors:
+no padding to exchange into, a wrong shape on one rank (it raises its own error, the others
+RemoteError, and no padding changes).
+
+Periodic the DAP 0.10 way: each periodic dimension is the SHAPE interior plus `width` cells of
+boundary padding at each end (owned by the edge ranks, counted in size), which the exchange fills
+from the interior's far end; between ranks, communication padding of `width`."""
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -11,7 +15,7 @@ import pytest
 import gdap
 from conftest import block
 
-SHAPE = (7, 6)
+SHAPE = (7, 6)  # the interior, periodic
 POISON = -1.0
 TIMEOUT = 30.0
 
@@ -24,10 +28,14 @@ def on_ranks(comms, body):
         return [f.exception() or f.result() for f in futures]
 
 
-def periodic_dim(size, counts, g, width):
-    """Grid rank g of a periodic 'b' dimension with owned `counts` and padding `width` each side."""
-    start = sum(counts[:g])
-    d = block(size, start - width, start + counts[g] + width, grid=len(counts), rank=g)
+def periodic_dim(interior, counts, g, width):
+    """Grid rank g of a periodic 'b' dimension: `counts` interior cells per grid rank, boundary
+    padding `width` at both ends, communication padding `width` between neighbours."""
+    P = len(counts)
+    owned = [n + (width if k == 0 else 0) + (width if k == P - 1 else 0) for k, n in enumerate(counts)]
+    start = sum(owned[:g])
+    d = block(interior + 2 * width, start - (width if g > 0 else 0),
+              start + owned[g] + (width if g < P - 1 else 0), grid=P, rank=g)
     d.update(padding=(width, width), periodic=True)
     return d
 
@@ -42,14 +50,20 @@ def value(i, j):
     return 100 * i + j + 1
 
 
+def interior_index(d, k, local):
+    """The interior index (0 .. SHAPE[k] - 1) a cell of dimension k holds or mirrors."""
+    width = (d["size"] - SHAPE[k]) // 2
+    return (d["start"] + local - width) % SHAPE[k]
+
+
 def painted(dims):
-    """The section: owned elements value(i, j), padding the poison."""
+    """The section: its interior cells value(i, j), every padding cell the poison."""
     shape = tuple(d["stop"] - d["start"] for d in dims)
     out = np.full(shape, POISON)
     (p0, _), (p1, _) = dims[0]["padding"], dims[1]["padding"]
     for a in range(p0, shape[0] - p0):
         for b in range(p1, shape[1] - p1):
-            out[a, b] = value(dims[0]["start"] + a, dims[1]["start"] + b)
+            out[a, b] = value(interior_index(dims[0], 0, a), interior_index(dims[1], 1, b))
     return out
 
 
@@ -68,7 +82,7 @@ def expected(dims, corners=True, caps=None):
                 cap = w if caps is None else caps[k]
                 inside = inside and (w - cap <= local < shape[k] - w + cap)
             if inside and (corners or halo <= 1):
-                out[a, b] = value((dims[0]["start"] + a) % SHAPE[0], (dims[1]["start"] + b) % SHAPE[1])
+                out[a, b] = value(interior_index(dims[0], 0, a), interior_index(dims[1], 1, b))
     return out
 
 
@@ -112,7 +126,7 @@ def test_width_caps_2x1():
 
 def test_no_padding_is_refused():
     gmap = gdap.GlobalMap([(block(6, 0, 3, grid=2, rank=0),), (block(6, 3, 6, grid=2, rank=1),)])
-    with pytest.raises(gdap.InvalidArgumentError, match="communication padding"):
+    with pytest.raises(gdap.InvalidArgumentError, match="no rank of the map has padding"):
         gdap.Halo(gmap, np.float64, 0)
 
 

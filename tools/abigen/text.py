@@ -15,10 +15,20 @@ def first_sentence(doc, longest=200):
             sentence = before
             break
     if len(sentence) > longest:
-        m = re.search(r"[:;] ", sentence)
-        if m:
-            sentence = sentence[:m.start()] + "."
+        cut = clause_end(sentence)
+        if cut is not None:
+            sentence = sentence[:cut] + "."
     return sentence
+
+
+def clause_end(sentence):
+    """Where the first colon or semicolon outside parentheses ends a clause, or None."""
+    depth = 0
+    for i, c in enumerate(sentence):
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if depth == 0 and c in ":;" and sentence[i + 1:i + 2] == " ":
+            return i
+    return None
 
 
 def comment(text, prefix, width):

@@ -22,7 +22,14 @@ array elements.
   Halo, halo_exchange   one rank's part of a halo exchange and its collective execution
   HaloExchange          a persistent halo exchange: checked and agreed once, then start()ed
   Gemm, gemm        distributed C = alpha * A * B + beta * C (SUMMA; BLAS / cuBLAS)
-  from_cupyx, to_cupyx  a cupyx.distributed.array DistributedArray as a map and sections, and back
+  layout            one call per layout: block, irregular, cyclic, block_cyclic, padded, periodic,
+                    unstructured, replicated, root (GlobalMaps made by the C library)
+  GlobalArray       a distributed array seen whole: reshard, get, a[i, j], sum / mean / ..., + - * /,
+                    @, halo_exchange, Zarr and .dnpy; single controller (Controller) or SPMD (Comm)
+  distribute        a whole array dealt out into a layout (GlobalArray.scatter)
+  Controller        the ranks of a single-controller GlobalArray (an in-process group and its threads)
+  from_cupyx, to_cupyx  a cupyx.distributed.array DistributedArray as a GlobalArray, and back
+  from_jax, to_jax, from_dtensor, to_dtensor   JAX arrays and PyTorch DTensors, likewise
   save_dnpy, load_dnpy   DistArray's per-rank .dnpy files, one per rank
   empty_shm, ipc_export, ipc_open   share a section with another process of the node (bytes handle)
   Error, ProtocolError, VersionError, ...   one exception class per gdap_status
@@ -44,6 +51,11 @@ from ._redistribute import (Plan, allgather, allreduce, broadcast, gather, redis
 from ._halo import Halo, HaloExchange, halo_exchange
 from ._gemm import Gemm, gemm
 from ._cupyx import from_cupyx, to_cupyx
+from . import layout
+from ._context import Controller
+from ._global import GlobalArray, distribute
+from ._jax import from_jax, to_jax
+from ._dtensor import from_dtensor, to_dtensor
 from ._zarr import load_zarr, save_zarr, zarr_shape
 from ._dnpy import load_dnpy, save_dnpy
 from ._ipc import IPC_HANDLE_SIZE, IPC_MAX_NDIM, empty_shm, ipc_export, ipc_open
@@ -68,6 +80,7 @@ __all__ = [
     "LocalArray", "GlobalMap", "from_distarray", "from_dlpack", "empty", "wrap", "validate",
     "protocol_version_check", "library_version", "PROTOCOL_VERSION",
     "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "redistribute", "gather", "scatter", "allgather", "broadcast", "allreduce", "reduce_scatter", "reduce_axes", "Halo", "HaloExchange", "halo_exchange", "Gemm", "gemm", "from_cupyx", "to_cupyx",
+    "layout", "GlobalArray", "distribute", "Controller", "from_jax", "to_jax", "from_dtensor", "to_dtensor",
     "save_zarr", "load_zarr", "zarr_shape", "save_dnpy", "load_dnpy",
     "empty_shm", "ipc_export", "ipc_open", "IPC_HANDLE_SIZE", "IPC_MAX_NDIM",
     "dim_owned_count", "dim_local_extent", "dim_global_to_local", "dim_local_to_global", "dim_runs",

@@ -1,29 +1,33 @@
-"""Adapters for cupyx.distributed.array (CuPy >= 13): its DistributedArray as a gdap distribution
-whose sections are the chunks' own device memory, and gdap sections as a DistributedArray whose
-chunks are views of them. Nothing is copied either way.
+"""Adapters for cupyx.distributed.array (CuPy >= 13): its DistributedArray as a GlobalArray whose
+sections are the chunks' own device memory, and a GlobalArray (or gdap sections) as a
+DistributedArray whose chunks are views of them. Nothing is copied either way.
 
-A cupyx array is a set of chunks, each a tuple of slices of the global array held by one device
-(a device may hold several). gdap sees each chunk as one rank of a process grid:
-
-  - the chunks must tile the array as a Cartesian product of per-axis pieces, each element in
-    exactly one chunk (cupyx's replicas have no gdap counterpart, and are refused);
-  - along an axis, pieces of step 1 that tile [0, n) become a 'b' dimension (irregular blocks
-    allowed), and P pieces of step P starting at 0 .. P-1 a 'c' dimension;
-  - ranks are numbered in C order over the pieces' coordinates (sorted by start).
+Each chunk is one rank (_chunks.chunk_layout says which chunk sets fit a gdap distribution:
+regions on a grid, each held by as many chunks). cupyx's partial modes (sum, prod, max, min: the
+results of its matmul and reductions) keep their meaning as a pending reduction, which gdap
+performs with reduce_scatter when the array is resharded or read; to_cupyx hands a pending array
+back in its mode.
 
 This module uses cupyx's DistributedArray constructor and _Chunk, which are not public API: CuPy
-14.2 is what it is tested with (tests/python/test_cupyx.py, on a GPU machine).
+14 is what it is tested with (tests/python/test_cupyx.py, on a GPU machine).
 """
 
-import itertools
-import math
+from __future__ import annotations
 
-from ._errors import InvalidArgumentError, ProtocolError, UnsupportedError
+from collections.abc import Sequence
+from typing import Any, Optional
+
+import numpy as np
+
+from ._chunks import chunk_layout
+from ._errors import InvalidArgumentError, UnsupportedError
 from ._local import LocalArray, from_dlpack
-from ._map import GlobalMap
+
+# cupyx's mode objects name their element-wise operation; gdap's reductions by these names.
+_MODE_OF_FUNC = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}
 
 
-def _cupyx():
+def _cupyx() -> tuple[Any, Any, Any]:
     try:
         import cupy
         from cupyx.distributed import array as dda
@@ -33,95 +37,71 @@ def _cupyx():
     return cupy, dda, _chunk
 
 
-class _Axis:
-    """One axis of a chunk grid: its pieces as (start, stop, step), sorted, and its kind."""
-
-    def __init__(self, axis, size, pieces):
-        self.size = size
-        self.pieces = sorted(pieces)
-        steps = {step for _, _, step in self.pieces}
-        if steps == {1}:
-            self.kind = "b"
-            at = 0
-            for start, stop, _ in self.pieces:
-                if start != at:
-                    raise ProtocolError("axis %d: the chunks' slices %s do not tile [0, %d) in order without gaps "
-                                        "or overlaps" % (axis, _text(self.pieces), size))
-                at = stop
-            if at != size:
-                raise ProtocolError("axis %d: the chunks' slices end at %d, not at the size %d" % (axis, at, size))
-        elif len(steps) == 1 and steps == {len(self.pieces)} and [p[0] for p in self.pieces] == list(range(len(self.pieces))):
-            self.kind = "c"
-        else:
-            raise UnsupportedError("axis %d: slices %s are neither contiguous blocks nor a cyclic set (step P, "
-                                   "starts 0 .. P-1); gdap cannot take this index map" % (axis, _text(self.pieces)))
-        self.coord = {piece: c for c, piece in enumerate(self.pieces)}
-
-    def dim(self, coord):
-        start, stop, _ = self.pieces[coord]
-        d = dict(dist_type=self.kind, size=self.size, proc_grid_size=len(self.pieces), proc_grid_rank=coord,
-                 start=start)
-        if self.kind == "b":
-            d["stop"] = stop
-        return d
+def mode_name(mode: Any) -> Optional[str]:
+    """None for cupyx's REPLICA (None), else 'sum', 'prod', 'max' or 'min' (a mode object, or
+    its name as a string)."""
+    if mode is None or mode == "replica":
+        return None
+    if isinstance(mode, str):
+        name: Optional[str] = mode
+    else:
+        func = getattr(getattr(mode, "numpy_func", None), "__name__", None)
+        name = _MODE_OF_FUNC.get(str(func))
+    if name is None or name not in _MODE_OF_FUNC.values():
+        raise UnsupportedError("cupyx mode %r has no gdap reduction (sum, prod, max, min)" % (mode,))
+    return name
 
 
-def _text(pieces):
-    return ", ".join("%d:%d:%d" % p for p in pieces)
-
-
-def _pieces(index, shape):
-    return tuple(s.indices(n) for s, n in zip(index, shape))
-
-
-def from_cupyx(darray):
-    """A cupyx DistributedArray as (GlobalMap, sections): sections[r] is rank r's LocalArray over
-    chunk r's device memory (its device is the chunk's), so writes through either are seen by
-    both. The array must be in REPLICA mode with no pending updates left unflushed (this calls
-    all_chunks(), which flushes them). ProtocolError / UnsupportedError say which axis or chunk
-    does not fit a gdap distribution. Uses only the array's chunks (no CuPy call), so any
-    object with cupyx's mode / shape / all_chunks() / _chunks_map shape works too."""
-    if darray.mode is not None and str(darray.mode) != "replica":  # cupyx's REPLICA is None
-        raise InvalidArgumentError("the array is in mode '%s': its chunks hold partial values; "
-                                   "call change_mode('replica') first" % darray.mode)
+def from_cupyx(darray: Any) -> Any:
+    """A GlobalArray over a cupyx DistributedArray's chunks (single controller, one rank per chunk,
+    each on its chunk's device): writes through either are seen by both. A partial mode becomes the
+    GlobalArray's pending reduction, performed by gdap on reshard / get / any read. Pending updates
+    are flushed first (all_chunks()). Uses only the chunks (no CuPy call), so any object with
+    cupyx's mode / shape / all_chunks() / _chunks_map works too. ProtocolError / UnsupportedError
+    name the axis, region or chunk that does not fit a gdap distribution."""
+    from ._global import GlobalArray
+    pending = mode_name(darray.mode)
     if darray.ndim == 0:
         raise UnsupportedError("a 0-d DistributedArray has no chunk grid")
     shape = tuple(darray.shape)
     arrays = darray.all_chunks()  # flushes pending updates into the chunks
-    chunks = [(dev, _pieces(c.index, shape), arrays[dev][i])
-              for dev, dev_chunks in darray._chunks_map.items() for i, c in enumerate(dev_chunks)]
-    axes = [_Axis(a, n, {pieces[a] for _, pieces, _ in chunks}) for a, n in enumerate(shape)]
-    grid = [len(ax.pieces) for ax in axes]
-    by_coords = {}
-    for dev, pieces, array in chunks:
-        coords = tuple(ax.coord[p] for ax, p in zip(axes, pieces))
-        if coords in by_coords:
-            raise ProtocolError("chunks on devices %d and %d both hold %s: replicas are not a gdap distribution"
-                                % (by_coords[coords][0], dev, _text(pieces)))
-        by_coords[coords] = (dev, array)
-    if len(by_coords) != math.prod(grid):
-        missing = next(c for c in itertools.product(*map(range, grid)) if c not in by_coords)
-        raise ProtocolError("the chunks are not a grid: no chunk holds %s"
-                            % _text(tuple(ax.pieces[c] for ax, c in zip(axes, missing))))
-    dim_data, sections = [], []
-    for coords in itertools.product(*map(range, grid)):  # C order: rank = position here
-        dims = tuple(ax.dim(c) for ax, c in zip(axes, coords))
-        dim_data.append(dims)
-        sections.append(from_dlpack(by_coords[coords][1], dims))
-    return GlobalMap(dim_data), sections
+    chunks = [(c.index, arrays[dev][i]) for dev, dev_chunks in darray._chunks_map.items()
+              for i, c in enumerate(dev_chunks)]
+    layout, chunk_of_rank, replicas = chunk_layout(shape, [index for index, _ in chunks])
+    sections = [from_dlpack(chunks[k][1], layout.dim_data(r)) for r, k in enumerate(chunk_of_rank)]
+    # Without replicas each element is in one chunk: its partial value is the value.
+    return GlobalArray.from_sections(sections, layout, pending=pending if replicas > 1 else None)
 
 
-def _owned_view(section, dims):
+def _arithmetic(indices: np.ndarray, size: int) -> slice:
+    """An unstructured dimension's indices as the slice they form (a chunk's index is a slice)."""
+    n = len(indices)
+    if n == 0:
+        return slice(0, 0)
+    step = int(indices[1] - indices[0]) if n > 1 else 1
+    if step <= 0 or not np.array_equal(indices, indices[0] + step * np.arange(n)):
+        raise UnsupportedError("unstructured indices %s... are not an arithmetic progression: a cupyx chunk is a "
+                               "slice" % indices[:4].tolist())
+    return slice(int(indices[0]), int(indices[0]) + step * n, step)
+
+
+def _owned_view(section: LocalArray, dims: Sequence[dict]) -> tuple[tuple[slice, ...], tuple[slice, ...]]:
     """The chunk slice and the view of `section` holding only the owned elements of one rank."""
     index, view = [], []
     for axis, d in enumerate(dims):
         kind = d["dist_type"]
         if kind == "b":
             lo, hi = d.get("padding", (0, 0))
+            # Only padding towards a neighbour is a halo; an edge's outer padding is owned.
+            lo = lo if d["proc_grid_rank"] > 0 else 0
+            hi = hi if d["proc_grid_rank"] < d["proc_grid_size"] - 1 else 0
             index.append(slice(d["start"] + lo, d["stop"] - hi))
             view.append(slice(lo, section.shape[axis] - hi))
         elif kind == "c" and d.get("block_size", 1) == 1:
             index.append(slice(d["start"], d["size"], d["proc_grid_size"]))
+            view.append(slice(None))
+        elif kind == "u":
+            index.append(_arithmetic(np.asarray(d["indices"]), d["size"]))
             view.append(slice(None))
         else:
             raise UnsupportedError("dimension %d ('%s', block_size %s): a cupyx chunk is a slice, which cannot "
@@ -129,17 +109,29 @@ def _owned_view(section, dims):
     return tuple(index), tuple(view)
 
 
-def to_cupyx(sections):
-    """A cupyx DistributedArray (REPLICA mode) whose chunks are views of gdap device sections:
-    `sections` holds one LocalArray (or __distarray__ producer) per rank, each on a CUDA device,
-    together describing every element once. Padding is left out of the chunks (a chunk is the
-    owned part). The sections must outlive the returned array, which keeps references to them.
-    Block ('b', padded or not) and cyclic ('c', block size 1) dimensions only."""
+def to_cupyx(x: Any) -> Any:
+    """A cupyx DistributedArray whose chunks are views of gdap device sections: `x` is a
+    GlobalArray (single controller; a pending reduction becomes the cupyx mode) or a sequence of
+    one LocalArray (or __distarray__ producer) per rank, each on a CUDA device, together describing
+    every element (replicas allowed). Padding is left out of the chunks (a chunk is the owned
+    part). The sections must outlive the returned array, which keeps references to them. Block
+    ('b'), cyclic ('c', block size 1) and unstructured dimensions whose indices are a slice."""
+    from ._global import GlobalArray
+    from ._map import GlobalMap
     cupy, dda, _chunk = _cupyx()
-    sections = [s if isinstance(s, LocalArray) else _as_local(s) for s in sections]
+    mode = None
+    if isinstance(x, GlobalArray):
+        if x.mode != "controller":
+            raise UnsupportedError("to_cupyx takes a single-controller GlobalArray (cupyx is single-process)")
+        sections = [x.section(r) for r in range(x.nranks)]
+        mode = x.pending
+    else:
+        sections = [s if isinstance(s, LocalArray) else _as_local(s) for s in x]
+        GlobalMap([s.dim_data for s in sections], [s.shape for s in sections])  # one distribution, or raise
     if not sections:
         raise InvalidArgumentError("no sections")
-    dtype, shape, chunks_map = sections[0].dtype, None, {}
+    dtype, shape = sections[0].dtype, None
+    chunks_map: dict[int, list] = {}
     for rank, section in enumerate(sections):
         device = section.device
         if not device.startswith("cuda:"):
@@ -158,11 +150,11 @@ def to_cupyx(sections):
             ready = cupy.cuda.Event()
             ready.record()
         chunks_map.setdefault(dev, []).append(_chunk._Chunk(array, ready, index, prevent_gc=section))
-    GlobalMap([s.dim_data for s in sections], [s.shape for s in sections])  # every element once, or raise
-    return dda.DistributedArray(shape, dtype, chunks_map, dda.REPLICA)
+    modes = {None: dda.REPLICA, "sum": dda.SUM, "prod": dda.PROD, "max": dda.MAX, "min": dda.MIN}
+    return dda.DistributedArray(shape, dtype, chunks_map, modes[mode])
 
 
-def _as_local(x):
+def _as_local(x: Any) -> LocalArray:
     from ._local import from_distarray
     return from_distarray(x)
 

@@ -11,12 +11,12 @@ Dicts handed out have Python ints, bools and tuples; 'indices' is a NumPy int64 
 """
 
 import operator
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from . import _gdap_c as _c
-from ._errors import ProtocolError, SizeOverflowError
+from ._errors import InvalidArgumentError, ProtocolError, SizeOverflowError
 
 _COMMON = ("dist_type", "size", "proc_grid_size", "proc_grid_rank")
 _KEYS = {  # dist_type: (required, optional)
@@ -26,6 +26,7 @@ _KEYS = {  # dist_type: (required, optional)
 }
 _ANY_TYPE = ("start", "stop", "padding", "periodic", "block_size", "indices", "one_to_one")
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_NOT_N = " ('n', undistributed, is DAP 0.9's; 0.10 writes the empty dictionary {} or 'b' over one grid rank)"
 
 
 class Dims:
@@ -124,7 +125,8 @@ def dim_from_dict(d, index, keep):
     if not isinstance(dist_type, str):
         raise ProtocolError("dimension %d: key 'dist_type' must be a string, not %s" % (index, _describe(dist_type)))
     if dist_type not in _KEYS:
-        raise ProtocolError("dimension %d: dist_type %s is not 'b', 'c' or 'u'" % (index, _short(dist_type)))
+        raise ProtocolError("dimension %d: dist_type %s is not 'b', 'c' or 'u'%s"
+                            % (index, _short(dist_type), _NOT_N if dist_type == "n" else ""))
     label = _label(index, dist_type)
     _check_keys(d, dist_type, label)
     common = [_int(d[k], label, k) for k in _COMMON[1:]]
@@ -132,8 +134,10 @@ def dim_from_dict(d, index, keep):
         _c.gdap_dim_set_block(dim, *common, _int(d["start"], label, "start"), _int(d["stop"], label, "stop"))
         if "padding" in d:
             padding = d["padding"]
-            if isinstance(padding, (str, bytes, Mapping)) or not hasattr(padding, "__len__") or len(padding) != 2:
-                raise ProtocolError("%s: key 'padding' must be a sequence of 2 integers, not %s"
+            # An ordered pair: a set or a dict has a length but no first and second entry.
+            if isinstance(padding, (str, bytes)) or not isinstance(padding, (Sequence, np.ndarray)) \
+                    or len(padding) != 2:
+                raise ProtocolError("%s: key 'padding' must be a sequence of 2 integers (a tuple), not %s"
                                     % (label, _describe(padding)))
             _c.gdap_dim_set_padding(dim, _int(padding[0], label, "padding"), _int(padding[1], label, "padding"))
         if "periodic" in d:
@@ -188,12 +192,29 @@ def dim_to_dict(dim):
     return out
 
 
-def _shape_arg(shape):
+def shape_entry(value, index):
+    """Entry `index` of a buffer shape as an int; a gdap error naming the dimension otherwise."""
+    if isinstance(value, (bool, np.bool_)):
+        raise InvalidArgumentError("dimension %d: shape[%d] must be an integer, not %s" % (index, index, _describe(value)))
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise InvalidArgumentError("dimension %d: shape[%d] must be an integer, not %s"
+                                   % (index, index, _describe(value))) from None
+    if not _INT64_MIN <= v <= _INT64_MAX:
+        raise SizeOverflowError("dimension %d: shape[%d] (%d) does not fit in int64" % (index, index, v))
+    return v
+
+
+def shape_arg(shape):
+    """A buffer shape (a sequence of integers, or one integer for 1-d) as a tuple of ints."""
     if shape is None:
         return None
     if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(operator.index(s) for s in shape)
+        shape = (shape,)
+    if isinstance(shape, (str, bytes, Mapping)) or not hasattr(shape, "__iter__"):
+        raise InvalidArgumentError("shape must be a sequence of integers, not %s" % type(shape).__name__)
+    return tuple(shape_entry(v, i) for i, v in enumerate(shape))
 
 
 def validate(dim_data, shape=None):
@@ -204,7 +225,7 @@ def validate(dim_data, shape=None):
     with a message naming the dimension, the key and the values.
     """
     dims = dims_from_dim_data(dim_data)
-    _c.gdap_dims_validate(dims.dims, _shape_arg(shape))
+    _c.gdap_dims_validate(dims.dims, shape_arg(shape))
 
 
 def _one(dim):

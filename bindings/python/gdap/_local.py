@@ -8,13 +8,15 @@ that all point at the same memory. Ownership follows gdap's C rules: the memory 
 the LocalArray and every tensor exported from it are gone, whatever the order.
 """
 
+import contextlib
 import operator
 from collections.abc import Mapping
 
 import numpy as np
 
+from . import _cuda
 from . import _gdap_c as _c
-from ._dims import dims_from_dim_data, dim_to_dict
+from ._dims import dims_from_dim_data, dim_to_dict, shape_entry
 from ._errors import ProtocolError, UnsupportedError
 from ._handle import Handle
 
@@ -30,6 +32,7 @@ _DEVICE_VISIBLE = (CUDA, CUDA_HOST, CUDA_MANAGED)  # __cuda_array_interface__ fo
 _DEVICE_NAMES = {"cpu": CPU, "cuda": CUDA, "cuda_host": CUDA_HOST, "cuda_managed": CUDA_MANAGED}
 _NAMES_OF_DEVICE = {v: k for k, v in _DEVICE_NAMES.items()}
 _DLPACK_VERSION = (_c.GDAP_PY_DLPACK_MAJOR, _c.GDAP_PY_DLPACK_MINOR)
+_NOWHERE = np.zeros(1, dtype=np.uint8)  # the address an empty section's __array_interface__ gives
 
 # ---- dtypes and devices ----------------------------------------------------------------------
 
@@ -52,9 +55,13 @@ def dtype_to_c(dtype):
     if dt.name == "bfloat16":
         return (_c.GDAP_DTYPE_BFLOAT, 16, 1)
     if dt.kind not in _CODE_OF_KIND or not dt.isnative:
-        raise UnsupportedError("dtype %s has no DLPack equivalent (native-endian bool, int, uint, float or "
-                               "complex only)" % dt)
+        raise UnsupportedError(_unshareable(dt))
     return (_CODE_OF_KIND[dt.kind], dt.itemsize * 8, 1)
+
+
+def _unshareable(dtype):
+    return ("dtype %s cannot be shared without a copy: DLPack, through which gdap shares sections, holds "
+            "native-endian bool, int, uint, float and complex elements only" % (dtype,))
 
 
 def dtype_from_c(code_bits_lanes):
@@ -232,10 +239,16 @@ class LocalArray(Handle):
             if extent > 1 and stride != step:
                 compact = False
             step *= extent
+        address = _c.gdap_array_data(h)
+        if not address and host and 0 in shape:
+            # An empty section has no memory. NumPy before 1.25 refuses a NULL data pointer even for
+            # zero elements (np.asarray then fails, and DistArray's from_distarray with it), so point
+            # at a byte that is never read or written.
+            address = _NOWHERE.ctypes.data
         return {
             "shape": shape,
             "typestr": dtype.str,
-            "data": (_c.gdap_array_data(h), _c.gdap_array_readonly(h)),
+            "data": (address, _c.gdap_array_readonly(h)),
             "strides": None if compact else tuple(s * dtype.itemsize for s in strides),
             "version": 3,
         }
@@ -269,15 +282,30 @@ def _index_tuple(index):
 
 # ---- making local arrays --------------------------------------------------------------------
 
-def _capsule_from_producer(x, stream):
-    """A DLPack capsule from a __dlpack__ producer: versioned if it can, unversioned otherwise."""
+def _capsule_from_producer(x, stream, what="the array"):
+    """A DLPack capsule from a __dlpack__ producer: versioned if it can, unversioned otherwise.
+    The producer's device is asked first (__dlpack_device__): a CUDA tensor is exported with its
+    own device current, so that `stream` (None: that device's legacy default stream) is read on
+    it; PyTorch refuses to export a tensor of another device than the current one. A producer
+    that cannot export (NumPy's BufferError for a structured, object or byte-swapped dtype) is
+    UnsupportedError naming `what` and the dtype."""
     kwargs = {}
     if stream is not None:
         kwargs["stream"] = stream
+    device = _cuda.dlpack_device(x)
+    scope = (_cuda.current_device(device[1], x) if device is not None and device[0] in _cuda.CUDA_DEVICE_TYPES
+             else contextlib.nullcontext())
     try:
-        return x.__dlpack__(max_version=_DLPACK_VERSION, **kwargs)
-    except TypeError:  # a producer older than DLPack 1.0's max_version keyword
-        return x.__dlpack__(**kwargs)
+        with scope:
+            try:
+                return x.__dlpack__(max_version=_DLPACK_VERSION, **kwargs)
+            except TypeError:  # a producer older than DLPack 1.0's max_version keyword
+                return x.__dlpack__(**kwargs)
+    except BufferError as e:
+        dtype = getattr(x, "dtype", None)
+        if dtype is not None:
+            raise UnsupportedError("%s: %s (%s)" % (what, _unshareable(dtype), e)) from None
+        raise UnsupportedError("%s cannot be shared without a copy: %s" % (what, e)) from None
 
 
 def _from_capsule(capsule, dim_data, version, owner=None):
@@ -302,7 +330,7 @@ def from_dlpack(x, dim_data=None, *, version=None, stream=None):
     version (None: "0.10.0"). stream: passed to the producer's __dlpack__ (for CUDA producers, the
     stream the consumer will use; None = the legacy default stream).
     """
-    capsule = x if _is_capsule(x) else _capsule_from_producer(x, stream)
+    capsule = x if _is_capsule(x) else _capsule_from_producer(x, stream, "from_dlpack")
     return _from_capsule(capsule, dim_data, version)
 
 
@@ -317,8 +345,8 @@ def _dims_for_shape(shape_or_dim_data):
     if items and all(isinstance(d, Mapping) for d in items):
         return dims_from_dim_data(items)
     dims = dims_from_dim_data([{}] * len(items))
-    for dim, extent in zip(dims.dims, items):
-        _c.gdap_dim_set_undistributed(dim, operator.index(extent))
+    for i, (dim, extent) in enumerate(zip(dims.dims, items)):
+        _c.gdap_dim_set_undistributed(dim, shape_entry(extent, i))
     return dims
 
 
@@ -370,11 +398,12 @@ def from_distarray(obj):
         raise ProtocolError("distbuffer: key '__version__' must be a string, not %s" % type(version).__name__)
     _c.gdap_protocol_version_check(version)
     buffer, dim_data = d["buffer"], d["dim_data"]
+    what = "distbuffer: key 'buffer'"
     if hasattr(buffer, "__dlpack__"):
-        return _from_capsule(_capsule_from_producer(buffer, None), dim_data, version)
+        return _from_capsule(_capsule_from_producer(buffer, None, what), dim_data, version)
     if hasattr(buffer, "__cuda_array_interface__"):
         return _from_cuda_array_interface(buffer, dim_data, version)
-    return _from_capsule(_host_array(buffer).__dlpack__(max_version=_DLPACK_VERSION), dim_data, version)
+    return _from_capsule(_capsule_from_producer(_host_array(buffer), None, what), dim_data, version)
 
 
 def _host_array(buffer):

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import _gdap_c as _c
-from ._dims import dims_from_dim_data, dim_to_dict
+from ._dims import dims_from_dim_data, dim_to_dict, shape_entry
 from ._errors import ProtocolError
 from ._handle import Handle
 
@@ -52,7 +52,7 @@ def _rank_dims(item, rank, local_shape=None):
     dims = dims_from_dim_data(dim_data)
     for i, dim in enumerate(dims.dims):
         if dim.dist_type == _c.GDAP_DIST_UNDISTRIBUTED and shape is not None:
-            _c.gdap_dim_set_undistributed(dim, operator.index(shape[i]))
+            _c.gdap_dim_set_undistributed(dim, shape_entry(shape[i], i))
     return dims
 
 

@@ -6,16 +6,15 @@ consumer) against the vectors in conformance/vectors (format: conformance/README
   producer   FACTORY(global_array, dim_data) -> an object with __distarray__, for each rank of each
              worked example. Its dicts must validate (per process, and all ranks' together) and
              mean what the vector's dicts mean, and its buffer must hold the expected elements.
-             global_array is a NumPy array, or a LabelledArray (value by global index) where an
-             unstructured dimension uses labels outside [0, size). Raise NotImplementedError for
-             a vector the producer does not support: it is counted as skipped.
+             global_array is a NumPy array. Raise NotImplementedError for a vector the producer
+             does not support: it is counted as skipped.
   consumer   CONSUMER(distbuffer) -> the elements it read (anything np.asarray takes, the buffer's
              shape). It must read each example's buffer right, accept every valid per-process
              distbuffer and raise on every invalid one.
 
 Without --producer or --consumer, gdap's own producer (LocalArray) and consumer (from_distarray)
 are checked, and the global sets go through gdap.GlobalMap. Vectors marked "reading": "gdap"
-(gdap's stricter reading where the protocol text is silent) are skipped for other targets unless
+(gdap's reading where the protocol text is silent) are skipped for other targets unless
 --strict is given. Under mpirun each MPI rank checks the
 example ranks r with r % size == its rank (and a share of the other vectors); results are reduced
 to rank 0, which prints one pass/fail table per rule; examples with as many ranks as MPI has are
@@ -66,31 +65,8 @@ def value_at(values, shape, index):
     return values["explicit"][flat]
 
 
-class LabelledArray:
-    """The global array of an example whose unstructured dimensions use labels outside [0, size):
-    `a[index]` is the value at a global index tuple; shape and dtype as a NumPy array's."""
-
-    def __init__(self, vector):
-        self._values, self.shape = vector["values"], tuple(vector["global_shape"])
-        self.dtype = np.dtype(vector["dtype"])
-
-    def __getitem__(self, index):
-        index = index if isinstance(index, tuple) else (index,)
-        return self.dtype.type(value_at(self._values, self.shape, index))
-
-
-def _labels_in_range(vector):
-    for rank in vector["ranks"]:
-        for d in rank["dim_data"]:
-            if d.get("dist_type") == "u" and any(not 0 <= g < d["size"] for g in d["indices"]):
-                return False
-    return True
-
-
 def global_array(vector):
-    """The example's global array: NumPy when every index is in range, else a LabelledArray."""
-    if not _labels_in_range(vector):
-        return LabelledArray(vector)
+    """The example's global array, as NumPy."""
     shape = tuple(vector["global_shape"])
     out = np.empty(shape, dtype=vector["dtype"])
     for index in np.ndindex(*shape):

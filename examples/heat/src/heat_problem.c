@@ -5,11 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Where a periodic dimension's unknowns start in gdap's global numbering. gdap describes a
- * periodic block dimension with its wrap as communication padding below global index 0 (rank 0's
- * start is -1): the array holds the n unknowns only. */
-#define HEAT_PERIODIC_ORIGIN 0
-
 /* The background: its slopes are kRise[d] over a power of two at least n + 1, and its twist the
  * product of the first two such reciprocals, so that it rises by less than kRise[d] along each
  * dimension and by less than 1 through the twist, whatever the grid (|u| stays below 5), and every
@@ -46,7 +41,10 @@ int heat_problem_init(heat_problem* p, int ndim, const int64_t* n, const int32_t
     p->n[d] = n[d];
     p->periodic[d] = periodic[d] != 0;
     p->mode[d] = mode[d];
-    p->origin[d] = p->periodic[d] ? HEAT_PERIODIC_ORIGIN : 1;
+    /* The frame cells are part of the array, periodic or not: DAP 0.10 makes them the edge ranks'
+     * boundary padding (owned, in size; start >= 0), which a periodic halo exchange fills from the
+     * opposite edge's unknowns. */
+    p->origin[d] = 1;
     if (!p->periodic[d]) {
       p->slope[d] = kRise[d] * reciprocal_power(n[d] + 1);
       if (fixed++ < 2) p->twist *= reciprocal_power(n[d] + 1);

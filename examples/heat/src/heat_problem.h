@@ -41,7 +41,7 @@ typedef struct heat_problem {
   int32_t periodic[3]; /* non-zero: the dimension wraps */
   int32_t mode[3];     /* wave number k_d >= 1 of the eigenmode */
   int64_t n[3];        /* unknowns along the dimension (periodic: the period) */
-  int64_t origin[3];   /* global index of unknown 0 (1 when the frame cell is part of the array) */
+  int64_t origin[3];   /* global index of unknown 0: 1, the frame cell at index 0 being part of the array */
   double r;            /* the step's coefficient, 0 < r <= 1 / (2 ndim) */
   double amplitude;    /* A */
   double offset;       /* b's constant */

@@ -1,7 +1,8 @@
 /* One rank of the C driver's heat solver (heat_solver.h), written as a gdap user writes it.
  *
  * gdap describes the grid as padded blocks over the process grid (one cell of padding each side:
- * the halo between ranks, the fixed frame at the edges, the wrap of a periodic dimension), plans
+ * the halo between ranks; at the edges the frame, fixed, or on a periodic dimension filled by the
+ * exchange from the opposite edge), plans
  * the halo exchange once and binds it to each of the two fields (gdap_halo_exchange_init). A step
  * updates the boundary layer first, starts the bound exchange of the new field, and updates the
  * interior while the halo moves: on a GPU the interior runs on a second stream beside the
@@ -116,7 +117,9 @@ static void default_grid(int ndim, const int64_t* n, int64_t nranks, int64_t* gr
   }
 }
 
-/* Rank's dictionary along dimension d: its share of the unknowns plus one cell each side. */
+/* Rank's dictionary along dimension d: its share of the unknowns plus one cell each side. At the
+ * edges that cell is boundary padding (the frame: fixed values, or on a periodic dimension the cell
+ * the halo exchange fills from the opposite edge), between ranks communication padding. */
 static int describe_dim(rank_state* s, int d) {
   const heat_problem* p = &s->problem;
   const int64_t P = s->grid[d], c = s->coords[d];

@@ -18,6 +18,7 @@ module GDAP
 using Libdl
 
 export Dim, DType, Device, Run, GDAPError, DAPArray, GlobalMap, root_map, replicated_map
+export AxisLayout, balance_grid, block_map, cyclic_map, unstructured_map
 export block, cyclic, unstructured, undistributed, validate, owned_count
 export local_view, distarray, cuda_pointer, owner, destroy!
 export Comm, Plan, PlanStats, group, comm_rank, comm_size, barrier, stats, redistribute!, allreduce!
@@ -192,6 +193,64 @@ allgather's result or a broadcast's destination."""
 function replicated_map(nranks::Integer, shape::Vector{Int64})
     out = Ref{Ptr{Cvoid}}(C_NULL)
     check(gdap_map_create_replicated(out, nranks, length(shape), shape))
+    return adopt_map(out, length(shape))
+end
+
+# ---------------------------------------------------------------------------------------------
+# Layouts in one call: the C library makes the maps (gdap_map_create_grid, ..._unstructured)
+# ---------------------------------------------------------------------------------------------
+
+"""How `gdap_map_create_grid` lays out one dimension (C `gdap_axis_layout`; `lengths` borrowed)."""
+const AxisLayout = gdap_axis_layout
+
+"""`GDAP_AXIS_LAYOUT_INIT` with the given fields: a block dimension unless `dist_type = Int32('c')`."""
+AxisLayout(size::Integer, grid_size::Integer; dist_type::Integer=Int32('b'), block_size::Integer=1,
+           lengths::Ptr{Int64}=Ptr{Int64}(C_NULL), halo::Integer=0, periodic::Bool=false) =
+    AxisLayout(UInt32(sizeof(AxisLayout)), Int32(dist_type), size, grid_size, block_size, lengths, halo,
+               Int32(periodic), Int32(0))
+
+"""A C-order process grid for `nranks` ranks: entries 0 of `grid` are free (MPI_Dims_create's rule)."""
+function balance_grid(nranks::Integer, grid::Vector{Int64})
+    out = copy(grid)
+    check(gdap_grid_balance(out, length(out), nranks))
+    return out
+end
+
+"""
+Even blocks over the C-order process grid `grid` (or irregular ones: `lengths[i]` the owned lengths
+of C dimension `i`, `nothing` for even), with `halo` cells of communication padding and `periodic`
+axes per dimension.
+"""
+function block_map(shape::Vector{Int64}, grid::Vector{Int64}; halo=zeros(Int64, length(shape)),
+                   periodic=falses(length(shape)), lengths=fill(nothing, length(shape)))
+    length(grid) == length(shape) || throw(ArgumentError("grid has $(length(grid)) entries for $(length(shape)) dimensions"))
+    owned = [l === nothing ? Int64[] : Vector{Int64}(l) for l in lengths]
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    GC.@preserve owned begin
+        axes = [AxisLayout(shape[i], grid[i]; halo=halo[i], periodic=Bool(periodic[i]),
+                           lengths=lengths[i] === nothing ? Ptr{Int64}(C_NULL) : pointer(owned[i]))
+                for i in eachindex(shape)]
+        check(gdap_map_create_grid(out, length(axes), axes))
+    end
+    return adopt_map(out, length(shape))
+end
+
+"""Cyclic dimensions (or block-cyclic, `block_size` per dimension) over the C-order grid `grid`."""
+function cyclic_map(shape::Vector{Int64}, grid::Vector{Int64}; block_size=ones(Int64, length(shape)))
+    length(grid) == length(shape) || throw(ArgumentError("grid has $(length(grid)) entries for $(length(shape)) dimensions"))
+    axes = [AxisLayout(shape[i], grid[i]; dist_type=Int32('c'), block_size=block_size[i]) for i in eachindex(shape)]
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(gdap_map_create_grid(out, length(axes), axes))
+    return adopt_map(out, length(shape))
+end
+
+"""Rows (C dimension 0) held by any rank: `indices[r]` lists rank `r-1`'s rows (0-based); other dimensions whole."""
+function unstructured_map(shape::Vector{Int64}, indices::Vector{Vector{Int64}}; one_to_one::Union{Nothing,Bool}=nothing)
+    flat = reduce(vcat, indices; init=Int64[])
+    counts = Int64[length(ix) for ix in indices]
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(gdap_map_create_unstructured(out, length(indices), length(shape), shape, counts, flat, length(flat),
+                                       one_to_one === nothing ? -1 : Int(one_to_one)))
     return adopt_map(out, length(shape))
 end
 

@@ -25,7 +25,7 @@ const GDAP_VERSION_NUMBER = Cint(100)
 # The Distributed Array Protocol version gdap produces.
 const GDAP_PROTOCOL_VERSION = "0.10.0"
 const GDAP_PROTOCOL_MAJOR = Cint(0)  # protocol major version gdap reads
-const GDAP_PROTOCOL_MINOR = Cint(10)  # newest protocol minor version gdap reads
+const GDAP_PROTOCOL_MINOR = Cint(10)  # the protocol minor version gdap reads (any patch)
 
 # gdap_status: The result of every gdap call.
 const GDAP_SUCCESS = Cint(0)
@@ -150,6 +150,24 @@ struct gdap_run
     local_start::Int64  # local index of global_start in the buffer
 end
 
+# How gdap_map_create_grid lays out one dimension over one axis of the process grid.
+struct gdap_axis_layout
+    struct_size::UInt32  # sizeof(gdap_axis_layout) as the caller compiled it (GDAP_AXIS_LAYOUT_INIT sets it)
+    dist_type::Int32  # GDAP_DIST_BLOCK (default) or GDAP_DIST_CYCLIC
+    size::Int64  # global length of the dimension, >= 0
+    grid_size::Int64  # processes along this axis of the grid, >= 1 (default 1)
+    block_size::Int64  # 'c': length of the blocks dealt round-robin, >= 1 (default 1: cyclic); 'b': 1
+    # 'b': NULL (default) for even blocks, or grid_size owned lengths >= 0 that sum to size (irregular
+    # blocks); borrowed for the call.
+    lengths::Ptr{Int64}
+    halo::Int64  # 'b': cells of communication padding towards each neighbour, >= 0 (default 0)
+    periodic::Int32  # 'b': non-zero if the dimension wraps (the 'periodic' key; see gdap_map_create_grid)
+    reserved::Int32  # must be 0
+end
+# The C macro GDAP_AXIS_LAYOUT_INIT.
+const GDAP_AXIS_LAYOUT_INIT = gdap_axis_layout(UInt32(sizeof(gdap_axis_layout)), Int32(GDAP_DIST_BLOCK),
+    Int64(0), Int64(1), Int64(1), Ptr{Int64}(C_NULL), Int64(0), Int32(0), Int32(0))
+
 # What one rank's plan moves.
 struct gdap_plan_stats
     struct_size::Int64  # set by the caller to sizeof(gdap_plan_stats)
@@ -174,8 +192,8 @@ struct gdap_halo_options
     # non-zero (default): edges and corners too (a full-neighbourhood stencil); 0: faces only (cells that
     # differ from owned ones along one dimension)
     corners::Int32
-    # NULL (default): all communication padding; else ndim caps >= 0: along dimension i only the widths[i]
-    # cells next to the owned range on each side are filled (0: none).
+    # NULL (default): all padding; else ndim caps >= 0: along dimension i only the widths[i] cells next to the
+    # kept ones (owned, less periodic boundary padding) on each side are filled (0: none).
     widths::Ptr{Int64}
 end
 # The C macro GDAP_HALO_OPTIONS_INIT.
@@ -191,7 +209,7 @@ struct gdap_halo_stats
     recv_messages::Int64  # messages from other ranks
     send_bytes::Int64  # bytes to other ranks
     recv_bytes::Int64  # bytes from other ranks
-    local_bytes::Int64  # bytes copied within the rank (periodic wrap onto itself)
+    local_bytes::Int64  # bytes copied within the rank (a periodic wrap onto itself)
 end
 # The C macro GDAP_HALO_STATS_INIT.
 const GDAP_HALO_STATS_INIT = gdap_halo_stats(Int64(sizeof(gdap_halo_stats)), Int64(0), Int64(0), Int64(0),
@@ -359,6 +377,23 @@ gdap_map_create_replicated(out, nranks, ndim, shape) =
     ccall((:gdap_map_create_replicated, libgdap), Cint, (Ref{Ptr{Cvoid}}, Int64, Int64, Ptr{Int64}),
           out, nranks, ndim, shape)
 
+# Chooses a process grid for `nranks` ranks over `ndim` dimensions, as MPI_Dims_create does.
+gdap_grid_balance(grid_shape, ndim, nranks) =
+    ccall((:gdap_grid_balance, libgdap), Cint, (Ptr{Int64}, Int64, Int64), grid_shape, ndim, nranks)
+
+# A distribution over a process grid of `ndim` >= 1 axes, axis i of axes[i].grid_size processes (nranks =
+# their product; rank r at the C-order grid coordinates of r, as everywhere in gdap), each dimension laid out
+# as its gdap_axis_layout says.
+gdap_map_create_grid(out, ndim, axes) =
+    ccall((:gdap_map_create_grid, libgdap), Cint, (Ref{Ptr{Cvoid}}, Int64, Ptr{gdap_axis_layout}),
+          out, ndim, axes)
+
+# An unstructured distribution of an array of `ndim` >= 1 dimensions and C-order `shape` over `nranks` ranks.
+gdap_map_create_unstructured(out, nranks, ndim, shape, counts, indices, num_indices, one_to_one) =
+    ccall((:gdap_map_create_unstructured, libgdap), Cint, (Ref{Ptr{Cvoid}}, Int64, Int64, Ptr{Int64},
+          Ptr{Int64}, Ptr{Int64}, Int64, Cint),
+          out, nranks, ndim, shape, counts, indices, num_indices, one_to_one)
+
 # Destroys a map.
 gdap_map_destroy(map) = ccall((:gdap_map_destroy, libgdap), Cint, (Ptr{Cvoid},), map)
 
@@ -376,8 +411,8 @@ gdap_map_global_shape(shape, map) =
 gdap_map_grid_shape(grid_shape, map) =
     ccall((:gdap_map_grid_shape, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}), grid_shape, map)
 
-# Rank `rank`'s dictionary for dimension `dim`, copied into `*out`; its `indices` (for 'u') point into the map
-# and stay valid while the map lives.
+# Rank `rank`'s own dictionary for dimension `dim` (as that rank gave it, boundary padding and optional keys
+# included), copied into `*out`.
 gdap_map_dim(out, map, rank, dim) =
     ccall((:gdap_map_dim, libgdap), Cint, (Ref{gdap_dim}, Ptr{Cvoid}, Int64, Int64), out, map, rank, dim)
 
@@ -399,7 +434,7 @@ gdap_map_owner(rank, local_, map, global_) =
           rank, local_, map, global_)
 
 # Every rank that owns global index `global` (replicas of unstructured dimensions included), ascending, into
-# `ranks` (capacity `capacity`).
+# `ranks` (capacity `capacity`); GDAP_ERR_OUT_OF_RANGE outside [0, size) along any dimension.
 gdap_map_owners(ranks, count, map, global_, capacity) =
     ccall((:gdap_map_owners, libgdap), Cint, (Ptr{Int64}, Ref{Int64}, Ptr{Cvoid}, Ptr{Int64}, Int64),
           ranks, count, map, global_, capacity)
@@ -527,7 +562,8 @@ gdap_comm_size(size, comm) = ccall((:gdap_comm_size, libgdap), Cint, (Ref{Int64}
 gdap_comm_kind_get(kind, comm) =
     ccall((:gdap_comm_kind_get, libgdap), Cint, (Ref{Cint}, Ptr{Cvoid}), kind, comm)
 
-# The CUDA stream (a cudaStream_t.
+# The CUDA stream (a cudaStream_t; NULL for the legacy default stream) on which this rank's device work is
+# queued.
 gdap_comm_set_stream(comm, stream) =
     ccall((:gdap_comm_set_stream, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}), comm, stream)
 
@@ -575,8 +611,8 @@ gdap_reduce_axes(comm, source, result, op, axes, naxes) =
     ccall((:gdap_reduce_axes, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Cint, Ptr{Int64}, Int64),
           comm, source, result, op, axes, naxes)
 
-# Plans rank `rank`'s halo exchange on distribution `map` for elements of `dtype`: which boxes of its
-# communication padding each neighbour fills and which boxes of its owned elements it sends.
+# Plans rank `rank`'s halo exchange on distribution `map` for elements of `dtype`: which boxes of its padding
+# each rank fills and which boxes of its owned elements it sends.
 gdap_halo_create(out, map, dtype, rank, options) =
     ccall((:gdap_halo_create, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, gdap_dtype, Int64,
           Ptr{gdap_halo_options}),
@@ -656,12 +692,14 @@ gdap_array_create_shm(out, name, dtype, dims, ndim) =
           Int64),
           out, name, dtype, dims, ndim)
 
-# Writes an IPC handle for `array`'s local section to `handle` (GDAP_IPC_HANDLE_SIZE bytes.
+# Writes an IPC handle for `array`'s local section to `handle` (GDAP_IPC_HANDLE_SIZE bytes; a `capacity` below
+# that is GDAP_ERR_BUFFER_TOO_SMALL).
 gdap_ipc_export(handle, capacity, array) =
     ccall((:gdap_ipc_export, libgdap), Cint, (Ptr{Cvoid}, Int64, Ptr{Cvoid}), handle, capacity, array)
 
 # Opens an IPC handle made by gdap_ipc_export in another process of this node, as a new array over the same
-# memory (no element copied.
+# memory (no element copied; writes on either side are seen by the other, ordered by the processes' own
+# synchronisation).
 gdap_ipc_open(out, handle, size) =
     ccall((:gdap_ipc_open, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Int64), out, handle, size)
 

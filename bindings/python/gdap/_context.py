@@ -1,0 +1,302 @@
+"""Where a GlobalArray's ranks live and how their collective calls are made.
+
+  Controller  single controller: this process drives every rank of an in-process group, each on its
+              own device (a GPU, or host memory), one worker thread per rank. The threads are the
+              Controller's: a caller never sees them. Every collective step first prepares every
+              rank's arguments in the caller's thread, and only then runs the ranks' C calls on the
+              workers, so a bad argument fails before any rank waits for another.
+  Spmd        one rank per process over MPI or NCCL: this process holds its own rank, and every
+              process makes the same calls in the same order (collectively).
+
+Both cache what does not change between calls: each rank's plans per pair of layouts, halos, GEMM
+plans and the C dimension structs of each layout.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any, Optional, TypeVar, Union
+
+import numpy as np
+
+from . import _gdap_c as _c
+from ._comm import Comm, group
+from ._dims import Dims, dims_from_dim_data
+from ._errors import InvalidArgumentError, RemoteError
+from ._local import device_name, device_to_c
+from ._map import GlobalMap
+
+T = TypeVar("T")
+DeviceSpec = Union[int, str, tuple]
+
+_PLAN_CACHE = 32  # plans kept per context: enough for a working set of layouts, small beside the data
+
+
+def device_label(spec: DeviceSpec) -> str:
+    """'cpu', 'cuda:N', 'cuda_host' or 'cuda_managed:N' for a device given as an int (a CUDA
+    ordinal), a string or a DLPack (type, id) pair."""
+    if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
+        return "cuda:%d" % int(spec)
+    if spec == "cuda":
+        return "cuda:0"
+    return device_name(device_to_c(spec))
+
+
+def cuda_ordinal(device: str) -> Optional[int]:
+    """The CUDA ordinal of 'cuda:N' / 'cuda_managed:N', None for host memory."""
+    name, _, ordinal = device.partition(":")
+    return int(ordinal) if name in ("cuda", "cuda_managed") and ordinal else None
+
+
+class _Caches:
+    """Per-context caches of C objects, keyed by the identity of the layouts they were made for
+    (never by their equality: a GlobalMap compares as its handle). Each entry keeps its layouts
+    alive, so that an id is never reused while it is cached."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, collections.OrderedDict] = collections.defaultdict(collections.OrderedDict)
+        self.lock = threading.RLock()  # the caller's threads may share a context
+
+    def lookup(self, table: str, layouts: tuple, extra: tuple, make: Callable[[], Any]) -> Any:
+        with self.lock:
+            entries = self.tables[table]
+            key = tuple(id(m) for m in layouts) + extra
+            hit = entries.get(key)
+            if hit is not None:
+                entries.move_to_end(key)
+                return hit[1]
+            value = make()
+            entries[key] = (layouts, value)
+            while len(entries) > _PLAN_CACHE:
+                entries.popitem(last=False)
+            return value
+
+
+class Context:
+    """The ranks of a GlobalArray: how many, which this process holds, on which devices."""
+
+    nranks: int
+    ranks: tuple[int, ...]
+    spmd: bool
+
+    def __init__(self) -> None:
+        self._caches = _Caches()
+
+    def comm(self, rank: int) -> Comm:
+        raise NotImplementedError
+
+    def device(self, rank: int) -> str:
+        raise NotImplementedError
+
+    def run(self, step: Callable[[int], T]) -> dict[int, T]:
+        """Runs step(rank) for every rank held here, concurrently where there are several, and
+        returns their results; re-raises a rank's error (its own before another's RemoteError)."""
+        raise NotImplementedError
+
+    # -- caches of C objects ------------------------------------------------------------------
+
+    def dims(self, layout: GlobalMap, rank: int) -> Dims:
+        """Rank `rank`'s dictionaries of `layout` as C structs (made once per layout and rank)."""
+        per_rank = self._caches.lookup("dims", (layout,), (), dict)
+        dims = per_rank.get(rank)
+        if dims is None:
+            dims = per_rank[rank] = dims_from_dim_data(layout.dim_data(rank))
+        return dims
+
+    def plans(self, src: GlobalMap, dst: GlobalMap, dtype: np.dtype) -> dict[int, Any]:
+        """This process's ranks' plans from `src` to `dst` (gdap.Plan objects, kept by the cache)."""
+        from ._redistribute import Plan
+
+        return self._caches.lookup("plans", (src, dst), (np.dtype(dtype).str,),
+                                   lambda: {r: Plan(src, dst, dtype, r) for r in self.ranks})
+
+    def halos(self, layout: GlobalMap, dtype: np.dtype) -> dict[int, Any]:
+        """This process's ranks' halo plans on `layout` (gdap.Halo objects)."""
+        from ._halo import Halo
+
+        return self._caches.lookup("halos", (layout,), (np.dtype(dtype).str,),
+                                   lambda: {r: Halo(layout, dtype, r) for r in self.ranks})
+
+    def gemm_plans(self, a: GlobalMap, b: GlobalMap, c: GlobalMap, dtype: np.dtype) -> dict[int, Any]:
+        """This process's ranks' GEMM plans; collective (gdap_gemm_create) the first time."""
+        from ._gemm import Gemm
+
+        return self._caches.lookup("gemms", (a, b, c), (np.dtype(dtype).str,),
+                                   lambda: self.run(lambda r: Gemm(self.comm(r), a, b, c, dtype)))
+
+
+def first_error(errors: dict[int, BaseException]) -> BaseException:
+    """The error to raise for a step that failed on some ranks: the lowest rank's own error
+    (the cause) rather than another rank's RemoteError (its echo)."""
+    own = [errors[r] for r in sorted(errors) if not isinstance(errors[r], RemoteError)]
+    return own[0] if own else errors[min(errors)]
+
+
+class _Workers:
+    """One daemon thread per rank, each running its rank's part of a step: released together and
+    awaited together by two barriers, the fewest wake-ups a step can cost. If the caller is
+    interrupted while it waits, the barriers are broken and the threads end; the next step starts
+    new ones (after the ranks' calls, which gdap bounds by the group's timeout, have returned)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self._start()
+
+    def _start(self) -> None:
+        self._go, self._done = threading.Barrier(self.n + 1), threading.Barrier(self.n + 1)
+        self._step: Optional[Callable[[int], Any]] = None
+        self._results: list = [None] * self.n
+        self._errors: list = [None] * self.n
+        self._threads = [threading.Thread(target=self._work, args=(r,), name="gdap-rank-%d" % r, daemon=True)
+                         for r in range(self.n)]
+        for t in self._threads:
+            t.start()
+
+    def _work(self, rank: int) -> None:
+        go, done = self._go, self._done
+        try:
+            while True:
+                go.wait()
+                step = self._step
+                if step is None:
+                    return
+                try:
+                    self._results[rank], self._errors[rank] = step(rank), None
+                except BaseException as e:  # noqa: BLE001 - handed to the caller
+                    self._results[rank], self._errors[rank] = None, e
+                done.wait()
+        except threading.BrokenBarrierError:
+            return
+
+    def run(self, step: Callable[[int], T]) -> dict[int, T]:
+        if self._go.broken:
+            self._start()
+        self._step = step
+        try:
+            self._go.wait()
+            self._done.wait()
+        except BaseException:
+            self._go.abort()
+            self._done.abort()
+            raise
+        errors = {r: e for r, e in enumerate(self._errors) if e is not None}
+        if errors:
+            raise first_error(errors)
+        return dict(enumerate(self._results))
+
+    def close(self) -> None:
+        if not self._go.broken:
+            self._step = None
+            self._go.wait()
+
+
+class Controller(Context):
+    """Single controller over an in-process group: `devices` is the number of ranks (each in host
+    memory) or one device per rank ('cpu', 'cuda:N' or an int N for 'cuda:N'; ranks may share a
+    device). Ranks run their collective calls on worker threads that this object owns; one step at a
+    time (a lock), so several threads of the caller may share one Controller.
+
+    Controller.of(devices) returns the same Controller for the same devices, so arrays made with
+    the same devices can be combined."""
+
+    spmd = False
+    _shared: dict[tuple[str, ...], Controller] = {}
+    _shared_lock = threading.Lock()
+
+    def __init__(self, devices: Union[int, Sequence[DeviceSpec]]) -> None:
+        super().__init__()
+        if isinstance(devices, (int, np.integer)):
+            if devices < 1:
+                raise InvalidArgumentError("a Controller needs at least one rank, not %d" % devices)
+            devices = ["cpu"] * int(devices)
+        self.devices: tuple[str, ...] = tuple(device_label(d) for d in devices)
+        if not self.devices:
+            raise InvalidArgumentError("a Controller needs at least one device")
+        self.nranks = len(self.devices)
+        self.ranks = tuple(range(self.nranks))
+        self._comms = group(self.nranks)
+        self._workers = _Workers(self.nranks) if self.nranks > 1 else None
+        if self._workers is not None:
+            weakref.finalize(self, self._workers.close)
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, devices: Union[int, Sequence[DeviceSpec]]) -> Controller:
+        key = ("cpu",) * int(devices) if isinstance(devices, (int, np.integer)) else tuple(
+            device_label(d) for d in devices)
+        with cls._shared_lock:
+            ctrl = cls._shared.get(key)
+            if ctrl is None:
+                ctrl = cls._shared[key] = cls(key)
+            return ctrl
+
+    def comm(self, rank: int) -> Comm:
+        return self._comms[rank]
+
+    def device(self, rank: int) -> str:
+        return self.devices[rank]
+
+    def set_timeout(self, seconds: float) -> None:
+        """How long each rank waits for the others at a collective step (default 300 s)."""
+        for c in self._comms:
+            c.set_timeout(seconds)
+
+    def run(self, step: Callable[[int], T]) -> dict[int, T]:
+        with self._lock:
+            if self._workers is None:
+                return {0: step(0)}
+            return self._workers.run(step)
+
+    def __repr__(self) -> str:
+        return "<gdap.Controller of %d ranks on %s>" % (self.nranks, ", ".join(self.devices))
+
+
+class Spmd(Context):
+    """This process's one rank of `comm` (a gdap.Comm over MPI or NCCL, or an mpi4py
+    communicator), its section on `device` (default: host memory over MPI, the current CUDA device
+    over NCCL)."""
+
+    spmd = True
+
+    def __init__(self, comm: Any, device: Optional[DeviceSpec] = None) -> None:
+        super().__init__()
+        if not isinstance(comm, Comm):
+            comm = Comm.from_mpi(comm)
+        self._comm = comm
+        self.nranks = comm.size
+        self.ranks = (comm.rank,)
+        if device is None:
+            device = "cpu"
+            if comm.kind == "nccl":
+                from . import _cuda
+                device = "cuda:%d" % _cuda.current_ordinal()
+        self._device = device_label(device)
+
+    @property
+    def rank(self) -> int:
+        return self.ranks[0]
+
+    def comm(self, rank: int) -> Comm:
+        return self._comm
+
+    def device(self, rank: int) -> str:
+        return self._device
+
+    def run(self, step: Callable[[int], T]) -> dict[int, T]:
+        return {self.ranks[0]: step(self.ranks[0])}
+
+    def __repr__(self) -> str:
+        return "<gdap.Spmd rank %d of %d (%s) on %s>" % (self.ranks[0], self.nranks, self._comm.kind, self._device)
+
+
+def handle(obj: Any) -> Any:
+    """The C handle of a gdap object, or None (gdap then fails on every rank, naming this one)."""
+    return None if obj is None else obj._h()
+
+
+def redistribute_step(ctx: Context, plans: dict[int, Any], src: dict, dst: dict) -> None:
+    """Collective: every held rank's gdap_redistribute of src[r] into dst[r] (LocalArrays)."""
+    ctx.run(lambda r: _c.gdap_redistribute(ctx.comm(r)._h(), plans[r]._h(), handle(src.get(r)), handle(dst.get(r))))

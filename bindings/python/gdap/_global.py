@@ -1,0 +1,1005 @@
+"""GlobalArray: a distributed array seen whole. Its data are gdap sections, one per rank, laid out
+by a GlobalMap (the layout); every movement between ranks is one of gdap's collective calls
+(redistribute, reduce_axes, reduce_scatter, gemm, halo exchange, Zarr and .dnpy I/O).
+
+One API, two modes (see _context): a Controller drives every rank from this process (single
+controller), or each process holds its own rank of an MPI / NCCL communicator (SPMD) and calls the
+same methods collectively. Element-wise arithmetic is local (NumPy on the host, CuPy on devices);
+anything that reads across ranks goes through gdap.
+
+Reading across ranks, in both modes, is a redistribution into a layout that holds the answer: the
+whole array on rank 0 (gather: get() in single-controller mode) or on every rank (allgather: get()
+in SPMD mode), or, for a[i, j] and a[0:10, :], the selected elements laid out where their owners
+hold them (an unstructured dimension per axis), gathered the same way.
+
+A GlobalArray may carry a pending reduction (cupyx's partial modes, DTensor's Partial): its
+sections then hold partial values whose sum (prod, min, max) over the ranks holding an element is
+the element. Anything that reads values performs it first, with gdap.reduce_scatter into the
+layout asked for.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+import operator
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from . import _gdap_c as _c
+from ._context import Context, Controller, DeviceSpec, Spmd, cuda_ordinal, device_label
+from ._errors import InvalidArgumentError, UnsupportedError
+from ._local import LocalArray, device_to_c, dtype_to_c, from_distarray, from_dlpack
+from ._map import GlobalMap
+
+Devices = Union[int, Sequence[DeviceSpec], Controller, None]
+_OPS = {"sum": _c.GDAP_REDUCE_SUM, "prod": _c.GDAP_REDUCE_PROD, "min": _c.GDAP_REDUCE_MIN,
+        "max": _c.GDAP_REDUCE_MAX, "mean": _c.GDAP_REDUCE_MEAN}
+PENDING_OPS = ("sum", "prod", "min", "max")
+
+
+# ---- layouts gdap needs for its own moves, made once per shape -------------------------------
+
+@functools.lru_cache(maxsize=64)
+def _root_layout(shape: tuple[int, ...], nranks: int, root: int) -> GlobalMap:
+    return GlobalMap.root(nranks, shape, root)
+
+
+@functools.lru_cache(maxsize=64)
+def _replicated_layout(shape: tuple[int, ...], nranks: int) -> GlobalMap:
+    return GlobalMap.replicated(nranks, shape)
+
+
+@functools.lru_cache(maxsize=64)
+def _block_layout(shape: tuple[int, ...], nranks: int) -> GlobalMap:
+    """Even blocks over a balanced grid: where gdap puts results the caller gave no layout for."""
+    from . import layout
+    return layout.block(shape, nranks=nranks)
+
+
+# ---- memory --------------------------------------------------------------------------------
+
+_CUPY: list = []
+
+
+def _cupy() -> Any:
+    """CuPy, or None where it is not installed (looked up once)."""
+    if not _CUPY:
+        try:
+            import cupy
+        except ImportError:
+            cupy = None
+        _CUPY.append(cupy)
+    return _CUPY[0]
+
+
+def _device_scope(device: str) -> Any:
+    """CUDA device `device` current for a block of CuPy work (nothing to do for host memory)."""
+    import contextlib
+    ordinal = cuda_ordinal(device)
+    cupy = _cupy() if ordinal is not None else None
+    return cupy.cuda.Device(ordinal) if cupy is not None else contextlib.nullcontext()
+
+
+def _allocate(device: str, shape: tuple[int, ...], dtype: np.dtype, zero: bool) -> Any:
+    """A new C-contiguous array on `device`: NumPy on the host, CuPy (its memory pool) on a CUDA
+    device; None where neither can (gdap then allocates)."""
+    if device == "cpu":
+        return _aligned(shape, dtype, zero)
+    cupy = _cupy()
+    if cupy is not None and device.startswith("cuda:"):
+        with cupy.cuda.Device(cuda_ordinal(device)):
+            return cupy.zeros(shape, dtype) if zero else cupy.empty(shape, dtype)
+    return None
+
+
+_ALIGN = 64  # bytes: what gdap_array_create gives host sections, and what JAX needs to share them
+
+
+def _aligned(shape: tuple[int, ...], dtype: np.dtype, zero: bool) -> np.ndarray:
+    """A C-contiguous NumPy array starting on a 64-byte boundary (NumPy itself promises 16)."""
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    raw = (np.zeros if zero else np.empty)(count * dtype.itemsize + _ALIGN, np.uint8)
+    skip = -raw.__array_interface__["data"][0] % _ALIGN
+    return raw[skip:skip + count * dtype.itemsize].view(dtype).reshape(shape)
+
+
+def _address(native: Any) -> int:
+    if isinstance(native, np.ndarray):
+        return native.__array_interface__["data"][0]
+    return int(native.data.ptr)  # CuPy
+
+
+def new_section(ctx: Context, layout: GlobalMap, rank: int, dtype: np.dtype, zero: bool = False,
+                device: Optional[str] = None) -> tuple[LocalArray, Any]:
+    """(LocalArray, native array) for rank `rank`'s section of `layout`, allocated on its device."""
+    device = device or ctx.device(rank)
+    dims = ctx.dims(layout, rank)
+    shape = layout.local_shape(rank)
+    native = _allocate(device, shape, dtype, zero)
+    if native is None:  # no CuPy: gdap allocates (zero-filled on the host only)
+        handle_ = _c.gdap_array_create(dtype_to_c(dtype), device_to_c(device), dims.dims)
+        local = LocalArray(handle_)
+        if zero and 0 not in shape:
+            _fill_zero(local)
+        return local, None
+    handle_ = _c.gdap_array_wrap(_address(native), dtype_to_c(dtype), device_to_c(device), None, dims.dims)
+    return LocalArray(handle_, owner=native), native
+
+
+def _fill_zero(local: LocalArray) -> None:
+    view = _view_of(local)
+    view[...] = 0
+
+
+def _view_of(local: LocalArray) -> Any:
+    """An array over a section's memory, no copy: NumPy for host memory, CuPy for device memory."""
+    if local.device.startswith("cuda:"):
+        cupy = _cupy()
+        if cupy is None:
+            raise UnsupportedError("reading a device section from Python needs CuPy")
+        with cupy.cuda.Device(cuda_ordinal(local.device)):
+            return cupy.from_dlpack(local)
+    return np.asarray(local)
+
+
+def _to_host(view: Any) -> np.ndarray:
+    if isinstance(view, np.ndarray):
+        return view
+    return view.get()  # CuPy
+
+
+def _to_device(host: np.ndarray, device: str) -> Any:
+    if device == "cpu":
+        return host
+    cupy = _cupy()
+    if cupy is None:
+        raise UnsupportedError("moving host data to %s from Python needs CuPy" % device)
+    with cupy.cuda.Device(cuda_ordinal(device)):
+        return cupy.asarray(host)
+
+
+def _wrap(ctx: Context, layout: GlobalMap, rank: int, native: Any, device: str) -> LocalArray:
+    """A LocalArray over a C-contiguous array this module made, described by the layout."""
+    dims = ctx.dims(layout, rank)
+    dtype = np.dtype(native.dtype)
+    return LocalArray(_c.gdap_array_wrap(_address(native), dtype_to_c(dtype), device_to_c(device), None, dims.dims),
+                      owner=native)
+
+
+# ---- choosing where the ranks are ---------------------------------------------------------------
+
+def _spmd(comm: Any, device: Optional[DeviceSpec]) -> Spmd:
+    key = (id(comm), None if device is None else device_label(device))
+    ctx = _SPMD.get(key)
+    if ctx is None or ctx[0] is not comm:
+        ctx = _SPMD[key] = (comm, Spmd(comm, device))
+    return ctx[1]
+
+
+_SPMD: dict = {}
+
+
+def context_for(nranks: int, devices: Devices = None, comm: Any = None, device: Optional[DeviceSpec] = None,
+                like: Any = None) -> Context:
+    """The context of a new array of `nranks` ranks: SPMD over `comm`, or a Controller of
+    `devices` (default: one rank per CUDA device 0 .. nranks-1 when `like` lives on a GPU, else
+    nranks ranks in host memory)."""
+    if comm is not None:
+        if devices is not None:
+            raise InvalidArgumentError("give comm (SPMD) or devices (single controller), not both")
+        ctx: Context = _spmd(comm, device)
+    elif isinstance(devices, Controller):
+        ctx = devices
+    else:
+        if devices is None:
+            devices = ["cuda:%d" % r for r in range(nranks)] if _on_cuda(like) else ["cpu"] * nranks
+        ctx = Controller.of(devices)
+    if ctx.nranks != nranks:
+        raise InvalidArgumentError("the layout spans %d ranks but %s has %d" % (nranks, _where(ctx), ctx.nranks))
+    return ctx
+
+
+def _on_cuda(x: Any) -> bool:
+    query = getattr(x, "__dlpack_device__", None)
+    return query is not None and int(query()[0]) in (2, 13)
+
+
+def _where(ctx: Context) -> str:
+    if isinstance(ctx, Controller):
+        return "the controller (devices %s)" % ", ".join(ctx.devices)
+    return "the communicator"
+
+
+def _check_layout(layout: Any, shape: Optional[tuple[int, ...]], what: str = "layout") -> GlobalMap:
+    if not isinstance(layout, GlobalMap):
+        raise TypeError("%s must be a gdap.GlobalMap (gdap.layout.block(...), ...), not %s"
+                        % (what, type(layout).__name__))
+    if shape is not None and tuple(layout.shape) != tuple(shape):
+        raise InvalidArgumentError("%s has shape %s but the array has shape %s" % (what, tuple(layout.shape),
+                                                                                    tuple(shape)))
+    return layout
+
+
+# ---- the array -----------------------------------------------------------------------------------
+
+class GlobalArray:
+    """A distributed array: one gdap section per rank, laid out by a GlobalMap.
+
+    Make one with gdap.distribute(x, layout) (scatter a whole array), GlobalArray.from_sections
+    (per-rank arrays, no copy), GlobalArray.empty / .zeros, .load_zarr / .load_dnpy, or a bridge
+    (from_cupyx, from_jax, from_dtensor, from_distarray). In single-controller mode give `devices`
+    (one per rank; default host memory, or GPUs 0.. for a CUDA input); in SPMD mode give `comm`
+    (a gdap.Comm over MPI or NCCL, or an mpi4py communicator) and call every method on every rank.
+    """
+
+    __array_ufunc__ = None  # NumPy defers to GlobalArray's operators (no silent gather in a + ndarray)
+
+    def __init__(self, ctx: Context, layout: GlobalMap, dtype: Any, sections: dict[int, LocalArray],
+                 natives: Optional[dict[int, Any]] = None, pending: Optional[str] = None) -> None:
+        # Private: use the constructors above. `sections` holds this process's ranks' sections.
+        self._ctx = ctx
+        self._layout = layout
+        self._dtype = np.dtype(dtype)
+        self._sections = sections
+        self._natives = dict(natives or {})
+        self._pending = pending
+
+    # -- construction --------------------------------------------------------------------------
+
+    @classmethod
+    def empty(cls, layout: GlobalMap, dtype: Any = np.float64, *, devices: Devices = None, comm: Any = None,
+              device: Optional[DeviceSpec] = None) -> GlobalArray:
+        """An array in `layout` whose elements are not set (host memory: zeros)."""
+        return cls._new(layout, dtype, devices, comm, device, zero=False)
+
+    @classmethod
+    def zeros(cls, layout: GlobalMap, dtype: Any = np.float64, *, devices: Devices = None, comm: Any = None,
+              device: Optional[DeviceSpec] = None) -> GlobalArray:
+        """An array of zeros in `layout`, padding included."""
+        return cls._new(layout, dtype, devices, comm, device, zero=True)
+
+    @classmethod
+    def _new(cls, layout: GlobalMap, dtype: Any, devices: Devices, comm: Any, device: Optional[DeviceSpec],
+             zero: bool) -> GlobalArray:
+        _check_layout(layout, None)
+        return cls._new_in(context_for(layout.nranks, devices, comm, device), layout, dtype, zero)
+
+    @classmethod
+    def _new_in(cls, ctx: Context, layout: GlobalMap, dtype: Any, zero: bool = False) -> GlobalArray:
+        """New sections of `layout` on the ranks of `ctx`."""
+        dtype = np.dtype(dtype)
+        dtype_to_c(dtype)  # UnsupportedError for a dtype gdap cannot hold, before anything is allocated
+        made = {r: new_section(ctx, layout, r, dtype, zero) for r in ctx.ranks}
+        return cls(ctx, layout, dtype, {r: m[0] for r, m in made.items()}, {r: m[1] for r, m in made.items()})
+
+    @classmethod
+    def scatter(cls, whole: Any, layout: GlobalMap, *, devices: Devices = None, comm: Any = None,
+                device: Optional[DeviceSpec] = None, root: int = 0, dtype: Any = None) -> GlobalArray:
+        """Collective: the whole array `whole` (NumPy, CuPy or any DLPack producer; in SPMD mode
+        given on rank `root` only, None elsewhere, where `dtype` says what it holds) dealt out
+        into `layout`. The result's sections are new memory on the ranks' devices."""
+        _check_layout(layout, None)
+        ctx = context_for(layout.nranks, devices, comm, device, like=whole)
+        root = operator.index(root)
+        if not 0 <= root < ctx.nranks:
+            raise InvalidArgumentError("root %d is not a rank of %d" % (root, ctx.nranks))
+        root_layout = _root_layout(tuple(layout.shape), layout.nranks, root)
+
+        def prepare(r: int) -> tuple[LocalArray, tuple[LocalArray, Any]]:
+            if r == root:
+                src = cls._root_section(ctx, root_layout, r, whole, layout)
+            else:
+                src = new_section(ctx, root_layout, r, _dtype_given(dtype, whole))[0]
+            return src, new_section(ctx, layout, r, src.dtype)
+
+        prepared = _prepare(ctx, prepare, _release_redistribute)
+        dtype_out = prepared[ctx.ranks[0]][0].dtype
+        plans = ctx.plans(root_layout, layout, dtype_out)
+        ctx.run(lambda r: _c.gdap_redistribute(ctx.comm(r)._h(), plans[r]._h(), prepared[r][0]._h(),
+                                               prepared[r][1][0]._h()))
+        return cls(ctx, layout, dtype_out, {r: p[1][0] for r, p in prepared.items()},
+                   {r: p[1][1] for r, p in prepared.items()})
+
+    @staticmethod
+    def _root_section(ctx: Context, root_layout: GlobalMap, r: int, whole: Any, layout: GlobalMap) -> LocalArray:
+        """The root's whole array as its section of the root layout, moved to its device if needed."""
+        if whole is None:
+            raise InvalidArgumentError("scatter: the root rank %d passed no array" % r)
+        if not hasattr(whole, "shape"):
+            whole = np.asarray(whole)
+        if tuple(whole.shape) != tuple(layout.shape):
+            raise InvalidArgumentError("the array has shape %s but the layout has shape %s"
+                                       % (tuple(whole.shape), tuple(layout.shape)))
+        device = ctx.device(r)
+        if isinstance(whole, np.ndarray) or not hasattr(whole, "__dlpack__"):
+            native = _to_device(np.ascontiguousarray(whole), device)
+        else:
+            local = from_dlpack(whole, root_layout.dim_data(r))
+            if local.device == device:
+                return local
+            native = _to_device(_to_host(_view_of(local)), device) if device == "cpu" or local.device == "cpu" \
+                else _copy_between_devices(_view_of(local), device)
+        return _wrap(ctx, root_layout, r, native, device)
+
+    @classmethod
+    def from_sections(cls, sections: Any, layout: Optional[GlobalMap] = None, *, devices: Devices = None,
+                      comm: Any = None, pending: Optional[str] = None) -> GlobalArray:
+        """An array over existing per-rank arrays, without copying: single-controller mode takes
+        one section per rank, SPMD mode (comm given) this rank's. A section is a gdap.LocalArray,
+        a __distarray__ producer / distbuffer (its dim_data describes it) or an array of the rank's
+        local shape in `layout` (NumPy, CuPy, PyTorch, JAX, any DLPack producer). Without `layout`
+        the sections' dim_data make it (collectively in SPMD mode). `pending` ('sum', 'prod',
+        'min', 'max') says the sections hold partial values of that reduction."""
+        if pending is not None and pending not in PENDING_OPS:
+            raise InvalidArgumentError("pending must be one of %s, not %r" % (", ".join(PENDING_OPS), pending))
+        if comm is not None:
+            return cls._from_local_section(sections, layout, comm, pending)
+        if isinstance(sections, (LocalArray, Mapping)) or hasattr(sections, "__distarray__") or not isinstance(
+                sections, Sequence):
+            raise TypeError("from_sections without comm (single controller) takes a sequence of one section per "
+                            "rank, not %s" % type(sections).__name__)
+        sections = list(sections)
+        if layout is not None:
+            _check_layout(layout, None)
+            if layout.nranks != len(sections):
+                raise InvalidArgumentError("the layout spans %d ranks but %d sections were given"
+                                           % (layout.nranks, len(sections)))
+        locals_ = {r: _as_section(x, layout, r) for r, x in enumerate(sections)}
+        if layout is None:
+            layout = GlobalMap([s.dim_data for s in locals_.values()], [s.shape for s in locals_.values()])
+        _check_sections(locals_, layout)
+        found = [s.device for s in locals_.values()]
+        if devices is None:
+            devices = found
+        ctx = context_for(layout.nranks, devices)
+        for r, s in locals_.items():
+            if s.device != ctx.device(r):
+                raise InvalidArgumentError("rank %d's section is on %s, but the controller puts rank %d on %s"
+                                           % (r, s.device, r, ctx.device(r)))
+        return cls(ctx, layout, locals_[0].dtype, locals_, pending=pending)
+
+    @classmethod
+    def _from_local_section(cls, section: Any, layout: Optional[GlobalMap], comm: Any,
+                            pending: Optional[str]) -> GlobalArray:
+        ctx = _spmd(comm, None)
+        rank = ctx.ranks[0]
+        if layout is None:
+            local = _as_section(section, None, rank)
+            layout = GlobalMap.collective(ctx.comm(rank), local)
+        else:
+            _check_layout(layout, None)
+            if layout.nranks != ctx.nranks:
+                raise InvalidArgumentError("the layout spans %d ranks but the communicator has %d"
+                                           % (layout.nranks, ctx.nranks))
+            local = _as_section(section, layout, rank)
+            _check_sections({rank: local}, layout)
+        ctx = _spmd(comm, local.device)
+        return cls(ctx, layout, local.dtype, {rank: local}, pending=pending)
+
+    # -- what it is ------------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._layout.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self._layout.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._dtype
+
+    @property
+    def layout(self) -> GlobalMap:
+        """The distribution: every rank's dim_data (a gdap.GlobalMap)."""
+        return self._layout
+
+    @property
+    def nranks(self) -> int:
+        return self._ctx.nranks
+
+    @property
+    def mode(self) -> str:
+        """'controller' (this process drives every rank) or 'spmd' (one rank per process)."""
+        return "spmd" if self._ctx.spmd else "controller"
+
+    @property
+    def context(self) -> Context:
+        """The Controller or Spmd context whose ranks hold the sections."""
+        return self._ctx
+
+    @property
+    def pending(self) -> Optional[str]:
+        """The reduction the sections' partial values still await ('sum', ...), or None."""
+        return self._pending
+
+    @property
+    def devices(self) -> dict[int, str]:
+        """Each held rank's device ('cpu', 'cuda:N')."""
+        return {r: self._ctx.device(r) for r in self._ctx.ranks}
+
+    @property
+    def sections(self) -> dict[int, LocalArray]:
+        """This process's ranks' sections (every rank in single-controller mode, its own in SPMD)."""
+        return dict(self._sections)
+
+    def section(self, rank: Optional[int] = None) -> LocalArray:
+        """Rank `rank`'s section (default: this process's rank in SPMD mode, rank 0 otherwise)."""
+        rank = self._ctx.ranks[0] if rank is None else operator.index(rank)
+        if rank not in self._sections:
+            raise InvalidArgumentError("rank %d's section is not held by this process (it holds %s)"
+                                       % (rank, list(self._sections)))
+        return self._sections[rank]
+
+    def local_view(self, rank: Optional[int] = None) -> Any:
+        """Rank `rank`'s section as a NumPy (host) or CuPy (device) array over the same memory."""
+        rank = self._ctx.ranks[0] if rank is None else operator.index(rank)
+        view = self._natives.get(rank)
+        if view is None:
+            view = self._natives[rank] = _view_of(self.section(rank))
+        return view
+
+    def __repr__(self) -> str:
+        from ._describe import describe
+        return describe(self)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d GlobalArray")
+        return self.shape[0]
+
+    # -- moving ---------------------------------------------------------------------------------
+
+    def reshard(self, layout: GlobalMap) -> GlobalArray:
+        """Collective: the same array in another layout (new sections; this one is unchanged).
+        A pending reduction is performed on the way (gdap.reduce_scatter). In SPMD mode a rank
+        whose layout is wrong still takes part, so that every rank raises (the others RemoteError)."""
+        ctx = self._ctx
+
+        def prepare(r: int) -> tuple[LocalArray, Any]:
+            _check_layout(layout, self.shape)
+            if layout.nranks != ctx.nranks:
+                raise InvalidArgumentError("the layout spans %d ranks but the array has %d" % (layout.nranks,
+                                                                                             ctx.nranks))
+            return new_section(ctx, layout, r, self._dtype)
+
+        if self._pending is not None:
+            _prepare(ctx, prepare, _release_reduce_scatter)
+            return self._reduce_into(layout)
+        made = _prepare(ctx, prepare, _release_redistribute)
+        plans = ctx.plans(self._layout, layout, self._dtype)
+        src = self._sections
+        ctx.run(lambda r: _c.gdap_redistribute(ctx.comm(r)._h(), plans[r]._h(), src[r]._h(), made[r][0]._h()))
+        return GlobalArray(ctx, layout, self._dtype, {r: m[0] for r, m in made.items()},
+                           {r: m[1] for r, m in made.items()})
+
+    def _reduce_into(self, layout: GlobalMap) -> GlobalArray:
+        """Collective: the pending reduction, reduce-scattered into `layout`."""
+        code = _OPS[str(self._pending)]
+        out = GlobalArray._new_in(self._ctx, layout, self._dtype)
+        src, dst, back = _reduction_sections(self, out)
+        ctx = self._ctx
+        ctx.run(lambda r: _c.gdap_reduce_scatter(ctx.comm(r)._h(), src[r]._h(), dst[r]._h(), code))
+        back()
+        return out
+
+    def settled(self) -> GlobalArray:
+        """Collective: this array with its pending reduction performed (itself if none): the
+        values reduce-scattered into even blocks over the same ranks."""
+        if self._pending is None:
+            return self
+        return self._reduce_into(_block_layout(self.shape, self._ctx.nranks))
+
+    def get(self) -> np.ndarray:
+        """Collective: the whole array as a NumPy array on the host (single controller: gathered
+        to rank 0; SPMD: on every rank)."""
+        if self._ctx.spmd:
+            return self.allgather()
+        whole = self.gather(0)
+        assert whole is not None  # rank 0 is this process's in single-controller mode
+        return whole
+
+    def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
+        whole = self.get()
+        return whole if dtype is None else whole.astype(dtype, copy=False)
+
+    def gather(self, root: int = 0) -> Optional[np.ndarray]:
+        """Collective: the whole array on the host of rank `root` (None on the other ranks)."""
+        target = _root_layout(self.shape, self._ctx.nranks, operator.index(root))
+        out = self._moved_to(target)
+        return _to_host(out.local_view(root)).reshape(self.shape) if root in out._sections else None
+
+    def allgather(self) -> np.ndarray:
+        """Collective: the whole array on the host of every rank (SPMD) / of this process."""
+        out = self._moved_to(_replicated_layout(self.shape, self._ctx.nranks))
+        return _to_host(out.local_view(self._ctx.ranks[0])).reshape(self.shape)
+
+    def _moved_to(self, target: GlobalMap) -> GlobalArray:
+        src = self.settled()
+        return src.reshard(target)
+
+    # -- element access ------------------------------------------------------------------------
+
+    def __getitem__(self, key: Any) -> Any:
+        """Reads through the owners: a[i, j] is the element (a NumPy scalar), a[0:10, :] a NumPy
+        array of the selected elements, on the host. Integers, slices (any step) and Ellipsis.
+        Collective in SPMD mode (every rank gets the answer)."""
+        from ._select import read
+        return read(self.settled(), key)
+
+    # -- reductions ----------------------------------------------------------------------------
+
+    def sum(self, axis: Any = None) -> Any:
+        """Collective: the sum over `axis` (None: every axis, a NumPy scalar; an int or a tuple: a
+        GlobalArray of the kept shape in even blocks), each element counted once (gdap.reduce_axes)."""
+        return self._reduce("sum", axis)
+
+    def prod(self, axis: Any = None) -> Any:
+        """Collective: the product over `axis` (as sum)."""
+        return self._reduce("prod", axis)
+
+    def min(self, axis: Any = None) -> Any:
+        """Collective: the minimum over `axis` (as sum)."""
+        return self._reduce("min", axis)
+
+    def max(self, axis: Any = None) -> Any:
+        """Collective: the maximum over `axis` (as sum)."""
+        return self._reduce("max", axis)
+
+    def mean(self, axis: Any = None) -> Any:
+        """Collective: the mean over `axis` (as sum; integers are averaged as float64)."""
+        src = self if self._dtype.kind in "fc" else self.astype(np.float64)
+        if src._dtype.kind == "c":
+            raise UnsupportedError("mean of complex %s: gdap's mean takes float32 or float64" % src._dtype)
+        return src._reduce("mean", axis)
+
+    def _reduce(self, op: str, axis: Any) -> Any:
+        src = self.settled()
+        axes = _axes(axis, self.ndim)
+        kept = tuple(n for i, n in enumerate(self.shape) if i not in axes)
+        ctx = self._ctx
+        if kept:  # a GlobalArray of the kept shape, in even blocks
+            out = GlobalArray._new_in(ctx, _block_layout(kept, ctx.nranks), src._dtype)
+        else:  # a 0-d section per rank, each the whole reduction
+            out = _scalar_results(src)
+        sources, results, back = _reduction_sections(src, out)
+        code = _OPS[op]
+        ctx.run(lambda r: _c.gdap_reduce_axes(ctx.comm(r)._h(), sources[r]._h(), results[r]._h(), code, list(axes)))
+        back()
+        if kept:
+            return out
+        return _to_host(out.local_view(ctx.ranks[0])).reshape(())[()]
+
+    # -- element-wise arithmetic ---------------------------------------------------------------
+
+    def astype(self, dtype: Any) -> GlobalArray:
+        """The array converted to `dtype`, same layout (local: no communication)."""
+        dtype = np.dtype(dtype)
+        dtype_to_c(dtype)
+        return self._local_op(lambda v: v.astype(dtype))
+
+    def _local_op(self, fn: Callable[[Any], Any], pending: Optional[str] = None) -> GlobalArray:
+        natives, sections = {}, {}
+        for r in self._ctx.ranks:
+            device = self._ctx.device(r)
+            with _device_scope(device):
+                out = _contiguous(fn(self.local_view(r)))
+            natives[r] = out
+            sections[r] = _wrap(self._ctx, self._layout, r, out, device)
+        dtype = natives[self._ctx.ranks[0]].dtype
+        return GlobalArray(self._ctx, self._layout, dtype, sections, natives, pending)
+
+    def _binary(self, other: Any, op: Callable[[Any, Any], Any], reflected: bool = False) -> Any:
+        if isinstance(other, GlobalArray):
+            self._check_partner(other, "combined element-wise")
+            a, b = self.settled(), other.settled()
+            ranks = self._ctx.ranks
+            views = {r: b.local_view(r) for r in ranks}
+            return a._local_op_with(lambda r, v: op(views[r], v) if reflected else op(v, views[r]))
+        if isinstance(other, (numbers.Number, np.generic)) or (isinstance(other, np.ndarray) and other.ndim == 0):
+            a = self.settled()
+            return a._local_op(lambda v: op(other, v) if reflected else op(v, other))
+        return NotImplemented
+
+    def _local_op_with(self, fn: Callable[[int, Any], Any]) -> GlobalArray:
+        natives, sections = {}, {}
+        for r in self._ctx.ranks:
+            device = self._ctx.device(r)
+            with _device_scope(device):
+                out = _contiguous(fn(r, self.local_view(r)))
+            natives[r] = out
+            sections[r] = _wrap(self._ctx, self._layout, r, out, device)
+        return GlobalArray(self._ctx, self._layout, natives[self._ctx.ranks[0]].dtype, sections, natives)
+
+    def _check_partner(self, other: GlobalArray, how: str) -> None:
+        if other._ctx is not self._ctx:
+            raise InvalidArgumentError("arrays on different controllers or communicators cannot be %s (%r, %r)"
+                                       % (how, self._ctx, other._ctx))
+        if other.shape != self.shape:
+            raise InvalidArgumentError("shapes %s and %s differ" % (self.shape, other.shape))
+        if not same_layout(self._layout, other._layout):
+            raise InvalidArgumentError("the layouts differ: reshard one array to the other's layout first "
+                                       "(b.reshard(a.layout))")
+
+    def __add__(self, other: Any) -> Any:
+        return self._binary(other, operator.add)
+
+    def __radd__(self, other: Any) -> Any:
+        return self._binary(other, operator.add, reflected=True)
+
+    def __sub__(self, other: Any) -> Any:
+        return self._binary(other, operator.sub)
+
+    def __rsub__(self, other: Any) -> Any:
+        return self._binary(other, operator.sub, reflected=True)
+
+    def __mul__(self, other: Any) -> Any:
+        return self._binary(other, operator.mul)
+
+    def __rmul__(self, other: Any) -> Any:
+        return self._binary(other, operator.mul, reflected=True)
+
+    def __truediv__(self, other: Any) -> Any:
+        return self._binary(other, operator.truediv)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return self._binary(other, operator.truediv, reflected=True)
+
+    def __neg__(self) -> GlobalArray:
+        return self.settled()._local_op(operator.neg)
+
+    # -- matrix product ----------------------------------------------------------------------------
+
+    def __matmul__(self, other: Any) -> Any:
+        if not isinstance(other, GlobalArray):
+            return NotImplemented
+        return self.matmul(other)
+
+    def matmul(self, other: GlobalArray, layout: Optional[GlobalMap] = None) -> GlobalArray:
+        """Collective: self @ other through gdap's distributed GEMM (SUMMA), into `layout` (default:
+        even blocks over a balanced 2-d grid). Both 2-d, float32 or float64, of one dtype."""
+        if other._ctx is not self._ctx:
+            raise InvalidArgumentError("arrays on different controllers or communicators cannot be multiplied")
+        if self.ndim != 2 or other.ndim != 2:
+            raise InvalidArgumentError("matmul takes 2-d arrays, not shapes %s and %s" % (self.shape, other.shape))
+        if self.shape[1] != other.shape[0]:
+            raise InvalidArgumentError("matmul: shapes %s and %s do not chain (%d != %d)"
+                                       % (self.shape, other.shape, self.shape[1], other.shape[0]))
+        if self._dtype != other._dtype or self._dtype not in (np.float32, np.float64):
+            raise InvalidArgumentError("matmul takes float32 or float64 operands of one dtype, not %s and %s"
+                                       % (self._dtype, other._dtype))
+        a, b = self.settled(), other.settled()
+        shape = (self.shape[0], other.shape[1])
+        layout = _block_layout(shape, self._ctx.nranks) if layout is None else _check_layout(layout, shape)
+        ctx = self._ctx
+        out = GlobalArray._new_in(ctx, layout, self._dtype)
+        plans = ctx.gemm_plans(a._layout, b._layout, layout, self._dtype)
+        ctx.run(lambda r: _c.gdap_gemm_execute(ctx.comm(r)._h(), plans[r]._h(), 1.0, a._sections[r]._h(),
+                                               b._sections[r]._h(), 0.0, out._sections[r]._h()))
+        return out
+
+    # -- halos ---------------------------------------------------------------------------------------
+
+    def halo_exchange(self) -> GlobalArray:
+        """Collective: fills every rank's communication padding (and, on periodic axes, the edge
+        blocks' boundary padding) from the owners' cells, in place; returns self."""
+        halos = self._ctx.halos(self._layout, self._dtype)
+        ctx = self._ctx
+        ctx.run(lambda r: _c.gdap_halo_exchange(ctx.comm(r)._h(), halos[r]._h(), self._sections[r]._h()))
+        return self
+
+    # -- files ---------------------------------------------------------------------------------------
+
+    def save_zarr(self, path: Any, codec: str = "zstd", level: int = 0, overwrite: bool = False) -> None:
+        """Collective: writes the array to a Zarr v3 store at `path` (each rank its own chunks)."""
+        from ._zarr import _CODECS
+        if codec not in _CODECS:
+            raise ValueError("codec must be 'zstd' or 'raw', not %r" % (codec,))
+        src = self.settled()
+        ctx = self._ctx
+        options = (_CODECS[codec], int(level), bool(overwrite))
+        ctx.run(lambda r: _c.gdap_save_zarr(ctx.comm(r)._h(), src._layout._h(), src._sections[r]._h(), str(path),
+                                            options))
+
+    @classmethod
+    def load_zarr(cls, path: Any, layout: Optional[GlobalMap] = None, *, devices: Devices = None, comm: Any = None,
+                  device: Optional[DeviceSpec] = None, nranks: Optional[int] = None) -> GlobalArray:
+        """Collective: the Zarr v3 array at `path` read into `layout` (default: even blocks over
+        `nranks`, the communicator's size, or the number of devices)."""
+        from ._zarr import zarr_shape
+        shape, dtype = zarr_shape(path)
+        if layout is None:
+            layout = _block_layout(tuple(shape), _count_ranks(devices, comm, nranks))
+        out = cls.empty(_check_layout(layout, shape), dtype, devices=devices, comm=comm, device=device)
+        ctx = out._ctx
+        ctx.run(lambda r: _c.gdap_load_zarr(ctx.comm(r)._h(), layout._h(), out._sections[r]._h(), str(path)))
+        return out
+
+    def save_dnpy(self, prefix: Any) -> None:
+        """Collective: every rank writes its section to `<prefix>_<rank>.dnpy` (DistArray's format)."""
+        src = self.settled()
+        ctx = self._ctx
+        ctx.run(lambda r: _c.gdap_save_dnpy(ctx.comm(r)._h(), src._sections[r]._h(), str(prefix)))
+
+    @classmethod
+    def load_dnpy(cls, prefix: Any, *, devices: Devices = None, comm: Any = None,
+                  device: Optional[DeviceSpec] = None, nranks: Optional[int] = None) -> GlobalArray:
+        """Collective: the array whose ranks wrote `<prefix>_<rank>.dnpy`, each rank reading its file
+        (single controller: `devices` or `nranks` ranks; SPMD: this rank's file)."""
+        if comm is not None:
+            ctx: Context = _spmd(comm, device)
+        else:
+            ctx = devices if isinstance(devices, Controller) else Controller.of(
+                devices if devices is not None else int(nranks or 1))
+        loaded = ctx.run(lambda r: LocalArray(_c.gdap_load_dnpy(ctx.comm(r)._h(), str(prefix),
+                                                                device_to_c(ctx.device(r)))))
+        if ctx.spmd:
+            return cls._from_local_section(loaded[ctx.ranks[0]], None, ctx.comm(ctx.ranks[0]), None)
+        assert isinstance(ctx, Controller)
+        return cls.from_sections([loaded[r] for r in ctx.ranks], devices=ctx)
+
+    # -- the Distributed Array Protocol ------------------------------------------------------------
+
+    def __distarray__(self) -> dict:
+        """This rank's distbuffer (SPMD mode, or a controller of one rank): what DistArray's
+        LocalArray.from_distarray and any protocol consumer take, sharing the memory."""
+        if len(self._sections) != 1:
+            raise TypeError("__distarray__ is one rank's: this controller's array holds %d ranks; take rank r's "
+                            "with a.section(r).__distarray__()" % len(self._sections))
+        if self._pending is not None:
+            raise InvalidArgumentError("the sections hold partial values (pending %s): call settled() first"
+                                       % self._pending)
+        return self._sections[self._ctx.ranks[0]].__distarray__()
+
+    @classmethod
+    def from_distarray(cls, obj: Any, comm: Any) -> GlobalArray:
+        """Collective (SPMD): the array whose rank sections are every rank's `obj` (a
+        __distarray__ producer such as DistArray's LocalArray, or a distbuffer dict), no copy."""
+        return cls.from_sections(obj, comm=comm)
+
+    # -- bridges -------------------------------------------------------------------------------------
+
+    @classmethod
+    def from_cupyx(cls, darray: Any) -> GlobalArray:
+        """A cupyx.distributed.array DistributedArray's chunks as sections, no copy (see
+        gdap.from_cupyx)."""
+        from ._cupyx import from_cupyx
+        return from_cupyx(darray)
+
+    def to_cupyx(self) -> Any:
+        """A cupyx DistributedArray whose chunks are views of the sections (see gdap.to_cupyx)."""
+        from ._cupyx import to_cupyx
+        return to_cupyx(self)
+
+    @classmethod
+    def from_jax(cls, array: Any) -> GlobalArray:
+        """A jax.Array's addressable shards as sections, no copy (single controller)."""
+        from ._jax import from_jax
+        return from_jax(array)
+
+    def to_jax(self) -> Any:
+        """A jax.Array over the sections (jax.make_array_from_single_device_arrays), no copy."""
+        from ._jax import to_jax
+        return to_jax(self)
+
+    @classmethod
+    def from_dtensor(cls, dtensor: Any, comm: Any) -> GlobalArray:
+        """Collective (SPMD): a PyTorch DTensor's local shard as this rank's section, no copy."""
+        from ._dtensor import from_dtensor
+        return from_dtensor(dtensor, comm)
+
+    def to_dtensor(self, mesh: Any) -> Any:
+        """This rank's section as a DTensor's local shard on `mesh`, no copy (SPMD)."""
+        from ._dtensor import to_dtensor
+        return to_dtensor(self, mesh)
+
+
+# ---- helpers ------------------------------------------------------------------------------------
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    items = [axis] if isinstance(axis, numbers.Integral) else list(axis)
+    out = []
+    for a in items:
+        a = operator.index(a)
+        if not -ndim <= a < ndim:
+            raise InvalidArgumentError("axis %d is out of range for %d dimensions" % (a, ndim))
+        a %= ndim
+        if a in out:
+            raise InvalidArgumentError("axis %d is given twice" % a)
+        out.append(a)
+    return tuple(sorted(out))
+
+
+def _as_section(x: Any, layout: Optional[GlobalMap], rank: int) -> LocalArray:
+    """A LocalArray over rank `rank`'s section `x` without a copy."""
+    if isinstance(x, LocalArray):
+        return x
+    if hasattr(x, "__distarray__") or isinstance(x, Mapping):
+        return from_distarray(x)
+    if layout is None:
+        raise InvalidArgumentError("rank %d's section (%s) has no dim_data: give the layout" % (rank, type(x).__name__))
+    return from_dlpack(x, layout.dim_data(rank))
+
+
+def _check_sections(sections: dict[int, LocalArray], layout: GlobalMap) -> None:
+    """Every section has the layout's dictionaries, one dtype, and one kind of memory."""
+    first = sections[min(sections)]
+    for r, s in sections.items():
+        if s.dtype != first.dtype:
+            raise InvalidArgumentError("rank %d's section has dtype %s but rank %d's has %s"
+                                       % (r, s.dtype, min(sections), first.dtype))
+        if s.device.startswith("cuda:") != first.device.startswith("cuda:"):  # device vs host-accessible
+            raise InvalidArgumentError("mixed devices: rank %d's section is on %s but rank %d's on %s; gdap moves "
+                                       "one kind of memory at a time" % (r, s.device, min(sections), first.device))
+        if not _same_dims(s.dim_data, layout.dim_data(r)):
+            raise InvalidArgumentError("rank %d's section is described by %s, which is not the layout's %s"
+                                       % (r, s.dim_data, layout.dim_data(r)))
+
+
+def _same_dims(a: Sequence[dict], b: Sequence[dict]) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x.keys() != y.keys():
+            return False
+        for k in x:
+            if isinstance(x[k], np.ndarray) or isinstance(y[k], np.ndarray):
+                if not np.array_equal(x[k], y[k]):
+                    return False
+            elif x[k] != y[k]:
+                return False
+    return True
+
+
+_SAME: dict = {}
+
+
+def same_layout(a: GlobalMap, b: GlobalMap) -> bool:
+    """Whether two maps describe one distribution (every rank's dim_data equal); cached per pair."""
+    if a is b:
+        return True
+    key = (id(a), id(b))
+    hit = _SAME.get(key)
+    if hit is not None and hit[0] is a and hit[1] is b:
+        return hit[2]
+    same = (a.nranks == b.nranks and tuple(a.shape) == tuple(b.shape)
+            and all(_same_dims(a.dim_data(r), b.dim_data(r)) for r in range(a.nranks)))
+    if len(_SAME) > 256:
+        _SAME.clear()
+    _SAME[key] = (a, b, same)
+    return same
+
+
+def _host_section(ctx: Context, layout: GlobalMap, rank: int, view: Any, dtype: Any = None) -> LocalArray:
+    """A host LocalArray of rank `rank`'s section of `layout`: a copy of `view`, or new zeros."""
+    native = _to_host(view).copy() if view is not None else np.zeros(layout.local_shape(rank), dtype)
+    native = np.ascontiguousarray(native)
+    return _wrap(ctx, layout, rank, native, "cpu")
+
+
+def _copy_between_devices(view: Any, device: str) -> Any:
+    cupy = _cupy()
+    with cupy.cuda.Device(cuda_ordinal(device)):
+        return cupy.array(view, copy=True)
+
+
+def _prepare(ctx: Context, prepare: Callable[[int], Any], release: Callable[[Context, int], None]) -> dict:
+    """Every held rank's prepared arguments; in SPMD mode a rank that cannot prepare still makes the
+    collective call (release) so that the other ranks fail at once, naming it, then raises."""
+    if not ctx.spmd:
+        return {r: prepare(r) for r in ctx.ranks}
+    return _spmd_prepare(ctx, prepare, release)
+
+
+def _spmd_prepare(ctx: Context, prepare: Callable[[int], Any], release: Callable[[Context, int], None]) -> dict:
+    rank = ctx.ranks[0]
+    try:
+        return {rank: prepare(rank)}
+    except Exception:
+        try:
+            release(ctx, rank)
+        except Exception:
+            pass  # the expected refusal: this rank raises the error that stopped it
+        raise
+
+
+def _release_redistribute(ctx: Context, rank: int) -> None:
+    _c.gdap_redistribute(ctx.comm(rank)._h(), None, None, None)
+
+
+def _release_reduce_scatter(ctx: Context, rank: int) -> None:
+    _c.gdap_reduce_scatter(ctx.comm(rank)._h(), None, None, _c.GDAP_REDUCE_SUM)
+
+
+def _count_ranks(devices: Devices, comm: Any, nranks: Optional[int]) -> int:
+    """How many ranks an array made from these arguments has."""
+    if nranks is not None:
+        return operator.index(nranks)
+    if comm is not None:
+        return _spmd(comm, None).nranks
+    if isinstance(devices, Controller):
+        return devices.nranks
+    if isinstance(devices, (int, np.integer)):
+        return int(devices)
+    return 1 if devices is None else len(devices)
+
+
+def _dtype_given(dtype: Any, whole: Any) -> np.dtype:
+    if dtype is not None:
+        return np.dtype(dtype)
+    if whole is not None and hasattr(whole, "dtype"):
+        return np.dtype(whole.dtype)
+    raise TypeError("scatter: give dtype on the ranks that pass no array")
+
+
+def _contiguous(x: Any) -> Any:
+    """A C-contiguous array of x's values (x itself when it is one)."""
+    if isinstance(x, np.ndarray):
+        return np.ascontiguousarray(x)
+    if not x.flags.c_contiguous:
+        return x.copy(order="C")
+    return x
+
+
+def _on_gpu_without_nccl(a: GlobalArray) -> bool:
+    """Whether a gdap reduction must go through host copies: device sections on an in-process
+    group or MPI (gdap reduces device memory over NCCL only)."""
+    on_device = any(d.startswith("cuda:") for d in a.devices.values())
+    return on_device and not (a.context.spmd and a.context.comm(a.context.ranks[0]).kind == "nccl")
+
+
+def _reduction_sections(src: GlobalArray, out: GlobalArray) -> tuple[dict, dict, Callable[[], None]]:
+    """The source and result sections a gdap reduction of `src` into `out` takes, and what copies
+    the results back: the sections themselves, or host copies where _on_gpu_without_nccl."""
+    if not _on_gpu_without_nccl(src):
+        return src._sections, out._sections, lambda: None
+    ctx = src.context
+    sources = {r: _host_section(ctx, src.layout, r, src.local_view(r)) for r in ctx.ranks}
+    results = {r: _host_section(ctx, out.layout, r, None, out.dtype) if out.layout is not None else
+               _scalar_section(np.zeros((), out.dtype), "cpu") for r in ctx.ranks}
+
+    def back() -> None:
+        for r in ctx.ranks:
+            device = out.devices[r]
+            with _device_scope(device):
+                out.local_view(r)[...] = _to_device(np.asarray(results[r]), device)
+
+    return sources, results, back
+
+
+def _scalar_section(native: Any, device: str) -> LocalArray:
+    """A 0-d LocalArray over a 0-d array (no layout: a full reduction's result)."""
+    return LocalArray(_c.gdap_array_wrap(_address(native), dtype_to_c(np.dtype(native.dtype)), device_to_c(device),
+                                         None, []), owner=native)
+
+
+def _scalar_results(src: GlobalArray) -> GlobalArray:
+    """A 0-d section per rank for a full reduction (layout None), on the ranks' devices."""
+    ctx = src.context
+    natives = {r: _allocate(ctx.device(r), (), src.dtype, zero=True) for r in ctx.ranks}
+    if any(n is None for n in natives.values()):
+        raise UnsupportedError("a full reduction of device sections needs CuPy to hold its result")
+    sections = {r: _scalar_section(natives[r], ctx.device(r)) for r in ctx.ranks}
+    return GlobalArray(ctx, None, src.dtype, sections, natives)  # type: ignore[arg-type]
+
+
+def distribute(x: Any, layout: GlobalMap, *, devices: Devices = None, comm: Any = None,
+               device: Optional[DeviceSpec] = None, root: int = 0, dtype: Any = None) -> GlobalArray:
+    """Collective: the whole array `x` dealt out into `layout` (GlobalArray.scatter). Single
+    controller by default (devices: one per rank; default GPUs 0.. for a CUDA array, host memory
+    otherwise); SPMD with `comm` (x given on rank `root`)."""
+    return GlobalArray.scatter(x, layout, devices=devices, comm=comm, device=device, root=root, dtype=dtype)
+
+
+__all__ = ["GlobalArray", "distribute", "same_layout"]

@@ -1,0 +1,36 @@
+// What the layout helpers (layouts.cpp, grid_layout.cpp) share: the bytes a layout's map will hold,
+// counted before anything is allocated, an allocation guard that names them, and the assembly of
+// every rank's dim_data from each grid axis's dictionaries.
+#pragma once
+
+#include "core/error.hpp"
+
+#include <gdap/gdap.h>
+
+#include <cstdint>
+#include <exception>
+#include <vector>
+
+namespace gdap {
+
+// The bytes a layout's map holds (every rank's dictionaries and `indices_per_rank` indices each),
+// so that a hostile nranks or shape is a clear error before anything is allocated.
+int64_t layout_bytes(int64_t nranks, int64_t ndim, int64_t indices_per_rank);
+
+// Runs `body`, naming the layout's size when an allocation in it fails.
+template <typename Body>
+void allocating(int64_t nranks, int64_t bytes, Body&& body) {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    if (dynamic_cast<const Error*>(&e) != nullptr) throw;
+    fail(GDAP_ERR_NO_MEMORY, "a map of {} ranks needs about {} bytes, which cannot be allocated ({})", nranks, bytes,
+         e.what());
+  }
+}
+
+// A map of `nranks` ranks whose rank r holds, along axis i, per_axis[i][c_i] for its C-order grid
+// coordinates c (the grid's extents are the per_axis sizes, whose product is nranks).
+gdap_map* build_map(int64_t nranks, int64_t ndim, const std::vector<std::vector<gdap_dim>>& per_axis);
+
+}  // namespace gdap
