@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ gcc gfortran make pkg-config binutils libgtest-dev libgmock-dev libopenmpi-dev openmpi-bin
-          nlohmann-json3-dev libcli11-dev libfmt-dev abigail-tools doxygen swig clang libclang-rt-dev libzstd-dev
+          nlohmann-json3-dev libcli11-dev libfmt-dev abigail-tools doxygen swig clang libclang-rt-dev libzstd-dev libblosc-dev zlib1g-dev
           libopenblas-dev
           python3 python3-dev python3-venv python3-pip)
 missing=()

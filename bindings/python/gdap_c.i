@@ -393,6 +393,31 @@ static void* gdap_py_capsule_tensor(PyObject* capsule, const char* name, const c
   return PyCapsule_GetPointer(capsule, name);
 }
 
+/* ---- Ctrl-C in collective calls ------------------------------------------------------------ */
+
+/* SIGINTs that gdap's handler noted (gdap/_comm.py installs it in place of Python's default one),
+ * and, per thread, how many there were when its collective call began. */
+static volatile long gdap_py_sigints = 0;
+static _Thread_local long gdap_py_call_sigints = 0;
+
+/* The interrupt check of every Comm (gdap_comm_set_interrupt), run on the waiting thread every
+ * 100 ms or so. On the main thread it runs Python's pending signal handlers: Ctrl-C's raises
+ * KeyboardInterrupt, which stays set and which the call then raises (the gdap_status typemap). On
+ * any thread it stops a call during which a Ctrl-C came (the main thread may be in join()). While
+ * the interpreter shuts down it stops every wait: nothing is left to wait for. */
+static int gdap_py_interrupted(void* user) {
+  (void)user;
+#if PY_VERSION_HEX >= 0x030D0000
+  if (Py_IsFinalizing()) return 1;
+#else
+  if (_Py_IsFinalizing()) return 1;
+#endif
+  PyGILState_STATE state = PyGILState_Ensure();
+  const int raised = PyErr_CheckSignals() != 0;
+  PyGILState_Release(state);
+  return raised || gdap_py_sigints != gdap_py_call_sigints;
+}
+
 /* ---- memory a Python object owns, as a DLPack tensor ------------------------------------- */
 
 typedef struct gdap_py_owned_tensor {
@@ -428,6 +453,7 @@ static void gdap_py_owned_tensor_deleter(struct DLManagedTensorVersioned* self) 
 /* ---- gdap_status: raise, or return the out-parameters ------------------------------------ */
 
 %typemap(out) gdap_status {
+  if ($1 == GDAP_ERR_INTERRUPTED && PyErr_Occurred()) SWIG_fail; /* the signal handler's own exception */
   if ($1 != GDAP_SUCCESS) {
     gdap_py_raise_status($1);
     SWIG_fail;
@@ -437,6 +463,28 @@ static void gdap_py_owned_tensor_deleter(struct DLManagedTensorVersioned* self) 
 }
 %typemap(ret) gdap_status {
   $result = gdap_py_collapse($result);
+}
+
+/* ---- string inputs: a str (or None for NULL) -------------------------------------------------- */
+
+/* A str holding a NUL character raises ValueError: its C string would end there and name another
+ * file or segment ("out/x\0y" would write out/x_0.dnpy). */
+%typemap(in) const char* prefix, const char* path, const char* name, const char* version {
+  $1 = NULL;
+  if ($input != Py_None) {
+    Py_ssize_t n = 0;
+    const char* s = PyUnicode_Check($input) ? PyUnicode_AsUTF8AndSize($input, &n) : NULL;
+    if (s == NULL) {
+      if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "$1_name must be a str or None, not %s", Py_TYPE($input)->tp_name);
+      SWIG_fail;
+    }
+    if ((Py_ssize_t)strlen(s) != n) {
+      PyErr_Format(PyExc_ValueError, "$1_name holds a NUL character at position %zd: a C string would end there",
+                   (Py_ssize_t)strlen(s));
+      SWIG_fail;
+    }
+    $1 = (char*)s;
+  }
 }
 
 /* ---- scalar outputs ------------------------------------------------------------------------ */
@@ -849,17 +897,22 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
 
 /* ---- Zarr stores --------------------------------------------------------------------------- */
 
-/* gdap_zarr_options from None (defaults) or a triple (codec, zstd_level, overwrite). */
+/* gdap_zarr_options from None (defaults) or a tuple (codec, zstd_level, overwrite, layout, shuffle,
+ * chunk_bytes); the last three may be left out (their defaults). */
 %typemap(in) const gdap_zarr_options* options (gdap_zarr_options temp) {
   $1 = NULL;
   if ($input != Py_None) {
-    int codec = 0, level = 0, overwrite = 0;
-    if (!PyArg_ParseTuple($input, "iip", &codec, &level, &overwrite)) SWIG_fail;
+    int codec = 0, level = 0, overwrite = 0, layout = GDAP_ZARR_SHARDS, shuffle = GDAP_ZARR_SHUFFLE;
+    long long chunk_bytes = 0;
+    if (!PyArg_ParseTuple($input, "iip|iiL", &codec, &level, &overwrite, &layout, &shuffle, &chunk_bytes)) SWIG_fail;
     memset(&temp, 0, sizeof temp);
-    temp.struct_size = (int64_t)sizeof temp;
+    temp.struct_size = (uint32_t)sizeof temp;
     temp.codec = codec;
     temp.zstd_level = level;
     temp.overwrite = overwrite;
+    temp.layout = layout;
+    temp.shuffle = shuffle;
+    temp.chunk_bytes = (int64_t)chunk_bytes;
     $1 = &temp;
   }
 }
@@ -976,6 +1029,15 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
     return PyBytes_FromStringAndSize((const char*)$self->indices, (Py_ssize_t)($self->num_indices * 8));
   }
 }
+
+/* Ctrl-C for collective calls: the Python package sets the interrupt check above on every Comm,
+ * and its SIGINT handler notes each Ctrl-C (gdap/_comm.py). gdap_comm_set_interrupt itself takes a
+ * C function pointer, which Python has no use for. */
+%ignore gdap_comm_set_interrupt;
+%inline %{
+gdap_status gdap_py_set_interrupt(gdap_comm* comm) { return gdap_comm_set_interrupt(comm, gdap_py_interrupted, NULL); }
+void gdap_py_note_interrupt(void) { gdap_py_sigints = gdap_py_sigints + 1; }
+%}
 
 /* The PyCapsule glue, visible from Python as gdap_py_tensor_from_pointer. */
 %inline %{

@@ -82,7 +82,8 @@ typedef enum gdap_status {
   GDAP_ERR_REMOTE = 12,          /**< another rank failed a collective call */
   GDAP_ERR_TIMEOUT = 13,         /**< a collective call did not complete in time */
   GDAP_ERR_IO = 14,              /**< reading or writing a file failed */
-  GDAP_ERR_INTERNAL = 15         /**< a bug in gdap: please report it with gdap_last_error() */
+  GDAP_ERR_INTERNAL = 15,        /**< a bug in gdap: please report it with gdap_last_error() */
+  GDAP_ERR_INTERRUPTED = 16      /**< a wait at a collective call was interrupted (gdap_comm_set_interrupt) */
 } gdap_status;
 
 /** The name of a status code, e.g. "GDAP_ERR_PROTOCOL". Static string: never free it. */
@@ -116,10 +117,14 @@ GDAP_API gdap_status gdap_protocol_version_check(const char* version);
  * Element types and devices (DLPack-compatible)
  * ------------------------------------------------------------------------------------------- */
 
-/** Element type; the same layout and codes as DLPack's DLDataType. */
+/**
+ * Element type; the same layout and codes as DLPack's DLDataType. gdap takes the codes below at the
+ * widths DLPack gives them (int and uint: 8, 16, 32, 64 bits; float: 16, 32, 64; bfloat: 16;
+ * complex: 32, 64, 128; bool: 8) and refuses any other code or width with GDAP_ERR_UNSUPPORTED.
+ */
 typedef struct gdap_dtype {
   uint8_t code; /**< GDAP_DTYPE_* (DLPack's DLDataTypeCode) */
-  uint8_t bits; /**< bits per lane: 8, 16, 32, 64 or 128 */
+  uint8_t bits; /**< bits per lane */
   uint16_t lanes; /**< 1 for scalars */
 } gdap_dtype;
 
@@ -162,6 +167,15 @@ typedef enum gdap_dist_type {
 #define GDAP_KEY_PERIODIC (1u << 1)   /**< 'b': periodic */
 #define GDAP_KEY_BLOCK_SIZE (1u << 2) /**< 'c': block_size */
 #define GDAP_KEY_ONE_TO_ONE (1u << 3) /**< 'u': one_to_one */
+
+/**
+ * Versioned structs (gdap_dim, the _options and _stats structs) begin with `uint32_t struct_size`,
+ * set by their _INIT macro: a caller compiled against an older release passes its smaller struct
+ * (the fields it lacks take their defaults), a newer caller its larger one (gdap reads and writes
+ * the fields it knows). gdap refuses with GDAP_ERR_INVALID_ARGUMENT a struct_size below the
+ * struct's first release, not a multiple of 8, or above GDAP_MAX_STRUCT_SIZE. See docs/abi.md.
+ */
+#define GDAP_MAX_STRUCT_SIZE 1024
 
 /**
  * One dimension dictionary. Initialise with GDAP_DIM_INIT (or a gdap_dim_set_* call), then fill
@@ -410,8 +424,8 @@ typedef struct gdap_axis_layout {
  *    blocks split the n interior cells and the two edge blocks add their h boundary cells;
  *  - periodic without a halo only gives the 'periodic' key.
  * A dimension with a halo gives 'padding' on every rank: (0, 0) on a non-periodic edge's outer side.
- * Errors (GDAP_ERR_INVALID_ARGUMENT, naming the axis and the value): ndim < 1, a struct_size below
- * this release's or not a multiple of 8, a dist_type other than 'b' or 'c', size < 0, grid_size < 1,
+ * Errors (GDAP_ERR_INVALID_ARGUMENT, naming the axis and the value): ndim < 1, a struct_size the
+ * versioned-struct policy refuses (see GDAP_MAX_STRUCT_SIZE), a dist_type other than 'b' or 'c', size < 0, grid_size < 1,
  * a block_size < 1 ('c') or other than 1 ('b'), lengths on a 'c' axis or lengths that are negative or
  * do not sum to size, a halo < 0 or on a 'c' axis, a halo wider than a neighbour's block, a periodic
  * halo h with size < 3h, periodic on a 'c' axis, reserved not 0; GDAP_ERR_OVERFLOW when the grid or
@@ -636,7 +650,8 @@ typedef enum gdap_comm_kind {
 /**
  * Creates an in-process group of `nranks` ranks and writes one communicator per rank to
  * comms[0] to comms[nranks - 1]. Rank r's collective calls are made by one thread with comms[r]; every
- * rank must make the same collective calls in the same order. A rank that waits longer than the
+ * rank must make the same collective calls in the same order (ranks in different calls all get
+ * GDAP_ERR_INVALID_ARGUMENT naming both at their first meeting). A rank that waits longer than the
  * group's timeout (gdap_comm_set_timeout, 300 s by default) for the others returns
  * GDAP_ERR_TIMEOUT, and every later collective call of the group fails at once: a missing rank
  * never hangs the others forever. Arrays of a group may live in host memory (host, pinned,
@@ -679,6 +694,27 @@ GDAP_API gdap_status gdap_comm_set_stream(gdap_comm* comm, void* stream);
  */
 GDAP_API gdap_status gdap_comm_set_timeout(gdap_comm* comm, double seconds);
 
+/**
+ * A function gdap calls while a rank waits for the others at a collective call (see
+ * gdap_comm_set_interrupt); non-zero stops the wait. `user` is what was passed with it.
+ */
+typedef int (*gdap_interrupt_check)(void* user);
+
+/**
+ * Sets the function gdap calls, with `user`, about every 100 ms while this rank waits for the
+ * others at a collective call on `comm` (NULL, the default: none). When it returns non-zero the
+ * rank stops waiting: the call returns GDAP_ERR_INTERRUPTED and the communicator breaks as after a
+ * timeout (every later collective call on it fails at once; on an in-process group the ranks
+ * waiting with it return GDAP_ERR_INTERRUPTED at once too, naming this rank). This is how a
+ * program stops a stuck collective on Ctrl-C: its SIGINT handler sets a flag that `check` reads
+ * (gdap installs no signal handler of its own; the Python binding sets a check that runs Python's
+ * signal handlers, so Ctrl-C raises KeyboardInterrupt within a tenth of a second). `check` runs on
+ * the waiting thread, must not call gdap on this communicator, and should return quickly; it is
+ * never called by a call that does not wait. `user` is retained (it must outlive its use).
+ * Not collective; not thread-safe against a collective call on `comm` in progress.
+ */
+GDAP_API gdap_status gdap_comm_set_interrupt(gdap_comm* comm, gdap_interrupt_check check, void* user);
+
 /** Collective: returns once every rank has called it. */
 GDAP_API gdap_status gdap_comm_barrier(gdap_comm* comm);
 
@@ -719,7 +755,8 @@ GDAP_API gdap_status gdap_plan_destroy(gdap_plan* plan);
 
 /** What one rank's plan moves. Messages and sent bytes exclude its copy within itself. */
 typedef struct gdap_plan_stats {
-  int64_t struct_size;   /**< set by the caller to sizeof(gdap_plan_stats) */
+  uint32_t struct_size;  /**< set by the caller to sizeof(gdap_plan_stats) (GDAP_PLAN_STATS_INIT) */
+  uint32_t reserved_head; /**< 0 */
   int64_t rank;          /**< the rank planned */
   int64_t nranks;        /**< ranks in the group */
   int64_t send_messages; /**< messages to other ranks */
@@ -733,7 +770,7 @@ typedef struct gdap_plan_stats {
 } gdap_plan_stats;
 
 /** A gdap_plan_stats with struct_size set and every count zero. */
-#define GDAP_PLAN_STATS_INIT {sizeof(gdap_plan_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define GDAP_PLAN_STATS_INIT {sizeof(gdap_plan_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /** Fills `*stats` (whose struct_size the caller sets) with the plan's counts. O(1). */
 GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan* plan);
@@ -765,9 +802,9 @@ typedef enum gdap_reduce_op {
 /**
  * Collective, in place: every rank's `section` becomes the element-wise `op` of all ranks'
  * sections, the all-reduce of replicated or partial sections (cupyx.distributed.array's sum, prod,
- * min and max modes made replicas again). Every rank's section must have rank 0's shape, dtype and
- * kind of memory (strides may differ); otherwise every rank gets GDAP_ERR_INVALID_ARGUMENT naming
- * the first rank that differs, and no section changes. Dtypes: int8/32/64, uint8/32/64,
+ * min and max modes made replicas again). Every rank must pass rank 0's op, and its section must
+ * have rank 0's shape, dtype and kind of memory (strides may differ); otherwise every rank gets
+ * GDAP_ERR_INVALID_ARGUMENT naming the first rank that differs, and no section changes. Dtypes: int8/32/64, uint8/32/64,
  * float32/64. Every rank ends with bitwise the same values. Engines: the in-process group reads
  * its peers' host sections directly (device sections: GDAP_ERR_UNSUPPORTED, use NCCL); MPI runs
  * MPI_Allreduce (host-accessible memory; a strided section goes through a packed copy); NCCL runs
@@ -884,7 +921,8 @@ GDAP_API gdap_status gdap_halo_destroy(gdap_halo* halo);
 
 /** What one rank's halo exchange moves. Messages and bytes exclude its copies within itself. */
 typedef struct gdap_halo_stats {
-  int64_t struct_size;   /**< set by the caller to sizeof(gdap_halo_stats) */
+  uint32_t struct_size;  /**< set by the caller to sizeof(gdap_halo_stats) (GDAP_HALO_STATS_INIT) */
+  uint32_t reserved_head; /**< 0 */
   int64_t rank;          /**< the rank planned */
   int64_t nranks;        /**< ranks in the group */
   int64_t send_messages; /**< messages to other ranks (one per neighbour rank) */
@@ -895,7 +933,7 @@ typedef struct gdap_halo_stats {
 } gdap_halo_stats;
 
 /** A gdap_halo_stats with struct_size set and every count zero. */
-#define GDAP_HALO_STATS_INIT {sizeof(gdap_halo_stats), 0, 0, 0, 0, 0, 0, 0}
+#define GDAP_HALO_STATS_INIT {sizeof(gdap_halo_stats), 0, 0, 0, 0, 0, 0, 0, 0}
 
 /** Fills `*stats` (whose struct_size the caller sets) with the halo's counts. O(1). */
 GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo* halo);
@@ -965,29 +1003,33 @@ GDAP_API gdap_status gdap_exchange_destroy(gdap_exchange* exchange);
 
 /**
  * Collective: every rank writes its own section (dim_data, protocol version and every element,
- * padding included, in C order) to `<prefix>_<rank>.dnpy`, byte for byte as DistArray 0.6 writes
- * it under the NumPy it runs on (< 1.24: the .npy header dict padded to 64 bytes, without the room
- * newer NumPy adds; see docs/dnpy.md), through a temporary file renamed into place (an existing file is replaced, as DistArray and
- * numpy.save do). Unstructured indices are written as a list. Device sections are copied through
- * pinned host memory once the communicator's stream has reached this call; returns when the file
- * is written. Dtypes: bool, int8-64, uint8-64, float16/32/64, complex64/128 (GDAP_ERR_UNSUPPORTED
- * otherwise). GDAP_ERR_INVALID_ARGUMENT when the header would pass the format's 65535 bytes;
- * GDAP_ERR_IO naming the file and the system's reason. Errors are agreed: every rank returns one
- * (the others GDAP_ERR_REMOTE naming the failing rank). `prefix` and `section` are borrowed.
+ * padding included, in C order) to `<prefix>_<rank>.dnpy`, byte for byte as DistArray 0.6 writes it
+ * under the NumPy it runs on (< 1.24: the .npy header dict padded to 64 bytes, without the room
+ * newer NumPy adds; see docs/dnpy.md), through a temporary file of its own in the file's folder
+ * (O_CREAT|O_EXCL|O_NOFOLLOW, an unpredictable name) renamed into place: an existing file, or a
+ * symbolic link, at the name is replaced, as DistArray and numpy.save replace it, never written
+ * through; a failed write removes the temporary. Unstructured indices are written as a list. Device
+ * sections are copied through pinned host memory once the communicator's stream has reached this
+ * call; returns when the file is written. Dtypes: bool, int8-64, uint8-64, float16/32/64,
+ * complex64/128 (GDAP_ERR_UNSUPPORTED otherwise). GDAP_ERR_INVALID_ARGUMENT when the header would
+ * pass the format's 65535 bytes; GDAP_ERR_IO naming the file and the system's reason. Errors are
+ * agreed: every rank returns one (the others GDAP_ERR_REMOTE naming the failing rank). `prefix` and
+ * `section` are borrowed.
  */
 GDAP_API gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array* section, const char* prefix);
 
 /**
  * Collective: every rank reads `<prefix>_<rank>.dnpy` (written by gdap, DistArray or any writer of
- * the format) into a new C-contiguous section on `device` (host; or, in a CUDA build, device
- * memory staged through pinned host memory, pinned or managed memory), with the file's dim_data,
- * dtype and protocol version. The file is parsed without evaluating anything: malformed files give
- * GDAP_ERR_IO naming the file, the byte offset and the key (bad magic, truncation, a header length
- * past the end, an unknown or missing key, bytes after the payload); a payload dtype gdap does not
- * hold or a big-endian one GDAP_ERR_UNSUPPORTED naming the descr; dim_data that breaks the protocol
- * or does not match the payload's shape GDAP_ERR_PROTOCOL; a file whose grid coordinates are
- * another rank's, or whose grid is not the communicator's size, GDAP_ERR_INVALID_ARGUMENT. `*out`
- * is set only when every rank read its file; the caller destroys it with gdap_array_destroy.
+ * the format) into a new C-contiguous section on `device` (host; or, in a CUDA build, device memory
+ * staged through pinned host memory, pinned or managed memory), with the file's dim_data, dtype and
+ * protocol version. Only a regular file is read, opened without blocking (a FIFO, a folder or a
+ * device is GDAP_ERR_IO naming it). The file is parsed without evaluating anything: malformed files
+ * give GDAP_ERR_IO naming the file, the byte offset and the key (bad magic, truncation, a header
+ * length past the end, an unknown or missing key, bytes after the payload); a payload dtype gdap
+ * does not hold or a big-endian one GDAP_ERR_UNSUPPORTED naming the descr; dim_data that breaks the
+ * protocol or does not match the payload's shape GDAP_ERR_PROTOCOL; a file whose grid coordinates
+ * are another rank's, or whose grid is not the communicator's size, GDAP_ERR_INVALID_ARGUMENT.
+ * `*out` is set only when every rank read its file; the caller destroys it with gdap_array_destroy.
  * Returns when the data is in place. `prefix` is borrowed.
  */
 GDAP_API gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out, const char* prefix, gdap_device device);
@@ -997,38 +1039,70 @@ GDAP_API gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out, const cha
  * only the chunks it needs. See docs/io.md ("Zarr v3").
  * ------------------------------------------------------------------------------------------- */
 
-/** Codecs gdap_save_zarr can write (gdap_load_zarr reads both). */
+/** Codecs gdap_save_zarr can write (gdap_load_zarr reads these and more: docs/zarr.md). */
 typedef enum gdap_zarr_codec {
-  GDAP_ZARR_RAW = 0, /**< "bytes" (little endian) only: one file per chunk, uncompressed */
-  GDAP_ZARR_ZSTD = 1 /**< "bytes" then "zstd" (zarr-python's default) */
+  GDAP_ZARR_RAW = 0,        /**< "bytes" (little endian) only: uncompressed */
+  GDAP_ZARR_ZSTD = 1,       /**< "bytes" then "zstd" (zarr-python's default) */
+  GDAP_ZARR_BLOSC_LZ4 = 2,  /**< "bytes" then "blosc" with lz4 (numcodecs' default), shuffled by `shuffle` */
+  GDAP_ZARR_BLOSC_ZSTD = 3  /**< "bytes" then "blosc" with zstd, shuffled by `shuffle` */
 } gdap_zarr_codec;
 
-/** Options of gdap_save_zarr. Fields may be appended after struct_size in minor releases. */
+/** How gdap_save_zarr lays out the store's files. */
+typedef enum gdap_zarr_layout {
+  GDAP_ZARR_SHARDS = 0, /**< one shard ("sharding_indexed") per rank's block, of inner chunks of at most
+                             chunk_bytes (default): a reader of any layout reads only the inner chunks it needs */
+  GDAP_ZARR_CHUNKS = 1  /**< one chunk file per rank's block, no sharding (gdap 0.1's only layout) */
+} gdap_zarr_layout;
+
+/** How blosc rearranges the bytes of a chunk before compressing them. */
+typedef enum gdap_zarr_shuffle {
+  GDAP_ZARR_SHUFFLE = 0,   /**< bytes grouped by their position in an element (blosc's and gdap's default) */
+  GDAP_ZARR_NOSHUFFLE = 1, /**< as they are */
+  GDAP_ZARR_BITSHUFFLE = 2 /**< bits grouped by their position in an element */
+} gdap_zarr_shuffle;
+
+/**
+ * Options of gdap_save_zarr. Fields may be appended after struct_size in minor releases; gdap reads
+ * only the fields the caller's struct_size covers and gives the others their defaults (those of
+ * GDAP_ZARR_OPTIONS_INIT). A struct_size too small for `overwrite`, or beyond 4096, is refused.
+ */
 typedef struct gdap_zarr_options {
-  int64_t struct_size; /**< set by the caller to sizeof(gdap_zarr_options) */
+  uint32_t struct_size;   /**< set by the caller to sizeof(gdap_zarr_options) (GDAP_ZARR_OPTIONS_INIT) */
+  uint32_t reserved_head; /**< 0 */
   int32_t codec;       /**< a gdap_zarr_codec */
-  int32_t zstd_level;  /**< zstd level 1 to 22, or 0 for zstd's default; ignored for GDAP_ZARR_RAW */
+  int32_t zstd_level;  /**< the codec's level: zstd 1 to 22 (0: zstd's default); blosc 1 to 9 (0: 5);
+                            ignored for GDAP_ZARR_RAW */
   int32_t overwrite;   /**< nonzero: replace a store already at the path; 0: refuse it */
   int32_t reserved;    /**< 0 */
+  /* Appended in gdap 0.2. */
+  int32_t layout;      /**< a gdap_zarr_layout: GDAP_ZARR_SHARDS (default) or GDAP_ZARR_CHUNKS */
+  int32_t shuffle;     /**< a gdap_zarr_shuffle, for the blosc codecs */
+  int64_t chunk_bytes; /**< GDAP_ZARR_SHARDS: the most bytes of an inner chunk (0: 2 MiB); each inner
+                            chunk extent divides the block's, halving the widest until it fits */
 } gdap_zarr_options;
 
-/** gdap_zarr_options with zstd at its default level, refusing to overwrite. */
-#define GDAP_ZARR_OPTIONS_INIT {sizeof(gdap_zarr_options), GDAP_ZARR_ZSTD, 0, 0, 0}
+/** gdap_zarr_options: shards of inner chunks of at most 2 MiB, zstd at its default level, no overwrite. */
+#define GDAP_ZARR_OPTIONS_INIT {sizeof(gdap_zarr_options), 0, GDAP_ZARR_ZSTD, 0, 0, 0, GDAP_ZARR_SHARDS, GDAP_ZARR_SHUFFLE, 0}
 
 /**
  * Collective: writes the distributed array whose sections are `section` on each rank (this rank's
  * section of `map`, which spans the communicator) to a Zarr v3 directory store at `path`
- * (zarr.json and one file per chunk). The chunk grid comes from the distribution: along a block
- * dimension with equal blocks a chunk is one block, along a cyclic one a chunk is one block of
- * block_size, along an undistributed one the whole extent; any other layout (irregular blocks,
- * unstructured, replicas) is first redistributed to equal blocks on the same grid. Each rank then
- * writes only its own chunks (edge chunks padded with the fill value 0), and rank 0 writes
- * zarr.json last, once every rank has written its chunks, so a store whose save failed has no
- * zarr.json. Only owned elements are written (padding never). Device sections are staged through
- * host memory. `options` may be NULL (GDAP_ZARR_OPTIONS_INIT). Errors are collective: every rank
- * returns one (GDAP_ERR_IO naming the file and the system's reason; GDAP_ERR_INVALID_ARGUMENT if a
- * store exists at `path` and overwrite is 0). Dtypes: bool, int8-64, uint8-64, float16/32/64,
- * complex64/128. Everything is borrowed; `section` is only read.
+ * (zarr.json and one file per shard or chunk). The grid of shards (GDAP_ZARR_SHARDS, the default)
+ * or chunks (GDAP_ZARR_CHUNKS) comes from the distribution: along a block dimension with equal
+ * blocks one block, along a cyclic one one block of block_size, along an undistributed one the
+ * whole extent; any other layout (irregular blocks, unstructured, replicas) is first redistributed
+ * to equal blocks on the same grid. So each file has one writer: each rank writes only its own
+ * (edges padded with the fill value 0; a shard's inner chunks wholly past the array's end are left
+ * empty in its index), and rank 0 writes zarr.json last, once every rank has written, so a store
+ * whose save failed has no zarr.json. A shard is "sharding_indexed" with inner chunks of at most
+ * options->chunk_bytes (default 2 MiB; each extent a divisor of the block's), the chosen codec on
+ * each inner chunk, and an index of "bytes" and "crc32c" at its end. Only owned elements are
+ * written (padding never). Device sections are staged through host memory. `options` may be NULL
+ * (GDAP_ZARR_OPTIONS_INIT). Errors are collective: every rank returns one (GDAP_ERR_IO naming the
+ * file and the system's reason; GDAP_ERR_INVALID_ARGUMENT if a store exists at `path` and overwrite
+ * is 0, for a bad option naming it, or for GDAP_ZARR_CHUNKS with a block of more than 2 GiB;
+ * GDAP_ERR_UNSUPPORTED for a codec this build lacks). Dtypes: bool, int8-64, uint8-64,
+ * float16/32/64, complex64/128. Everything is borrowed; `section` is only read.
  */
 GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* map, const gdap_array* section,
                                     const char* path, const gdap_zarr_options* options /*or NULL*/);
@@ -1037,13 +1111,21 @@ GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* map, const 
  * Collective: fills the owned elements of `section` (this rank's section of `map`, which spans the
  * communicator and has the store's global shape and dtype) from the Zarr v3 array at `path`, with
  * any chunk grid (written by gdap, zarr-python, TensorStore or others): each rank reads only the
- * chunks its owned elements fall in; a chunk file that is absent reads as the fill value. Codecs:
- * "bytes" (either endian) and "zstd"; others (sharding, transpose, gzip, crc32c) give
- * GDAP_ERR_UNSUPPORTED naming the codec. Chunk keys: "default" and "v2" encodings. Nothing is
- * written to `section` unless every rank read everything it needs (a missing store, a malformed
- * zarr.json or a corrupt chunk on any rank: every rank returns an error, the others
- * GDAP_ERR_REMOTE naming it). Padding is not touched. Device sections are staged through host
- * memory. Everything is borrowed.
+ * chunks its owned elements fall in, and of a shard only its index and the inner chunks it needs;
+ * a chunk file or inner chunk that is absent reads as the fill value (nothing of its size is
+ * allocated for it). Codecs: "transpose", "bytes" (either endian), "sharding_indexed" (nested
+ * codecs, nested shards, the index at the start or the end, with or without "crc32c"), "zstd",
+ * "blosc" (any compressor and shuffle of c-blosc 1), "gzip" and "crc32c"; any other gives
+ * GDAP_ERR_UNSUPPORTED naming it. Chunk keys: "default" and "v2" encodings. Only regular files are
+ * read, opened without blocking (a folder, FIFO or device where a file should be is GDAP_ERR_IO
+ * naming it); a piece decoded whole (a chunk, or an inner chunk of a shard) of more than 2 GiB, a
+ * zarr.json of more than 16 MiB or holding a NUL byte, and a fill value outside its data type are
+ * refused before anything is allocated for them; a shard index entry past the file's end, data
+ * that decodes to more than its chunk, or a checksum that does not match is GDAP_ERR_IO naming the
+ * chunk (docs/zarr.md, "Limits"). Nothing is written to `section` unless every rank read everything
+ * it needs (a missing store, a malformed zarr.json or a corrupt chunk on any rank: every rank
+ * returns an error, the others GDAP_ERR_REMOTE naming it). Padding is not touched. Device sections
+ * are staged through host memory. Everything is borrowed.
  */
 GDAP_API gdap_status gdap_load_zarr(gdap_comm* comm, const gdap_map* map, gdap_array* section, const char* path);
 
@@ -1104,7 +1186,8 @@ GDAP_API gdap_status gdap_gemm_destroy(gdap_gemm* gemm);
 
 /** What one rank's gemm plan does per gdap_gemm_execute. */
 typedef struct gdap_gemm_stats {
-  int64_t struct_size;        /**< set by the caller to sizeof(gdap_gemm_stats) */
+  uint32_t struct_size;       /**< set by the caller to sizeof(gdap_gemm_stats) (GDAP_GEMM_STATS_INIT) */
+  uint32_t reserved_head;     /**< 0 */
   int64_t rank;               /**< the rank planned */
   int64_t nranks;             /**< ranks in the group */
   int64_t grid_rows;          /**< rows of the process grid SUMMA runs on */
@@ -1121,7 +1204,7 @@ typedef struct gdap_gemm_stats {
 } gdap_gemm_stats;
 
 /** A gdap_gemm_stats with struct_size set and every count zero. */
-#define GDAP_GEMM_STATS_INIT {sizeof(gdap_gemm_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define GDAP_GEMM_STATS_INIT {sizeof(gdap_gemm_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /** Fills `*stats` (whose struct_size the caller sets) with the plan's counts. O(1). Not collective. */
 GDAP_API gdap_status gdap_gemm_stats_get(gdap_gemm_stats* stats, const gdap_gemm* gemm);
@@ -1158,19 +1241,22 @@ GDAP_API gdap_status gdap_gemm_execute(gdap_comm* comm, gdap_gemm* gemm, double 
 /** The 8 bytes an IPC handle starts with (no terminating NUL in the handle). */
 #define GDAP_IPC_MAGIC "GDAP-IPC"
 /** The layout version of IPC handles this gdap writes and reads. */
-#define GDAP_IPC_FORMAT_VERSION 1
+#define GDAP_IPC_FORMAT_VERSION 2
 
 /**
  * Allocates a C-contiguous host section (zero-filled) in a new POSIX shared-memory segment, so that
  * gdap_ipc_export can share it with other processes of the node. `name` is the segment's name as
  * shm_open takes it ("/" then up to 254 characters, no other "/"), or NULL or "" for a fresh
- * "/gdap-<pid>-<n>-<random>"; an existing name is refused (GDAP_ERR_INVALID_ARGUMENT), nothing is
- * overwritten. The shape comes from the dictionaries, as gdap_array_create. The array owns the
- * segment: when the array and every tensor exported from it are gone, this process unmaps it and
- * unlinks the name; importers that already mapped it keep their mapping (the memory is freed when
- * the last mapping goes), but no new importer can open it. GDAP_ERR_IO / GDAP_ERR_NO_MEMORY (with
- * the system's reason) when creating, sizing or mapping it fails. `name` and `dims` are borrowed.
- * Not collective. On success `*out` is a new array the caller destroys with gdap_array_destroy.
+ * "/gdap-<pid>-<n>-<random>"; an existing name, or one holding a control character (a newline), is
+ * refused (GDAP_ERR_INVALID_ARGUMENT), nothing is overwritten. The whole segment is reserved in
+ * /dev/shm now (posix_fallocate): one larger than /dev/shm holds is GDAP_ERR_NO_MEMORY naming the
+ * free space, never a SIGBUS at a later write. The shape comes from the dictionaries, as
+ * gdap_array_create. The array owns the segment: when the array and every tensor exported from it
+ * are gone, this process unmaps it and unlinks the name; importers that already mapped it keep
+ * their mapping (the memory is freed when the last mapping goes), but no new importer can open it.
+ * GDAP_ERR_IO / GDAP_ERR_NO_MEMORY (with the system's reason) when creating, sizing or mapping it
+ * fails. `name` and `dims` are borrowed. Not collective. On success `*out` is a new array the
+ * caller destroys with gdap_array_destroy.
  */
 GDAP_API gdap_status gdap_array_create_shm(gdap_array** out, const char* name /*or NULL*/, gdap_dtype dtype,
                                            const gdap_dim* dims /*[ndim]*/, int64_t ndim);
@@ -1199,8 +1285,10 @@ GDAP_API gdap_status gdap_ipc_export(void* handle /*[capacity]*/, int64_t capaci
  * by the processes' own synchronisation). `size` must be GDAP_IPC_HANDLE_SIZE. Checks, before any
  * memory is touched: size, magic, format version (GDAP_ERR_VERSION), a checksum over the bytes,
  * the node (a handle from another node or boot is refused), the protocol version, the dictionaries
- * against the shape; then that the memory still exists: an unlinked or re-created shared-memory
- * segment, an exited exporter or a CUDA allocation of another size give GDAP_ERR_INVALID_ARGUMENT
+ * against the shape; then that the memory still exists: an exited (or killed) exporter, found by its
+ * pid and start time, an unlinked or re-created shared-memory segment, one whose owner or mode
+ * changed since the export or that every user may write, or a CUDA allocation of another size give
+ * GDAP_ERR_INVALID_ARGUMENT
  * naming it, and CUDA's own refusals GDAP_ERR_DEVICE (CUDA does not refuse every freed allocation
  * of a live exporter: see docs/ipc.md). A CUDA handle cannot be opened by the process that made it
  * (CUDA refuses it). The array is on the GPU with the exporter's UUID (its ordinal in this process

@@ -3,7 +3,7 @@ extension's interface follows from the header alone. gdap_c.i includes it before
  - every opaque handle a call creates (gdap_x** out) comes back as a pointer object, destroyed with
    gdap_x_destroy if wrapping it fails;
  - every statistics struct (gdap_x_stats* stats, filled by gdap_x_stats_get) comes back as a dict of its
-   fields but struct_size, so a field appended in C reaches Python without a hand edit;
+   fields but struct_size and reserved ones, so a field appended in C reaches Python without a hand edit;
  - every collective call runs without the GIL: the ranks of an in-process group are threads of one
    interpreter, and each must reach the call."""
 from text import pack
@@ -38,11 +38,11 @@ def handle_lines(api):
 
 
 def stats_lines(api):
-    out = ["", "/* ---- statistics: a dict of every field but struct_size ------------------------------------ */"]
+    out = ["", "/* ---- statistics: a dict of every field but struct_size and reserved ones ------------------ */"]
     for struct in api.structs:
         if not struct.name.endswith("_stats"):
             continue
-        fields = [f for f in struct.fields if f.name != "struct_size"]
+        fields = [f for f in struct.fields if f.name != "struct_size" and not f.name.startswith("reserved")]
         size_type = struct.fields[0].type.base
         out += ["%%typemap(in, numinputs=0) %s* stats (%s temp) {" % (struct.name, struct.name),
                 "  memset(&temp, 0, sizeof temp);", "  temp.struct_size = (%s)sizeof temp;" % size_type,
@@ -57,7 +57,10 @@ def stats_lines(api):
 
 def gil_lines(api):
     out = ["", "/* ---- calls that wait for other ranks (or work at length) run without the GIL -------------- */",
-           "%define GDAP_WITHOUT_GIL(NAME)", "%exception NAME {", "  Py_BEGIN_ALLOW_THREADS", "  $action",
+           "/* Each notes how many Ctrl-Cs came before it (gdap_c.i), so that its interrupt check stops it at",
+           " * the next one. */",
+           "%define GDAP_WITHOUT_GIL(NAME)", "%exception NAME {", "  gdap_py_call_sigints = gdap_py_sigints;",
+           "  Py_BEGIN_ALLOW_THREADS", "  $action",
            "  Py_END_ALLOW_THREADS", "}", "%enddef"]
     for fn in api.current():
         if fn.collective():

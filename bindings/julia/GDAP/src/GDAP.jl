@@ -540,15 +540,23 @@ function reduce_axes!(result::DAPArray, c::Comm, source::DAPArray, op::Symbol=:s
     return result
 end
 
-"""How `save_zarr` writes (C `gdap_zarr_options`): `codec` 0 raw, 1 zstd (`zstd_level` 1 to 22, 0
-for zstd's default); `overwrite` 1 replaces an existing store."""
+"""How `save_zarr` writes (C `gdap_zarr_options`): `codec` :zstd, :blosc_lz4, :blosc_zstd or :raw
+at `level` (zstd 1 to 22, blosc 1 to 9; 0 for the default); `shards` true (the default) writes one
+shard per rank's block with inner chunks of at most `chunk_bytes` (0: 2 MiB), false one chunk per
+block; `shuffle` (:shuffle, :noshuffle, :bitshuffle) for blosc; `overwrite` replaces a store."""
 const ZarrOptions = gdap_zarr_options
-ZarrOptions(; codec::Symbol=:zstd, level::Integer=0, overwrite::Bool=false) =
-    ZarrOptions(sizeof(ZarrOptions), codec === :raw ? GDAP_ZARR_RAW : codec === :zstd ? GDAP_ZARR_ZSTD :
-                throw(ArgumentError("codec must be :zstd or :raw, not :$codec")), level, overwrite ? 1 : 0, 0)
+const ZARR_CODECS = Dict(:raw => 0, :zstd => 1, :blosc_lz4 => 2, :blosc_zstd => 3)
+const ZARR_SHUFFLES = Dict(:shuffle => 0, :noshuffle => 1, :bitshuffle => 2)
+function ZarrOptions(; codec::Symbol=:zstd, level::Integer=0, overwrite::Bool=false, shards::Bool=true,
+                     chunk_bytes::Integer=0, shuffle::Symbol=:shuffle)
+    haskey(ZARR_CODECS, codec) || throw(ArgumentError("codec must be :zstd, :blosc_lz4, :blosc_zstd or :raw, not :$codec"))
+    haskey(ZARR_SHUFFLES, shuffle) || throw(ArgumentError("shuffle must be :shuffle, :noshuffle or :bitshuffle, not :$shuffle"))
+    return ZarrOptions(sizeof(ZarrOptions), 0, ZARR_CODECS[codec], level, overwrite ? 1 : 0, 0, shards ? 0 : 1,
+                       ZARR_SHUFFLES[shuffle], chunk_bytes)
+end
 
 """Collective: writes the distributed array whose sections are `a` on each rank (of map `map`) to
-the Zarr v3 store at `path`, each rank writing its own chunks. Keywords as `ZarrOptions`."""
+the Zarr v3 store at `path`, each rank writing its own shards (or chunks). Keywords as `ZarrOptions`."""
 function save_zarr(a::DAPArray, map::GlobalMap, c::Comm, path::AbstractString; kw...)
     check(gdap_save_zarr(c.handle, map.handle, a.handle, path, Ref(ZarrOptions(; kw...))))
     return nothing
