@@ -67,6 +67,8 @@ module gdap_c_api
   integer(c_int), parameter, public :: GDAP_ERR_IO = 14  ! reading or writing a file failed
   ! a bug in gdap: please report it with gdap_last_error()
   integer(c_int), parameter, public :: GDAP_ERR_INTERNAL = 15
+  ! a wait at a collective call was interrupted (gdap_comm_set_interrupt)
+  integer(c_int), parameter, public :: GDAP_ERR_INTERRUPTED = 16
 
   integer(c_int8_t), parameter, public :: GDAP_DTYPE_INT = 0
   integer(c_int8_t), parameter, public :: GDAP_DTYPE_UINT = 1
@@ -96,6 +98,10 @@ module gdap_c_api
   integer(c_int32_t), parameter, public :: GDAP_KEY_BLOCK_SIZE = 4  ! 'c': block_size
   integer(c_int32_t), parameter, public :: GDAP_KEY_ONE_TO_ONE = 8  ! 'u': one_to_one
 
+  ! Versioned structs (gdap_dim, the _options and _stats structs) begin with `uint32_t struct_size`, set by
+  ! their _INIT macro.
+  integer(c_int64_t), parameter, public :: GDAP_MAX_STRUCT_SIZE = 1024
+
   ! gdap_comm_kind: What a communicator moves data with.
   ! an in-process group: ranks are threads of this process
   integer(c_int), parameter, public :: GDAP_COMM_GROUP = 1
@@ -111,10 +117,27 @@ module gdap_c_api
   ! gdap_reduce_axes only, float32/64: the sum over the count of elements
   integer(c_int), parameter, public :: GDAP_REDUCE_MEAN = 5
 
-  ! gdap_zarr_codec: Codecs gdap_save_zarr can write (gdap_load_zarr reads both).
-  ! "bytes" (little endian) only: one file per chunk, uncompressed
-  integer(c_int32_t), parameter, public :: GDAP_ZARR_RAW = 0
+  ! gdap_zarr_codec: Codecs gdap_save_zarr can write (gdap_load_zarr reads these and more: docs/zarr.md).
+  integer(c_int32_t), parameter, public :: GDAP_ZARR_RAW = 0  ! "bytes" (little endian) only: uncompressed
   integer(c_int32_t), parameter, public :: GDAP_ZARR_ZSTD = 1  ! "bytes" then "zstd" (zarr-python's default)
+  ! "bytes" then "blosc" with lz4 (numcodecs' default), shuffled by `shuffle`
+  integer(c_int32_t), parameter, public :: GDAP_ZARR_BLOSC_LZ4 = 2
+  ! "bytes" then "blosc" with zstd, shuffled by `shuffle`
+  integer(c_int32_t), parameter, public :: GDAP_ZARR_BLOSC_ZSTD = 3
+
+  ! gdap_zarr_layout: How gdap_save_zarr lays out the store's files.
+  ! one shard ("sharding_indexed") per rank's block, of inner chunks of at most chunk_bytes (default): a
+  ! reader of any layout reads only the inner chunks it needs
+  integer(c_int32_t), parameter, public :: GDAP_ZARR_SHARDS = 0
+  ! one chunk file per rank's block, no sharding (gdap 0.1's only layout)
+  integer(c_int32_t), parameter, public :: GDAP_ZARR_CHUNKS = 1
+
+  ! gdap_zarr_shuffle: How blosc rearranges the bytes of a chunk before compressing them.
+  ! bytes grouped by their position in an element (blosc's and gdap's default)
+  integer(c_int32_t), parameter, public :: GDAP_ZARR_SHUFFLE = 0
+  integer(c_int32_t), parameter, public :: GDAP_ZARR_NOSHUFFLE = 1  ! as they are
+  ! bits grouped by their position in an element
+  integer(c_int32_t), parameter, public :: GDAP_ZARR_BITSHUFFLE = 2
 
   ! gdap_gemm_mode: How the local products are computed.
   ! default: fp32 products for float32, fp64 for float64
@@ -134,14 +157,14 @@ module gdap_c_api
   character(len=*), parameter, public :: GDAP_IPC_MAGIC = 'GDAP-IPC'
 
   ! The layout version of IPC handles this gdap writes and reads.
-  integer(c_int64_t), parameter, public :: GDAP_IPC_FORMAT_VERSION = 1
+  integer(c_int64_t), parameter, public :: GDAP_IPC_FORMAT_VERSION = 2
 
   ! ---- structs ----
 
   !> Element type; the same layout and codes as DLPack's DLDataType.
   type, bind(C), public :: gdap_dtype
     integer(c_int8_t) :: code  ! GDAP_DTYPE_* (DLPack's DLDataTypeCode)
-    integer(c_int8_t) :: bits  ! bits per lane: 8, 16, 32, 64 or 128
+    integer(c_int8_t) :: bits  ! bits per lane
     integer(c_int16_t) :: lanes  ! 1 for scalars
   end type gdap_dtype
 
@@ -204,7 +227,9 @@ module gdap_c_api
   !> What one rank's plan moves.
   !> Defaults: GDAP_PLAN_STATS_INIT (struct_size 88 bytes).
   type, bind(C), public :: gdap_plan_stats
-    integer(c_int64_t) :: struct_size = 88  ! set by the caller to sizeof(gdap_plan_stats)
+    ! set by the caller to sizeof(gdap_plan_stats) (GDAP_PLAN_STATS_INIT)
+    integer(c_int32_t) :: struct_size = 88
+    integer(c_int32_t) :: reserved_head = 0  ! 0
     integer(c_int64_t) :: rank = 0  ! the rank planned
     integer(c_int64_t) :: nranks = 0  ! ranks in the group
     integer(c_int64_t) :: send_messages = 0  ! messages to other ranks
@@ -232,7 +257,9 @@ module gdap_c_api
   !> What one rank's halo exchange moves.
   !> Defaults: GDAP_HALO_STATS_INIT (struct_size 64 bytes).
   type, bind(C), public :: gdap_halo_stats
-    integer(c_int64_t) :: struct_size = 64  ! set by the caller to sizeof(gdap_halo_stats)
+    ! set by the caller to sizeof(gdap_halo_stats) (GDAP_HALO_STATS_INIT)
+    integer(c_int32_t) :: struct_size = 64
+    integer(c_int32_t) :: reserved_head = 0  ! 0
     integer(c_int64_t) :: rank = 0  ! the rank planned
     integer(c_int64_t) :: nranks = 0  ! ranks in the group
     integer(c_int64_t) :: send_messages = 0  ! messages to other ranks (one per neighbour rank)
@@ -243,14 +270,22 @@ module gdap_c_api
   end type gdap_halo_stats
 
   !> Options of gdap_save_zarr.
-  !> Defaults: GDAP_ZARR_OPTIONS_INIT (struct_size 24 bytes).
+  !> Defaults: GDAP_ZARR_OPTIONS_INIT (struct_size 40 bytes).
   type, bind(C), public :: gdap_zarr_options
-    integer(c_int64_t) :: struct_size = 24  ! set by the caller to sizeof(gdap_zarr_options)
+    ! set by the caller to sizeof(gdap_zarr_options) (GDAP_ZARR_OPTIONS_INIT)
+    integer(c_int32_t) :: struct_size = 40
+    integer(c_int32_t) :: reserved_head = 0  ! 0
     integer(c_int32_t) :: codec = GDAP_ZARR_ZSTD  ! a gdap_zarr_codec
-    ! zstd level 1 to 22, or 0 for zstd's default; ignored for GDAP_ZARR_RAW
+    ! the codec's level: zstd 1 to 22 (0: zstd's default); blosc 1 to 9 (0: 5); ignored for GDAP_ZARR_RAW
     integer(c_int32_t) :: zstd_level = 0
     integer(c_int32_t) :: overwrite = 0  ! nonzero: replace a store already at the path; 0: refuse it
     integer(c_int32_t) :: reserved = 0  ! 0
+    ! a gdap_zarr_layout: GDAP_ZARR_SHARDS (default) or GDAP_ZARR_CHUNKS
+    integer(c_int32_t) :: layout = GDAP_ZARR_SHARDS
+    integer(c_int32_t) :: shuffle = GDAP_ZARR_SHUFFLE  ! a gdap_zarr_shuffle, for the blosc codecs
+    ! GDAP_ZARR_SHARDS: the most bytes of an inner chunk (0: 2 MiB); each inner chunk extent divides the
+    ! block's, halving the widest until it fits
+    integer(c_int64_t) :: chunk_bytes = 0
   end type gdap_zarr_options
 
   !> Options of gdap_gemm_create.
@@ -265,7 +300,9 @@ module gdap_c_api
   !> What one rank's gemm plan does per gdap_gemm_execute.
   !> Defaults: GDAP_GEMM_STATS_INIT (struct_size 112 bytes).
   type, bind(C), public :: gdap_gemm_stats
-    integer(c_int64_t) :: struct_size = 112  ! set by the caller to sizeof(gdap_gemm_stats)
+    ! set by the caller to sizeof(gdap_gemm_stats) (GDAP_GEMM_STATS_INIT)
+    integer(c_int32_t) :: struct_size = 112
+    integer(c_int32_t) :: reserved_head = 0  ! 0
     integer(c_int64_t) :: rank = 0  ! the rank planned
     integer(c_int64_t) :: nranks = 0  ! ranks in the group
     integer(c_int64_t) :: grid_rows = 0  ! rows of the process grid SUMMA runs on
@@ -298,10 +335,10 @@ module gdap_c_api
       gdap_array_data, gdap_array_shape, gdap_array_strides, gdap_array_dtype, gdap_array_device, &
       gdap_array_readonly, gdap_array_dim, gdap_array_version, gdap_array_global_to_local, &
       gdap_array_local_to_global, gdap_comm_create_group, gdap_comm_destroy, gdap_comm_rank, gdap_comm_size, &
-      gdap_comm_kind_get, gdap_comm_set_stream, gdap_comm_set_timeout, gdap_comm_barrier, &
-      gdap_map_create_collective, gdap_plan_create, gdap_plan_destroy, gdap_plan_stats_get, &
-      gdap_redistribute, gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes, gdap_halo_create, &
-      gdap_halo_destroy, gdap_halo_stats_get, gdap_halo_exchange, gdap_halo_exchange_init, &
+      gdap_comm_kind_get, gdap_comm_set_stream, gdap_comm_set_timeout, gdap_comm_set_interrupt, &
+      gdap_comm_barrier, gdap_map_create_collective, gdap_plan_create, gdap_plan_destroy, &
+      gdap_plan_stats_get, gdap_redistribute, gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes, &
+      gdap_halo_create, gdap_halo_destroy, gdap_halo_stats_get, gdap_halo_exchange, gdap_halo_exchange_init, &
       gdap_exchange_start, gdap_exchange_destroy, gdap_save_dnpy, gdap_load_dnpy, gdap_save_zarr, &
       gdap_load_zarr, gdap_zarr_shape, gdap_gemm_create, gdap_gemm_destroy, gdap_gemm_stats_get, &
       gdap_gemm_execute, gdap_array_create_shm, gdap_ipc_export, gdap_ipc_open, gdap_comm_from_mpi, &
@@ -963,6 +1000,16 @@ module gdap_c_api
       real(c_double), value :: seconds
       integer(c_int) :: res
     end function gdap_comm_set_timeout
+
+    !> Sets the function gdap calls, with `user`, about every 100 ms while this rank waits for the others at a
+    !> collective call on `comm` (NULL, the default: none).
+    function gdap_comm_set_interrupt(comm, check, user) bind(C, name='gdap_comm_set_interrupt') result(res)
+      import :: c_funptr, c_int, c_ptr
+      type(c_ptr), value :: comm
+      type(c_funptr), value :: check
+      type(c_ptr), value :: user
+      integer(c_int) :: res
+    end function gdap_comm_set_interrupt
 
     !> Collective: returns once every rank has called it.
     function gdap_comm_barrier(comm) bind(C, name='gdap_comm_barrier') result(res)

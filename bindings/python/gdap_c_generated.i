@@ -75,10 +75,10 @@
   }
 }
 
-/* ---- statistics: a dict of every field but struct_size ------------------------------------ */
+/* ---- statistics: a dict of every field but struct_size and reserved ones ------------------ */
 %typemap(in, numinputs=0) gdap_plan_stats* stats (gdap_plan_stats temp) {
   memset(&temp, 0, sizeof temp);
-  temp.struct_size = (int64_t)sizeof temp;
+  temp.struct_size = (uint32_t)sizeof temp;
   $1 = &temp;
 }
 %typemap(argout) gdap_plan_stats* stats {
@@ -94,7 +94,7 @@
 }
 %typemap(in, numinputs=0) gdap_halo_stats* stats (gdap_halo_stats temp) {
   memset(&temp, 0, sizeof temp);
-  temp.struct_size = (int64_t)sizeof temp;
+  temp.struct_size = (uint32_t)sizeof temp;
   $1 = &temp;
 }
 %typemap(argout) gdap_halo_stats* stats {
@@ -108,7 +108,7 @@
 }
 %typemap(in, numinputs=0) gdap_gemm_stats* stats (gdap_gemm_stats temp) {
   memset(&temp, 0, sizeof temp);
-  temp.struct_size = (int64_t)sizeof temp;
+  temp.struct_size = (uint32_t)sizeof temp;
   $1 = &temp;
 }
 %typemap(argout) gdap_gemm_stats* stats {
@@ -126,8 +126,11 @@
 }
 
 /* ---- calls that wait for other ranks (or work at length) run without the GIL -------------- */
+/* Each notes how many Ctrl-Cs came before it (gdap_c.i), so that its interrupt check stops it at
+ * the next one. */
 %define GDAP_WITHOUT_GIL(NAME)
 %exception NAME {
+  gdap_py_call_sigints = gdap_py_sigints;
   Py_BEGIN_ALLOW_THREADS
   $action
   Py_END_ALLOW_THREADS

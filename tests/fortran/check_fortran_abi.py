@@ -51,6 +51,9 @@ def fortran_prototypes(fc, workdir):
     for m in re.finditer(r"^(.+?)\b(gdap_\w+) \((.*)\);$", text, flags=re.M):
         params = []
         for p in [p.strip() for p in m.group(3).split(",") if p.strip()]:
+            if re.fullmatch(r"[\w ]+\(\*\w+\)\(.*\)", p):  # type(c_funptr), value: "int (*check)()"
+                params.append(("function pointer", False, 0))
+                continue
             pointers = p.count("*")
             words = p.replace("*", " ").split()[:-1]
             const = "const" in words
@@ -71,6 +74,9 @@ def c_ptr_dummies(text):
 def matches(api, ctype, fortran, by_value_c_ptr):
     """Why a gfortran parameter (type, const, pointers) is not the C type, or None when it is."""
     ftype, const, pointers = fortran
+    if api.is_callback(ctype) or ftype == "function pointer":
+        return None if api.is_callback(ctype) and ftype == "function pointer" else "%s in Fortran for C %s" % (
+            ftype, ctype.spelling())
     if ftype == "void" and pointers == 1:  # a type(c_ptr), or an integer(c_int8_t) array printed so
         if not ctype.pointers:
             return "a pointer in Fortran, not in C"

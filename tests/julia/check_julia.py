@@ -52,6 +52,8 @@ C_PRIMITIVES = {"int8_t": "int8", "uint8_t": "uint8", "int16_t": "int16", "uint1
 def c_canonical(api, ctype):
     """('ptr', ...) nested for pointers; a primitive's canonical name, 'int32' for an enum, the
     struct's name, or 'opaque' for a handle."""
+    if api.is_callback(ctype):
+        return ("ptr", "void")  # a function pointer: Ptr{Cvoid} in Julia
     if ctype.pointers:
         return ("ptr", c_canonical(api, ctype.pointee()))
     if ctype.base in C_PRIMITIVES:

@@ -106,6 +106,8 @@ def dummy(api, p):
     t = p.type
     optional = ", optional" if p.nullable else ""
     intent = "intent(in)" if t.const else "intent(inout)"
+    if api.is_callback(t):
+        return "type(c_funptr), value", ""
     if not t.pointers:
         return ("type(%s), value" % t.base if api.struct(t.base) else kind_of(api, t.base) + ", value"), ""
     if p.retained or p.anywhere:

@@ -108,6 +108,7 @@ class Api:
     enums: dict = field(default_factory=dict)     # enum typedef name -> its doc comment
     handles: list = field(default_factory=list)   # opaque typedef names, in header order
     foreign: list = field(default_factory=list)   # forward-declared structs of other headers (DLPack)
+    callbacks: dict = field(default_factory=dict) # function-pointer typedef name -> its doc comment
     last_group: int = 0                           # the group of the constant read last
 
     def struct(self, name):
@@ -119,6 +120,10 @@ class Api:
     def current(self):
         """The functions less the deprecated names: what the bindings wrap."""
         return [f for f in self.functions if not f.replacement]
+
+    def is_callback(self, ctype):
+        """A function pointer passed by value (a typedef such as gdap_interrupt_check)."""
+        return not ctype.pointers and ctype.base in self.callbacks
 
     def is_handle(self, ctype):
         return ctype.base in self.handles or ctype.base in self.foreign
@@ -142,7 +147,7 @@ def layout_of(api, ctype):
     count = 1
     for e in ctype.extents:
         count *= e
-    if ctype.pointers:
+    if ctype.pointers or ctype.base in api.callbacks:
         return POINTER_SIZE * count, POINTER_SIZE
     if ctype.base in SCALARS:
         return SCALARS[ctype.base] * count, SCALARS[ctype.base]
@@ -415,8 +420,11 @@ def read(root=ROOT):
 
 def read_typedef(reader, node, doc, api):
     spec = node.child_by_field_name("type")
-    name = reader.text(node.child_by_field_name("declarator"))
-    if spec.type == "struct_specifier" and spec.child_by_field_name("body") is None:
+    declarator = node.child_by_field_name("declarator")
+    name = reader.text(declarator)
+    if callback_name(declarator) is not None:
+        api.callbacks[reader.text(callback_name(declarator))] = doc_text(reader.text(doc)) if doc else ""
+    elif spec.type == "struct_specifier" and spec.child_by_field_name("body") is None:
         api.handles.append(name)
     elif spec.type == "struct_specifier":
         api.structs.append(read_struct(reader, spec, doc, name))
@@ -425,6 +433,18 @@ def read_typedef(reader, node, doc, api):
         add_enum(api, read_enum(reader, spec, doc, name), "%s: %s" % (name, api.enums[name]))
     else:
         raise HeaderError("%s: a typedef this model does not read" % reader.where(node))
+
+
+def callback_name(declarator):
+    """The name node of `(*name)(...)`, a function-pointer typedef's declarator, or None."""
+    if declarator.type != "function_declarator":
+        return None
+    inner = declarator.child_by_field_name("declarator")
+    while inner is not None and inner.type == "parenthesized_declarator":
+        inner = inner.named_children[0] if inner.named_children else None
+    if inner is None or inner.type != "pointer_declarator":
+        return None
+    return inner.child_by_field_name("declarator")
 
 
 def add_enum(api, constants, heading):

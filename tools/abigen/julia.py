@@ -61,6 +61,8 @@ def field_type(api, ctype):
 
 def parameter_type(api, p):
     t = p.type
+    if api.is_callback(t):
+        return "Ptr{Cvoid}"  # @cfunction(f, Cint, (Ptr{Cvoid},)) or C_NULL
     if not t.pointers:
         return value_type(api, t.base)
     if api.is_handle(t):

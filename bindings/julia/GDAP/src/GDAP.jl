@@ -545,8 +545,10 @@ at `level` (zstd 1 to 22, blosc 1 to 9; 0 for the default); `shards` true (the d
 shard per rank's block with inner chunks of at most `chunk_bytes` (0: 2 MiB), false one chunk per
 block; `shuffle` (:shuffle, :noshuffle, :bitshuffle) for blosc; `overwrite` replaces a store."""
 const ZarrOptions = gdap_zarr_options
-const ZARR_CODECS = Dict(:raw => 0, :zstd => 1, :blosc_lz4 => 2, :blosc_zstd => 3)
-const ZARR_SHUFFLES = Dict(:shuffle => 0, :noshuffle => 1, :bitshuffle => 2)
+const ZARR_CODECS = Dict(:raw => GDAP_ZARR_RAW, :zstd => GDAP_ZARR_ZSTD, :blosc_lz4 => GDAP_ZARR_BLOSC_LZ4,
+                         :blosc_zstd => GDAP_ZARR_BLOSC_ZSTD)
+const ZARR_SHUFFLES = Dict(:shuffle => GDAP_ZARR_SHUFFLE, :noshuffle => GDAP_ZARR_NOSHUFFLE,
+                           :bitshuffle => GDAP_ZARR_BITSHUFFLE)
 function ZarrOptions(; codec::Symbol=:zstd, level::Integer=0, overwrite::Bool=false, shards::Bool=true,
                      chunk_bytes::Integer=0, shuffle::Symbol=:shuffle)
     haskey(ZARR_CODECS, codec) || throw(ArgumentError("codec must be :zstd, :blosc_lz4, :blosc_zstd or :raw, not :$codec"))

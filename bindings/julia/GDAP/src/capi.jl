@@ -45,6 +45,7 @@ const GDAP_ERR_REMOTE = Cint(12)  # another rank failed a collective call
 const GDAP_ERR_TIMEOUT = Cint(13)  # a collective call did not complete in time
 const GDAP_ERR_IO = Cint(14)  # reading or writing a file failed
 const GDAP_ERR_INTERNAL = Cint(15)  # a bug in gdap: please report it with gdap_last_error()
+const GDAP_ERR_INTERRUPTED = Cint(16)  # a wait at a collective call was interrupted (gdap_comm_set_interrupt)
 
 const GDAP_DTYPE_INT = UInt8(0)
 const GDAP_DTYPE_UINT = UInt8(1)
@@ -70,6 +71,10 @@ const GDAP_KEY_PERIODIC = UInt32(2)  # 'b': periodic
 const GDAP_KEY_BLOCK_SIZE = UInt32(4)  # 'c': block_size
 const GDAP_KEY_ONE_TO_ONE = UInt32(8)  # 'u': one_to_one
 
+# Versioned structs (gdap_dim, the _options and _stats structs) begin with `uint32_t struct_size`, set by
+# their _INIT macro.
+const GDAP_MAX_STRUCT_SIZE = Int64(1024)
+
 # gdap_comm_kind: What a communicator moves data with.
 const GDAP_COMM_GROUP = Cint(1)  # an in-process group: ranks are threads of this process
 const GDAP_COMM_MPI = Cint(2)  # an MPI communicator (gdap_mpi.h)
@@ -82,9 +87,24 @@ const GDAP_REDUCE_MIN = Cint(3)
 const GDAP_REDUCE_MAX = Cint(4)
 const GDAP_REDUCE_MEAN = Cint(5)  # gdap_reduce_axes only, float32/64: the sum over the count of elements
 
-# gdap_zarr_codec: Codecs gdap_save_zarr can write (gdap_load_zarr reads both).
-const GDAP_ZARR_RAW = Int32(0)  # "bytes" (little endian) only: one file per chunk, uncompressed
+# gdap_zarr_codec: Codecs gdap_save_zarr can write (gdap_load_zarr reads these and more: docs/zarr.md).
+const GDAP_ZARR_RAW = Int32(0)  # "bytes" (little endian) only: uncompressed
 const GDAP_ZARR_ZSTD = Int32(1)  # "bytes" then "zstd" (zarr-python's default)
+# "bytes" then "blosc" with lz4 (numcodecs' default), shuffled by `shuffle`
+const GDAP_ZARR_BLOSC_LZ4 = Int32(2)
+const GDAP_ZARR_BLOSC_ZSTD = Int32(3)  # "bytes" then "blosc" with zstd, shuffled by `shuffle`
+
+# gdap_zarr_layout: How gdap_save_zarr lays out the store's files.
+# one shard ("sharding_indexed") per rank's block, of inner chunks of at most chunk_bytes (default): a reader
+# of any layout reads only the inner chunks it needs
+const GDAP_ZARR_SHARDS = Int32(0)
+const GDAP_ZARR_CHUNKS = Int32(1)  # one chunk file per rank's block, no sharding (gdap 0.1's only layout)
+
+# gdap_zarr_shuffle: How blosc rearranges the bytes of a chunk before compressing them.
+# bytes grouped by their position in an element (blosc's and gdap's default)
+const GDAP_ZARR_SHUFFLE = Int32(0)
+const GDAP_ZARR_NOSHUFFLE = Int32(1)  # as they are
+const GDAP_ZARR_BITSHUFFLE = Int32(2)  # bits grouped by their position in an element
 
 # gdap_gemm_mode: How the local products are computed.
 const GDAP_GEMM_EXACT = Int32(0)  # default: fp32 products for float32, fp64 for float64
@@ -101,14 +121,14 @@ const GDAP_IPC_MAX_NDIM = Int64(8)
 const GDAP_IPC_MAGIC = "GDAP-IPC"
 
 # The layout version of IPC handles this gdap writes and reads.
-const GDAP_IPC_FORMAT_VERSION = Int64(1)
+const GDAP_IPC_FORMAT_VERSION = Int64(2)
 
 # ---- structs ----
 
 # Element type; the same layout and codes as DLPack's DLDataType.
 struct gdap_dtype
     code::UInt8  # GDAP_DTYPE_* (DLPack's DLDataTypeCode)
-    bits::UInt8  # bits per lane: 8, 16, 32, 64 or 128
+    bits::UInt8  # bits per lane
     lanes::UInt16  # 1 for scalars
 end
 
@@ -170,7 +190,8 @@ const GDAP_AXIS_LAYOUT_INIT = gdap_axis_layout(UInt32(sizeof(gdap_axis_layout)),
 
 # What one rank's plan moves.
 struct gdap_plan_stats
-    struct_size::Int64  # set by the caller to sizeof(gdap_plan_stats)
+    struct_size::UInt32  # set by the caller to sizeof(gdap_plan_stats) (GDAP_PLAN_STATS_INIT)
+    reserved_head::UInt32  # 0
     rank::Int64  # the rank planned
     nranks::Int64  # ranks in the group
     send_messages::Int64  # messages to other ranks
@@ -183,8 +204,8 @@ struct gdap_plan_stats
     local_runs::Int64  # contiguous runs copied within the rank
 end
 # The C macro GDAP_PLAN_STATS_INIT.
-const GDAP_PLAN_STATS_INIT = gdap_plan_stats(Int64(sizeof(gdap_plan_stats)), Int64(0), Int64(0), Int64(0),
-    Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0))
+const GDAP_PLAN_STATS_INIT = gdap_plan_stats(UInt32(sizeof(gdap_plan_stats)), UInt32(0), Int64(0), Int64(0),
+    Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0))
 
 # How a halo is exchanged.
 struct gdap_halo_options
@@ -202,7 +223,8 @@ const GDAP_HALO_OPTIONS_INIT = gdap_halo_options(UInt32(sizeof(gdap_halo_options
 
 # What one rank's halo exchange moves.
 struct gdap_halo_stats
-    struct_size::Int64  # set by the caller to sizeof(gdap_halo_stats)
+    struct_size::UInt32  # set by the caller to sizeof(gdap_halo_stats) (GDAP_HALO_STATS_INIT)
+    reserved_head::UInt32  # 0
     rank::Int64  # the rank planned
     nranks::Int64  # ranks in the group
     send_messages::Int64  # messages to other ranks (one per neighbour rank)
@@ -212,20 +234,28 @@ struct gdap_halo_stats
     local_bytes::Int64  # bytes copied within the rank (a periodic wrap onto itself)
 end
 # The C macro GDAP_HALO_STATS_INIT.
-const GDAP_HALO_STATS_INIT = gdap_halo_stats(Int64(sizeof(gdap_halo_stats)), Int64(0), Int64(0), Int64(0),
-    Int64(0), Int64(0), Int64(0), Int64(0))
+const GDAP_HALO_STATS_INIT = gdap_halo_stats(UInt32(sizeof(gdap_halo_stats)), UInt32(0), Int64(0), Int64(0),
+    Int64(0), Int64(0), Int64(0), Int64(0), Int64(0))
 
 # Options of gdap_save_zarr.
 struct gdap_zarr_options
-    struct_size::Int64  # set by the caller to sizeof(gdap_zarr_options)
+    struct_size::UInt32  # set by the caller to sizeof(gdap_zarr_options) (GDAP_ZARR_OPTIONS_INIT)
+    reserved_head::UInt32  # 0
     codec::Int32  # a gdap_zarr_codec
-    zstd_level::Int32  # zstd level 1 to 22, or 0 for zstd's default; ignored for GDAP_ZARR_RAW
+    # the codec's level: zstd 1 to 22 (0: zstd's default); blosc 1 to 9 (0: 5); ignored for GDAP_ZARR_RAW
+    zstd_level::Int32
     overwrite::Int32  # nonzero: replace a store already at the path; 0: refuse it
     reserved::Int32  # 0
+    layout::Int32  # a gdap_zarr_layout: GDAP_ZARR_SHARDS (default) or GDAP_ZARR_CHUNKS
+    shuffle::Int32  # a gdap_zarr_shuffle, for the blosc codecs
+    # GDAP_ZARR_SHARDS: the most bytes of an inner chunk (0: 2 MiB); each inner chunk extent divides the
+    # block's, halving the widest until it fits
+    chunk_bytes::Int64
 end
 # The C macro GDAP_ZARR_OPTIONS_INIT.
-const GDAP_ZARR_OPTIONS_INIT = gdap_zarr_options(Int64(sizeof(gdap_zarr_options)), Int32(GDAP_ZARR_ZSTD),
-    Int32(0), Int32(0), Int32(0))
+const GDAP_ZARR_OPTIONS_INIT = gdap_zarr_options(UInt32(sizeof(gdap_zarr_options)), UInt32(0),
+    Int32(GDAP_ZARR_ZSTD), Int32(0), Int32(0), Int32(0), Int32(GDAP_ZARR_SHARDS), Int32(GDAP_ZARR_SHUFFLE),
+    Int64(0))
 
 # Options of gdap_gemm_create.
 struct gdap_gemm_options
@@ -239,7 +269,8 @@ const GDAP_GEMM_OPTIONS_INIT = gdap_gemm_options(UInt32(sizeof(gdap_gemm_options
 
 # What one rank's gemm plan does per gdap_gemm_execute.
 struct gdap_gemm_stats
-    struct_size::Int64  # set by the caller to sizeof(gdap_gemm_stats)
+    struct_size::UInt32  # set by the caller to sizeof(gdap_gemm_stats) (GDAP_GEMM_STATS_INIT)
+    reserved_head::UInt32  # 0
     rank::Int64  # the rank planned
     nranks::Int64  # ranks in the group
     grid_rows::Int64  # rows of the process grid SUMMA runs on
@@ -255,8 +286,9 @@ struct gdap_gemm_stats
     flops::Int64  # floating-point operations of this rank's local products (2 m n k)
 end
 # The C macro GDAP_GEMM_STATS_INIT.
-const GDAP_GEMM_STATS_INIT = gdap_gemm_stats(Int64(sizeof(gdap_gemm_stats)), Int64(0), Int64(0), Int64(0),
-    Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0))
+const GDAP_GEMM_STATS_INIT = gdap_gemm_stats(UInt32(sizeof(gdap_gemm_stats)), UInt32(0), Int64(0), Int64(0),
+    Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0),
+    Int64(0))
 
 # ---- functions ----
 
@@ -571,6 +603,11 @@ gdap_comm_set_stream(comm, stream) =
 # returns GDAP_ERR_TIMEOUT and the communicator breaks (300 s by default).
 gdap_comm_set_timeout(comm, seconds) =
     ccall((:gdap_comm_set_timeout, libgdap), Cint, (Ptr{Cvoid}, Cdouble), comm, seconds)
+
+# Sets the function gdap calls, with `user`, about every 100 ms while this rank waits for the others at a
+# collective call on `comm` (NULL, the default: none).
+gdap_comm_set_interrupt(comm, check, user) =
+    ccall((:gdap_comm_set_interrupt, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}), comm, check, user)
 
 # Collective: returns once every rank has called it.
 gdap_comm_barrier(comm) = ccall((:gdap_comm_barrier, libgdap), Cint, (Ptr{Cvoid},), comm)
