@@ -233,7 +233,8 @@ GDAP_API gdap_status gdap_dim_set_cyclic(gdap_dim* dim, int64_t size, int64_t pr
  * `*dim`. `one_to_one` < 0 leaves the optional key out (default false); 0 or 1 gives it.
  */
 GDAP_API gdap_status gdap_dim_set_unstructured(gdap_dim* dim, int64_t size, int64_t proc_grid_size,
-                                               int64_t proc_grid_rank, const int64_t* indices,
+                                               int64_t proc_grid_rank,
+                                               const int64_t* indices /*[num_indices], retained*/,
                                                int64_t num_indices, int one_to_one);
 
 /**
@@ -257,7 +258,8 @@ GDAP_API gdap_status gdap_dim_validate(const gdap_dim* dim, int64_t dim_index, i
  * `shape[i]` as dimension i's extent. `shape` may be NULL (extents unknown). `ndim` may be 0
  * (a 0-d array). `dims` (stride dims[0].struct_size) and `shape` are borrowed.
  */
-GDAP_API gdap_status gdap_dims_validate(const gdap_dim* dims, int64_t ndim, const int64_t* shape);
+GDAP_API gdap_status gdap_dims_validate(const gdap_dim* dims /*[ndim]*/, int64_t ndim,
+                                        const int64_t* shape /*[ndim] or NULL*/);
 
 /**
  * Number of global indices this process owns along one dimension: for 'b' the held range less
@@ -291,12 +293,12 @@ GDAP_API gdap_status gdap_dim_local_to_global(int64_t* global, const gdap_dim* d
  * Grid coordinates of `rank` on a process grid of `ndim` dimensions `grid_shape`, in C order
  * (last coordinate fastest, as MPI_Cart_create). `coords` (ndim) is written; `grid_shape` borrowed.
  */
-GDAP_API gdap_status gdap_grid_rank_to_coords(int64_t* coords, int64_t ndim, const int64_t* grid_shape,
-                                              int64_t rank);
+GDAP_API gdap_status gdap_grid_rank_to_coords(int64_t* coords /*[ndim]*/, int64_t ndim,
+                                              const int64_t* grid_shape /*[ndim]*/, int64_t rank);
 
 /** The rank at grid coordinates `coords` (C order). The inverse of gdap_grid_rank_to_coords. */
-GDAP_API gdap_status gdap_grid_coords_to_rank(int64_t* rank, int64_t ndim, const int64_t* grid_shape,
-                                              const int64_t* coords);
+GDAP_API gdap_status gdap_grid_coords_to_rank(int64_t* rank, int64_t ndim, const int64_t* grid_shape /*[ndim]*/,
+                                              const int64_t* coords /*[ndim]*/);
 
 /**
  * A run of owned global indices that sit contiguously in the local buffer:
@@ -320,8 +322,8 @@ GDAP_API gdap_status gdap_dim_num_runs(int64_t* num_runs, const gdap_dim* dim);
  * `*written` is how many were written (fewer at the end). Lets a caller walk any number of runs
  * in chunks of its choosing. O(capacity) for 'b' and 'c'; 'u' sorts its indices (O(n log n)).
  */
-GDAP_API gdap_status gdap_dim_runs(gdap_run* runs, int64_t* written, const gdap_dim* dim, int64_t first,
-                                   int64_t capacity);
+GDAP_API gdap_status gdap_dim_runs(gdap_run* runs /*[capacity]*/, int64_t* written, const gdap_dim* dim,
+                                   int64_t first, int64_t capacity);
 
 /* ---------------------------------------------------------------------------------------------
  * Global maps (layer 2): every rank's dim_data, checked collectively, with O(1) look-ups
@@ -347,7 +349,8 @@ typedef struct gdap_map gdap_map;
  * Owner look-ups are O(1) for even 'b' and all 'c', O(log P) for irregular 'b', O(log n) for 'u'.
  * On success `*out` is a new map the caller destroys with gdap_map_destroy.
  */
-GDAP_API gdap_status gdap_map_create(gdap_map** out, int64_t nranks, int64_t ndim, const gdap_dim* dims);
+GDAP_API gdap_status gdap_map_create(gdap_map** out, int64_t nranks, int64_t ndim,
+                                     const gdap_dim* dims /*[nranks * ndim]*/);
 
 /**
  * The layout of a gather's result or a scatter's source: the whole array of `ndim` >= 1 dimensions
@@ -356,8 +359,8 @@ GDAP_API gdap_status gdap_map_create(gdap_map** out, int64_t nranks, int64_t ndi
  * gathers, a plan from it scatters; both run through gdap_redistribute on every engine. Not
  * collective. `shape` is borrowed. On success `*out` is a new map (gdap_map_destroy).
  */
-GDAP_API gdap_status gdap_map_create_root(gdap_map** out, int64_t nranks, int64_t ndim, const int64_t* shape,
-                                          int64_t root);
+GDAP_API gdap_status gdap_map_create_root(gdap_map** out, int64_t nranks, int64_t ndim,
+                                          const int64_t* shape /*[ndim]*/, int64_t root);
 
 /**
  * The layout of an allgather's result or a broadcast's destination: the whole array on every one
@@ -366,7 +369,8 @@ GDAP_API gdap_status gdap_map_create_root(gdap_map** out, int64_t nranks, int64_
  * from gdap_map_create_root's map, broadcasts. Each rank's section has the full shape, indices in
  * order. The map holds shape[0] indices per rank. Not collective. `shape` is borrowed.
  */
-GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64_t nranks, int64_t ndim, const int64_t* shape);
+GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64_t nranks, int64_t ndim,
+                                                const int64_t* shape /*[ndim]*/);
 
 /* ---------------------------------------------------------------------------------------------
  * Layouts (layer 2): whole distributions in one call, without writing dictionaries by hand
@@ -380,7 +384,7 @@ GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64_t nranks, 
  * an entry is negative, nranks < 1, or the fixed entries' product does not divide nranks (naming
  * both); nothing is written then. `grid_shape` (ndim values) is read and written. Not collective.
  */
-GDAP_API gdap_status gdap_grid_balance(int64_t* grid_shape, int64_t ndim, int64_t nranks);
+GDAP_API gdap_status gdap_grid_balance(int64_t* grid_shape /*[ndim]*/, int64_t ndim, int64_t nranks);
 
 /**
  * How gdap_map_create_grid lays out one dimension over one axis of the process grid. Initialise with
@@ -429,7 +433,7 @@ typedef struct gdap_axis_layout {
  * collective: every rank that calls it with the same axes gets the same map. Cost: O(nranks * ndim).
  * On success `*out` is a new map the caller destroys with gdap_map_destroy.
  */
-GDAP_API gdap_status gdap_map_create_grid(gdap_map** out, int64_t ndim, const gdap_axis_layout* axes);
+GDAP_API gdap_status gdap_map_create_grid(gdap_map** out, int64_t ndim, const gdap_axis_layout* axes /*[ndim]*/);
 
 /**
  * An unstructured distribution of an array of `ndim` >= 1 dimensions and C-order `shape` over
@@ -443,8 +447,9 @@ GDAP_API gdap_status gdap_map_create_grid(gdap_map** out, int64_t ndim, const gd
  * borrowed: the map keeps its own copy. Not collective. On success `*out` is a new map the caller
  * destroys with gdap_map_destroy.
  */
-GDAP_API gdap_status gdap_map_create_unstructured(gdap_map** out, int64_t nranks, int64_t ndim, const int64_t* shape,
-                                                  const int64_t* counts, const int64_t* indices, int64_t num_indices,
+GDAP_API gdap_status gdap_map_create_unstructured(gdap_map** out, int64_t nranks, int64_t ndim,
+                                                  const int64_t* shape /*[ndim]*/, const int64_t* counts /*[nranks]*/,
+                                                  const int64_t* indices /*[num_indices]*/, int64_t num_indices,
                                                   int one_to_one);
 
 /** Destroys a map. NULL is a no-op. */
@@ -456,9 +461,9 @@ GDAP_API gdap_status gdap_map_ndim(int64_t* ndim, const gdap_map* map);
 GDAP_API gdap_status gdap_map_nranks(int64_t* nranks, const gdap_map* map);
 
 /** Global shape: each dimension's size (ndim values written to `shape`). */
-GDAP_API gdap_status gdap_map_global_shape(int64_t* shape, const gdap_map* map);
+GDAP_API gdap_status gdap_map_global_shape(int64_t* shape /*[ndim]*/, const gdap_map* map);
 /** Process grid shape: each dimension's proc_grid_size (ndim values). */
-GDAP_API gdap_status gdap_map_grid_shape(int64_t* grid_shape, const gdap_map* map);
+GDAP_API gdap_status gdap_map_grid_shape(int64_t* grid_shape /*[ndim]*/, const gdap_map* map);
 
 /** Rank `rank`'s own dictionary for dimension `dim` (as that rank gave it, boundary padding and
  *  optional keys included), copied into `*out`; its `indices` (for 'u')
@@ -466,9 +471,9 @@ GDAP_API gdap_status gdap_map_grid_shape(int64_t* grid_shape, const gdap_map* ma
 GDAP_API gdap_status gdap_map_dim(gdap_dim* out, const gdap_map* map, int64_t rank, int64_t dim);
 
 /** Rank `rank`'s buffer shape, padding included (ndim values). */
-GDAP_API gdap_status gdap_map_local_shape(int64_t* shape, const gdap_map* map, int64_t rank);
+GDAP_API gdap_status gdap_map_local_shape(int64_t* shape /*[ndim]*/, const gdap_map* map, int64_t rank);
 /** Rank `rank`'s owned shape: owned indices per dimension (ndim values). */
-GDAP_API gdap_status gdap_map_owned_shape(int64_t* shape, const gdap_map* map, int64_t rank);
+GDAP_API gdap_status gdap_map_owned_shape(int64_t* shape /*[ndim]*/, const gdap_map* map, int64_t rank);
 
 /** Number of elements rank `rank` owns (the product of its owned shape; overflow-checked). */
 GDAP_API gdap_status gdap_map_owned_count(int64_t* count, const gdap_map* map, int64_t rank);
@@ -479,7 +484,8 @@ GDAP_API gdap_status gdap_map_owned_count(int64_t* count, const gdap_map* map, i
  * outside [0, size) along any dimension; every index inside has an owner (gdap_map_create checked
  * it, unstructured indices included). `local` may be NULL.
  */
-GDAP_API gdap_status gdap_map_owner(int64_t* rank, int64_t* local, const gdap_map* map, const int64_t* global);
+GDAP_API gdap_status gdap_map_owner(int64_t* rank, int64_t* local /*[ndim] or NULL*/, const gdap_map* map,
+                                    const int64_t* global /*[ndim]*/);
 
 /**
  * Every rank that owns global index `global` (replicas of unstructured dimensions included),
@@ -487,8 +493,8 @@ GDAP_API gdap_status gdap_map_owner(int64_t* rank, int64_t* local, const gdap_ma
  * dimension. `*count` is the total; GDAP_ERR_BUFFER_TOO_SMALL
  * if it exceeds `capacity` (then nothing is written). `ranks` may be NULL with capacity 0 to count.
  */
-GDAP_API gdap_status gdap_map_owners(int64_t* ranks, int64_t* count, const gdap_map* map,
-                                     const int64_t* global, int64_t capacity);
+GDAP_API gdap_status gdap_map_owners(int64_t* ranks /*[capacity] or NULL*/, int64_t* count, const gdap_map* map,
+                                     const int64_t* global /*[ndim]*/, int64_t capacity);
 
 /**
  * Batched gdap_map_owner for `count` global indices: `globals` is count x ndim (row-major); for
@@ -501,19 +507,21 @@ GDAP_API gdap_status gdap_map_owners(int64_t* ranks, int64_t* count, const gdap_
  * cached. The arrays are borrowed for the call (and, on a device, until the stream reaches that
  * point). The map must outlive the queued work. GDAP_ERR_UNSUPPORTED without CUDA.
  */
-GDAP_API gdap_status gdap_map_owner_batch(int64_t* ranks, int64_t* locals, const gdap_map* map,
-                                          const int64_t* globals, int64_t count, gdap_device device,
-                                          void* stream);
+GDAP_API gdap_status gdap_map_owner_batch(int64_t* ranks /*[count], host or device*/,
+                                          int64_t* locals /*[count * ndim] or NULL, host or device*/,
+                                          const gdap_map* map,
+                                          const int64_t* globals /*[count * ndim], host or device*/,
+                                          int64_t count, gdap_device device, void* stream);
 
 /** Global index (ndim) held at local index `local` (ndim) of rank `rank`'s buffer. */
-GDAP_API gdap_status gdap_map_local_to_global(int64_t* global, const gdap_map* map, int64_t rank,
-                                              const int64_t* local);
+GDAP_API gdap_status gdap_map_local_to_global(int64_t* global /*[ndim]*/, const gdap_map* map, int64_t rank,
+                                              const int64_t* local /*[ndim]*/);
 
 /** Number of owned runs of rank `rank` along dimension `dim` (as gdap_dim_num_runs). */
 GDAP_API gdap_status gdap_map_num_runs(int64_t* num_runs, const gdap_map* map, int64_t rank, int64_t dim);
 /** Owned runs [first, first + capacity) of rank `rank` along dimension `dim` (as gdap_dim_runs). */
-GDAP_API gdap_status gdap_map_runs(gdap_run* runs, int64_t* written, const gdap_map* map, int64_t rank,
-                                   int64_t dim, int64_t first, int64_t capacity);
+GDAP_API gdap_status gdap_map_runs(gdap_run* runs /*[capacity]*/, int64_t* written, const gdap_map* map,
+                                   int64_t rank, int64_t dim, int64_t first, int64_t capacity);
 
 /* ---------------------------------------------------------------------------------------------
  * Local arrays (layer 3): one process's section plus its distribution; zero-copy DLPack
@@ -539,12 +547,13 @@ typedef struct gdap_array gdap_array;
  * On success `*out` is a new array the caller destroys with gdap_array_destroy.
  */
 GDAP_API gdap_status gdap_array_from_dlpack(gdap_array** out, struct DLManagedTensorVersioned* tensor,
-                                            const gdap_dim* dims, int64_t ndim, const char* version);
+                                            const gdap_dim* dims /*[ndim]*/, int64_t ndim,
+                                            const char* version /*or NULL*/);
 
 /** As gdap_array_from_dlpack, for the unversioned DLManagedTensor (taken on success likewise). */
 GDAP_API gdap_status gdap_array_from_dlpack_unversioned(gdap_array** out, struct DLManagedTensor* tensor,
-                                                        const gdap_dim* dims, int64_t ndim,
-                                                        const char* version);
+                                                        const gdap_dim* dims /*[ndim]*/, int64_t ndim,
+                                                        const char* version /*or NULL*/);
 
 /**
  * Wraps memory the caller keeps: `data` is *retained* (it must outlive the array and every tensor
@@ -552,8 +561,9 @@ GDAP_API gdap_status gdap_array_from_dlpack_unversioned(gdap_array** out, struct
  * C-contiguous buffer; the shape is each dictionary's local extent. `dims` are borrowed (copied).
  * This is how C and Fortran codes hand their own arrays to gdap.
  */
-GDAP_API gdap_status gdap_array_wrap(gdap_array** out, void* data, gdap_dtype dtype, gdap_device device,
-                                     const int64_t* strides, const gdap_dim* dims, int64_t ndim);
+GDAP_API gdap_status gdap_array_wrap(gdap_array** out, void* data /*retained*/, gdap_dtype dtype,
+                                     gdap_device device, const int64_t* strides /*[ndim] or NULL*/,
+                                     const gdap_dim* dims /*[ndim]*/, int64_t ndim);
 
 /**
  * Allocates a C-contiguous local section owned by the array, with the shape the dictionaries
@@ -562,7 +572,7 @@ GDAP_API gdap_status gdap_array_wrap(gdap_array** out, void* data, gdap_dtype dt
  * device in a build without CUDA; GDAP_ERR_DEVICE if the CUDA allocation fails (message says why).
  */
 GDAP_API gdap_status gdap_array_create(gdap_array** out, gdap_dtype dtype, gdap_device device,
-                                       const gdap_dim* dims, int64_t ndim);
+                                       const gdap_dim* dims /*[ndim]*/, int64_t ndim);
 
 /**
  * Destroys the handle. The memory is released (deleter called, or freed if gdap allocated it)
@@ -591,9 +601,9 @@ GDAP_API gdap_status gdap_array_ndim(int64_t* ndim, const gdap_array* array);
 GDAP_API gdap_status gdap_array_data(void** data, const gdap_array* array);
 
 /** Shape of the local section (ndim values, padding included). */
-GDAP_API gdap_status gdap_array_shape(int64_t* shape, const gdap_array* array);
+GDAP_API gdap_status gdap_array_shape(int64_t* shape /*[ndim]*/, const gdap_array* array);
 /** Strides in elements (ndim values; always filled, also for compact buffers). */
-GDAP_API gdap_status gdap_array_strides(int64_t* strides, const gdap_array* array);
+GDAP_API gdap_status gdap_array_strides(int64_t* strides /*[ndim]*/, const gdap_array* array);
 
 /** Element type of the section. */
 GDAP_API gdap_status gdap_array_dtype(gdap_dtype* dtype, const gdap_array* array);
@@ -616,10 +626,12 @@ GDAP_API gdap_status gdap_array_version(const char** version, const gdap_array* 
  * Local index (ndim) of global index `global` (ndim) in this section; GDAP_ERR_NOT_FOUND if not
  * held here (padding counts as held). O(1) for 'b' and 'c', O(log n) for 'u' (index built once).
  */
-GDAP_API gdap_status gdap_array_global_to_local(int64_t* local, const gdap_array* array, const int64_t* global);
+GDAP_API gdap_status gdap_array_global_to_local(int64_t* local /*[ndim]*/, const gdap_array* array,
+                                                const int64_t* global /*[ndim]*/);
 
 /** Global index (ndim) of local index `local` (ndim). */
-GDAP_API gdap_status gdap_array_local_to_global(int64_t* global, const gdap_array* array, const int64_t* local);
+GDAP_API gdap_status gdap_array_local_to_global(int64_t* global /*[ndim]*/, const gdap_array* array,
+                                                const int64_t* local /*[ndim]*/);
 
 /* ---------------------------------------------------------------------------------------------
  * Communicators (layer 4): wrap what the caller already has
@@ -648,7 +660,7 @@ typedef enum gdap_comm_kind {
  * Ownership: each comms[r] is the caller's, destroyed with gdap_comm_destroy from any thread; the
  * group lives until the last is destroyed. On failure nothing is written.
  */
-GDAP_API gdap_status gdap_comm_create_group(gdap_comm** comms, int64_t nranks);
+GDAP_API gdap_status gdap_comm_create_group(gdap_comm** comms /*[nranks]*/, int64_t nranks);
 
 /**
  * Destroys a communicator (never the MPI or NCCL communicator it wraps) and the buffers gdap kept
@@ -714,7 +726,8 @@ GDAP_API gdap_status gdap_comm_barrier(gdap_comm* comm);
  * (NULL, ndim out of range) returns its own error; the others return GDAP_ERR_REMOTE naming it.
  * `dims` are borrowed. On success `*out` is a new map the caller destroys with gdap_map_destroy.
  */
-GDAP_API gdap_status gdap_map_create_collective(gdap_map** out, gdap_comm* comm, int64_t ndim, const gdap_dim* dims);
+GDAP_API gdap_status gdap_map_create_collective(gdap_map** out, gdap_comm* comm, int64_t ndim,
+                                                const gdap_dim* dims /*[ndim]*/);
 
 /* ---------------------------------------------------------------------------------------------
  * Redistribution (layer 5): plans and their execution
@@ -857,7 +870,8 @@ GDAP_API gdap_status gdap_reduce_scatter(gdap_comm* comm, const gdap_array* sour
  * global shape, all-reduced). `source`, `result` and `axes` are borrowed.
  */
 GDAP_API gdap_status gdap_reduce_axes(gdap_comm* comm, const gdap_array* source, gdap_array* result,
-                                      gdap_reduce_op op, const int64_t* axes, int64_t naxes);
+                                      gdap_reduce_op op, const int64_t* axes /*[naxes] or NULL*/,
+                                      int64_t naxes);
 
 /* ---------------------------------------------------------------------------------------------
  * Halo exchange (layer 5): filling padding from the neighbours' owned elements (periodic wrap included)
@@ -900,7 +914,7 @@ typedef struct gdap_halo_options {
  * On success `*out` is a new halo the caller destroys with gdap_halo_destroy.
  */
 GDAP_API gdap_status gdap_halo_create(gdap_halo** out, const gdap_map* map, gdap_dtype dtype, int64_t rank,
-                                      const gdap_halo_options* options);
+                                      const gdap_halo_options* options /*or NULL*/);
 
 /** Destroys a halo. NULL is a no-op. */
 GDAP_API gdap_status gdap_halo_destroy(gdap_halo* halo);
@@ -1091,7 +1105,7 @@ typedef struct gdap_zarr_options {
  * float16/32/64, complex64/128. Everything is borrowed; `section` is only read.
  */
 GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* map, const gdap_array* section,
-                                    const char* path, const gdap_zarr_options* options);
+                                    const char* path, const gdap_zarr_options* options /*or NULL*/);
 
 /**
  * Collective: fills the owned elements of `section` (this rank's section of `map`, which spans the
@@ -1121,8 +1135,8 @@ GDAP_API gdap_status gdap_load_zarr(gdap_comm* comm, const gdap_map* map, gdap_a
  * NULL when `capacity` is 0) receives up to `capacity` extents: GDAP_ERR_BUFFER_TOO_SMALL if it is
  * too short (with `*ndim` set). `dtype` may be NULL. Not collective. Borrowed arguments.
  */
-GDAP_API gdap_status gdap_zarr_shape(const char* path, int64_t* ndim, int64_t* shape, int64_t capacity,
-                                     gdap_dtype* dtype);
+GDAP_API gdap_status gdap_zarr_shape(const char* path, int64_t* ndim, int64_t* shape /*[capacity] or NULL*/,
+                                     int64_t capacity, gdap_dtype* dtype /*or NULL*/);
 
 /* ---------------------------------------------------------------------------------------------
  * Distributed GEMM (layer 5): C = alpha * A * B + beta * C, SUMMA over a 2-d process grid
@@ -1164,7 +1178,8 @@ typedef struct gdap_gemm_options {
  * new plan destroyed with gdap_gemm_destroy.
  */
 GDAP_API gdap_status gdap_gemm_create(gdap_gemm** out, gdap_comm* comm, const gdap_map* a, const gdap_map* b,
-                                      const gdap_map* c, gdap_dtype dtype, const gdap_gemm_options* options);
+                                      const gdap_map* c, gdap_dtype dtype,
+                                      const gdap_gemm_options* options /*or NULL*/);
 
 /** Destroys a plan and the buffers it keeps (host and device). Not collective. NULL is a no-op. */
 GDAP_API gdap_status gdap_gemm_destroy(gdap_gemm* gemm);
@@ -1243,8 +1258,8 @@ GDAP_API gdap_status gdap_gemm_execute(gdap_comm* comm, gdap_gemm* gemm, double 
  * fails. `name` and `dims` are borrowed. Not collective. On success `*out` is a new array the
  * caller destroys with gdap_array_destroy.
  */
-GDAP_API gdap_status gdap_array_create_shm(gdap_array** out, const char* name, gdap_dtype dtype,
-                                           const gdap_dim* dims, int64_t ndim);
+GDAP_API gdap_status gdap_array_create_shm(gdap_array** out, const char* name /*or NULL*/, gdap_dtype dtype,
+                                           const gdap_dim* dims /*[ndim]*/, int64_t ndim);
 
 /**
  * Writes an IPC handle for `array`'s local section to `handle` (GDAP_IPC_HANDLE_SIZE bytes; a
@@ -1262,7 +1277,7 @@ GDAP_API gdap_status gdap_array_create_shm(gdap_array** out, const char* name, g
  * reads no element and may be repeated. `array` is borrowed; `handle` is written only on success.
  * Not collective.
  */
-GDAP_API gdap_status gdap_ipc_export(void* handle, int64_t capacity, const gdap_array* array);
+GDAP_API gdap_status gdap_ipc_export(void* handle /*[capacity]*/, int64_t capacity, const gdap_array* array);
 
 /**
  * Opens an IPC handle made by gdap_ipc_export in another process of this node, as a new array
@@ -1281,7 +1296,7 @@ GDAP_API gdap_status gdap_ipc_export(void* handle, int64_t capacity, const gdap_
  * memory in this process only. `handle` is borrowed. Not collective. On success `*out` is a new
  * array the caller destroys with gdap_array_destroy.
  */
-GDAP_API gdap_status gdap_ipc_open(gdap_array** out, const void* handle, int64_t size);
+GDAP_API gdap_status gdap_ipc_open(gdap_array** out, const void* handle /*[size]*/, int64_t size);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -171,7 +171,7 @@ contains
     call check(gdap_array_create(array, f32, gdap_device(GDAP_DEVICE_CPU, 0), dims, 2_c_int64_t) == GDAP_SUCCESS, &
                'create a host section')
     call check(gdap_array_to_dlpack(tensor, array) == GDAP_SUCCESS, 'export to DLPack')
-    call check(gdap_array_from_dlpack(again, tensor, dims, 2_c_int64_t, c_null_ptr) == GDAP_SUCCESS, &
+    call check(gdap_array_from_dlpack(again, tensor, dims, 2_c_int64_t) == GDAP_SUCCESS, &
                're-import the DLPack tensor')
     call check(gdap_array_data(data1, array) == GDAP_SUCCESS, 'data pointer of the original')
     call check(gdap_array_data(data2, again) == GDAP_SUCCESS, 'data pointer of the re-import')
@@ -535,8 +535,8 @@ contains
     ! Now the global array is [5, 7, ..., 13, 5, 7, ..., 13]: its sum over every axis into a 0-d
     ! result on both ranks, then a reduce-scatter of the block source into the cyclic section.
     total = -1
-    call step(gdap_array_wrap(whole, c_loc(total), f64, gdap_device(GDAP_DEVICE_CPU, 0), c_null_ptr, ddim, &
-                              0_c_int64_t) == GDAP_SUCCESS, ok)
+    call step(gdap_array_wrap(whole, c_loc(total), f64, gdap_device(GDAP_DEVICE_CPU, 0), dims=ddim, &
+                              ndim=0_c_int64_t) == GDAP_SUCCESS, ok)
     call step(gdap_reduce_axes(comm, src, whole, GDAP_REDUCE_SUM, naxes=0_c_int64_t) == GDAP_SUCCESS, ok)
     call step(total == 90, ok)
     call step(gdap_reduce_axes(comm, src, whole, GDAP_REDUCE_MAX, [0_c_int64_t], 1_c_int64_t) == GDAP_SUCCESS, ok)
