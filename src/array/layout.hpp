@@ -10,8 +10,8 @@
 
 namespace gdap {
 
-// Bytes per element of a dtype gdap can hold (whole bytes, >= 1 lane; bool is 8 bits).
-// Throws GDAP_ERR_UNSUPPORTED naming the dtype otherwise.
+// Bytes per element of a dtype gdap can hold: a code of gdap.h's enum at one of its DLPack widths
+// (bool is 8 bits), >= 1 lane. Throws GDAP_ERR_UNSUPPORTED naming the dtype otherwise.
 int64_t element_size(gdap_dtype dtype);
 
 // Throws GDAP_ERR_UNSUPPORTED naming the device type unless it is host, CUDA, CUDA pinned or

@@ -7,6 +7,7 @@
 #include "gemm/gemm.hpp"
 
 #include "core/error.hpp"
+#include "core/versioned.hpp"
 #include "protocol/dim.hpp"
 
 #include <algorithm>
@@ -228,35 +229,8 @@ void check_maps(const gdap_gemm& g, const gdap_map* a, const gdap_map* b, const 
 }
 
 gdap_gemm_options read_options(const gdap_gemm_options* options) {
-  gdap_gemm_options o = GDAP_GEMM_OPTIONS_INIT;
-  if (options == nullptr) return o;
-  const size_t first = offsetof(gdap_gemm_options, mode) + sizeof(o.mode);
-  if (options->struct_size < first) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "options->struct_size is {}; set it with GDAP_GEMM_OPTIONS_INIT", options->struct_size);
-  }
-  std::memcpy(&o, options, std::min<size_t>(options->struct_size, sizeof o));
-  o.struct_size = sizeof o;
-  return o;
-}
-
-// [lowest, highest] byte addresses a section's elements occupy; empty when it has none.
-std::pair<uintptr_t, uintptr_t> byte_range(const gdap_array& x) {
-  const auto base = reinterpret_cast<uintptr_t>(x.data());
-  int64_t lo = 0, hi = 0;
-  for (size_t i = 0; i < x.section.shape.size(); ++i) {
-    if (x.section.shape[i] == 0) return {1, 0};
-    const int64_t step = (x.section.shape[i] - 1) * x.section.strides[i];
-    (step < 0 ? lo : hi) += step;
-  }
-  const int64_t es = (int64_t{x.section.dtype.bits} * x.section.dtype.lanes + 7) / 8;
-  return {base + static_cast<uintptr_t>(lo * es), base + static_cast<uintptr_t>(hi * es + es - 1)};
-}
-
-bool overlap(const gdap_array& x, const gdap_array& y) {
-  if (x.section.device.type != y.section.device.type || x.section.device.id != y.section.device.id) return false;
-  const auto [x0, x1] = byte_range(x);
-  const auto [y0, y1] = byte_range(y);
-  return x0 <= x1 && y0 <= y1 && x0 <= y1 && y0 <= x1;
+  if (options == nullptr) return GDAP_GEMM_OPTIONS_INIT;
+  return read_versioned(options, gdap_gemm_options GDAP_GEMM_OPTIONS_INIT, "options", "GDAP_GEMM_OPTIONS_INIT");
 }
 
 void check_section(const gdap_gemm& g, const gdap_array* x, const Operand& op, const char* name) {
@@ -294,8 +268,8 @@ void local_checks(gdap_gemm& g, const gdap_array* a, const gdap_array* b, gdap_a
   check_section(g, b, g.b, "B");
   check_section(g, c, g.c, "C");
   if (c->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "C is read-only; gemm writes it");
-  if (overlap(*c, *a)) fail(GDAP_ERR_INVALID_ARGUMENT, "C shares memory with A on this rank; gemm needs C apart from A and B");
-  if (overlap(*c, *b)) fail(GDAP_ERR_INVALID_ARGUMENT, "C shares memory with B on this rank; gemm needs C apart from A and B");
+  move::check_apart(*c, "C", *a, "A", "gdap_gemm_execute");
+  move::check_apart(*c, "C", *b, "B", "gdap_gemm_execute");
   const move::Memory mem = move::memory_of(c);
   if (move::memory_of(a) != mem || move::memory_of(b) != mem) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "A, B and C must all be host-accessible or all on a CUDA device");
@@ -340,6 +314,9 @@ void execute(gdap_comm& comm, gdap_gemm& g, double alpha, const gdap_array* a, c
            comm.rank, comm.size);
     }
     local_checks(g, a, b, c);
+    move::touches(comm, "A", a, false);
+    move::touches(comm, "B", b, false);
+    move::touches(comm, "C", c, true);
   });
   // Every rank's sections must be in the same kind of memory (the engines pair host with host).
   // So must alpha and beta (a rank skipping the panels for alpha 0 would leave its peers waiting).
@@ -433,8 +410,10 @@ extern "C" {
 GDAP_API gdap_status gdap_gemm_create(gdap_gemm** out, gdap_comm* comm, const gdap_map* a, const gdap_map* b,
                                       const gdap_map* c, gdap_dtype dtype, const gdap_gemm_options* options) {
   return gdap::guard([&] {
+    gdap_comm& cm = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(cm, "gdap_gemm_create");
     gdap::require(out, "out");
-    *out = gdap::gemm::create(gdap::comm_ref(comm), a, b, c, dtype, options);
+    *out = gdap::gemm::create(cm, a, b, c, dtype, options);
   });
 }
 
@@ -444,17 +423,14 @@ GDAP_API gdap_status gdap_gemm_destroy(gdap_gemm* gemm) {
 
 GDAP_API gdap_status gdap_gemm_stats_get(gdap_gemm_stats* stats, const gdap_gemm* gemm) {
   return gdap::guard([&] {
-    gdap::require(stats, "stats");
     gdap::require(gemm, "gemm");
-    if (stats->struct_size < static_cast<int64_t>(sizeof(gdap_gemm_stats))) {
-      gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "stats->struct_size is {}; set it to sizeof(gdap_gemm_stats) ({})",
-                 stats->struct_size, sizeof(gdap_gemm_stats));
-    }
     const gdap_gemm& g = *gemm;
-    *stats = gdap_gemm_stats{static_cast<int64_t>(sizeof(gdap_gemm_stats)), g.rank, g.nranks, g.grid_rows, g.grid_cols,
-                             g.a.in != nullptr, g.b.in != nullptr, g.c.in != nullptr,
-                             g.a.bytes + g.b.bytes + g.c.bytes, static_cast<int64_t>(g.panels.size()), g.panel_bytes,
-                             g.local_m, g.local_n, 2 * g.local_m * g.local_n * g.k};
+    gdap::write_versioned(stats,
+                          gdap_gemm_stats{sizeof(gdap_gemm_stats), 0, g.rank, g.nranks, g.grid_rows, g.grid_cols,
+                                          g.a.in != nullptr, g.b.in != nullptr, g.c.in != nullptr,
+                                          g.a.bytes + g.b.bytes + g.c.bytes, static_cast<int64_t>(g.panels.size()),
+                                          g.panel_bytes, g.local_m, g.local_n, 2 * g.local_m * g.local_n * g.k},
+                          "stats", "GDAP_GEMM_STATS_INIT");
   });
 }
 
@@ -462,6 +438,7 @@ GDAP_API gdap_status gdap_gemm_execute(gdap_comm* comm, gdap_gemm* gemm, double 
                                        const gdap_array* b, double beta, gdap_array* c) {
   return gdap::guard([&] {
     gdap_comm& cm = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(cm, "gdap_gemm_execute");
     gdap::agree(cm, [&] { gdap::require(gemm, "gemm"); });
     gdap::gemm::execute(cm, *gemm, alpha, a, b, beta, c);
   });

@@ -216,6 +216,7 @@ void load(gdap_comm& comm, gdap_device device, const std::string& path, ArrayOwn
 extern "C" GDAP_API gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array* section, const char* prefix) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_save_dnpy");
     gdap::agree(c, [&] {
       gdap::require(section, "section");
       const std::string path = gdap::io::file_of(prefix, c.rank);
@@ -230,6 +231,7 @@ extern "C" GDAP_API gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array
 extern "C" GDAP_API gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out, const char* prefix, gdap_device device) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_load_dnpy");
     gdap::io::ArrayOwner made;
     gdap::agree(c, [&] {
       gdap::require(out, "out");

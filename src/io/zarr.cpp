@@ -9,6 +9,7 @@
 #include "comm/comm.hpp"
 #include "core/checked.hpp"
 #include "core/error.hpp"
+#include "core/versioned.hpp"
 #include "maps/map.hpp"
 #include "move/device.hpp"
 #include "move/redistribute.hpp"
@@ -177,29 +178,10 @@ void prepare_store(const std::string& path, const gdap_zarr_options& o) {
   if (ec) fail(GDAP_ERR_IO, "{}: cannot create the folder: {}", path, ec.message());
 }
 
-// The field `member` of the caller's options when its struct_size covers it, else the default.
-template <typename T>
-T field(const gdap_zarr_options& given, const gdap_zarr_options& fallback, T gdap_zarr_options::*member) {
-  const auto end = reinterpret_cast<const char*>(&(given.*member)) - reinterpret_cast<const char*>(&given) + sizeof(T);
-  return given.struct_size >= static_cast<int64_t>(end) ? given.*member : fallback.*member;
-}
-
 gdap_zarr_options checked_options(const gdap_zarr_options* options) {
-  gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
-  if (options == nullptr) return o;
-  if (options->struct_size < static_cast<int64_t>(offsetof(gdap_zarr_options, overwrite) + sizeof(int32_t))) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "options->struct_size {} is too small", options->struct_size);
-  }
-  if (options->struct_size > 4096) {  // a newer struct grows by fields, not by kilobytes
-    fail(GDAP_ERR_INVALID_ARGUMENT, "options->struct_size {} is larger than any gdap_zarr_options", options->struct_size);
-  }
-  const gdap_zarr_options defaults = o;
-  o.codec = options->codec;
-  o.zstd_level = options->zstd_level;
-  o.overwrite = options->overwrite;
-  o.layout = field(*options, defaults, &gdap_zarr_options::layout);
-  o.shuffle = field(*options, defaults, &gdap_zarr_options::shuffle);
-  o.chunk_bytes = field(*options, defaults, &gdap_zarr_options::chunk_bytes);
+  if (options == nullptr) return GDAP_ZARR_OPTIONS_INIT;
+  const gdap_zarr_options o =
+      read_versioned(options, gdap_zarr_options GDAP_ZARR_OPTIONS_INIT, "options", "GDAP_ZARR_OPTIONS_INIT");
   if (o.codec < GDAP_ZARR_RAW || o.codec > GDAP_ZARR_BLOSC_ZSTD) fail(GDAP_ERR_INVALID_ARGUMENT, "options->codec {} is not a gdap_zarr_codec", o.codec);
   const bool blosc = o.codec == GDAP_ZARR_BLOSC_LZ4 || o.codec == GDAP_ZARR_BLOSC_ZSTD;
   if (o.codec == GDAP_ZARR_ZSTD && (o.zstd_level < 0 || o.zstd_level > 22)) {
@@ -443,6 +425,7 @@ extern "C" GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* 
                                                const char* path, const gdap_zarr_options* options) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_save_zarr");
     std::string where;
     gdap_zarr_options o{};
     gdap::agree(c, [&] {
@@ -460,6 +443,7 @@ extern "C" GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* 
 extern "C" GDAP_API gdap_status gdap_load_zarr(gdap_comm* comm, const gdap_map* map, gdap_array* section, const char* path) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_load_zarr");
     std::string where;
     gdap::agree(c, [&] {
       gdap::require(map, "map");

@@ -25,6 +25,7 @@ void check_own(const ReduceCall& call) {
   check_reducible(call.section->section.dtype, "the section");
   if (call.section->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "the section is read-only");
   if (memory_of(call.section) == Memory::none) fail(GDAP_ERR_UNSUPPORTED, "the section's memory cannot be reduced");
+  touches(call.comm, "section", call.section, true);
 }
 
 // What every rank's section must share with rank 0's, as text.
@@ -138,13 +139,16 @@ void unpack(const void* in, gdap_array& a) {
   });
 }
 
+// One exchange: the ranks' checks, their ops (every rank must pass rank 0's: ranks reducing with
+// different ops would end with different values) and their sections' layouts.
 void agree_reduce(const ReduceCall& call) {
-  std::string mine;
-  agree(call.comm, [&] {
+  const std::vector<std::string> all = agree_gather(call.comm, [&] {
     check_own(call);
-    mine = layout_of(*call.section);
+    return Share{fmt::format("op {}", op_name(call.op)), layout_of(*call.section)};
+  }, [](size_t r, std::string_view theirs, std::string_view first) {
+    return fmt::format("rank {} passed {} but rank 0 passed {}: every rank of an all-reduce must pass the same op",
+                       r, theirs, first);
   });
-  const std::vector<std::string> all = call.comm.allgather(mine);
   for (size_t r = 1; r < all.size(); ++r) {
     if (all[r] != all[0]) {
       fail(GDAP_ERR_INVALID_ARGUMENT, "rank {}'s section ({}) differs from rank 0's ({}): an all-reduce combines "
@@ -251,6 +255,7 @@ OpArg op_arg(const gdap_reduce_op& raw) {
 extern "C" GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_reduce_op op) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_allreduce");
     const gdap::move::OpArg arg = gdap::move::op_arg(op);
     const gdap::move::ReduceCall call{c, section, arg.op, arg.value};
     gdap::move::agree_reduce(call);

@@ -42,7 +42,7 @@ bool reducible(gdap_dtype t);
 void check_reducible(gdap_dtype t, const char* which);
 
 // This rank's own checks (a section, a dtype and an op gdap reduces, writable), then the agreement:
-// every rank passed, and every rank's section has rank 0's shape, dtype and kind of memory.
+// every rank passed, passed rank 0's op, and has a section of rank 0's shape, dtype and memory.
 void agree_reduce(const ReduceCall& call);
 
 // True if the section is C-contiguous (its elements one after another in C order).

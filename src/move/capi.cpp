@@ -1,6 +1,8 @@
 // C entry points of the data-movement layer: plans and gdap_redistribute.
 #include "array/array.hpp"
+#include "array/layout.hpp"
 #include "core/error.hpp"
+#include "core/versioned.hpp"
 #include "maps/map.hpp"
 #include "move/redistribute.hpp"
 #include "protocol/dim.hpp"
@@ -20,15 +22,6 @@ std::optional<std::vector<int64_t>> local_shape(const gdap_map& map, int64_t ran
   return shape;
 }
 
-int64_t element_size_of(gdap_dtype dtype) {
-  const int64_t bits = int64_t{dtype.bits} * dtype.lanes;
-  if (bits <= 0 || bits % 8 != 0) {
-    fail(GDAP_ERR_UNSUPPORTED, "dtype (code {}, {} bits, {} lanes) is not a whole number of bytes", dtype.code,
-         dtype.bits, dtype.lanes);
-  }
-  return bits / 8;
-}
-
 }  // namespace
 
 extern "C" {
@@ -39,7 +32,7 @@ GDAP_API gdap_status gdap_plan_create(gdap_plan** out, const gdap_map* src, cons
     require(out, "out");
     require(src, "src");
     require(dst, "dst");
-    const int64_t element_size = element_size_of(dtype);
+    const int64_t element_size = gdap::element_size(dtype);
     const gdap::move::Planner planner(*src, *dst);
     if (rank < 0 || rank >= planner.nranks()) {
       fail(GDAP_ERR_OUT_OF_RANGE, "rank {} is not in [0, {}) (the larger map's rank count)", rank, planner.nranks());
@@ -67,22 +60,20 @@ GDAP_API gdap_status gdap_plan_destroy(gdap_plan* plan) {
 
 GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan* plan) {
   return guard([&] {
-    require(stats, "stats");
     require(plan, "plan");
-    if (stats->struct_size < static_cast<int64_t>(sizeof(gdap_plan_stats))) {
-      fail(GDAP_ERR_INVALID_ARGUMENT, "stats->struct_size is {}; set it to sizeof(gdap_plan_stats) ({})",
-           stats->struct_size, sizeof(gdap_plan_stats));
-    }
     const gdap::move::RankStats& s = plan->stats;
-    *stats = gdap_plan_stats{static_cast<int64_t>(sizeof(gdap_plan_stats)), plan->plan.rank(), plan->plan.nranks(),
-                             s.send_messages, s.recv_messages, s.send_bytes, s.recv_bytes, s.local_bytes,
-                             s.send_runs, s.recv_runs, s.local_runs};
+    gdap::write_versioned(stats,
+                          gdap_plan_stats{sizeof(gdap_plan_stats), 0, plan->plan.rank(), plan->plan.nranks(),
+                                          s.send_messages, s.recv_messages, s.send_bytes, s.recv_bytes, s.local_bytes,
+                                          s.send_runs, s.recv_runs, s.local_runs},
+                          "stats", "GDAP_PLAN_STATS_INIT");
   });
 }
 
 GDAP_API gdap_status gdap_redistribute(gdap_comm* comm, const gdap_plan* plan, const gdap_array* src, gdap_array* dst) {
   return guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_redistribute");
     const gdap::move::Call call{c, plan, src, dst};
     switch (c.kind()) {
       case GDAP_COMM_GROUP: return gdap::move::run_group(call);

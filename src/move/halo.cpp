@@ -6,9 +6,11 @@
 // pulls), its stream first waiting for every peer's and every peer's stream waiting for it after.
 // Kept elements are only read and padding only written (halo.hpp), so ranks never race.
 #include "array/array.hpp"
+#include "array/layout.hpp"
 #include "comm/group.hpp"
 #include "core/checked.hpp"
 #include "core/error.hpp"
+#include "core/versioned.hpp"
 #include "move/device.hpp"
 #include "move/group_copies.hpp"
 #include "move/halo.hpp"
@@ -73,6 +75,7 @@ void check_halo_call(const HaloCall& call) {
   if (memory_of(&a) == Memory::none) {
     fail(GDAP_ERR_UNSUPPORTED, "local lives on device type {}, which gdap cannot move", a.section.device.type);
   }
+  touches(call.comm, "local", call.local, true);
 }
 
 namespace {
@@ -203,25 +206,11 @@ using gdap::require;
 
 namespace {
 
-int64_t element_size_of(gdap_dtype dtype) {
-  const int64_t bits = int64_t{dtype.bits} * dtype.lanes;
-  if (bits <= 0 || bits % 8 != 0) {
-    fail(GDAP_ERR_UNSUPPORTED, "dtype (code {}, {} bits, {} lanes) is not a whole number of bytes", dtype.code,
-         dtype.bits, dtype.lanes);
-  }
-  return bits / 8;
-}
 
-// The caller's options, reading only the fields its struct_size covers.
+// The caller's options (NULL: the defaults), as core/versioned.hpp reads them.
 gdap_halo_options read_options(const gdap_halo_options* options) {
-  gdap_halo_options o = GDAP_HALO_OPTIONS_INIT;
-  if (options == nullptr) return o;
-  const size_t first = offsetof(gdap_halo_options, corners) + sizeof(o.corners);
-  if (options->struct_size < first) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "options->struct_size is {}; set it with GDAP_HALO_OPTIONS_INIT", options->struct_size);
-  }
-  std::memcpy(&o, options, std::min<size_t>(options->struct_size, sizeof o));
-  return o;
+  if (options == nullptr) return GDAP_HALO_OPTIONS_INIT;
+  return gdap::read_versioned(options, gdap_halo_options GDAP_HALO_OPTIONS_INIT, "options", "GDAP_HALO_OPTIONS_INIT");
 }
 
 int64_t bytes_of(const std::vector<gdap::move::HaloMessage>& messages, int64_t element_size) {
@@ -243,7 +232,7 @@ GDAP_API gdap_status gdap_halo_create(gdap_halo** out, const gdap_map* map, gdap
     require(out, "out");
     require(map, "map");
     const gdap_halo_options o = read_options(options);
-    const int64_t element_size = element_size_of(dtype);
+    const int64_t element_size = gdap::element_size(dtype);
     if (rank < 0 || rank >= map->nranks) fail(GDAP_ERR_OUT_OF_RANGE, "rank {} is not in [0, {})", rank, map->nranks);
     std::span<const int64_t> widths;
     if (o.widths != nullptr) widths = std::span<const int64_t>(o.widths, static_cast<size_t>(map->ndim()));
@@ -276,16 +265,13 @@ GDAP_API gdap_status gdap_halo_destroy(gdap_halo* halo) {
 
 GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo* halo) {
   return guard([&] {
-    require(stats, "stats");
     require(halo, "halo");
-    if (stats->struct_size < static_cast<int64_t>(sizeof(gdap_halo_stats))) {
-      fail(GDAP_ERR_INVALID_ARGUMENT, "stats->struct_size is {}; set it to sizeof(gdap_halo_stats) ({})",
-           stats->struct_size, sizeof(gdap_halo_stats));
-    }
     const gdap::move::HaloPlan& p = halo->plan;
-    *stats = gdap_halo_stats{static_cast<int64_t>(sizeof(gdap_halo_stats)), p.rank, p.nranks,
-                             static_cast<int64_t>(p.sends.size()), static_cast<int64_t>(p.recvs.size()),
-                             halo->send_bytes, halo->recv_bytes, halo->local_bytes};
+    gdap::write_versioned(stats,
+                          gdap_halo_stats{sizeof(gdap_halo_stats), 0, p.rank, p.nranks,
+                                          static_cast<int64_t>(p.sends.size()), static_cast<int64_t>(p.recvs.size()),
+                                          halo->send_bytes, halo->recv_bytes, halo->local_bytes},
+                          "stats", "GDAP_HALO_STATS_INIT");
   });
 }
 
@@ -312,7 +298,11 @@ void check_halo_engine(const gdap::move::HaloCall& call) {
 }  // namespace
 
 GDAP_API gdap_status gdap_halo_exchange(gdap_comm* comm, const gdap_halo* halo, gdap_array* local) {
-  return guard([&] { run_halo(gdap::move::HaloCall{gdap::comm_ref(comm), halo, local}); });
+  return guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_halo_exchange");
+    run_halo(gdap::move::HaloCall{c, halo, local});
+  });
 }
 
 // A persistent halo exchange: the arguments gdap_halo_exchange_init checked and agreed on (borrowed),
@@ -328,6 +318,7 @@ GDAP_API gdap_status gdap_halo_exchange_init(gdap_exchange** out, gdap_comm* com
                                              gdap_array* local) {
   return guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_halo_exchange_init");
     const gdap::move::HaloCall call{c, halo, local};
     const bool nccl = c.kind() == GDAP_COMM_NCCL;
     std::unique_ptr<gdap::Scratch> direct;
@@ -346,6 +337,7 @@ GDAP_API gdap_status gdap_halo_exchange_init(gdap_exchange** out, gdap_comm* com
 GDAP_API gdap_status gdap_exchange_start(gdap_exchange* exchange) {
   return guard([&] {
     require(exchange, "exchange");
+    const gdap::CollectiveCall collective(*exchange->comm, "gdap_exchange_start");
     run_halo(gdap::move::HaloCall{*exchange->comm, exchange->halo, exchange->local, true, exchange->direct.get()});
   });
 }

@@ -149,7 +149,7 @@ bool prepare(const HaloCall& call, const std::vector<Neighbour>& all, HaloPeer& 
   check_cuda(cudaHostGetDevicePointer(reinterpret_cast<void**>(&timed_out), p.timed_out, 0), "cudaHostGetDevicePointer");
   waits.timed_out = timed_out;
   signals.gave_up = waits.gave_up;  // a rank that gave up neither writes nor signals again
-  waits.timeout_ns = static_cast<uint64_t>(std::min(dynamic_cast<NcclComm&>(call.comm).timeout(), 1e9) * 1e9);
+  waits.timeout_ns = static_cast<uint64_t>(std::min(call.comm.timeout, 1e9) * 1e9);
   std::vector<Copy2D> copies;
   for (int half = 0; half < 2; ++half) {
     std::vector<DeviceCopy> push, unpack;
@@ -249,7 +249,7 @@ void halo_peer_start(const HaloCall& call, Scratch& bound) {
   auto& p = static_cast<HaloPeer&>(bound);
   if (*reinterpret_cast<volatile int32_t*>(p.timed_out) != 0) {
     fail(GDAP_ERR_TIMEOUT, "a neighbour's data for an earlier start of this halo exchange did not come within the "
-         "communicator's timeout ({} s); the exchange is broken: destroy it", comm.timeout());
+         "communicator's timeout ({} s); the exchange is broken: destroy it", comm.timeout);
   }
   set_device(p.device);
   const int half = p.half;

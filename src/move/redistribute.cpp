@@ -39,6 +39,19 @@ void check_array(const gdap_array* array, const std::optional<std::vector<int64_
 
 }  // namespace
 
+void touches(gdap_comm& comm, const char* what, const gdap_array* a, bool written) {
+  if (a == nullptr) return;
+  const ByteSpan span = byte_span(*a);
+  if (!span.empty()) gdap::touches(comm, Region{what, span.first, span.last, written});
+}
+
+void check_apart(const gdap_array& written, const char* written_name, const gdap_array& read, const char* read_name,
+                 const char* call) {
+  if (!may_share_memory(written, read)) return;
+  fail(GDAP_ERR_INVALID_ARGUMENT, "{} shares memory with {} (their bytes overlap): {} works out of place, reading {} "
+       "while it writes {}; pass separate arrays", written_name, read_name, call, read_name, written_name);
+}
+
 Memory memory_of(const gdap_array* array) {
   if (array == nullptr) return Memory::none;
   switch (array->section.device.type) {
@@ -88,6 +101,11 @@ void check_call(const Call& call) {
     fail(GDAP_ERR_UNSUPPORTED, "src is in {} memory but dst in {} memory; both must be host-accessible or both on devices",
          s == Memory::host ? "host" : "device", d == Memory::host ? "host" : "device");
   }
+  const gdap_array* src = call.plan->src_shape ? call.src : nullptr;
+  const gdap_array* dst = call.plan->dst_shape ? call.dst : nullptr;
+  if (src != nullptr && dst != nullptr) check_apart(*dst, "dst", *src, "src", "gdap_redistribute");
+  touches(call.comm, "src", src, false);
+  touches(call.comm, "dst", dst, true);
 }
 
 std::vector<Copy2D> part_copies(const RankPlan& plan, Part part, const Side& from, const Side& to, int64_t element_size) {

@@ -33,6 +33,15 @@ std::string plan_mismatch(size_t r);
 // The plan's fingerprint as the token of the agreement (empty without a plan).
 std::string plan_token(const gdap_plan* plan);
 
+// Declares a section this rank's call reads or writes (comm/collective.hpp: the in-process group
+// refuses a call in which a rank writes memory that any rank's call touches); NULL declares nothing.
+void touches(gdap_comm& comm, const char* what, const gdap_array* a, bool written);
+
+// GDAP_ERR_INVALID_ARGUMENT when `written` may share memory with `read` (array.hpp: overlapping
+// byte spans, not only equal pointers): `call` works out of place.
+void check_apart(const gdap_array& written, const char* written_name, const gdap_array& read, const char* read_name,
+                 const char* call);
+
 // Where a rank's two sections live, as the executors group memories.
 enum class Memory { none, host, device };
 Memory memory_of(const gdap_array* array);

@@ -384,6 +384,9 @@ void check_pair(gdap_comm& comm, const gdap_array* source, const gdap_array* res
          "bits, {} lanes)", r.code, r.bits, r.lanes, s.code, s.bits, s.lanes);
   }
   if (result->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "result is read-only");
+  check_apart(*result, "result", *source, "source", function);
+  touches(comm, "source", source, false);
+  touches(comm, "result", result, true);
   if (comm.kind() == GDAP_COMM_NCCL) return check_nccl_sections(comm, source, result);
   for (const auto& [which, a] : {std::pair{"source", source}, std::pair{"result", result}}) {
     const Memory m = memory_of(a);
@@ -529,12 +532,20 @@ void reduce_axes(gdap_comm& comm, const gdap_array* source, gdap_array* result, 
 
 extern "C" GDAP_API gdap_status gdap_reduce_scatter(gdap_comm* comm, const gdap_array* source, gdap_array* result,
                                                     gdap_reduce_op op) {
-  return gdap::guard([&] { gdap::move::reduce_scatter(gdap::comm_ref(comm), source, result, gdap::move::op_arg(op)); });
+  return gdap::guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_reduce_scatter");
+    gdap::move::reduce_scatter(c, source, result, gdap::move::op_arg(op));
+  });
 }
 
 extern "C" GDAP_API gdap_status gdap_reduce_axes(gdap_comm* comm, const gdap_array* source, gdap_array* result,
                                                  gdap_reduce_op op, const int64_t* axes, int64_t naxes) {
-  return gdap::guard([&] { gdap::move::reduce_axes(gdap::comm_ref(comm), source, result, gdap::move::op_arg(op), axes, naxes); });
+  return gdap::guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_reduce_axes");
+    gdap::move::reduce_axes(c, source, result, gdap::move::op_arg(op), axes, naxes);
+  });
 }
 
 #ifndef GDAP_HAVE_NCCL
