@@ -51,7 +51,7 @@ build_redistribute_costa() {
      || [ "$build/libgdap.so" -nt "$bin" ] || [ "$lib" -nt "$bin" ]; then
     mpicc -std=c99 -O2 -g -Wall -Wextra -DGDAP_BENCH_COSTA -I"$root/include" -c "$dir/redistribute_mpi.c" \
       -o "$build/redistribute_costa_mpi.o"
-    mpicxx -std=c++17 -O2 -g -Wall -Wextra -fopenmp -isystem "$COSTA_PREFIX/include" -c "$dir/costa_peer.cpp" \
+    mpicxx -std=c++17 -O2 -g -Wall -Wextra -DOMPI_SKIP_MPICXX -fopenmp -isystem "$COSTA_PREFIX/include" -c "$dir/costa_peer.cpp" \
       -o "$build/costa_peer.o"
     mpicxx -fopenmp "$build/redistribute_costa_mpi.o" "$build/costa_peer.o" -o "$bin" "$lib" -L"$build" -lgdap \
       -lscalapack-openmpi -Wl,-rpath,"$build"
