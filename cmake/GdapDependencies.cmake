@@ -1,5 +1,5 @@
 # Finds gdap's dependencies. Required: fmt, nlohmann-json and a DLPack >= 1.0 header.
-# Optional (AUTO/ON/OFF): CUDA with cuBLAS, NCCL, MPI, zstd (the Zarr codec).
+# Optional (AUTO/ON/OFF): CUDA with cuBLAS, NCCL, MPI, and the Zarr codecs' zstd, blosc and zlib.
 
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)
@@ -71,17 +71,30 @@ if(GDAP_WITH_NCCL STREQUAL "ON" AND NOT GDAP_HAVE_NCCL)
   message(FATAL_ERROR "GDAP_WITH_NCCL=ON but NCCL (with CUDA) was not found")
 endif()
 
-# zstd, for Zarr stores' zstd codec (libzstd-dev). Without it gdap reads and writes raw chunks only.
-set(GDAP_HAVE_ZSTD OFF)
-if(NOT GDAP_WITH_ZSTD STREQUAL "OFF")
-  find_path(GDAP_ZSTD_INCLUDE_DIR zstd.h)
-  find_library(GDAP_ZSTD_LIBRARY zstd)
-  if(GDAP_ZSTD_INCLUDE_DIR AND GDAP_ZSTD_LIBRARY)
-    set(GDAP_HAVE_ZSTD ON)
-  elseif(GDAP_WITH_ZSTD STREQUAL "ON")
-    message(FATAL_ERROR "GDAP_WITH_ZSTD=ON but zstd (libzstd-dev) was not found")
+# The Zarr codecs' libraries, each optional: zstd (libzstd-dev), blosc (c-blosc 1, libblosc-dev) and
+# zlib (zlib1g-dev, the gzip codec). Without one, stores that use its codec are refused by name
+# (GDAP_ERR_UNSUPPORTED) and gdap_save_zarr cannot write it.
+foreach(_codec ZSTD BLOSC ZLIB)
+  set(GDAP_HAVE_${_codec} OFF)
+  if(NOT GDAP_WITH_${_codec} STREQUAL "OFF")
+    set(_header zstd.h)
+    set(_library zstd)
+    if(_codec STREQUAL "BLOSC")
+      set(_header blosc.h)
+      set(_library blosc)
+    elseif(_codec STREQUAL "ZLIB")
+      set(_header zlib.h)
+      set(_library z)
+    endif()
+    find_path(GDAP_${_codec}_INCLUDE_DIR ${_header})
+    find_library(GDAP_${_codec}_LIBRARY ${_library})
+    if(GDAP_${_codec}_INCLUDE_DIR AND GDAP_${_codec}_LIBRARY)
+      set(GDAP_HAVE_${_codec} ON)
+    elseif(GDAP_WITH_${_codec} STREQUAL "ON")
+      message(FATAL_ERROR "GDAP_WITH_${_codec}=ON but ${_header} / lib${_library} was not found")
+    endif()
   endif()
-endif()
+endforeach()
 
 # MPI.
 set(GDAP_HAVE_MPI OFF)

@@ -8,7 +8,8 @@
 # layer's objects (gdap_layer_objects()).
 #
 # gdap_layer_options: what every layer compiles with (warnings, the public headers, DLPack,
-# fmt and JSON, and the optional dependencies' definitions and headers).
+# fmt and JSON, and the optional communication libraries' definitions and headers; the Zarr codecs'
+# only in src/io).
 add_library(gdap_layer_options INTERFACE)
 target_include_directories(gdap_layer_options INTERFACE ${PROJECT_SOURCE_DIR}/include ${GDAP_DLPACK_INCLUDE_DIR})
 target_compile_definitions(gdap_layer_options INTERFACE GDAP_BUILDING_LIBRARY)
@@ -26,10 +27,6 @@ endif()
 if(GDAP_HAVE_NCCL)
   target_compile_definitions(gdap_layer_options INTERFACE GDAP_HAVE_NCCL=1)
   target_include_directories(gdap_layer_options INTERFACE ${GDAP_NCCL_INCLUDE_DIR})
-endif()
-if(GDAP_HAVE_ZSTD)
-  target_compile_definitions(gdap_layer_options INTERFACE GDAP_HAVE_ZSTD=1)
-  target_include_directories(gdap_layer_options INTERFACE ${GDAP_ZSTD_INCLUDE_DIR})
 endif()
 
 function(gdap_layer name)

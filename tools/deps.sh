@@ -6,7 +6,8 @@
 # one): apache-tvm-ffi for its DLPack >= 1.0 header (Debian's libdlpack-dev is 0.6, older than
 # DLManagedTensorVersioned; see docs/dependencies.md), numpy and pytest for the Python binding, jax
 # (CPU; about two minutes and 400 MB) for the JAX bridge's host tests on four CPU devices,
-# tree-sitter and tree-sitter-julia for the Julia binding's checks (no Julia runtime needed), matplotlib
+# tree-sitter and tree-sitter-julia for the Julia binding's checks (no Julia runtime needed), tree-sitter-c
+# for tools/abigen, which generates the bindings' C layers from the headers, matplotlib
 # for the heat example's companion (examples/heat/python/heat_view.py draws PNG plots), mpi4py
 # for the Python MPI tests, built from source against the system's Open MPI (a binary wheel may
 # carry another MPI, which libgdap, linked with Open MPI, cannot share communicators with).
@@ -15,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ gcc gfortran make pkg-config binutils libgtest-dev libgmock-dev libopenmpi-dev openmpi-bin
-          nlohmann-json3-dev libcli11-dev libfmt-dev abigail-tools doxygen swig clang libclang-rt-dev libzstd-dev
+          nlohmann-json3-dev libcli11-dev libfmt-dev abigail-tools doxygen swig clang libclang-rt-dev libzstd-dev libblosc-dev zlib1g-dev
           libopenblas-dev
           python3 python3-dev python3-venv python3-pip)
 missing=()
@@ -36,12 +37,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-python_packages=(apache-tvm-ffi jax matplotlib numpy pytest swig tree-sitter tree-sitter-julia zarr)
+python_packages=(apache-tvm-ffi jax matplotlib numpy pytest swig tree-sitter tree-sitter-c tree-sitter-julia zarr)
 if ! .deps/venv/bin/python3 -c 'import sys' 2>/dev/null; then
   rm -rf .deps/venv
   python3 -m venv .deps/venv
 fi
-if ! .deps/venv/bin/python3 -c 'import tvm_ffi, jax, matplotlib, numpy, pytest, swig, tree_sitter, tree_sitter_julia, zarr' 2>/dev/null; then
+if ! .deps/venv/bin/python3 -c 'import tvm_ffi, jax, matplotlib, numpy, pytest, swig, tree_sitter, tree_sitter_c, tree_sitter_julia, zarr' 2>/dev/null; then
   echo "deps: installing ${python_packages[*]} into .deps/venv"
   .deps/venv/bin/python3 -m pip install -q --disable-pip-version-check "${python_packages[@]}"
 fi

@@ -26,6 +26,17 @@ def functions(headers="*.h"):
     return sorted(names)
 
 
+def deprecated():
+    """Deprecated names (GDAP_DEPRECATED(replacement) in a header) -> their replacements: no binding
+    wraps them."""
+    out = {}
+    for header in sorted((ROOT / "include" / "gdap").glob("*.h")):
+        text = re.sub(r"/\*.*?\*/", "", header.read_text(), flags=re.S)
+        for m in re.finditer(r"GDAP_API\s+GDAP_DEPRECATED\((\w+)\)\s+[^;{]*?\b(gdap_\w+)\s*\(", text):
+            out[m.group(2)] = m.group(1)
+    return out
+
+
 def read(paths):
     return "\n".join(p.read_text() for p in paths)
 
@@ -64,10 +75,13 @@ def reason_for(binding, name, stated):
 
 
 def table():
-    found, stated = wrapped(), reasons()
+    found, stated, old = wrapped(), reasons(), deprecated()
     rows, missing = [], []
     for name in functions():
         cells = []
+        if name in old:
+            rows.append("| `%s` | %s |" % (name, " | ".join(["no: deprecated, use `%s`" % old[name]] * len(BINDINGS))))
+            continue
         for b in BINDINGS:
             if name in found[b]:
                 cells.append("yes")

@@ -70,7 +70,7 @@ echo "== fuzz targets (clang, libFuzzer + ASan + UBSan) in build-fuzz/"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGDAP_BUILD_FUZZERS=ON \
   -DGDAP_SANITIZE=address,undefined -DGDAP_WITH_CUDA=OFF -DGDAP_WITH_MPI=OFF -DGDAP_WITH_FORTRAN=OFF -DGDAP_WITH_PYTHON=OFF \
   -DGDAP_BUILD_CLI=OFF -DPython3_EXECUTABLE="$python" >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz_json fuzz_dims fuzz_zarr fuzz_dnpy
+cmake --build build-fuzz -j"$jobs" --target fuzz_json fuzz_dims fuzz_zarr fuzz_zarr_shard fuzz_zarr_codecs fuzz_dnpy fuzz_cli
 run_ctest --test-dir build-fuzz --output-on-failure -L fuzz
 echo "== all tests passed (build/, build-pip/, build-asan/, build-tsan/, build-fuzz/)"
 echo "tests: $passed passed, 0 failed"

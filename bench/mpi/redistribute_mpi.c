@@ -1,21 +1,31 @@
 /*
  * Redistribution of a float64 8192 x 8192 matrix across the ranks of MPI_COMM_WORLD (4 ranks),
  * timed in one run for gdap (gdap_redistribute over gdap_comm_from_mpi), ScaLAPACK's pdgemr2d on
- * the same distributions, and a raw MPI_Alltoall of the same bytes per rank (no packing: the
- * floor a redistribution can hope for on this transport). bench/mpi/run.sh builds and runs it.
+ * the same distributions, COSTA's costa::transform (when built with GDAP_BENCH_COSTA: see
+ * costa_peer.h), and a raw MPI_Alltoall of the same bytes per rank (no packing: the floor a
+ * redistribution can hope for on this transport). bench/mpi/run.sh builds and runs it.
+ *
+ * Cases 1-3 are gdap's own; cases 4-5 are COSTA's published benchmark shapes (square matrices,
+ * 2-d block-cyclic 128 x 128 blocks to 36 x 36 blocks, and to the same layout) on the 2 x 2 grid
+ * that 4 ranks give.
  *
  * Method. Every case plans once, then each method runs WARMUP + repeats times; the methods take
  * turns within each iteration, so a drift of the machine's load (2 shared cores) hits all alike.
  * Each timed call is preceded by MPI_Barrier, timed with MPI_Wtime on every rank, and counts as
  * the slowest rank's time (MPI_Allreduce MAX); the table gives the median over the repeats.
  * The first warm-up of every method writes into a zeroed destination that is then checked
- * element by element against value = global_row * 8192 + global_col.
+ * element by element against value = global_row * 8192 + global_col. The table gives the
+ * median and the minimum of each method's times.
+ *
+ * The all-to-all floor moves the bytes gdap's plan moves: each rank sends its busiest peer's
+ * share to every rank (its own share is MPI's local copy), and where a rank keeps more than that
+ * share (case 5 keeps everything), memcpy copies the rest, as any redistribution must.
  *
  * gdap's MPI executor picks its exchange from GDAP_MPI_EXCHANGE (p2p, the default; alltoallv;
  * datatype); each is timed as its own method, so the second table compares them.
  *
  * Usage: mpirun -np 4 redistribute_mpi [repeats [case]]
- *   repeats: timed calls per method (default 15, at least 10); case: 1, 2 or 3 runs only that
+ *   repeats: timed calls per method (default 15, at least 10); case: 1 to 5 runs only that
  *   case (to profile one), default all.
  */
 #define _POSIX_C_SOURCE 200112L /* setenv */
@@ -26,6 +36,9 @@
 #include <gdap/gdap_mpi.h>
 
 #include "bench_mpi.h"
+#ifdef GDAP_BENCH_COSTA
+#include "costa_peer.h"
+#endif
 
 #include <stdint.h>
 #include <stdio.h>
@@ -80,6 +93,10 @@ static const Case kCases[] = {
      {{{'c', 2, 64}, {'c', 2, 64}}}, {{{'c', 2, 128}, {'c', 2, 128}}}},
     {"row blocks (4x1) -> column blocks (1x4)", {{{'b', 4, 0}, {'b', 1, 0}}}, {{{'b', 1, 0}, {'b', 4, 0}}}},
     {"cyclic rows (4x1) -> row blocks (4x1)", {{{'c', 4, 1}, {'b', 1, 0}}}, {{{'b', 4, 0}, {'b', 1, 0}}}},
+    {"COSTA's: block-cyclic 128x128 (2x2) -> block-cyclic 36x36 (2x2)",
+     {{{'c', 2, 128}, {'c', 2, 128}}}, {{{'c', 2, 36}, {'c', 2, 36}}}},
+    {"COSTA's: block-cyclic 128x128 (2x2) -> the same layout",
+     {{{'c', 2, 128}, {'c', 2, 128}}}, {{{'c', 2, 128}, {'c', 2, 128}}}},
 };
 enum { NCASES = sizeof kCases / sizeof kCases[0] };
 
@@ -101,6 +118,7 @@ typedef struct Side {
   gdap_map* map;
   int64_t shape[2]; /* local extents, C order */
   int context;      /* BLACS grid */
+  int nprow, npcol; /* its extents (of the transposed matrix, see scalapack_side) */
   int desc[9];      /* ScaLAPACK descriptor of the same local buffer */
 } Side;
 
@@ -118,6 +136,8 @@ typedef struct Side {
 static void scalapack_side(Side* s, const Layout* l, int system_context) {
   const int nprow = l->axis[1].grid, npcol = l->axis[0].grid;
   s->context = system_context;
+  s->nprow = nprow;
+  s->npcol = npcol;
   Cblacs_gridinit(&s->context, "C", nprow, npcol);
   int rows, cols, myrow, mycol;
   Cblacs_gridinfo(s->context, &rows, &cols, &myrow, &mycol);
@@ -203,13 +223,18 @@ typedef struct Bench {
   int all_context;             /* a BLACS grid holding every rank, as pdgemr2d asks */
   int a2a_count;               /* MPI_Alltoall doubles per peer */
   double *a2a_send, *a2a_recv;
+  int64_t keep_extra;          /* doubles this rank keeps beyond its all-to-all share */
+  double *keep_from, *keep_to; /* memcpy'd by the floor */
+#ifdef GDAP_BENCH_COSTA
+  costa_peer* costa;
+#endif
 } Bench;
 
 typedef struct Method {
   const char* name;
   const char* exchange; /* GDAP_MPI_EXCHANGE for gdap's methods, NULL for the others */
-  void (*run)(Bench*);
-  int checked; /* writes the destination section, so its result can be verified */
+  void (*run)(Bench*); /* NULL: not built in (COSTA without GDAP_BENCH_COSTA) */
+  int checked;         /* writes the destination section, so its result can be verified */
 } Method;
 
 static void run_gdap(Bench* b) { CK(gdap_redistribute(b->comm, b->plan, b->src, b->dst)); }
@@ -219,9 +244,19 @@ static void run_pdgemr2d(Bench* b) {
   pdgemr2d_(&m, &n, b->src_data, &one, &one, b->from.desc, b->dst_data, &one, &one, b->to.desc, &b->all_context);
 }
 
+#ifdef GDAP_BENCH_COSTA
+static void run_costa(Bench* b) {
+  char error[256];
+  if (costa_peer_run(b->costa, MPI_COMM_WORLD, error, (int)sizeof error) != 0) die(error);
+}
+#else
+#define run_costa NULL
+#endif
+
 static void run_alltoall(Bench* b) {
   if (MPI_Alltoall(b->a2a_send, b->a2a_count, MPI_DOUBLE, b->a2a_recv, b->a2a_count, MPI_DOUBLE, MPI_COMM_WORLD) != MPI_SUCCESS)
     die("MPI_Alltoall failed");
+  if (b->keep_extra > 0) memcpy(b->keep_to, b->keep_from, (size_t)b->keep_extra * sizeof(double));
 }
 
 static const Method kMethods[] = {
@@ -229,9 +264,10 @@ static const Method kMethods[] = {
     {"gdap alltoallv", "alltoallv", run_gdap, 1},
     {"gdap datatype", "datatype", run_gdap, 1},
     {"pdgemr2d", NULL, run_pdgemr2d, 1},
+    {"COSTA", NULL, run_costa, 1},
     {"MPI_Alltoall", NULL, run_alltoall, 0},
 };
-enum { NMETHODS = sizeof kMethods / sizeof kMethods[0], GDAP_P2P = 0, GDAP_ALLTOALLV, GDAP_DATATYPE, PDGEMR2D, ALLTOALL };
+enum { NMETHODS = sizeof kMethods / sizeof kMethods[0], GDAP_P2P = 0, GDAP_ALLTOALLV, GDAP_DATATYPE, PDGEMR2D, COSTA, ALLTOALL };
 
 /* One call, as the slowest rank saw it (seconds). */
 static double timed(const Method* m, Bench* b) {
@@ -289,9 +325,24 @@ static void bench_init(Bench* b, const Case* c, gdap_comm* comm, int system_cont
   b->a2a_count = (int)per_peer;
   b->a2a_send = alloc_touched((int64_t)per_peer * NRANKS);
   b->a2a_recv = alloc_touched((int64_t)per_peer * NRANKS);
+  const int64_t kept = b->stats.local_bytes / (int64_t)sizeof(double);
+  b->keep_extra = kept > per_peer ? kept - per_peer : 0;
+  b->keep_from = alloc_touched(b->keep_extra);
+  b->keep_to = alloc_touched(b->keep_extra);
+#ifdef GDAP_BENCH_COSTA
+  char error[256];
+  b->costa = costa_peer_create(b->from.desc, b->from.nprow, b->from.npcol, b->src_data, b->to.desc, b->to.nprow,
+                               b->to.npcol, b->dst_data, g_rank, error, (int)sizeof error);
+  if (!b->costa) die(error);
+#endif
 }
 
 static void bench_free(Bench* b) {
+#ifdef GDAP_BENCH_COSTA
+  costa_peer_destroy(b->costa);
+#endif
+  free(b->keep_from);
+  free(b->keep_to);
   free(b->a2a_send);
   free(b->a2a_recv);
   gdap_array_destroy(b->src);
@@ -304,35 +355,45 @@ static void bench_free(Bench* b) {
 
 typedef struct Result {
   double ms[NMETHODS];      /* medians */
+  double min_ms[NMETHODS];  /* minima */
   long long send_bytes;     /* the busiest rank's bytes to other ranks */
   long long local_bytes;    /* its copy within itself */
   long long send_messages;  /* its messages */
   long long send_runs;      /* its contiguous runs sent */
+  long long local_runs;     /* its contiguous runs copied within itself */
 } Result;
 
 static Result run_case(const Case* c, gdap_comm* comm, int system_context, int repeats) {
   Bench b;
   bench_init(&b, c, comm, system_context);
   for (int m = 0; m < NMETHODS; ++m) {
+    if (!kMethods[m].run) continue;
     if (kMethods[m].checked) verify(&kMethods[m], &b);
     else timed(&kMethods[m], &b);
   }
   for (int w = 1; w < WARMUP; ++w)
-    for (int m = 0; m < NMETHODS; ++m) timed(&kMethods[m], &b);
+    for (int m = 0; m < NMETHODS; ++m)
+      if (kMethods[m].run) timed(&kMethods[m], &b);
 
-  double* t = malloc((size_t)(NMETHODS * repeats) * sizeof *t);
+  double* t = calloc((size_t)(NMETHODS * repeats), sizeof *t);
   if (!t) die("out of memory");
   for (int r = 0; r < repeats; ++r)
-    for (int m = 0; m < NMETHODS; ++m) t[m * repeats + r] = timed(&kMethods[m], &b);
+    for (int m = 0; m < NMETHODS; ++m)
+      if (kMethods[m].run) t[m * repeats + r] = timed(&kMethods[m], &b);
 
   Result out;
-  for (int m = 0; m < NMETHODS; ++m) out.ms[m] = 1e3 * median(t + m * repeats, repeats);
-  long long counts[4] = {b.stats.send_bytes, b.stats.local_bytes, b.stats.send_messages, b.stats.send_runs};
-  MPI_Allreduce(MPI_IN_PLACE, counts, 4, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  for (int m = 0; m < NMETHODS; ++m) {
+    out.ms[m] = 1e3 * median(t + m * repeats, repeats); /* sorts: the minimum comes first */
+    out.min_ms[m] = 1e3 * t[m * repeats];
+  }
+  long long counts[5] = {b.stats.send_bytes, b.stats.local_bytes, b.stats.send_messages, b.stats.send_runs,
+                         b.stats.local_runs};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 5, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
   out.send_bytes = counts[0];
   out.local_bytes = counts[1];
   out.send_messages = counts[2];
   out.send_runs = counts[3];
+  out.local_runs = counts[4];
   free(t);
   bench_free(&b);
   return out;
@@ -344,35 +405,52 @@ static Result run_case(const Case* c, gdap_comm* comm, int system_context, int r
 
 static double mib(long long bytes) { return (double)bytes / (1024.0 * 1024.0); }
 
+/* "median (min)" of one method, or "n/a" where it is not built in. */
+static void print_ms(const Result* r, int m) {
+  if (kMethods[m].run) printf(" %.1f (%.1f) |", r->ms[m], r->min_ms[m]);
+  else printf(" n/a |");
+}
+
+static void print_ratio(const Result* r, int num, int den) {
+  if (kMethods[num].run && kMethods[den].run) printf(" %.2f |", r->ms[num] / r->ms[den]);
+  else printf(" n/a |");
+}
+
 static void report(const Result* r, const int* ran, int repeats) {
-  printf("\nfloat64 %d x %d (%.0f MiB), %d ranks; median of %d after %d warm-ups, each the slowest rank's time.\n"
+  printf("\nfloat64 %d x %d (%.0f MiB), %d ranks; median (min) of %d after %d warm-ups, each the slowest rank's time.\n"
          "Sent = bytes each rank sends to other ranks (gdap's plan; MPI_Alltoall sends the same),\n"
-         "kept = bytes it copies within itself.\n\n",
+         "kept = bytes it copies within itself. Ratios are of medians.\n\n",
          N, N, mib((long long)N * N * 8), NRANKS, repeats, WARMUP);
-  printf("| case | sent/rank MiB | kept/rank MiB | gdap ms | pdgemr2d ms | MPI_Alltoall ms | pdgemr2d/gdap | Alltoall/gdap |\n");
-  printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  printf("| case | sent/rank MiB | kept/rank MiB | gdap ms | COSTA ms | pdgemr2d ms | MPI_Alltoall ms |"
+         " COSTA/gdap | pdgemr2d/gdap | gdap/Alltoall |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int c = 0; c < NCASES; ++c) {
     if (!ran[c]) continue;
-    const double* ms = r[c].ms;
-    printf("| %s | %.0f | %.0f | %.1f | %.1f | %.1f | %.2f | %.2f |\n", kCases[c].name, mib(r[c].send_bytes),
-           mib(r[c].local_bytes), ms[GDAP_P2P], ms[PDGEMR2D], ms[ALLTOALL], ms[PDGEMR2D] / ms[GDAP_P2P],
-           ms[ALLTOALL] / ms[GDAP_P2P]);
+    printf("| %s | %.0f | %.0f |", kCases[c].name, mib(r[c].send_bytes), mib(r[c].local_bytes));
+    print_ms(&r[c], GDAP_P2P);
+    print_ms(&r[c], COSTA);
+    print_ms(&r[c], PDGEMR2D);
+    print_ms(&r[c], ALLTOALL);
+    print_ratio(&r[c], COSTA, GDAP_P2P);
+    print_ratio(&r[c], PDGEMR2D, GDAP_P2P);
+    print_ratio(&r[c], GDAP_P2P, ALLTOALL);
+    printf("\n");
   }
   printf("\ngdap's exchanges (GDAP_MPI_EXCHANGE), same runs:\n\n");
-  printf("| case | messages/rank | runs sent/rank | p2p ms | alltoallv ms | datatype ms |\n");
-  printf("|---|---:|---:|---:|---:|---:|\n");
+  printf("| case | messages/rank | runs sent/rank | runs kept/rank | p2p ms | alltoallv ms | datatype ms |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|\n");
   for (int c = 0; c < NCASES; ++c) {
     if (!ran[c]) continue;
     const double* ms = r[c].ms;
-    printf("| %s | %lld | %lld | %.1f | %.1f | %.1f |\n", kCases[c].name, r[c].send_messages, r[c].send_runs,
-           ms[GDAP_P2P], ms[GDAP_ALLTOALLV], ms[GDAP_DATATYPE]);
+    printf("| %s | %lld | %lld | %lld | %.1f | %.1f | %.1f |\n", kCases[c].name, r[c].send_messages, r[c].send_runs,
+           r[c].local_runs, ms[GDAP_P2P], ms[GDAP_ALLTOALLV], ms[GDAP_DATATYPE]);
   }
 }
 
 int main(int argc, char** argv) {
   const int repeats = start_ranks(&argc, &argv, NRANKS, DEFAULT_REPEATS, MIN_REPEATS);
   const int only = argc > 2 ? atoi(argv[2]) : 0;
-  if (only < 0 || only > NCASES) die("case must be 1, 2 or 3");
+  if (only < 0 || only > NCASES) die("case must be 1 to 5");
 
   gdap_comm* comm = NULL;
   CK(gdap_comm_from_mpi(&comm, (int)MPI_Comm_c2f(MPI_COMM_WORLD)));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds libgdap (MPI, no CUDA) in build-bench and the harnesses beside it, then runs them with 4
 # ranks and prints their markdown tables:
-#   redistribute     gdap's redistribution beside ScaLAPACK's pdgemr2d and a raw MPI_Alltoall;
+#   redistribute     gdap's redistribution beside ScaLAPACK's pdgemr2d, COSTA (when COSTA_PREFIX
+#                    is set) and a raw MPI_Alltoall;
 #   reduce_scatter   gdap_reduce_scatter beside MPI_Reduce_scatter_block and MPI_Allreduce;
 #   halo             gdap's halo exchange beside hand-written MPI datatypes and raw MPI sends.
 # Usage: run.sh [redistribute|reduce_scatter|halo [harness arguments]]: no argument runs all three;
@@ -11,6 +12,8 @@
 #   GDAP_BENCH_BUILD  build directory (default <repo>/build-bench)
 #   JOBS              parallel build jobs (default 2)
 #   GDAP_BENCH_NO_BUILD=1  time the libgdap already built (while its sources are being edited)
+#   COSTA_PREFIX      a COSTA install (bench/mpi/costa.sh builds one): adds costa::transform to
+#                     redistribute, with OMP_NUM_THREADS=1 unless set (4 ranks already fill 2 cores)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${GDAP_BENCH_BUILD:-$root/build-bench}
@@ -35,6 +38,25 @@ build_harness() {  # name, extra libraries
       -Wl,-rpath,"$build"
   fi
 }
+# The redistribution harness with COSTA: its C++ side is built against COSTA's install, and the
+# binary gets its own name so that a build without COSTA is never mistaken for one with it.
+build_redistribute_costa() {
+  local bin=$build/bench_redistribute_costa_mpi dir=$root/bench/mpi
+  if [ ! -f "$COSTA_PREFIX/include/costa/layout.hpp" ]; then
+    echo "run.sh: COSTA_PREFIX=$COSTA_PREFIX holds no COSTA install (run bench/mpi/costa.sh)" >&2; exit 2
+  fi
+  local lib; lib=$(ls -d "$COSTA_PREFIX"/lib*/libcosta.a 2>/dev/null | head -1)
+  [ -n "$lib" ] || { echo "run.sh: no libcosta.a under $COSTA_PREFIX/lib*" >&2; exit 2; }
+  if [ ! -x "$bin" ] || [ "$dir/redistribute_mpi.c" -nt "$bin" ] || [ "$dir/costa_peer.cpp" -nt "$bin" ] \
+     || [ "$build/libgdap.so" -nt "$bin" ] || [ "$lib" -nt "$bin" ]; then
+    mpicc -std=c99 -O2 -g -Wall -Wextra -DGDAP_BENCH_COSTA -I"$root/include" -c "$dir/redistribute_mpi.c" \
+      -o "$build/redistribute_costa_mpi.o"
+    mpicxx -std=c++17 -O2 -g -Wall -Wextra -DOMPI_SKIP_MPICXX -fopenmp -isystem "$COSTA_PREFIX/include" -c "$dir/costa_peer.cpp" \
+      -o "$build/costa_peer.o"
+    mpicxx -fopenmp "$build/redistribute_costa_mpi.o" "$build/costa_peer.o" -o "$bin" "$lib" -L"$build" -lgdap \
+      -lscalapack-openmpi -Wl,-rpath,"$build"
+  fi
+}
 which=${1:-all}
 [ $# -gt 0 ] && shift
 case $which in
@@ -54,8 +76,15 @@ echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 # Other work on a shared machine skews the times: the load averages before and after say how much.
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "$which" = all ] || [ "$which" = redistribute ]; then
-  build_harness redistribute -lscalapack-openmpi
-  mpirun "${mpirun_args[@]}" "$build/bench_redistribute_mpi" "$@"
+  if [ -n "${COSTA_PREFIX:-}" ]; then
+    build_redistribute_costa
+    echo "COSTA: $COSTA_PREFIX, OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}"
+    OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} mpirun "${mpirun_args[@]}" -x OMP_NUM_THREADS \
+      "$build/bench_redistribute_costa_mpi" "$@"
+  else
+    build_harness redistribute -lscalapack-openmpi
+    mpirun "${mpirun_args[@]}" "$build/bench_redistribute_mpi" "$@"
+  fi
 fi
 if [ "$which" = all ] || [ "$which" = reduce_scatter ]; then
   build_harness reduce_scatter

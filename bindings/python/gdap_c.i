@@ -20,8 +20,10 @@
  *    or None), and gdap_halo_stats_get returns a dict of the gdap_halo_stats counts;
  *  - IPC handles are bytes: gdap_ipc_export returns GDAP_IPC_HANDLE_SIZE of them, gdap_ipc_open
  *    takes any bytes-like object (its length is the size gdap checks);
- *  - collective calls (and gdap_plan_create) release the GIL while they run: the ranks of an
- *    in-process group are Python threads that must all be inside the call at once.
+ *  - collective calls (and gdap_plan_create, gdap_comm_destroy) release the GIL while they run: the
+ *    ranks of an in-process group are Python threads that must all be inside the call at once.
+ * The typemaps that follow from the headers alone (handles a call creates, the statistics dicts, the
+ * calls without the GIL) are generated into gdap_c_generated.i by tools/abigen.
  * gdap_mpi.h and gdap_cuda.h are wrapped too: gdap_comm_from_mpi takes the communicator's Fortran
  * handle as an int (mpi4py: comm.py2f()), gdap_comm_from_nccl an ncclComm_t address.
  *
@@ -391,6 +393,31 @@ static void* gdap_py_capsule_tensor(PyObject* capsule, const char* name, const c
   return PyCapsule_GetPointer(capsule, name);
 }
 
+/* ---- Ctrl-C in collective calls ------------------------------------------------------------ */
+
+/* SIGINTs that gdap's handler noted (gdap/_comm.py installs it in place of Python's default one),
+ * and, per thread, how many there were when its collective call began. */
+static volatile long gdap_py_sigints = 0;
+static _Thread_local long gdap_py_call_sigints = 0;
+
+/* The interrupt check of every Comm (gdap_comm_set_interrupt), run on the waiting thread every
+ * 100 ms or so. On the main thread it runs Python's pending signal handlers: Ctrl-C's raises
+ * KeyboardInterrupt, which stays set and which the call then raises (the gdap_status typemap). On
+ * any thread it stops a call during which a Ctrl-C came (the main thread may be in join()). While
+ * the interpreter shuts down it stops every wait: nothing is left to wait for. */
+static int gdap_py_interrupted(void* user) {
+  (void)user;
+#if PY_VERSION_HEX >= 0x030D0000
+  if (Py_IsFinalizing()) return 1;
+#else
+  if (_Py_IsFinalizing()) return 1;
+#endif
+  PyGILState_STATE state = PyGILState_Ensure();
+  const int raised = PyErr_CheckSignals() != 0;
+  PyGILState_Release(state);
+  return raised || gdap_py_sigints != gdap_py_call_sigints;
+}
+
 /* ---- memory a Python object owns, as a DLPack tensor ------------------------------------- */
 
 typedef struct gdap_py_owned_tensor {
@@ -426,6 +453,7 @@ static void gdap_py_owned_tensor_deleter(struct DLManagedTensorVersioned* self) 
 /* ---- gdap_status: raise, or return the out-parameters ------------------------------------ */
 
 %typemap(out) gdap_status {
+  if ($1 == GDAP_ERR_INTERRUPTED && PyErr_Occurred()) SWIG_fail; /* the signal handler's own exception */
   if ($1 != GDAP_SUCCESS) {
     gdap_py_raise_status($1);
     SWIG_fail;
@@ -435,6 +463,28 @@ static void gdap_py_owned_tensor_deleter(struct DLManagedTensorVersioned* self) 
 }
 %typemap(ret) gdap_status {
   $result = gdap_py_collapse($result);
+}
+
+/* ---- string inputs: a str (or None for NULL) -------------------------------------------------- */
+
+/* A str holding a NUL character raises ValueError: its C string would end there and name another
+ * file or segment ("out/x\0y" would write out/x_0.dnpy). */
+%typemap(in) const char* prefix, const char* path, const char* name, const char* version {
+  $1 = NULL;
+  if ($input != Py_None) {
+    Py_ssize_t n = 0;
+    const char* s = PyUnicode_Check($input) ? PyUnicode_AsUTF8AndSize($input, &n) : NULL;
+    if (s == NULL) {
+      if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "$1_name must be a str or None, not %s", Py_TYPE($input)->tp_name);
+      SWIG_fail;
+    }
+    if ((Py_ssize_t)strlen(s) != n) {
+      PyErr_Format(PyExc_ValueError, "$1_name holds a NUL character at position %zd: a C string would end there",
+                   (Py_ssize_t)strlen(s));
+      SWIG_fail;
+    }
+    $1 = (char*)s;
+  }
 }
 
 /* ---- scalar outputs ------------------------------------------------------------------------ */
@@ -777,52 +827,9 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
   PyBuffer_Release(&view); /* the caller keeps the object, and so the memory, alive */
 }
 
-/* ---- handles ------------------------------------------------------------------------------ */
-
-%typemap(in, numinputs=0) gdap_map** out (gdap_map* temp), gdap_array** out (gdap_array* temp),
-    gdap_comm** out (gdap_comm* temp), gdap_plan** out (gdap_plan* temp), gdap_halo** out (gdap_halo* temp),
-    gdap_exchange** out (gdap_exchange* temp) {
-  temp = NULL;
-  $1 = &temp;
-}
-%typemap(argout) gdap_map** out {
-  if (gdap_py_append($result, SWIG_NewPointerObj(*$1, $descriptor(gdap_map*), 0)) != 0) {
-    gdap_map_destroy(*$1);
-    SWIG_fail;
-  }
-}
-%typemap(argout) gdap_array** out {
-  if (gdap_py_append($result, SWIG_NewPointerObj(*$1, $descriptor(gdap_array*), 0)) != 0) {
-    gdap_array_destroy(*$1);
-    SWIG_fail;
-  }
-}
-%typemap(argout) gdap_comm** out {
-  if (gdap_py_append($result, SWIG_NewPointerObj(*$1, $descriptor(gdap_comm*), 0)) != 0) {
-    gdap_comm_destroy(*$1);
-    SWIG_fail;
-  }
-}
-%typemap(argout) gdap_plan** out {
-  if (gdap_py_append($result, SWIG_NewPointerObj(*$1, $descriptor(gdap_plan*), 0)) != 0) {
-    gdap_plan_destroy(*$1);
-    SWIG_fail;
-  }
-}
-
-%typemap(argout) gdap_halo** out {
-  if (gdap_py_append($result, SWIG_NewPointerObj(*$1, $descriptor(gdap_halo*), 0)) != 0) {
-    gdap_halo_destroy(*$1);
-    SWIG_fail;
-  }
-}
-
-%typemap(argout) gdap_exchange** out {
-  if (gdap_py_append($result, SWIG_NewPointerObj(*$1, $descriptor(gdap_exchange*), 0)) != 0) {
-    gdap_exchange_destroy(*$1);
-    SWIG_fail;
-  }
-}
+/* ---- what follows from the headers alone (tools/abigen writes it): typemaps for the handles a call
+ * creates and for the statistics structs, and the list of calls that run without the GIL ------- */
+%include "gdap_c_generated.i"
 
 /* ---- communicators and plans ------------------------------------------------------------ */
 
@@ -862,21 +869,6 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
   if (gdap_py_append($result, PyLong_FromLong((long)*$1)) != 0) SWIG_fail;
 }
 
-%typemap(in, numinputs=0) gdap_plan_stats* stats (gdap_plan_stats temp) {
-  memset(&temp, 0, sizeof temp);
-  temp.struct_size = (int64_t)sizeof temp;
-  $1 = &temp;
-}
-%typemap(argout) gdap_plan_stats* stats {
-  PyObject* d = Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "rank", (long long)$1->rank, "nranks",
-                              (long long)$1->nranks, "send_messages", (long long)$1->send_messages, "recv_messages",
-                              (long long)$1->recv_messages, "send_bytes", (long long)$1->send_bytes, "recv_bytes",
-                              (long long)$1->recv_bytes, "local_bytes", (long long)$1->local_bytes, "send_runs",
-                              (long long)$1->send_runs, "recv_runs", (long long)$1->recv_runs, "local_runs",
-                              (long long)$1->local_runs);
-  if (gdap_py_append($result, d) != 0) SWIG_fail;
-}
-
 /* ---- halos ------------------------------------------------------------------------------- */
 
 /* gdap_halo_options from None (defaults) or a pair (corners, widths): widths None or a sequence
@@ -903,32 +895,24 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
   if ($1 != NULL) gdap_py_i64_free($1->widths);
 }
 
-%typemap(in, numinputs=0) gdap_halo_stats* stats (gdap_halo_stats temp) {
-  memset(&temp, 0, sizeof temp);
-  temp.struct_size = (int64_t)sizeof temp;
-  $1 = &temp;
-}
-%typemap(argout) gdap_halo_stats* stats {
-  PyObject* d = Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "rank", (long long)$1->rank, "nranks",
-                              (long long)$1->nranks, "send_messages", (long long)$1->send_messages, "recv_messages",
-                              (long long)$1->recv_messages, "send_bytes", (long long)$1->send_bytes, "recv_bytes",
-                              (long long)$1->recv_bytes, "local_bytes", (long long)$1->local_bytes);
-  if (gdap_py_append($result, d) != 0) SWIG_fail;
-}
-
 /* ---- Zarr stores --------------------------------------------------------------------------- */
 
-/* gdap_zarr_options from None (defaults) or a triple (codec, zstd_level, overwrite). */
+/* gdap_zarr_options from None (defaults) or a tuple (codec, zstd_level, overwrite, layout, shuffle,
+ * chunk_bytes); the last three may be left out (their defaults). */
 %typemap(in) const gdap_zarr_options* options (gdap_zarr_options temp) {
   $1 = NULL;
   if ($input != Py_None) {
-    int codec = 0, level = 0, overwrite = 0;
-    if (!PyArg_ParseTuple($input, "iip", &codec, &level, &overwrite)) SWIG_fail;
+    int codec = 0, level = 0, overwrite = 0, layout = GDAP_ZARR_SHARDS, shuffle = GDAP_ZARR_SHUFFLE;
+    long long chunk_bytes = 0;
+    if (!PyArg_ParseTuple($input, "iip|iiL", &codec, &level, &overwrite, &layout, &shuffle, &chunk_bytes)) SWIG_fail;
     memset(&temp, 0, sizeof temp);
-    temp.struct_size = (int64_t)sizeof temp;
+    temp.struct_size = (uint32_t)sizeof temp;
     temp.codec = codec;
     temp.zstd_level = level;
     temp.overwrite = overwrite;
+    temp.layout = layout;
+    temp.shuffle = shuffle;
+    temp.chunk_bytes = (int64_t)chunk_bytes;
     $1 = &temp;
   }
 }
@@ -973,45 +957,8 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
   }
 }
 
-/* Calls that wait for other ranks (or plan at length) run without the GIL: the ranks of an
- * in-process group are threads of this interpreter, and each must reach the call. */
-%define GDAP_WITHOUT_GIL(NAME)
-%exception NAME {
-  Py_BEGIN_ALLOW_THREADS
-  $action
-  Py_END_ALLOW_THREADS
-}
-%enddef
-GDAP_WITHOUT_GIL(gdap_comm_from_mpi)
-GDAP_WITHOUT_GIL(gdap_comm_destroy)
-GDAP_WITHOUT_GIL(gdap_comm_barrier)
-GDAP_WITHOUT_GIL(gdap_map_create_collective)
-GDAP_WITHOUT_GIL(gdap_plan_create)
-GDAP_WITHOUT_GIL(gdap_redistribute)
-GDAP_WITHOUT_GIL(gdap_allreduce)
-GDAP_WITHOUT_GIL(gdap_reduce_scatter)
-GDAP_WITHOUT_GIL(gdap_reduce_axes)
-GDAP_WITHOUT_GIL(gdap_halo_exchange)
-GDAP_WITHOUT_GIL(gdap_halo_exchange_init)
-GDAP_WITHOUT_GIL(gdap_exchange_start)
-GDAP_WITHOUT_GIL(gdap_save_zarr)
-GDAP_WITHOUT_GIL(gdap_load_zarr)
-GDAP_WITHOUT_GIL(gdap_save_dnpy)
-GDAP_WITHOUT_GIL(gdap_load_dnpy)
-
 /* ---- distributed GEMM ---------------------------------------------------------------------- */
-/* gdap_gemm handles like plans; gdap_gemm_options from None (defaults) or a pair (mode,
- * panel_width); gdap_gemm_stats_get returns a dict of the gdap_gemm_stats counts. */
-%typemap(in, numinputs=0) gdap_gemm** out (gdap_gemm* temp) {
-  temp = NULL;
-  $1 = &temp;
-}
-%typemap(argout) gdap_gemm** out {
-  if (gdap_py_append($result, SWIG_NewPointerObj(*$1, $descriptor(gdap_gemm*), 0)) != 0) {
-    gdap_gemm_destroy(*$1);
-    SWIG_fail;
-  }
-}
+/* gdap_gemm_options from None (defaults) or a pair (mode, panel_width). */
 %typemap(in) const gdap_gemm_options* options (gdap_gemm_options temp) {
   $1 = NULL;
   if ($input != Py_None) {
@@ -1025,24 +972,6 @@ GDAP_WITHOUT_GIL(gdap_load_dnpy)
     $1 = &temp;
   }
 }
-%typemap(in, numinputs=0) gdap_gemm_stats* stats (gdap_gemm_stats temp) {
-  memset(&temp, 0, sizeof temp);
-  temp.struct_size = (int64_t)sizeof temp;
-  $1 = &temp;
-}
-%typemap(argout) gdap_gemm_stats* stats {
-  PyObject* d = Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "rank", (long long)$1->rank,
-                              "nranks", (long long)$1->nranks, "grid_rows", (long long)$1->grid_rows, "grid_cols",
-                              (long long)$1->grid_cols, "redistributed_a", (long long)$1->redistributed_a,
-                              "redistributed_b", (long long)$1->redistributed_b, "redistributed_c",
-                              (long long)$1->redistributed_c, "redistribute_bytes", (long long)$1->redistribute_bytes,
-                              "panels", (long long)$1->panels, "panel_bytes", (long long)$1->panel_bytes, "local_m",
-                              (long long)$1->local_m, "local_n", (long long)$1->local_n, "flops", (long long)$1->flops);
-  if (gdap_py_append($result, d) != 0) SWIG_fail;
-}
-GDAP_WITHOUT_GIL(gdap_gemm_create)
-GDAP_WITHOUT_GIL(gdap_gemm_execute)
-
 /* ---- DLPack -------------------------------------------------------------------------------- */
 
 %typemap(in, numinputs=0) struct DLManagedTensorVersioned** out (struct DLManagedTensorVersioned* temp),
@@ -1100,6 +1029,15 @@ GDAP_WITHOUT_GIL(gdap_gemm_execute)
     return PyBytes_FromStringAndSize((const char*)$self->indices, (Py_ssize_t)($self->num_indices * 8));
   }
 }
+
+/* Ctrl-C for collective calls: the Python package sets the interrupt check above on every Comm,
+ * and its SIGINT handler notes each Ctrl-C (gdap/_comm.py). gdap_comm_set_interrupt itself takes a
+ * C function pointer, which Python has no use for. */
+%ignore gdap_comm_set_interrupt;
+%inline %{
+gdap_status gdap_py_set_interrupt(gdap_comm* comm) { return gdap_comm_set_interrupt(comm, gdap_py_interrupted, NULL); }
+void gdap_py_note_interrupt(void) { gdap_py_sigints = gdap_py_sigints + 1; }
+%}
 
 /* The PyCapsule glue, visible from Python as gdap_py_tensor_from_pointer. */
 %inline %{

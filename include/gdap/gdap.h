@@ -82,7 +82,8 @@ typedef enum gdap_status {
   GDAP_ERR_REMOTE = 12,          /**< another rank failed a collective call */
   GDAP_ERR_TIMEOUT = 13,         /**< a collective call did not complete in time */
   GDAP_ERR_IO = 14,              /**< reading or writing a file failed */
-  GDAP_ERR_INTERNAL = 15         /**< a bug in gdap: please report it with gdap_last_error() */
+  GDAP_ERR_INTERNAL = 15,        /**< a bug in gdap: please report it with gdap_last_error() */
+  GDAP_ERR_INTERRUPTED = 16      /**< a wait at a collective call was interrupted (gdap_comm_set_interrupt) */
 } gdap_status;
 
 /** The name of a status code, e.g. "GDAP_ERR_PROTOCOL". Static string: never free it. */
@@ -116,10 +117,14 @@ GDAP_API gdap_status gdap_protocol_version_check(const char* version);
  * Element types and devices (DLPack-compatible)
  * ------------------------------------------------------------------------------------------- */
 
-/** Element type; the same layout and codes as DLPack's DLDataType. */
+/**
+ * Element type; the same layout and codes as DLPack's DLDataType. gdap takes the codes below at the
+ * widths DLPack gives them (int and uint: 8, 16, 32, 64 bits; float: 16, 32, 64; bfloat: 16;
+ * complex: 32, 64, 128; bool: 8) and refuses any other code or width with GDAP_ERR_UNSUPPORTED.
+ */
 typedef struct gdap_dtype {
   uint8_t code; /**< GDAP_DTYPE_* (DLPack's DLDataTypeCode) */
-  uint8_t bits; /**< bits per lane: 8, 16, 32, 64 or 128 */
+  uint8_t bits; /**< bits per lane */
   uint16_t lanes; /**< 1 for scalars */
 } gdap_dtype;
 
@@ -162,6 +167,15 @@ typedef enum gdap_dist_type {
 #define GDAP_KEY_PERIODIC (1u << 1)   /**< 'b': periodic */
 #define GDAP_KEY_BLOCK_SIZE (1u << 2) /**< 'c': block_size */
 #define GDAP_KEY_ONE_TO_ONE (1u << 3) /**< 'u': one_to_one */
+
+/**
+ * Versioned structs (gdap_dim, the _options and _stats structs) begin with `uint32_t struct_size`,
+ * set by their _INIT macro: a caller compiled against an older release passes its smaller struct
+ * (the fields it lacks take their defaults), a newer caller its larger one (gdap reads and writes
+ * the fields it knows). gdap refuses with GDAP_ERR_INVALID_ARGUMENT a struct_size below the
+ * struct's first release, not a multiple of 8, or above GDAP_MAX_STRUCT_SIZE. See docs/abi.md.
+ */
+#define GDAP_MAX_STRUCT_SIZE 1024
 
 /**
  * One dimension dictionary. Initialise with GDAP_DIM_INIT (or a gdap_dim_set_* call), then fill
@@ -219,7 +233,8 @@ GDAP_API gdap_status gdap_dim_set_cyclic(gdap_dim* dim, int64_t size, int64_t pr
  * `*dim`. `one_to_one` < 0 leaves the optional key out (default false); 0 or 1 gives it.
  */
 GDAP_API gdap_status gdap_dim_set_unstructured(gdap_dim* dim, int64_t size, int64_t proc_grid_size,
-                                               int64_t proc_grid_rank, const int64_t* indices,
+                                               int64_t proc_grid_rank,
+                                               const int64_t* indices /*[num_indices], retained*/,
                                                int64_t num_indices, int one_to_one);
 
 /**
@@ -243,7 +258,8 @@ GDAP_API gdap_status gdap_dim_validate(const gdap_dim* dim, int64_t dim_index, i
  * `shape[i]` as dimension i's extent. `shape` may be NULL (extents unknown). `ndim` may be 0
  * (a 0-d array). `dims` (stride dims[0].struct_size) and `shape` are borrowed.
  */
-GDAP_API gdap_status gdap_dims_validate(const gdap_dim* dims, int64_t ndim, const int64_t* shape);
+GDAP_API gdap_status gdap_dims_validate(const gdap_dim* dims /*[ndim]*/, int64_t ndim,
+                                        const int64_t* shape /*[ndim] or NULL*/);
 
 /**
  * Number of global indices this process owns along one dimension: for 'b' the held range less
@@ -277,12 +293,12 @@ GDAP_API gdap_status gdap_dim_local_to_global(int64_t* global, const gdap_dim* d
  * Grid coordinates of `rank` on a process grid of `ndim` dimensions `grid_shape`, in C order
  * (last coordinate fastest, as MPI_Cart_create). `coords` (ndim) is written; `grid_shape` borrowed.
  */
-GDAP_API gdap_status gdap_grid_rank_to_coords(int64_t* coords, int64_t ndim, const int64_t* grid_shape,
-                                              int64_t rank);
+GDAP_API gdap_status gdap_grid_rank_to_coords(int64_t* coords /*[ndim]*/, int64_t ndim,
+                                              const int64_t* grid_shape /*[ndim]*/, int64_t rank);
 
 /** The rank at grid coordinates `coords` (C order). The inverse of gdap_grid_rank_to_coords. */
-GDAP_API gdap_status gdap_grid_coords_to_rank(int64_t* rank, int64_t ndim, const int64_t* grid_shape,
-                                              const int64_t* coords);
+GDAP_API gdap_status gdap_grid_coords_to_rank(int64_t* rank, int64_t ndim, const int64_t* grid_shape /*[ndim]*/,
+                                              const int64_t* coords /*[ndim]*/);
 
 /**
  * A run of owned global indices that sit contiguously in the local buffer:
@@ -306,8 +322,8 @@ GDAP_API gdap_status gdap_dim_num_runs(int64_t* num_runs, const gdap_dim* dim);
  * `*written` is how many were written (fewer at the end). Lets a caller walk any number of runs
  * in chunks of its choosing. O(capacity) for 'b' and 'c'; 'u' sorts its indices (O(n log n)).
  */
-GDAP_API gdap_status gdap_dim_runs(gdap_run* runs, int64_t* written, const gdap_dim* dim, int64_t first,
-                                   int64_t capacity);
+GDAP_API gdap_status gdap_dim_runs(gdap_run* runs /*[capacity]*/, int64_t* written, const gdap_dim* dim,
+                                   int64_t first, int64_t capacity);
 
 /* ---------------------------------------------------------------------------------------------
  * Global maps (layer 2): every rank's dim_data, checked collectively, with O(1) look-ups
@@ -333,7 +349,8 @@ typedef struct gdap_map gdap_map;
  * Owner look-ups are O(1) for even 'b' and all 'c', O(log P) for irregular 'b', O(log n) for 'u'.
  * On success `*out` is a new map the caller destroys with gdap_map_destroy.
  */
-GDAP_API gdap_status gdap_map_create(gdap_map** out, int64_t nranks, int64_t ndim, const gdap_dim* dims);
+GDAP_API gdap_status gdap_map_create(gdap_map** out, int64_t nranks, int64_t ndim,
+                                     const gdap_dim* dims /*[nranks * ndim]*/);
 
 /**
  * The layout of a gather's result or a scatter's source: the whole array of `ndim` >= 1 dimensions
@@ -342,8 +359,8 @@ GDAP_API gdap_status gdap_map_create(gdap_map** out, int64_t nranks, int64_t ndi
  * gathers, a plan from it scatters; both run through gdap_redistribute on every engine. Not
  * collective. `shape` is borrowed. On success `*out` is a new map (gdap_map_destroy).
  */
-GDAP_API gdap_status gdap_map_create_root(gdap_map** out, int64_t nranks, int64_t ndim, const int64_t* shape,
-                                          int64_t root);
+GDAP_API gdap_status gdap_map_create_root(gdap_map** out, int64_t nranks, int64_t ndim,
+                                          const int64_t* shape /*[ndim]*/, int64_t root);
 
 /**
  * The layout of an allgather's result or a broadcast's destination: the whole array on every one
@@ -352,7 +369,8 @@ GDAP_API gdap_status gdap_map_create_root(gdap_map** out, int64_t nranks, int64_
  * from gdap_map_create_root's map, broadcasts. Each rank's section has the full shape, indices in
  * order. The map holds shape[0] indices per rank. Not collective. `shape` is borrowed.
  */
-GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64_t nranks, int64_t ndim, const int64_t* shape);
+GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64_t nranks, int64_t ndim,
+                                                const int64_t* shape /*[ndim]*/);
 
 /* ---------------------------------------------------------------------------------------------
  * Layouts (layer 2): whole distributions in one call, without writing dictionaries by hand
@@ -366,7 +384,7 @@ GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64_t nranks, 
  * an entry is negative, nranks < 1, or the fixed entries' product does not divide nranks (naming
  * both); nothing is written then. `grid_shape` (ndim values) is read and written. Not collective.
  */
-GDAP_API gdap_status gdap_grid_balance(int64_t* grid_shape, int64_t ndim, int64_t nranks);
+GDAP_API gdap_status gdap_grid_balance(int64_t* grid_shape /*[ndim]*/, int64_t ndim, int64_t nranks);
 
 /**
  * How gdap_map_create_grid lays out one dimension over one axis of the process grid. Initialise with
@@ -406,8 +424,8 @@ typedef struct gdap_axis_layout {
  *    blocks split the n interior cells and the two edge blocks add their h boundary cells;
  *  - periodic without a halo only gives the 'periodic' key.
  * A dimension with a halo gives 'padding' on every rank: (0, 0) on a non-periodic edge's outer side.
- * Errors (GDAP_ERR_INVALID_ARGUMENT, naming the axis and the value): ndim < 1, a struct_size below
- * this release's or not a multiple of 8, a dist_type other than 'b' or 'c', size < 0, grid_size < 1,
+ * Errors (GDAP_ERR_INVALID_ARGUMENT, naming the axis and the value): ndim < 1, a struct_size the
+ * versioned-struct policy refuses (see GDAP_MAX_STRUCT_SIZE), a dist_type other than 'b' or 'c', size < 0, grid_size < 1,
  * a block_size < 1 ('c') or other than 1 ('b'), lengths on a 'c' axis or lengths that are negative or
  * do not sum to size, a halo < 0 or on a 'c' axis, a halo wider than a neighbour's block, a periodic
  * halo h with size < 3h, periodic on a 'c' axis, reserved not 0; GDAP_ERR_OVERFLOW when the grid or
@@ -415,7 +433,7 @@ typedef struct gdap_axis_layout {
  * collective: every rank that calls it with the same axes gets the same map. Cost: O(nranks * ndim).
  * On success `*out` is a new map the caller destroys with gdap_map_destroy.
  */
-GDAP_API gdap_status gdap_map_create_grid(gdap_map** out, int64_t ndim, const gdap_axis_layout* axes);
+GDAP_API gdap_status gdap_map_create_grid(gdap_map** out, int64_t ndim, const gdap_axis_layout* axes /*[ndim]*/);
 
 /**
  * An unstructured distribution of an array of `ndim` >= 1 dimensions and C-order `shape` over
@@ -429,8 +447,9 @@ GDAP_API gdap_status gdap_map_create_grid(gdap_map** out, int64_t ndim, const gd
  * borrowed: the map keeps its own copy. Not collective. On success `*out` is a new map the caller
  * destroys with gdap_map_destroy.
  */
-GDAP_API gdap_status gdap_map_create_unstructured(gdap_map** out, int64_t nranks, int64_t ndim, const int64_t* shape,
-                                                  const int64_t* counts, const int64_t* indices, int64_t num_indices,
+GDAP_API gdap_status gdap_map_create_unstructured(gdap_map** out, int64_t nranks, int64_t ndim,
+                                                  const int64_t* shape /*[ndim]*/, const int64_t* counts /*[nranks]*/,
+                                                  const int64_t* indices /*[num_indices]*/, int64_t num_indices,
                                                   int one_to_one);
 
 /** Destroys a map. NULL is a no-op. */
@@ -442,9 +461,9 @@ GDAP_API gdap_status gdap_map_ndim(int64_t* ndim, const gdap_map* map);
 GDAP_API gdap_status gdap_map_nranks(int64_t* nranks, const gdap_map* map);
 
 /** Global shape: each dimension's size (ndim values written to `shape`). */
-GDAP_API gdap_status gdap_map_global_shape(int64_t* shape, const gdap_map* map);
+GDAP_API gdap_status gdap_map_global_shape(int64_t* shape /*[ndim]*/, const gdap_map* map);
 /** Process grid shape: each dimension's proc_grid_size (ndim values). */
-GDAP_API gdap_status gdap_map_grid_shape(int64_t* grid_shape, const gdap_map* map);
+GDAP_API gdap_status gdap_map_grid_shape(int64_t* grid_shape /*[ndim]*/, const gdap_map* map);
 
 /** Rank `rank`'s own dictionary for dimension `dim` (as that rank gave it, boundary padding and
  *  optional keys included), copied into `*out`; its `indices` (for 'u')
@@ -452,9 +471,9 @@ GDAP_API gdap_status gdap_map_grid_shape(int64_t* grid_shape, const gdap_map* ma
 GDAP_API gdap_status gdap_map_dim(gdap_dim* out, const gdap_map* map, int64_t rank, int64_t dim);
 
 /** Rank `rank`'s buffer shape, padding included (ndim values). */
-GDAP_API gdap_status gdap_map_local_shape(int64_t* shape, const gdap_map* map, int64_t rank);
+GDAP_API gdap_status gdap_map_local_shape(int64_t* shape /*[ndim]*/, const gdap_map* map, int64_t rank);
 /** Rank `rank`'s owned shape: owned indices per dimension (ndim values). */
-GDAP_API gdap_status gdap_map_owned_shape(int64_t* shape, const gdap_map* map, int64_t rank);
+GDAP_API gdap_status gdap_map_owned_shape(int64_t* shape /*[ndim]*/, const gdap_map* map, int64_t rank);
 
 /** Number of elements rank `rank` owns (the product of its owned shape; overflow-checked). */
 GDAP_API gdap_status gdap_map_owned_count(int64_t* count, const gdap_map* map, int64_t rank);
@@ -465,7 +484,8 @@ GDAP_API gdap_status gdap_map_owned_count(int64_t* count, const gdap_map* map, i
  * outside [0, size) along any dimension; every index inside has an owner (gdap_map_create checked
  * it, unstructured indices included). `local` may be NULL.
  */
-GDAP_API gdap_status gdap_map_owner(int64_t* rank, int64_t* local, const gdap_map* map, const int64_t* global);
+GDAP_API gdap_status gdap_map_owner(int64_t* rank, int64_t* local /*[ndim] or NULL*/, const gdap_map* map,
+                                    const int64_t* global /*[ndim]*/);
 
 /**
  * Every rank that owns global index `global` (replicas of unstructured dimensions included),
@@ -473,8 +493,8 @@ GDAP_API gdap_status gdap_map_owner(int64_t* rank, int64_t* local, const gdap_ma
  * dimension. `*count` is the total; GDAP_ERR_BUFFER_TOO_SMALL
  * if it exceeds `capacity` (then nothing is written). `ranks` may be NULL with capacity 0 to count.
  */
-GDAP_API gdap_status gdap_map_owners(int64_t* ranks, int64_t* count, const gdap_map* map,
-                                     const int64_t* global, int64_t capacity);
+GDAP_API gdap_status gdap_map_owners(int64_t* ranks /*[capacity] or NULL*/, int64_t* count, const gdap_map* map,
+                                     const int64_t* global /*[ndim]*/, int64_t capacity);
 
 /**
  * Batched gdap_map_owner for `count` global indices: `globals` is count x ndim (row-major); for
@@ -487,19 +507,21 @@ GDAP_API gdap_status gdap_map_owners(int64_t* ranks, int64_t* count, const gdap_
  * cached. The arrays are borrowed for the call (and, on a device, until the stream reaches that
  * point). The map must outlive the queued work. GDAP_ERR_UNSUPPORTED without CUDA.
  */
-GDAP_API gdap_status gdap_map_owner_batch(int64_t* ranks, int64_t* locals, const gdap_map* map,
-                                          const int64_t* globals, int64_t count, gdap_device device,
-                                          void* stream);
+GDAP_API gdap_status gdap_map_owner_batch(int64_t* ranks /*[count], host or device*/,
+                                          int64_t* locals /*[count * ndim] or NULL, host or device*/,
+                                          const gdap_map* map,
+                                          const int64_t* globals /*[count * ndim], host or device*/,
+                                          int64_t count, gdap_device device, void* stream);
 
 /** Global index (ndim) held at local index `local` (ndim) of rank `rank`'s buffer. */
-GDAP_API gdap_status gdap_map_local_to_global(int64_t* global, const gdap_map* map, int64_t rank,
-                                              const int64_t* local);
+GDAP_API gdap_status gdap_map_local_to_global(int64_t* global /*[ndim]*/, const gdap_map* map, int64_t rank,
+                                              const int64_t* local /*[ndim]*/);
 
 /** Number of owned runs of rank `rank` along dimension `dim` (as gdap_dim_num_runs). */
 GDAP_API gdap_status gdap_map_num_runs(int64_t* num_runs, const gdap_map* map, int64_t rank, int64_t dim);
 /** Owned runs [first, first + capacity) of rank `rank` along dimension `dim` (as gdap_dim_runs). */
-GDAP_API gdap_status gdap_map_runs(gdap_run* runs, int64_t* written, const gdap_map* map, int64_t rank,
-                                   int64_t dim, int64_t first, int64_t capacity);
+GDAP_API gdap_status gdap_map_runs(gdap_run* runs /*[capacity]*/, int64_t* written, const gdap_map* map,
+                                   int64_t rank, int64_t dim, int64_t first, int64_t capacity);
 
 /* ---------------------------------------------------------------------------------------------
  * Local arrays (layer 3): one process's section plus its distribution; zero-copy DLPack
@@ -525,12 +547,13 @@ typedef struct gdap_array gdap_array;
  * On success `*out` is a new array the caller destroys with gdap_array_destroy.
  */
 GDAP_API gdap_status gdap_array_from_dlpack(gdap_array** out, struct DLManagedTensorVersioned* tensor,
-                                            const gdap_dim* dims, int64_t ndim, const char* version);
+                                            const gdap_dim* dims /*[ndim]*/, int64_t ndim,
+                                            const char* version /*or NULL*/);
 
 /** As gdap_array_from_dlpack, for the unversioned DLManagedTensor (taken on success likewise). */
 GDAP_API gdap_status gdap_array_from_dlpack_unversioned(gdap_array** out, struct DLManagedTensor* tensor,
-                                                        const gdap_dim* dims, int64_t ndim,
-                                                        const char* version);
+                                                        const gdap_dim* dims /*[ndim]*/, int64_t ndim,
+                                                        const char* version /*or NULL*/);
 
 /**
  * Wraps memory the caller keeps: `data` is *retained* (it must outlive the array and every tensor
@@ -538,8 +561,9 @@ GDAP_API gdap_status gdap_array_from_dlpack_unversioned(gdap_array** out, struct
  * C-contiguous buffer; the shape is each dictionary's local extent. `dims` are borrowed (copied).
  * This is how C and Fortran codes hand their own arrays to gdap.
  */
-GDAP_API gdap_status gdap_array_wrap(gdap_array** out, void* data, gdap_dtype dtype, gdap_device device,
-                                     const int64_t* strides, const gdap_dim* dims, int64_t ndim);
+GDAP_API gdap_status gdap_array_wrap(gdap_array** out, void* data /*retained*/, gdap_dtype dtype,
+                                     gdap_device device, const int64_t* strides /*[ndim] or NULL*/,
+                                     const gdap_dim* dims /*[ndim]*/, int64_t ndim);
 
 /**
  * Allocates a C-contiguous local section owned by the array, with the shape the dictionaries
@@ -548,7 +572,7 @@ GDAP_API gdap_status gdap_array_wrap(gdap_array** out, void* data, gdap_dtype dt
  * device in a build without CUDA; GDAP_ERR_DEVICE if the CUDA allocation fails (message says why).
  */
 GDAP_API gdap_status gdap_array_create(gdap_array** out, gdap_dtype dtype, gdap_device device,
-                                       const gdap_dim* dims, int64_t ndim);
+                                       const gdap_dim* dims /*[ndim]*/, int64_t ndim);
 
 /**
  * Destroys the handle. The memory is released (deleter called, or freed if gdap allocated it)
@@ -577,9 +601,9 @@ GDAP_API gdap_status gdap_array_ndim(int64_t* ndim, const gdap_array* array);
 GDAP_API gdap_status gdap_array_data(void** data, const gdap_array* array);
 
 /** Shape of the local section (ndim values, padding included). */
-GDAP_API gdap_status gdap_array_shape(int64_t* shape, const gdap_array* array);
+GDAP_API gdap_status gdap_array_shape(int64_t* shape /*[ndim]*/, const gdap_array* array);
 /** Strides in elements (ndim values; always filled, also for compact buffers). */
-GDAP_API gdap_status gdap_array_strides(int64_t* strides, const gdap_array* array);
+GDAP_API gdap_status gdap_array_strides(int64_t* strides /*[ndim]*/, const gdap_array* array);
 
 /** Element type of the section. */
 GDAP_API gdap_status gdap_array_dtype(gdap_dtype* dtype, const gdap_array* array);
@@ -602,10 +626,12 @@ GDAP_API gdap_status gdap_array_version(const char** version, const gdap_array* 
  * Local index (ndim) of global index `global` (ndim) in this section; GDAP_ERR_NOT_FOUND if not
  * held here (padding counts as held). O(1) for 'b' and 'c', O(log n) for 'u' (index built once).
  */
-GDAP_API gdap_status gdap_array_global_to_local(int64_t* local, const gdap_array* array, const int64_t* global);
+GDAP_API gdap_status gdap_array_global_to_local(int64_t* local /*[ndim]*/, const gdap_array* array,
+                                                const int64_t* global /*[ndim]*/);
 
 /** Global index (ndim) of local index `local` (ndim). */
-GDAP_API gdap_status gdap_array_local_to_global(int64_t* global, const gdap_array* array, const int64_t* local);
+GDAP_API gdap_status gdap_array_local_to_global(int64_t* global /*[ndim]*/, const gdap_array* array,
+                                                const int64_t* local /*[ndim]*/);
 
 /* ---------------------------------------------------------------------------------------------
  * Communicators (layer 4): wrap what the caller already has
@@ -624,7 +650,8 @@ typedef enum gdap_comm_kind {
 /**
  * Creates an in-process group of `nranks` ranks and writes one communicator per rank to
  * comms[0] to comms[nranks - 1]. Rank r's collective calls are made by one thread with comms[r]; every
- * rank must make the same collective calls in the same order. A rank that waits longer than the
+ * rank must make the same collective calls in the same order (ranks in different calls all get
+ * GDAP_ERR_INVALID_ARGUMENT naming both at their first meeting). A rank that waits longer than the
  * group's timeout (gdap_comm_set_timeout, 300 s by default) for the others returns
  * GDAP_ERR_TIMEOUT, and every later collective call of the group fails at once: a missing rank
  * never hangs the others forever. Arrays of a group may live in host memory (host, pinned,
@@ -633,7 +660,7 @@ typedef enum gdap_comm_kind {
  * Ownership: each comms[r] is the caller's, destroyed with gdap_comm_destroy from any thread; the
  * group lives until the last is destroyed. On failure nothing is written.
  */
-GDAP_API gdap_status gdap_comm_create_group(gdap_comm** comms, int64_t nranks);
+GDAP_API gdap_status gdap_comm_create_group(gdap_comm** comms /*[nranks]*/, int64_t nranks);
 
 /**
  * Destroys a communicator (never the MPI or NCCL communicator it wraps) and the buffers gdap kept
@@ -667,6 +694,27 @@ GDAP_API gdap_status gdap_comm_set_stream(gdap_comm* comm, void* stream);
  */
 GDAP_API gdap_status gdap_comm_set_timeout(gdap_comm* comm, double seconds);
 
+/**
+ * A function gdap calls while a rank waits for the others at a collective call (see
+ * gdap_comm_set_interrupt); non-zero stops the wait. `user` is what was passed with it.
+ */
+typedef int (*gdap_interrupt_check)(void* user);
+
+/**
+ * Sets the function gdap calls, with `user`, about every 100 ms while this rank waits for the
+ * others at a collective call on `comm` (NULL, the default: none). When it returns non-zero the
+ * rank stops waiting: the call returns GDAP_ERR_INTERRUPTED and the communicator breaks as after a
+ * timeout (every later collective call on it fails at once; on an in-process group the ranks
+ * waiting with it return GDAP_ERR_INTERRUPTED at once too, naming this rank). This is how a
+ * program stops a stuck collective on Ctrl-C: its SIGINT handler sets a flag that `check` reads
+ * (gdap installs no signal handler of its own; the Python binding sets a check that runs Python's
+ * signal handlers, so Ctrl-C raises KeyboardInterrupt within a tenth of a second). `check` runs on
+ * the waiting thread, must not call gdap on this communicator, and should return quickly; it is
+ * never called by a call that does not wait. `user` is retained (it must outlive its use).
+ * Not collective; not thread-safe against a collective call on `comm` in progress.
+ */
+GDAP_API gdap_status gdap_comm_set_interrupt(gdap_comm* comm, gdap_interrupt_check check, void* user);
+
 /** Collective: returns once every rank has called it. */
 GDAP_API gdap_status gdap_comm_barrier(gdap_comm* comm);
 
@@ -678,7 +726,8 @@ GDAP_API gdap_status gdap_comm_barrier(gdap_comm* comm);
  * (NULL, ndim out of range) returns its own error; the others return GDAP_ERR_REMOTE naming it.
  * `dims` are borrowed. On success `*out` is a new map the caller destroys with gdap_map_destroy.
  */
-GDAP_API gdap_status gdap_map_create_collective(gdap_map** out, gdap_comm* comm, int64_t ndim, const gdap_dim* dims);
+GDAP_API gdap_status gdap_map_create_collective(gdap_map** out, gdap_comm* comm, int64_t ndim,
+                                                const gdap_dim* dims /*[ndim]*/);
 
 /* ---------------------------------------------------------------------------------------------
  * Redistribution (layer 5): plans and their execution
@@ -706,7 +755,8 @@ GDAP_API gdap_status gdap_plan_destroy(gdap_plan* plan);
 
 /** What one rank's plan moves. Messages and sent bytes exclude its copy within itself. */
 typedef struct gdap_plan_stats {
-  int64_t struct_size;   /**< set by the caller to sizeof(gdap_plan_stats) */
+  uint32_t struct_size;  /**< set by the caller to sizeof(gdap_plan_stats) (GDAP_PLAN_STATS_INIT) */
+  uint32_t reserved_head; /**< 0 */
   int64_t rank;          /**< the rank planned */
   int64_t nranks;        /**< ranks in the group */
   int64_t send_messages; /**< messages to other ranks */
@@ -720,7 +770,7 @@ typedef struct gdap_plan_stats {
 } gdap_plan_stats;
 
 /** A gdap_plan_stats with struct_size set and every count zero. */
-#define GDAP_PLAN_STATS_INIT {sizeof(gdap_plan_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define GDAP_PLAN_STATS_INIT {sizeof(gdap_plan_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /** Fills `*stats` (whose struct_size the caller sets) with the plan's counts. O(1). */
 GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan* plan);
@@ -752,9 +802,9 @@ typedef enum gdap_reduce_op {
 /**
  * Collective, in place: every rank's `section` becomes the element-wise `op` of all ranks'
  * sections, the all-reduce of replicated or partial sections (cupyx.distributed.array's sum, prod,
- * min and max modes made replicas again). Every rank's section must have rank 0's shape, dtype and
- * kind of memory (strides may differ); otherwise every rank gets GDAP_ERR_INVALID_ARGUMENT naming
- * the first rank that differs, and no section changes. Dtypes: int8/32/64, uint8/32/64,
+ * min and max modes made replicas again). Every rank must pass rank 0's op, and its section must
+ * have rank 0's shape, dtype and kind of memory (strides may differ); otherwise every rank gets
+ * GDAP_ERR_INVALID_ARGUMENT naming the first rank that differs, and no section changes. Dtypes: int8/32/64, uint8/32/64,
  * float32/64. Every rank ends with bitwise the same values. Engines: the in-process group reads
  * its peers' host sections directly (device sections: GDAP_ERR_UNSUPPORTED, use NCCL); MPI runs
  * MPI_Allreduce (host-accessible memory; a strided section goes through a packed copy); NCCL runs
@@ -820,7 +870,8 @@ GDAP_API gdap_status gdap_reduce_scatter(gdap_comm* comm, const gdap_array* sour
  * global shape, all-reduced). `source`, `result` and `axes` are borrowed.
  */
 GDAP_API gdap_status gdap_reduce_axes(gdap_comm* comm, const gdap_array* source, gdap_array* result,
-                                      gdap_reduce_op op, const int64_t* axes, int64_t naxes);
+                                      gdap_reduce_op op, const int64_t* axes /*[naxes] or NULL*/,
+                                      int64_t naxes);
 
 /* ---------------------------------------------------------------------------------------------
  * Halo exchange (layer 5): filling padding from the neighbours' owned elements (periodic wrap included)
@@ -863,14 +914,15 @@ typedef struct gdap_halo_options {
  * On success `*out` is a new halo the caller destroys with gdap_halo_destroy.
  */
 GDAP_API gdap_status gdap_halo_create(gdap_halo** out, const gdap_map* map, gdap_dtype dtype, int64_t rank,
-                                      const gdap_halo_options* options);
+                                      const gdap_halo_options* options /*or NULL*/);
 
 /** Destroys a halo. NULL is a no-op. */
 GDAP_API gdap_status gdap_halo_destroy(gdap_halo* halo);
 
 /** What one rank's halo exchange moves. Messages and bytes exclude its copies within itself. */
 typedef struct gdap_halo_stats {
-  int64_t struct_size;   /**< set by the caller to sizeof(gdap_halo_stats) */
+  uint32_t struct_size;  /**< set by the caller to sizeof(gdap_halo_stats) (GDAP_HALO_STATS_INIT) */
+  uint32_t reserved_head; /**< 0 */
   int64_t rank;          /**< the rank planned */
   int64_t nranks;        /**< ranks in the group */
   int64_t send_messages; /**< messages to other ranks (one per neighbour rank) */
@@ -881,7 +933,7 @@ typedef struct gdap_halo_stats {
 } gdap_halo_stats;
 
 /** A gdap_halo_stats with struct_size set and every count zero. */
-#define GDAP_HALO_STATS_INIT {sizeof(gdap_halo_stats), 0, 0, 0, 0, 0, 0, 0}
+#define GDAP_HALO_STATS_INIT {sizeof(gdap_halo_stats), 0, 0, 0, 0, 0, 0, 0, 0}
 
 /** Fills `*stats` (whose struct_size the caller sets) with the halo's counts. O(1). */
 GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo* halo);
@@ -951,29 +1003,33 @@ GDAP_API gdap_status gdap_exchange_destroy(gdap_exchange* exchange);
 
 /**
  * Collective: every rank writes its own section (dim_data, protocol version and every element,
- * padding included, in C order) to `<prefix>_<rank>.dnpy`, byte for byte as DistArray 0.6 writes
- * it under the NumPy it runs on (< 1.24: the .npy header dict padded to 64 bytes, without the room
- * newer NumPy adds; see docs/dnpy.md), through a temporary file renamed into place (an existing file is replaced, as DistArray and
- * numpy.save do). Unstructured indices are written as a list. Device sections are copied through
- * pinned host memory once the communicator's stream has reached this call; returns when the file
- * is written. Dtypes: bool, int8-64, uint8-64, float16/32/64, complex64/128 (GDAP_ERR_UNSUPPORTED
- * otherwise). GDAP_ERR_INVALID_ARGUMENT when the header would pass the format's 65535 bytes;
- * GDAP_ERR_IO naming the file and the system's reason. Errors are agreed: every rank returns one
- * (the others GDAP_ERR_REMOTE naming the failing rank). `prefix` and `section` are borrowed.
+ * padding included, in C order) to `<prefix>_<rank>.dnpy`, byte for byte as DistArray 0.6 writes it
+ * under the NumPy it runs on (< 1.24: the .npy header dict padded to 64 bytes, without the room
+ * newer NumPy adds; see docs/dnpy.md), through a temporary file of its own in the file's folder
+ * (O_CREAT|O_EXCL|O_NOFOLLOW, an unpredictable name) renamed into place: an existing file, or a
+ * symbolic link, at the name is replaced, as DistArray and numpy.save replace it, never written
+ * through; a failed write removes the temporary. Unstructured indices are written as a list. Device
+ * sections are copied through pinned host memory once the communicator's stream has reached this
+ * call; returns when the file is written. Dtypes: bool, int8-64, uint8-64, float16/32/64,
+ * complex64/128 (GDAP_ERR_UNSUPPORTED otherwise). GDAP_ERR_INVALID_ARGUMENT when the header would
+ * pass the format's 65535 bytes; GDAP_ERR_IO naming the file and the system's reason. Errors are
+ * agreed: every rank returns one (the others GDAP_ERR_REMOTE naming the failing rank). `prefix` and
+ * `section` are borrowed.
  */
 GDAP_API gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array* section, const char* prefix);
 
 /**
  * Collective: every rank reads `<prefix>_<rank>.dnpy` (written by gdap, DistArray or any writer of
- * the format) into a new C-contiguous section on `device` (host; or, in a CUDA build, device
- * memory staged through pinned host memory, pinned or managed memory), with the file's dim_data,
- * dtype and protocol version. The file is parsed without evaluating anything: malformed files give
- * GDAP_ERR_IO naming the file, the byte offset and the key (bad magic, truncation, a header length
- * past the end, an unknown or missing key, bytes after the payload); a payload dtype gdap does not
- * hold or a big-endian one GDAP_ERR_UNSUPPORTED naming the descr; dim_data that breaks the protocol
- * or does not match the payload's shape GDAP_ERR_PROTOCOL; a file whose grid coordinates are
- * another rank's, or whose grid is not the communicator's size, GDAP_ERR_INVALID_ARGUMENT. `*out`
- * is set only when every rank read its file; the caller destroys it with gdap_array_destroy.
+ * the format) into a new C-contiguous section on `device` (host; or, in a CUDA build, device memory
+ * staged through pinned host memory, pinned or managed memory), with the file's dim_data, dtype and
+ * protocol version. Only a regular file is read, opened without blocking (a FIFO, a folder or a
+ * device is GDAP_ERR_IO naming it). The file is parsed without evaluating anything: malformed files
+ * give GDAP_ERR_IO naming the file, the byte offset and the key (bad magic, truncation, a header
+ * length past the end, an unknown or missing key, bytes after the payload); a payload dtype gdap
+ * does not hold or a big-endian one GDAP_ERR_UNSUPPORTED naming the descr; dim_data that breaks the
+ * protocol or does not match the payload's shape GDAP_ERR_PROTOCOL; a file whose grid coordinates
+ * are another rank's, or whose grid is not the communicator's size, GDAP_ERR_INVALID_ARGUMENT.
+ * `*out` is set only when every rank read its file; the caller destroys it with gdap_array_destroy.
  * Returns when the data is in place. `prefix` is borrowed.
  */
 GDAP_API gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out, const char* prefix, gdap_device device);
@@ -983,53 +1039,93 @@ GDAP_API gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out, const cha
  * only the chunks it needs. See docs/io.md ("Zarr v3").
  * ------------------------------------------------------------------------------------------- */
 
-/** Codecs gdap_save_zarr can write (gdap_load_zarr reads both). */
+/** Codecs gdap_save_zarr can write (gdap_load_zarr reads these and more: docs/zarr.md). */
 typedef enum gdap_zarr_codec {
-  GDAP_ZARR_RAW = 0, /**< "bytes" (little endian) only: one file per chunk, uncompressed */
-  GDAP_ZARR_ZSTD = 1 /**< "bytes" then "zstd" (zarr-python's default) */
+  GDAP_ZARR_RAW = 0,        /**< "bytes" (little endian) only: uncompressed */
+  GDAP_ZARR_ZSTD = 1,       /**< "bytes" then "zstd" (zarr-python's default) */
+  GDAP_ZARR_BLOSC_LZ4 = 2,  /**< "bytes" then "blosc" with lz4 (numcodecs' default), shuffled by `shuffle` */
+  GDAP_ZARR_BLOSC_ZSTD = 3  /**< "bytes" then "blosc" with zstd, shuffled by `shuffle` */
 } gdap_zarr_codec;
 
-/** Options of gdap_save_zarr. Fields may be appended after struct_size in minor releases. */
+/** How gdap_save_zarr lays out the store's files. */
+typedef enum gdap_zarr_layout {
+  GDAP_ZARR_SHARDS = 0, /**< one shard ("sharding_indexed") per rank's block, of inner chunks of at most
+                             chunk_bytes (default): a reader of any layout reads only the inner chunks it needs */
+  GDAP_ZARR_CHUNKS = 1  /**< one chunk file per rank's block, no sharding (gdap 0.1's only layout) */
+} gdap_zarr_layout;
+
+/** How blosc rearranges the bytes of a chunk before compressing them. */
+typedef enum gdap_zarr_shuffle {
+  GDAP_ZARR_SHUFFLE = 0,   /**< bytes grouped by their position in an element (blosc's and gdap's default) */
+  GDAP_ZARR_NOSHUFFLE = 1, /**< as they are */
+  GDAP_ZARR_BITSHUFFLE = 2 /**< bits grouped by their position in an element */
+} gdap_zarr_shuffle;
+
+/**
+ * Options of gdap_save_zarr. Fields may be appended after struct_size in minor releases; gdap reads
+ * only the fields the caller's struct_size covers and gives the others their defaults (those of
+ * GDAP_ZARR_OPTIONS_INIT). A struct_size too small for `overwrite`, or beyond 4096, is refused.
+ */
 typedef struct gdap_zarr_options {
-  int64_t struct_size; /**< set by the caller to sizeof(gdap_zarr_options) */
+  uint32_t struct_size;   /**< set by the caller to sizeof(gdap_zarr_options) (GDAP_ZARR_OPTIONS_INIT) */
+  uint32_t reserved_head; /**< 0 */
   int32_t codec;       /**< a gdap_zarr_codec */
-  int32_t zstd_level;  /**< zstd level 1 to 22, or 0 for zstd's default; ignored for GDAP_ZARR_RAW */
+  int32_t zstd_level;  /**< the codec's level: zstd 1 to 22 (0: zstd's default); blosc 1 to 9 (0: 5);
+                            ignored for GDAP_ZARR_RAW */
   int32_t overwrite;   /**< nonzero: replace a store already at the path; 0: refuse it */
   int32_t reserved;    /**< 0 */
+  /* Appended in gdap 0.2. */
+  int32_t layout;      /**< a gdap_zarr_layout: GDAP_ZARR_SHARDS (default) or GDAP_ZARR_CHUNKS */
+  int32_t shuffle;     /**< a gdap_zarr_shuffle, for the blosc codecs */
+  int64_t chunk_bytes; /**< GDAP_ZARR_SHARDS: the most bytes of an inner chunk (0: 2 MiB); each inner
+                            chunk extent divides the block's, halving the widest until it fits */
 } gdap_zarr_options;
 
-/** gdap_zarr_options with zstd at its default level, refusing to overwrite. */
-#define GDAP_ZARR_OPTIONS_INIT {sizeof(gdap_zarr_options), GDAP_ZARR_ZSTD, 0, 0, 0}
+/** gdap_zarr_options: shards of inner chunks of at most 2 MiB, zstd at its default level, no overwrite. */
+#define GDAP_ZARR_OPTIONS_INIT {sizeof(gdap_zarr_options), 0, GDAP_ZARR_ZSTD, 0, 0, 0, GDAP_ZARR_SHARDS, GDAP_ZARR_SHUFFLE, 0}
 
 /**
  * Collective: writes the distributed array whose sections are `section` on each rank (this rank's
  * section of `map`, which spans the communicator) to a Zarr v3 directory store at `path`
- * (zarr.json and one file per chunk). The chunk grid comes from the distribution: along a block
- * dimension with equal blocks a chunk is one block, along a cyclic one a chunk is one block of
- * block_size, along an undistributed one the whole extent; any other layout (irregular blocks,
- * unstructured, replicas) is first redistributed to equal blocks on the same grid. Each rank then
- * writes only its own chunks (edge chunks padded with the fill value 0), and rank 0 writes
- * zarr.json last, once every rank has written its chunks, so a store whose save failed has no
- * zarr.json. Only owned elements are written (padding never). Device sections are staged through
- * host memory. `options` may be NULL (GDAP_ZARR_OPTIONS_INIT). Errors are collective: every rank
- * returns one (GDAP_ERR_IO naming the file and the system's reason; GDAP_ERR_INVALID_ARGUMENT if a
- * store exists at `path` and overwrite is 0). Dtypes: bool, int8-64, uint8-64, float16/32/64,
- * complex64/128. Everything is borrowed; `section` is only read.
+ * (zarr.json and one file per shard or chunk). The grid of shards (GDAP_ZARR_SHARDS, the default)
+ * or chunks (GDAP_ZARR_CHUNKS) comes from the distribution: along a block dimension with equal
+ * blocks one block, along a cyclic one one block of block_size, along an undistributed one the
+ * whole extent; any other layout (irregular blocks, unstructured, replicas) is first redistributed
+ * to equal blocks on the same grid. So each file has one writer: each rank writes only its own
+ * (edges padded with the fill value 0; a shard's inner chunks wholly past the array's end are left
+ * empty in its index), and rank 0 writes zarr.json last, once every rank has written, so a store
+ * whose save failed has no zarr.json. A shard is "sharding_indexed" with inner chunks of at most
+ * options->chunk_bytes (default 2 MiB; each extent a divisor of the block's), the chosen codec on
+ * each inner chunk, and an index of "bytes" and "crc32c" at its end. Only owned elements are
+ * written (padding never). Device sections are staged through host memory. `options` may be NULL
+ * (GDAP_ZARR_OPTIONS_INIT). Errors are collective: every rank returns one (GDAP_ERR_IO naming the
+ * file and the system's reason; GDAP_ERR_INVALID_ARGUMENT if a store exists at `path` and overwrite
+ * is 0, for a bad option naming it, or for GDAP_ZARR_CHUNKS with a block of more than 2 GiB;
+ * GDAP_ERR_UNSUPPORTED for a codec this build lacks). Dtypes: bool, int8-64, uint8-64,
+ * float16/32/64, complex64/128. Everything is borrowed; `section` is only read.
  */
 GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* map, const gdap_array* section,
-                                    const char* path, const gdap_zarr_options* options);
+                                    const char* path, const gdap_zarr_options* options /*or NULL*/);
 
 /**
  * Collective: fills the owned elements of `section` (this rank's section of `map`, which spans the
  * communicator and has the store's global shape and dtype) from the Zarr v3 array at `path`, with
  * any chunk grid (written by gdap, zarr-python, TensorStore or others): each rank reads only the
- * chunks its owned elements fall in; a chunk file that is absent reads as the fill value. Codecs:
- * "bytes" (either endian) and "zstd"; others (sharding, transpose, gzip, crc32c) give
- * GDAP_ERR_UNSUPPORTED naming the codec. Chunk keys: "default" and "v2" encodings. Nothing is
- * written to `section` unless every rank read everything it needs (a missing store, a malformed
- * zarr.json or a corrupt chunk on any rank: every rank returns an error, the others
- * GDAP_ERR_REMOTE naming it). Padding is not touched. Device sections are staged through host
- * memory. Everything is borrowed.
+ * chunks its owned elements fall in, and of a shard only its index and the inner chunks it needs;
+ * a chunk file or inner chunk that is absent reads as the fill value (nothing of its size is
+ * allocated for it). Codecs: "transpose", "bytes" (either endian), "sharding_indexed" (nested
+ * codecs, nested shards, the index at the start or the end, with or without "crc32c"), "zstd",
+ * "blosc" (any compressor and shuffle of c-blosc 1), "gzip" and "crc32c"; any other gives
+ * GDAP_ERR_UNSUPPORTED naming it. Chunk keys: "default" and "v2" encodings. Only regular files are
+ * read, opened without blocking (a folder, FIFO or device where a file should be is GDAP_ERR_IO
+ * naming it); a piece decoded whole (a chunk, or an inner chunk of a shard) of more than 2 GiB, a
+ * zarr.json of more than 16 MiB or holding a NUL byte, and a fill value outside its data type are
+ * refused before anything is allocated for them; a shard index entry past the file's end, data
+ * that decodes to more than its chunk, or a checksum that does not match is GDAP_ERR_IO naming the
+ * chunk (docs/zarr.md, "Limits"). Nothing is written to `section` unless every rank read everything
+ * it needs (a missing store, a malformed zarr.json or a corrupt chunk on any rank: every rank
+ * returns an error, the others GDAP_ERR_REMOTE naming it). Padding is not touched. Device sections
+ * are staged through host memory. Everything is borrowed.
  */
 GDAP_API gdap_status gdap_load_zarr(gdap_comm* comm, const gdap_map* map, gdap_array* section, const char* path);
 
@@ -1039,8 +1135,8 @@ GDAP_API gdap_status gdap_load_zarr(gdap_comm* comm, const gdap_map* map, gdap_a
  * NULL when `capacity` is 0) receives up to `capacity` extents: GDAP_ERR_BUFFER_TOO_SMALL if it is
  * too short (with `*ndim` set). `dtype` may be NULL. Not collective. Borrowed arguments.
  */
-GDAP_API gdap_status gdap_zarr_shape(const char* path, int64_t* ndim, int64_t* shape, int64_t capacity,
-                                     gdap_dtype* dtype);
+GDAP_API gdap_status gdap_zarr_shape(const char* path, int64_t* ndim, int64_t* shape /*[capacity] or NULL*/,
+                                     int64_t capacity, gdap_dtype* dtype /*or NULL*/);
 
 /* ---------------------------------------------------------------------------------------------
  * Distributed GEMM (layer 5): C = alpha * A * B + beta * C, SUMMA over a 2-d process grid
@@ -1082,14 +1178,16 @@ typedef struct gdap_gemm_options {
  * new plan destroyed with gdap_gemm_destroy.
  */
 GDAP_API gdap_status gdap_gemm_create(gdap_gemm** out, gdap_comm* comm, const gdap_map* a, const gdap_map* b,
-                                      const gdap_map* c, gdap_dtype dtype, const gdap_gemm_options* options);
+                                      const gdap_map* c, gdap_dtype dtype,
+                                      const gdap_gemm_options* options /*or NULL*/);
 
 /** Destroys a plan and the buffers it keeps (host and device). Not collective. NULL is a no-op. */
 GDAP_API gdap_status gdap_gemm_destroy(gdap_gemm* gemm);
 
 /** What one rank's gemm plan does per gdap_gemm_execute. */
 typedef struct gdap_gemm_stats {
-  int64_t struct_size;        /**< set by the caller to sizeof(gdap_gemm_stats) */
+  uint32_t struct_size;       /**< set by the caller to sizeof(gdap_gemm_stats) (GDAP_GEMM_STATS_INIT) */
+  uint32_t reserved_head;     /**< 0 */
   int64_t rank;               /**< the rank planned */
   int64_t nranks;             /**< ranks in the group */
   int64_t grid_rows;          /**< rows of the process grid SUMMA runs on */
@@ -1106,7 +1204,7 @@ typedef struct gdap_gemm_stats {
 } gdap_gemm_stats;
 
 /** A gdap_gemm_stats with struct_size set and every count zero. */
-#define GDAP_GEMM_STATS_INIT {sizeof(gdap_gemm_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define GDAP_GEMM_STATS_INIT {sizeof(gdap_gemm_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /** Fills `*stats` (whose struct_size the caller sets) with the plan's counts. O(1). Not collective. */
 GDAP_API gdap_status gdap_gemm_stats_get(gdap_gemm_stats* stats, const gdap_gemm* gemm);
@@ -1143,22 +1241,25 @@ GDAP_API gdap_status gdap_gemm_execute(gdap_comm* comm, gdap_gemm* gemm, double 
 /** The 8 bytes an IPC handle starts with (no terminating NUL in the handle). */
 #define GDAP_IPC_MAGIC "GDAP-IPC"
 /** The layout version of IPC handles this gdap writes and reads. */
-#define GDAP_IPC_FORMAT_VERSION 1
+#define GDAP_IPC_FORMAT_VERSION 2
 
 /**
  * Allocates a C-contiguous host section (zero-filled) in a new POSIX shared-memory segment, so that
  * gdap_ipc_export can share it with other processes of the node. `name` is the segment's name as
  * shm_open takes it ("/" then up to 254 characters, no other "/"), or NULL or "" for a fresh
- * "/gdap-<pid>-<n>-<random>"; an existing name is refused (GDAP_ERR_INVALID_ARGUMENT), nothing is
- * overwritten. The shape comes from the dictionaries, as gdap_array_create. The array owns the
- * segment: when the array and every tensor exported from it are gone, this process unmaps it and
- * unlinks the name; importers that already mapped it keep their mapping (the memory is freed when
- * the last mapping goes), but no new importer can open it. GDAP_ERR_IO / GDAP_ERR_NO_MEMORY (with
- * the system's reason) when creating, sizing or mapping it fails. `name` and `dims` are borrowed.
- * Not collective. On success `*out` is a new array the caller destroys with gdap_array_destroy.
+ * "/gdap-<pid>-<n>-<random>"; an existing name, or one holding a control character (a newline), is
+ * refused (GDAP_ERR_INVALID_ARGUMENT), nothing is overwritten. The whole segment is reserved in
+ * /dev/shm now (posix_fallocate): one larger than /dev/shm holds is GDAP_ERR_NO_MEMORY naming the
+ * free space, never a SIGBUS at a later write. The shape comes from the dictionaries, as
+ * gdap_array_create. The array owns the segment: when the array and every tensor exported from it
+ * are gone, this process unmaps it and unlinks the name; importers that already mapped it keep
+ * their mapping (the memory is freed when the last mapping goes), but no new importer can open it.
+ * GDAP_ERR_IO / GDAP_ERR_NO_MEMORY (with the system's reason) when creating, sizing or mapping it
+ * fails. `name` and `dims` are borrowed. Not collective. On success `*out` is a new array the
+ * caller destroys with gdap_array_destroy.
  */
-GDAP_API gdap_status gdap_array_create_shm(gdap_array** out, const char* name, gdap_dtype dtype,
-                                           const gdap_dim* dims, int64_t ndim);
+GDAP_API gdap_status gdap_array_create_shm(gdap_array** out, const char* name /*or NULL*/, gdap_dtype dtype,
+                                           const gdap_dim* dims /*[ndim]*/, int64_t ndim);
 
 /**
  * Writes an IPC handle for `array`'s local section to `handle` (GDAP_IPC_HANDLE_SIZE bytes; a
@@ -1176,7 +1277,7 @@ GDAP_API gdap_status gdap_array_create_shm(gdap_array** out, const char* name, g
  * reads no element and may be repeated. `array` is borrowed; `handle` is written only on success.
  * Not collective.
  */
-GDAP_API gdap_status gdap_ipc_export(void* handle, int64_t capacity, const gdap_array* array);
+GDAP_API gdap_status gdap_ipc_export(void* handle /*[capacity]*/, int64_t capacity, const gdap_array* array);
 
 /**
  * Opens an IPC handle made by gdap_ipc_export in another process of this node, as a new array
@@ -1184,8 +1285,10 @@ GDAP_API gdap_status gdap_ipc_export(void* handle, int64_t capacity, const gdap_
  * by the processes' own synchronisation). `size` must be GDAP_IPC_HANDLE_SIZE. Checks, before any
  * memory is touched: size, magic, format version (GDAP_ERR_VERSION), a checksum over the bytes,
  * the node (a handle from another node or boot is refused), the protocol version, the dictionaries
- * against the shape; then that the memory still exists: an unlinked or re-created shared-memory
- * segment, an exited exporter or a CUDA allocation of another size give GDAP_ERR_INVALID_ARGUMENT
+ * against the shape; then that the memory still exists: an exited (or killed) exporter, found by its
+ * pid and start time, an unlinked or re-created shared-memory segment, one whose owner or mode
+ * changed since the export or that every user may write, or a CUDA allocation of another size give
+ * GDAP_ERR_INVALID_ARGUMENT
  * naming it, and CUDA's own refusals GDAP_ERR_DEVICE (CUDA does not refuse every freed allocation
  * of a live exporter: see docs/ipc.md). A CUDA handle cannot be opened by the process that made it
  * (CUDA refuses it). The array is on the GPU with the exporter's UUID (its ordinal in this process
@@ -1193,7 +1296,7 @@ GDAP_API gdap_status gdap_ipc_export(void* handle, int64_t capacity, const gdap_
  * memory in this process only. `handle` is borrowed. Not collective. On success `*out` is a new
  * array the caller destroys with gdap_array_destroy.
  */
-GDAP_API gdap_status gdap_ipc_open(gdap_array** out, const void* handle, int64_t size);
+GDAP_API gdap_status gdap_ipc_open(gdap_array** out, const void* handle /*[size]*/, int64_t size);
 
 #ifdef __cplusplus
 } /* extern "C" */

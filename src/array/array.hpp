@@ -65,6 +65,18 @@ DimData dims_for_shape(const gdap_dim* dims, int64_t ndim, const std::vector<int
 // `version` checked as gdap_protocol_version_check does; NULL means GDAP_PROTOCOL_VERSION.
 std::string checked_version(const char* version);
 
+// The bytes a section's elements occupy, from the lowest to the highest (first > last: none).
+struct ByteSpan {
+  uintptr_t first = 1, last = 0;
+  bool empty() const { return first > last; }
+};
+ByteSpan byte_span(const gdap_array& a);
+
+// True if the two sections' byte spans overlap, as numpy.may_share_memory answers: interleaved
+// strided views of one buffer (a matrix's even and odd columns) count as sharing. Addresses are
+// compared whatever the device: CUDA's unified addressing gives host and device memory one space.
+bool may_share_memory(const gdap_array& a, const gdap_array& b);
+
 // A new array over `section` (storage may be set later by the caller); builds the 'u' indexes.
 // Nothing is taken: on a throw the caller still owns whatever `storage` would release.
 std::unique_ptr<gdap_array> make_array(Section section, DimData dims, std::string version, bool readonly);

@@ -2,6 +2,7 @@
 #include "array/memory.hpp"
 
 #include "array/array.hpp"
+#include "core/error.hpp"
 
 namespace gdap {
 
@@ -26,6 +27,13 @@ const char* memory_name(Memory memory) {
     case Memory::none: break;
   }
   return "unsupported";
+}
+
+void check_apart(const gdap_array& written, const char* written_name, const gdap_array& read, const char* read_name,
+                 const char* call) {
+  if (!may_share_memory(written, read)) return;
+  fail(GDAP_ERR_INVALID_ARGUMENT, "{} shares memory with {} (their bytes overlap): {} works out of place, reading {} "
+       "while it writes {}; pass separate arrays", written_name, read_name, call, read_name, written_name);
 }
 
 }  // namespace gdap

@@ -17,9 +17,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 namespace gdap::cli {
 namespace {
@@ -450,12 +448,9 @@ std::vector<std::filesystem::path> vector_files(const std::string& path) {
 }
 
 json read_json(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(GDAP_ERR_IO, fmt::format("cannot open '{}'", file.string()));
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = read_json_text(file.string());
   try {
-    return json::parse(text.str());
+    return json::parse(text);
   } catch (const json::exception& e) {
     throw Error(GDAP_ERR_IO, fmt::format("'{}' is not valid JSON: {}", file.string(), e.what()));
   }

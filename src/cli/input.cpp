@@ -2,13 +2,11 @@
 // gets a sentence naming the rank and what was expected, never a crash.
 #include "cli/input.hpp"
 
+#include "io/files.hpp"
 #include "protocol/json.hpp"
 
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 namespace gdap::cli {
 namespace {
@@ -133,25 +131,33 @@ json parse_strict(const std::string& text) {
   return json::parse(text);
 }
 
-json parse_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error(GDAP_ERR_IO, fmt::format("'{}' is a directory, not a JSON file", path));
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw Error(GDAP_ERR_IO, fmt::format("cannot open '{}'", path));
-  std::stringstream text;
-  text << file.rdbuf();
-  if (file.bad()) throw Error(GDAP_ERR_IO, fmt::format("cannot read '{}'", path));
+void refuse_nul(std::string_view text, const std::string& name) {
+  if (const auto at = io::nul_in(text)) {
+    throw Error(GDAP_ERR_IO, fmt::format("'{}' is not valid JSON: a NUL byte at offset {}", name, *at));
+  }
+}
+
+json parse_text(std::string_view text, const std::string& name) {
+  refuse_nul(text, name);
   try {
-    return parse_strict(text.str());
+    return parse_strict(std::string(text));
   } catch (const json::exception& e) {
-    throw Error(GDAP_ERR_IO, fmt::format("'{}' is not valid JSON: {}", path, e.what()));
+    throw Error(GDAP_ERR_IO, fmt::format("'{}' is not valid JSON: {}", name, e.what()));
   }
 }
 
 }  // namespace
 
-Input read_input(const std::string& path) {
-  const json doc = parse_file(path);
+std::string read_json_text(const std::string& path) {
+  std::string text = io::read_bounded(path, kMaxInputBytes);
+  refuse_nul(text, path);
+  return text;
+}
+
+Input read_input(const std::string& path) { return parse_input(io::read_bounded(path, kMaxInputBytes), path); }
+
+Input parse_input(std::string_view text, const std::string& name) {
+  const json doc = parse_text(text, name);
   Input input;
   const json* ranks = nullptr;
   if (doc.is_object() && doc.contains("ranks")) {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gdap::cli {
@@ -39,9 +40,18 @@ class Invalid : public Error {
 
 using MapPtr = std::unique_ptr<gdap_map, gdap_status (*)(gdap_map*)>;
 
-// Throws Error(GDAP_ERR_IO) for an unreadable file or bad JSON (with the parser's position) and
-// Invalid for JSON that is no dim_data (naming the rank and what is wrong).
+// The most bytes of JSON the tool reads from one file (a million 'u' indices take about 8 MB).
+inline constexpr int64_t kMaxInputBytes = int64_t{1} << 28;  // 256 MiB
+
+// The text of a JSON file (a regular file, a pipe, a FIFO) of at most kMaxInputBytes and without a
+// NUL byte; Error(GDAP_ERR_IO) naming the file otherwise.
+std::string read_json_text(const std::string& path);
+
+// Throws Error(GDAP_ERR_IO) for an unreadable file, one longer than kMaxInputBytes, or bad JSON (with
+// the parser's position; a NUL byte anywhere is bad JSON) and Invalid for JSON that is no dim_data
+// (naming the rank and what is wrong). parse_input reads `text` as the contents of file `name`.
 Input read_input(const std::string& path);
+Input parse_input(std::string_view text, const std::string& name);
 
 // Throws gdap::Error with gdap_last_error() when a C call fails.
 void check(gdap_status status);

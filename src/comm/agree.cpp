@@ -99,5 +99,5 @@ gdap_comm& comm_ref(gdap_comm* comm, const char* what) {
 
 void gdap_comm::set_timeout(double seconds) {
   if (!(seconds > 0)) gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "timeout {} s is not > 0", seconds);
-  // MPI and NCCL have no timeout of gdap's to set: their own settings apply.
+  timeout = seconds;
 }

@@ -68,13 +68,26 @@ GDAP_API gdap_status gdap_comm_set_timeout(gdap_comm* comm, double seconds) {
   return guard([&] { gdap::comm_ref(comm).set_timeout(seconds); });
 }
 
+GDAP_API gdap_status gdap_comm_set_interrupt(gdap_comm* comm, gdap_interrupt_check check, void* user) {
+  return guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    c.interrupt_check = check;
+    c.interrupt_user = user;
+  });
+}
+
 GDAP_API gdap_status gdap_comm_barrier(gdap_comm* comm) {
-  return guard([&] { gdap::comm_ref(comm).barrier(); });
+  return guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_comm_barrier");
+    c.barrier();
+  });
 }
 
 GDAP_API gdap_status gdap_map_create_collective(gdap_map** out, gdap_comm* comm, int64_t ndim, const gdap_dim* dims) {
   return guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_map_create_collective");
     std::string mine;
     gdap::agree(c, [&] {
       require(out, "out");

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "comm/cache.hpp"
+#include "comm/collective.hpp"
 
 #include <gdap/gdap.h>
 
@@ -26,13 +27,25 @@ struct gdap_comm {
   virtual std::vector<std::string> allgather(std::string_view mine) = 0;
   // Collective: returns once every rank has entered.
   virtual void barrier() = 0;
-  virtual void set_timeout(double seconds);
+  // gdap_comm_set_timeout: > 0 (INFINITY waits for ever).
+  void set_timeout(double seconds);
   // gdap_comm_set_stream; NCCL orders the new stream after the old one (nccl.hpp).
   virtual void set_stream(void* s) { stream = s; }
+  // True when the caller's interrupt check (gdap_comm_set_interrupt) asks this rank to stop waiting.
+  bool interrupted() const { return interrupt_check != nullptr && interrupt_check(interrupt_user) != 0; }
 
   const int64_t rank, size;
+  double timeout = 300;  // seconds this rank waits for its peers at a collective call
+  gdap_interrupt_check interrupt_check = nullptr;
+  void* interrupt_user = nullptr;
   void* stream = nullptr;  // cudaStream_t for device work; NULL: the legacy default stream
   gdap::Cache cache;  // what the layers above keep between calls, freed with the communicator
+  // The collective C call this rank is in, its meetings so far, how deeply calls are nested, and
+  // the memory it declared it touches (comm/collective.hpp).
+  const char* call = nullptr;
+  int64_t call_meetings = 0;
+  int call_depth = 0;
+  std::vector<gdap::Region> touched;
 };
 
 namespace gdap {

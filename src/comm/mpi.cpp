@@ -2,6 +2,8 @@
 
 #include <gdap/gdap_mpi.h>
 
+#include "comm/wait.hpp"
+#include "comm/collective.hpp"
 #include "core/error.hpp"
 
 #include <chrono>
@@ -30,27 +32,25 @@ MpiComm::~MpiComm() {
   if (!finalized) MPI_Comm_free(&comm_);
 }
 
-void MpiComm::set_timeout(double seconds) {
-  gdap_comm::set_timeout(seconds);
-  timeout_ = seconds;
-}
-
 void MpiComm::check_usable() const {
   if (broken_) {
-    fail(GDAP_ERR_TIMEOUT, "rank {}: the MPI communicator is broken: an earlier collective call timed out", rank);
+    fail(broken_status_, "rank {}: the MPI communicator is broken: an earlier collective call {}", rank, broken_by_);
   }
 }
 
 namespace {
 
-// Tries to complete `requests` for up to `seconds`; true when all did.
-bool test_for(std::span<MPI_Request> requests, double seconds, const char* what) {
-  const auto start = std::chrono::steady_clock::now();
+// Polls `requests` until all complete (WaitEnd::done) or `waiting` ends the wait.
+WaitEnd test_all(std::span<MPI_Request> requests, Waiting waiting, const char* what) {
+  std::vector<int> completed(requests.size());
   for (;;) {
-    int done = 0;
-    check_mpi(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE), what);
-    if (done) return true;
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) return false;
+    int count = 0;
+    check_mpi(MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count, completed.data(),
+                           MPI_STATUSES_IGNORE),
+              what);
+    if (count == MPI_UNDEFINED) return WaitEnd::done;  // every request is done (MPI_REQUEST_NULL)
+    const WaitEnd end = waiting.after_poll(count > 0);
+    if (end != WaitEnd::going_on) return end;
   }
 }
 
@@ -62,7 +62,7 @@ void withdraw(std::span<MPI_Request> requests) {
     if (r != MPI_REQUEST_NULL) MPI_Cancel(&r);
   }
   try {
-    if (test_for(requests, 1.0, "MPI_Testall")) return;
+    if (test_all(requests, Waiting(1.0, nullptr), "MPI_Testsome") == WaitEnd::done) return;
   } catch (const Error&) {
   }
   for (MPI_Request& r : requests) {
@@ -74,73 +74,91 @@ void withdraw(std::span<MPI_Request> requests) {
 
 void MpiComm::wait(std::span<MPI_Request> requests, const char* what, bool point_to_point,
                    std::shared_ptr<void> keep) {
-  // Past the timeout, or after an MPI error (a truncated receive...), requests may still be pending
-  // on the caller's buffers: the communicator is broken and keeps them, as for a timeout.
-  const auto abandon = [&] {
+  // Past the timeout, at an interrupt, or after an MPI error (a truncated receive...), requests may
+  // still be pending on the caller's buffers: the communicator is broken and keeps them.
+  const auto abandon = [&](gdap_status status, const char* by) {
     broken_ = true;
+    broken_status_ = status;
+    broken_by_ = by;
     // A nonblocking collective can be neither cancelled nor freed: it stays with MPI.
     if (point_to_point) withdraw(requests);
     if (keep) abandoned_.push_back(std::move(keep));
   };
-  bool done = false;
+  WaitEnd end = WaitEnd::going_on;
   try {
-    done = test_for(requests, timeout_, what);
+    end = test_all(requests, Waiting(*this), what);
   } catch (const Error&) {
-    abandon();
+    abandon(GDAP_ERR_TIMEOUT, "failed in MPI");
     throw;
   }
-  if (done) return;
-  abandon();
+  if (end == WaitEnd::done) return;
+  if (end == WaitEnd::interrupted) {
+    abandon(GDAP_ERR_INTERRUPTED, "was interrupted");
+    fail(GDAP_ERR_INTERRUPTED, "rank {}: {} was interrupted (the communicator's interrupt check returned non-zero); "
+         "the communicator is broken from now on", rank, what);
+  }
+  abandon(GDAP_ERR_TIMEOUT, "timed out");
   fail(GDAP_ERR_TIMEOUT,
        "rank {}: {} did not complete within the communicator's timeout ({} s): another rank did not make the same "
        "call (it failed, returned early or hangs); the communicator is broken from now on",
-       rank, what, timeout_);
+       rank, what, timeout);
 }
 
+// Two steps: every rank's meeting and length (fixed size: every rank's first step matches, whatever
+// call it is in), checked, then every rank's bytes when there are any.
 std::vector<std::string> MpiComm::allgather(std::string_view mine) {
   check_usable();
   if (mine.size() > static_cast<size_t>(INT_MAX)) fail(GDAP_ERR_OVERFLOW, "{} bytes to allgather exceed an MPI count", mine.size());
   const int n = static_cast<int>(size);
+  struct Header {
+    Meeting meeting;
+    int64_t length = 0;
+  };
   // The buffers live on the heap: if a rank never arrives they stay with the abandoned operation.
   struct Buffers {
-    int count = 0;
+    Header header;
+    std::vector<Header> headers;
     std::vector<int> counts, displs;
     std::string mine, all;
   };
   auto b = std::make_shared<Buffers>();
+  b->header = {next_meeting(*this), static_cast<int64_t>(mine.size())};
+  b->headers.resize(static_cast<size_t>(n));
+  b->mine = mine;
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Iallgather(&b->header, sizeof(Header), MPI_BYTE, b->headers.data(), sizeof(Header), MPI_BYTE, comm_,
+                           &request),
+            "MPI_Iallgather");
+  wait({&request, 1}, "MPI_Iallgather", false, b);
+  std::vector<Meeting> meetings;
+  for (const Header& h : b->headers) meetings.push_back(h.meeting);
+  check_verdict(meetings_differ(meetings));
   b->counts.resize(static_cast<size_t>(n));
   b->displs.resize(static_cast<size_t>(n));
-  b->mine = mine;
-  b->count = static_cast<int>(mine.size());
-  MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Iallgather(&b->count, 1, MPI_INT, b->counts.data(), 1, MPI_INT, comm_, &request), "MPI_Iallgather");
-  wait({&request, 1}, "MPI_Iallgather", false, b);
   int64_t total = 0;
   for (int r = 0; r < n; ++r) {
     if (total > INT_MAX) fail(GDAP_ERR_OVERFLOW, "more than {} bytes to allgather", INT_MAX);
     b->displs[static_cast<size_t>(r)] = static_cast<int>(total);
-    total += b->counts[static_cast<size_t>(r)];
+    b->counts[static_cast<size_t>(r)] = static_cast<int>(b->headers[static_cast<size_t>(r)].length);
+    total += b->headers[static_cast<size_t>(r)].length;
   }
   if (total > INT_MAX) fail(GDAP_ERR_OVERFLOW, "{} bytes to allgather exceed an MPI count", total);
+  std::vector<std::string> out(static_cast<size_t>(n));
+  if (total == 0) return out;  // every rank saw the same lengths: none gathers
   b->all.assign(static_cast<size_t>(total), '\0');
-  check_mpi(MPI_Iallgatherv(b->mine.data(), b->count, MPI_BYTE, b->all.data(), b->counts.data(), b->displs.data(),
-                           MPI_BYTE, comm_, &request),
+  check_mpi(MPI_Iallgatherv(b->mine.data(), static_cast<int>(b->mine.size()), MPI_BYTE, b->all.data(), b->counts.data(),
+                           b->displs.data(), MPI_BYTE, comm_, &request),
             "MPI_Iallgatherv");
   wait({&request, 1}, "MPI_Iallgatherv", false, b);
-  std::vector<std::string> out;
   for (int r = 0; r < n; ++r) {
-    out.push_back(b->all.substr(static_cast<size_t>(b->displs[static_cast<size_t>(r)]),
-                                static_cast<size_t>(b->counts[static_cast<size_t>(r)])));
+    out[static_cast<size_t>(r)] = b->all.substr(static_cast<size_t>(b->displs[static_cast<size_t>(r)]),
+                                                static_cast<size_t>(b->counts[static_cast<size_t>(r)]));
   }
   return out;
 }
 
-void MpiComm::barrier() {
-  check_usable();
-  MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
-  wait({&request, 1}, "MPI_Ibarrier", false);
-}
+// An allgather of nothing: its fixed first step is a barrier that also compares the meetings.
+void MpiComm::barrier() { allgather({}); }
 
 }  // namespace gdap
 

@@ -1,10 +1,11 @@
 // gdap communicators over MPI: a duplicate of the caller's communicator, so gdap's messages never
 // match the caller's, with errors returned (not fatal) and turned into GDAP_ERR_COMM.
 //
-// Every wait is bounded: gdap posts nonblocking operations and polls them until the
-// communicator's timeout (gdap_comm_set_timeout, 300 s by default). A rank that never makes the
-// matching call then costs the others GDAP_ERR_TIMEOUT, not a hang; the communicator is broken from
-// then on (every later call fails at once), since abandoned operations may still be pending in MPI.
+// Every wait is bounded: gdap posts nonblocking operations and polls them (comm/wait.hpp) until the
+// communicator's timeout (gdap_comm_set_timeout, 300 s by default) or the caller's interrupt check.
+// A rank that never makes the matching call then costs the others GDAP_ERR_TIMEOUT, not a hang; the
+// communicator is broken from then on (every later call fails at once), since abandoned operations
+// may still be pending in MPI.
 // gdap never calls MPI_Abort: the application decides (see docs/api.md, "Faults").
 #pragma once
 
@@ -23,22 +24,23 @@ class MpiComm final : public gdap_comm {
   gdap_comm_kind kind() const override { return GDAP_COMM_MPI; }
   std::vector<std::string> allgather(std::string_view mine) override;
   void barrier() override;
-  void set_timeout(double seconds) override;
   MPI_Comm handle() const { return comm_; }
 
-  // Throws GDAP_ERR_TIMEOUT if an earlier call timed out.
+  // Throws what broke the communicator (GDAP_ERR_TIMEOUT or GDAP_ERR_INTERRUPTED) if a call did.
   void check_usable() const;
-  // Polls `requests` until all complete, or until the timeout: then what can be cancelled is
-  // (receives, so that nothing lands in a caller's buffer later), point-to-point requests are freed,
-  // collective ones are left to MPI, `keep` is kept alive with the communicator (buffers MPI may
-  // still use), the communicator breaks and GDAP_ERR_TIMEOUT names `what`.
+  // Polls `requests` until all complete, or until the timeout or the caller's interrupt check ends
+  // the wait (wait.hpp): then what can be cancelled is (receives, so that nothing lands in a
+  // caller's buffer later), point-to-point requests are freed, collective ones are left to MPI,
+  // `keep` is kept alive with the communicator (buffers MPI may still use), the communicator breaks
+  // and GDAP_ERR_TIMEOUT or GDAP_ERR_INTERRUPTED names `what`.
   void wait(std::span<MPI_Request> requests, const char* what, bool point_to_point,
             std::shared_ptr<void> keep = nullptr);
 
  private:
   MPI_Comm comm_;
-  double timeout_ = 300;
   bool broken_ = false;
+  gdap_status broken_status_ = GDAP_ERR_TIMEOUT;
+  const char* broken_by_ = "";  // "timed out", "was interrupted", "failed in MPI"
   std::vector<std::shared_ptr<void>> abandoned_;  // what abandoned operations may still touch
 };
 

@@ -1,5 +1,6 @@
 #include "comm/nccl.hpp"
 
+#include "comm/wait.hpp"
 #include "comm/slots.hpp"
 #include "core/error.hpp"
 #include "cuda/device.hpp"
@@ -7,9 +8,7 @@
 #include <gdap/gdap_cuda.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
-#include <thread>
 
 namespace gdap {
 
@@ -49,23 +48,36 @@ void NcclComm::set_stream(void* s) {
   stream = s;
 }
 
-void NcclComm::set_timeout(double seconds) {
-  gdap_comm::set_timeout(seconds);
-  timeout_ = seconds;
-}
-
 void NcclComm::check_usable() const {
   if (broken_) {
-    fail(GDAP_ERR_TIMEOUT, "rank {}: the NCCL communicator is broken: an earlier collective call timed out", rank);
+    fail(broken_status_, "rank {}: the NCCL communicator is broken: an earlier collective call {}", rank, broken_by_);
   }
+}
+
+void NcclComm::give_up(WaitEnd end, const char* what, const char* waiting_for) {
+  broken_ = true;
+  if (end == WaitEnd::interrupted) {
+    broken_status_ = GDAP_ERR_INTERRUPTED;
+    broken_by_ = "was interrupted";
+    fail(GDAP_ERR_INTERRUPTED, "rank {}: {} was interrupted (the communicator's interrupt check returned non-zero) "
+         "while it waited for {}; the communicator is broken from now on: call ncclCommAbort on the NCCL "
+         "communicator before gdap_comm_destroy", rank, what, waiting_for);
+  }
+  broken_status_ = GDAP_ERR_TIMEOUT;
+  broken_by_ = "timed out";
+  fail(GDAP_ERR_TIMEOUT,
+       "rank {}: {} did not complete within the communicator's timeout ({} s) waiting for {}: another rank did not "
+       "make the same call (it failed, returned early or hangs); the communicator is broken from now on: call "
+       "ncclCommAbort on the NCCL communicator before gdap_comm_destroy",
+       rank, what, timeout, waiting_for);
 }
 
 // Waits for the control stream up to the timeout. Polls rather than blocks so that it can give up:
 // a peer that never joins leaves NCCL's kernel spinning, which cudaStreamSynchronize would wait
 // for without end. NCCL's asynchronous error (a peer's abort, a network failure) ends the wait too.
 void NcclComm::wait_control(const char* what) {
-  const auto start = std::chrono::steady_clock::now();
-  for (int polls = 0;; ++polls) {
+  Waiting waiting(*this);
+  for (;;) {
     const cudaError_t done = cudaStreamQuery(control_);
     if (done == cudaSuccess) return;
     if (done != cudaErrorNotReady) check_cuda(done, what);
@@ -73,37 +85,30 @@ void NcclComm::wait_control(const char* what) {
     check_nccl(ncclCommGetAsyncError(comm_, &async), "ncclCommGetAsyncError");
     if (async != ncclSuccess && async != ncclInProgress) {
       broken_ = true;
+      broken_status_ = async == ncclRemoteError ? GDAP_ERR_REMOTE : GDAP_ERR_COMM;
+      broken_by_ = "met an asynchronous NCCL error";
       fail(async == ncclRemoteError ? GDAP_ERR_REMOTE : GDAP_ERR_COMM,
            "rank {}: {}: NCCL reported an asynchronous error: {}; the communicator is broken from now on", rank, what,
            ncclGetErrorString(async));
     }
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeout_) break;
-    if (polls > 1000) std::this_thread::sleep_for(std::chrono::microseconds(100));  // spin first: control is short
+    const WaitEnd end = waiting.after_poll();  // spins first: control is short
+    if (end != WaitEnd::going_on) give_up(end, what, "its peers");
   }
-  broken_ = true;
-  fail(GDAP_ERR_TIMEOUT,
-       "rank {}: {} did not complete within the communicator's timeout ({} s): another rank did not make the same "
-       "call (it failed, returned early or hangs); the communicator is broken from now on: call ncclCommAbort on "
-       "the NCCL communicator before gdap_comm_destroy",
-       rank, what, timeout_);
 }
 
 void NcclComm::settle(ncclResult_t result, const char* what) {
-  const auto start = std::chrono::steady_clock::now();
+  Waiting waiting(*this);
   while (result == ncclInProgress) {
     check_nccl(ncclCommGetAsyncError(comm_, &result), "ncclCommGetAsyncError");
     if (result != ncclInProgress) break;
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeout_) {
-      broken_ = true;
-      fail(GDAP_ERR_TIMEOUT,
-           "rank {}: {} was still in progress after the communicator's timeout ({} s): NCCL could not connect to a "
-           "peer (it failed, returned early or hangs); the communicator is broken from now on: call ncclCommAbort on "
-           "the NCCL communicator before gdap_comm_destroy",
-           rank, what, timeout_);
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
+    const WaitEnd end = waiting.after_poll();
+    if (end != WaitEnd::going_on) give_up(end, what, "NCCL to connect to a peer (ncclInProgress)");
   }
-  if (result != ncclSuccess) broken_ = true;  // NCCL's communicator is unusable after an error
+  if (result != ncclSuccess) {  // NCCL's communicator is unusable after an error
+    broken_ = true;
+    broken_status_ = GDAP_ERR_COMM;
+    broken_by_ = "failed in NCCL";
+  }
   check_nccl(result, what);
 }
 
@@ -150,9 +155,9 @@ std::string NcclComm::gather_slots(std::string_view slot, const char* what) {
 // Every rank's bytes: gathered in slots (slots.hpp), none to gather on one rank.
 std::vector<std::string> NcclComm::allgather(std::string_view mine) {
   check_usable();
-  if (size == 1) return {std::string(mine)};
+  if (size == 1) return {std::string(mine)};  // nobody to meet: every call of one rank agrees with itself
   cuda::set_device(device_);
-  return allgather_in_slots(mine, static_cast<size_t>(size),
+  return allgather_in_slots(next_meeting(*this), mine, static_cast<size_t>(size),
                             [&](std::string_view slot) { return gather_slots(slot, "the NCCL allgather of control bytes"); });
 }
 

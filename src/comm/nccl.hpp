@@ -2,7 +2,8 @@
 // agreement of gdap_redistribute, gdap_map_create_collective) run on a stream of gdap's own with
 // a small device buffer, so they wait for themselves only, never for the caller's queued work;
 // most take one ncclAllGather of fixed slots staged through pinned memory (none on one rank).
-// They wait at most the communicator's timeout (gdap_comm_set_timeout), watching NCCL's
+// They wait at most the communicator's timeout (gdap_comm_set_timeout) and until the caller's
+// interrupt check says stop (comm/wait.hpp), watching NCCL's
 // asynchronous error: a rank that never joins costs the others GDAP_ERR_TIMEOUT, not a hang, and
 // the communicator is broken from then on (the ncclComm_t is the caller's to ncclCommAbort).
 // NCCL >= 2.22 connects to peers lazily, inside the first call that needs them: on a blocking
@@ -11,6 +12,7 @@
 #pragma once
 
 #include "comm/comm.hpp"
+#include "comm/wait.hpp"
 
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -24,8 +26,6 @@ class NcclComm final : public gdap_comm {
   gdap_comm_kind kind() const override { return GDAP_COMM_NCCL; }
   std::vector<std::string> allgather(std::string_view mine) override;
   void barrier() override;
-  void set_timeout(double seconds) override;
-  double timeout() const { return timeout_; }
   // The new stream waits for the work queued on the old one: the engines reuse their staging
   // buffers, tables and reduction buffer from call to call, each call ordered on its stream only.
   void set_stream(void* s) override;
@@ -36,7 +36,7 @@ class NcclComm final : public gdap_comm {
   // it needs; this polls until NCCL is done, at most the communicator's timeout (then the
   // communicator is broken and the call GDAP_ERR_TIMEOUT). Other errors throw as check_nccl does.
   void settle(ncclResult_t result, const char* what);
-  // Throws GDAP_ERR_TIMEOUT if an earlier call timed out.
+  // Throws what broke the communicator (GDAP_ERR_TIMEOUT, GDAP_ERR_INTERRUPTED, ...) if a call did.
   void check_usable() const;
 
  private:
@@ -44,6 +44,8 @@ class NcclComm final : public gdap_comm {
   char* host_buffer(int64_t bytes);
   std::string gather_slots(std::string_view slot, const char* what);
   void wait_control(const char* what);
+  // Breaks the communicator and throws why a wait for `waiting_for` ended.
+  [[noreturn]] void give_up(WaitEnd end, const char* what, const char* waiting_for);
   ncclComm_t comm_;
   int device_;
   cudaStream_t control_ = nullptr;
@@ -52,8 +54,9 @@ class NcclComm final : public gdap_comm {
   int64_t buffer_bytes_ = 0;
   char* host_ = nullptr;  // pinned staging of control bytes
   int64_t host_bytes_ = 0;
-  double timeout_ = 300;
   bool broken_ = false;
+  gdap_status broken_status_ = GDAP_ERR_TIMEOUT;
+  const char* broken_by_ = "";
 };
 
 // Throws GDAP_ERR_COMM naming `what` and NCCL's message when `result` is not ncclSuccess.

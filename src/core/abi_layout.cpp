@@ -6,6 +6,8 @@
 #include <dlpack/dlpack.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <type_traits>
 
 namespace {
 
@@ -25,6 +27,13 @@ static_assert(offsetof(gdap_dim, indices) == 80);
 static_assert(offsetof(gdap_dim, num_indices) == 88);
 static_assert(offsetof(gdap_dim, one_to_one) == 96);
 static_assert(offsetof(gdap_dim, reserved) == 100);
+
+// Every versioned struct begins with a uint32_t struct_size (core/versioned.hpp reads them all).
+template <typename T>
+constexpr bool versioned = std::is_same_v<decltype(T::struct_size), uint32_t> && offsetof(T, struct_size) == 0;
+static_assert(versioned<gdap_dim> && versioned<gdap_plan_stats> && versioned<gdap_halo_options> &&
+              versioned<gdap_halo_stats> && versioned<gdap_zarr_options> && versioned<gdap_gemm_options> &&
+              versioned<gdap_gemm_stats>);
 
 static_assert(sizeof(gdap_run) == 24);
 static_assert(offsetof(gdap_run, global_start) == 0);
@@ -49,7 +58,10 @@ static_assert(code(GDAP_DEVICE_CPU) == kDLCPU && code(GDAP_DEVICE_CUDA) == kDLCU
 // Halo structs, as the Fortran and Julia bindings mirror them.
 static_assert(sizeof(gdap_halo_options) == 16 && offsetof(gdap_halo_options, corners) == 4 &&
               offsetof(gdap_halo_options, widths) == 8);
-static_assert(sizeof(gdap_halo_stats) == 64 && offsetof(gdap_halo_stats, local_bytes) == 56);
+static_assert(sizeof(gdap_halo_stats) == 64 && offsetof(gdap_halo_stats, reserved_head) == 4 &&
+              offsetof(gdap_halo_stats, rank) == 8 && offsetof(gdap_halo_stats, local_bytes) == 56);
+static_assert(sizeof(gdap_plan_stats) == 88 && offsetof(gdap_plan_stats, reserved_head) == 4 &&
+              offsetof(gdap_plan_stats, rank) == 8 && offsetof(gdap_plan_stats, local_runs) == 80);
 
 // GEMM structs, as the Fortran and Julia bindings mirror them.
 static_assert(sizeof(gdap_axis_layout) == 56 && offsetof(gdap_axis_layout, dist_type) == 4 &&
@@ -60,10 +72,14 @@ static_assert(sizeof(gdap_axis_layout) == 56 && offsetof(gdap_axis_layout, dist_
 
 static_assert(sizeof(gdap_gemm_options) == 16 && offsetof(gdap_gemm_options, mode) == 4 &&
               offsetof(gdap_gemm_options, panel_width) == 8);
-static_assert(sizeof(gdap_gemm_stats) == 112 && offsetof(gdap_gemm_stats, flops) == 104);
+static_assert(sizeof(gdap_gemm_stats) == 112 && offsetof(gdap_gemm_stats, reserved_head) == 4 &&
+              offsetof(gdap_gemm_stats, rank) == 8 && offsetof(gdap_gemm_stats, flops) == 104);
 
 // Zarr options, as the Fortran and Julia bindings mirror them.
-static_assert(sizeof(gdap_zarr_options) == 24 && offsetof(gdap_zarr_options, codec) == 8 &&
-              offsetof(gdap_zarr_options, zstd_level) == 12 && offsetof(gdap_zarr_options, overwrite) == 16);
+static_assert(sizeof(gdap_zarr_options) == 40 && offsetof(gdap_zarr_options, reserved_head) == 4 &&
+              offsetof(gdap_zarr_options, codec) == 8 &&
+              offsetof(gdap_zarr_options, zstd_level) == 12 && offsetof(gdap_zarr_options, overwrite) == 16 &&
+              offsetof(gdap_zarr_options, layout) == 24 && offsetof(gdap_zarr_options, shuffle) == 28 &&
+              offsetof(gdap_zarr_options, chunk_bytes) == 32);
 
 }  // namespace

@@ -16,7 +16,8 @@ bool same_dtype(gdap_dtype a, gdap_dtype b);
 // "(code 2, 64 bits, 1 lanes)".
 std::string dtype_text(gdap_dtype d);
 
-// Bytes per element of a dtype gdap can hold (whole bytes, >= 1 lane; bool is 8 bits).
+// Bytes per element of a dtype gdap can hold: a code of gdap.h's enum at one of its DLPack widths
+// (bool is 8 bits), >= 1 lane.
 // Throws GDAP_ERR_UNSUPPORTED naming the dtype otherwise.
 int64_t element_size(gdap_dtype dtype);
 

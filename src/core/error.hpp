@@ -36,18 +36,6 @@ inline void require(const void* pointer, const char* what) {
   if (pointer == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "{} is NULL", what);
 }
 
-// Writes `value` into a caller's struct that gdap fills whole (the stats structs), once the
-// caller's struct_size covers it; `name` is the parameter ("stats"), `type` the struct's name.
-template <typename S>
-void fill_struct(S* out, const S& value, const char* name, const char* type) {
-  require(out, name);
-  if (out->struct_size < static_cast<int64_t>(sizeof(S))) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "{}->struct_size is {}; set it to sizeof({}) ({})", name, out->struct_size, type,
-         sizeof(S));
-  }
-  *out = value;
-}
-
 // Records the detail of a failure on this thread (what gdap_last_error returns).
 void set_last_error(gdap_status status, const char* message) noexcept;
 

@@ -38,6 +38,7 @@ GDAP_API const char* gdap_status_string(gdap_status status) {
     case GDAP_ERR_TIMEOUT: return "GDAP_ERR_TIMEOUT";
     case GDAP_ERR_IO: return "GDAP_ERR_IO";
     case GDAP_ERR_INTERNAL: return "GDAP_ERR_INTERNAL";
+    case GDAP_ERR_INTERRUPTED: return "GDAP_ERR_INTERRUPTED";
   }
   return "GDAP_ERR_UNKNOWN_STATUS";
 }

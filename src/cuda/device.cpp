@@ -72,7 +72,32 @@ int current_device() {
   return device;
 }
 
-void set_device(int device) { check_cuda(cudaSetDevice(device), "cudaSetDevice"); }
+namespace {
+
+// This thread's CallerDevice scopes: how deeply nested, and the caller's device once noted.
+struct Kept {
+  int depth = 0;
+  bool noted = false;
+  int device = 0;
+};
+thread_local Kept kept;
+
+}  // namespace
+
+void set_device(int device) {
+  if (kept.depth > 0 && !kept.noted) kept.noted = cudaGetDevice(&kept.device) == cudaSuccess;
+  check_cuda(cudaSetDevice(device), "cudaSetDevice");
+}
+
+CallerDevice::CallerDevice() noexcept { ++kept.depth; }
+
+CallerDevice::~CallerDevice() {
+  if (--kept.depth > 0 || !kept.noted) return;
+  kept.noted = false;
+  int now = 0;
+  if (cudaGetDevice(&now) == cudaSuccess && now == kept.device) return;
+  if (cudaSetDevice(kept.device) != cudaSuccess) (void)cudaGetLastError();  // nothing to report from a destructor
+}
 
 DeviceScope::DeviceScope(int device) noexcept {
   error_ = cudaGetDevice(&previous_);

@@ -41,6 +41,20 @@ class DeviceScope {
   int error_ = 0;
 };
 
+// Keeps the calling thread's current device across one C entry point: the engines switch to their
+// sections' device with set_device and do not switch back (a thread that runs many exchanges pays
+// one switch), so a caller who had another device current would find it changed after
+// gdap_redistribute (a PyTorch test found cuda:1 current). While one lives (the outermost counts),
+// the first set_device on this thread notes the caller's device, which the destructor restores.
+// Costs nothing on paths that never switch: no CUDA call unless set_device ran.
+class CallerDevice {
+ public:
+  CallerDevice() noexcept;
+  ~CallerDevice();
+  CallerDevice(const CallerDevice&) = delete;
+  CallerDevice& operator=(const CallerDevice&) = delete;
+};
+
 // The CUDA allocation that holds `p` (CUDA IPC shares whole allocations): its base and size in
 // bytes. False when `p` is in none, or the driver lacks cuMemGetAddressRange (reached through the
 // runtime's entry-point query, so that gdap links cudart only).

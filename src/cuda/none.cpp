@@ -21,6 +21,8 @@ int current_device() { no_cuda(); }
 void set_device(int) { no_cuda(); }
 DeviceScope::DeviceScope(int) noexcept {}
 int DeviceScope::restore() noexcept { return 0; }
+CallerDevice::CallerDevice() noexcept {}
+CallerDevice::~CallerDevice() {}
 void enable_peer_access(int, int) { no_cuda(); }
 void synchronize_stream(void*) { no_cuda(); }
 void copy_bytes(void*, const void*, int64_t) { no_cuda(); }

@@ -156,7 +156,7 @@ bool prepare(NcclComm& comm, const Program& program, const Sections& sections, c
   cuda::check_cuda(cudaHostGetDevicePointer(reinterpret_cast<void**>(&timed_out), p.timed_out, 0), "cudaHostGetDevicePointer");
   waits.timed_out = timed_out;
   signals.gave_up = waits.gave_up;  // a rank that gave up neither writes nor signals again
-  waits.timeout_ns = static_cast<uint64_t>(std::min(comm.timeout(), 1e9) * 1e9);
+  waits.timeout_ns = static_cast<uint64_t>(std::min(comm.timeout, 1e9) * 1e9);
   std::vector<Copy2D> copies;
   for (int half = 0; half < 2; ++half) {
     std::vector<cuda::DeviceCopy> push, unpack;
@@ -254,7 +254,7 @@ void start_writes(NcclComm& comm, Scratch& state) {
   auto& p = static_cast<BoundWrites&>(state);
   if (*reinterpret_cast<volatile int32_t*>(p.timed_out) != 0) {
     fail(GDAP_ERR_TIMEOUT, "a neighbour's data for an earlier start of this exchange did not come within the "
-         "communicator's timeout ({} s); the exchange is broken: destroy it", comm.timeout());
+         "communicator's timeout ({} s); the exchange is broken: destroy it", comm.timeout);
   }
   cuda::set_device(p.device);
   const int half = p.half;

@@ -42,6 +42,12 @@ Engine& engine_of(gdap_comm& comm) {
   return static_cast<Engine&>(*slot);
 }
 
+void touches(gdap_comm& comm, const char* what, const gdap_array* a, bool written) {
+  if (a == nullptr) return;
+  const ByteSpan span = byte_span(*a);
+  if (!span.empty()) gdap::touches(comm, Region{what, span.first, span.last, written});
+}
+
 void Engine::check_all(const Program& program, const Sections& sections, const Agreement& agreement) const {
   if (agreement.checks) agreement.checks();
   const char* operation = program.style().name;

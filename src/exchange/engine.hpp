@@ -138,4 +138,9 @@ class Engine : public Scratch {
 // The engine of `comm`'s kind, made on first use and kept on the communicator.
 Engine& engine_of(gdap_comm& comm);
 
+// Declares a section this rank's collective call reads or writes (comm/collective.hpp: the
+// in-process group refuses a call in which a rank writes memory that any rank's call touches);
+// NULL or an empty section declares nothing.
+void touches(gdap_comm& comm, const char* what, const gdap_array* a, bool written);
+
 }  // namespace gdap::exchange

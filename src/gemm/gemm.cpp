@@ -8,6 +8,8 @@
 
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/versioned.hpp"
+#include "exchange/engine.hpp"
 #include "maps/dim_map.hpp"
 #include "maps/layouts.hpp"
 #include "maps/map.hpp"
@@ -244,35 +246,8 @@ void check_maps(const gdap_gemm& g, const gdap_map* a, const gdap_map* b, const 
 }
 
 gdap_gemm_options read_options(const gdap_gemm_options* options) {
-  gdap_gemm_options o = GDAP_GEMM_OPTIONS_INIT;
-  if (options == nullptr) return o;
-  const size_t first = offsetof(gdap_gemm_options, mode) + sizeof(o.mode);
-  if (options->struct_size < first) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "options->struct_size is {}; set it with GDAP_GEMM_OPTIONS_INIT", options->struct_size);
-  }
-  std::memcpy(&o, options, std::min<size_t>(options->struct_size, sizeof o));
-  o.struct_size = sizeof o;
-  return o;
-}
-
-// [lowest, highest] byte addresses a section's elements occupy; empty when it has none.
-std::pair<uintptr_t, uintptr_t> byte_range(const gdap_array& x) {
-  const auto base = reinterpret_cast<uintptr_t>(x.data());
-  int64_t lo = 0, hi = 0;
-  for (size_t i = 0; i < x.section.shape.size(); ++i) {
-    if (x.section.shape[i] == 0) return {1, 0};
-    const int64_t step = (x.section.shape[i] - 1) * x.section.strides[i];
-    (step < 0 ? lo : hi) += step;
-  }
-  const int64_t es = (int64_t{x.section.dtype.bits} * x.section.dtype.lanes + 7) / 8;
-  return {base + static_cast<uintptr_t>(lo * es), base + static_cast<uintptr_t>(hi * es + es - 1)};
-}
-
-bool overlap(const gdap_array& x, const gdap_array& y) {
-  if (x.section.device.type != y.section.device.type || x.section.device.id != y.section.device.id) return false;
-  const auto [x0, x1] = byte_range(x);
-  const auto [y0, y1] = byte_range(y);
-  return x0 <= x1 && y0 <= y1 && x0 <= y1 && y0 <= x1;
+  if (options == nullptr) return GDAP_GEMM_OPTIONS_INIT;
+  return read_versioned(options, gdap_gemm_options GDAP_GEMM_OPTIONS_INIT, "options", "GDAP_GEMM_OPTIONS_INIT");
 }
 
 void check_section(const gdap_gemm& g, const gdap_array* x, const Operand& op, const char* name) {
@@ -308,8 +283,8 @@ void local_checks(gdap_gemm& g, const gdap_array* a, const gdap_array* b, gdap_a
   check_section(g, b, g.b, "B");
   check_section(g, c, g.c, "C");
   if (c->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "C is read-only; gemm writes it");
-  if (overlap(*c, *a)) fail(GDAP_ERR_INVALID_ARGUMENT, "C shares memory with A on this rank; gemm needs C apart from A and B");
-  if (overlap(*c, *b)) fail(GDAP_ERR_INVALID_ARGUMENT, "C shares memory with B on this rank; gemm needs C apart from A and B");
+  check_apart(*c, "C", *a, "A", "gdap_gemm_execute");
+  check_apart(*c, "C", *b, "B", "gdap_gemm_execute");
   const Memory mem = memory_of(c);
   if (memory_of(a) != mem || memory_of(b) != mem) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "A, B and C must all be host-accessible or all on a CUDA device");
@@ -354,6 +329,9 @@ void execute(gdap_comm& comm, gdap_gemm& g, double alpha, const gdap_array* a, c
            comm.rank, comm.size);
     }
     local_checks(g, a, b, c);
+    exchange::touches(comm, "A", a, false);
+    exchange::touches(comm, "B", b, false);
+    exchange::touches(comm, "C", c, true);
   });
   // Every rank's sections must be in the same kind of memory (the engines pair host with host).
   // So must alpha and beta (a rank skipping the panels for alpha 0 would leave its peers waiting).
@@ -374,6 +352,9 @@ void execute(gdap_comm& comm, gdap_gemm& g, double alpha, const gdap_array* a, c
            "must pass the same", r, v[0], v[1], v[2], v[3]);
     }
   }
+  // The operands' redistributions and the panels run nested in this call (comm/collective.hpp): the
+  // memory they touch is A, B and C, declared above, or gdap's own working sections.
+  const CollectiveCall nested(comm, "gdap_gemm_execute");
   const gdap_array* wa = a;
   const gdap_array* wb = b;
   gdap_array* wc = c;

@@ -4,6 +4,7 @@
 #include "array/array.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/versioned.hpp"
 #include "halo/planner.hpp"
 #include "maps/map.hpp"
 #include "protocol/dim.hpp"
@@ -31,7 +32,7 @@ void check_dim(const gdap_dim& mine, const gdap_dim& map, int64_t i) {
 }
 
 // This rank's own checks of an exchange: a halo matching the communicator, an array matching the halo.
-void check_call(const gdap_comm& comm, const gdap_halo* halo, const gdap_array* local) {
+void check_call(gdap_comm& comm, const gdap_halo* halo, const gdap_array* local) {
   if (halo == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "halo is NULL");
   const gdap_halo& h = *halo;
   if (h.program.rank() != comm.rank) {
@@ -52,6 +53,7 @@ void check_call(const gdap_comm& comm, const gdap_halo* halo, const gdap_array* 
   }
   for (int64_t i = 0; i < a.ndim(); ++i) check_dim(a.dims[i], h.dims[static_cast<size_t>(i)], i);
   if (a.readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "local is read-only; a halo exchange writes its padding");
+  exchange::touches(comm, "local", local, true);
 }
 
 // The halo's program, or an empty one for a NULL halo (which the checks refuse).
@@ -63,16 +65,10 @@ const exchange::Program& program_of(const gdap_halo* halo) {
 // The local section as both ends of the exchange: owned elements are read, padding written.
 exchange::Sections sections_of(gdap_array* local) { return exchange::Sections{local, local, "local", "local"}; }
 
-// The caller's options, reading only the fields its struct_size covers.
+// The caller's options (NULL: the defaults), as core/versioned.hpp reads them.
 gdap_halo_options read_options(const gdap_halo_options* options) {
-  gdap_halo_options o = GDAP_HALO_OPTIONS_INIT;
-  if (options == nullptr) return o;
-  const size_t first = offsetof(gdap_halo_options, corners) + sizeof(o.corners);
-  if (options->struct_size < first) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "options->struct_size is {}; set it with GDAP_HALO_OPTIONS_INIT", options->struct_size);
-  }
-  std::memcpy(&o, options, std::min<size_t>(options->struct_size, sizeof o));
-  return o;
+  if (options == nullptr) return GDAP_HALO_OPTIONS_INIT;
+  return read_versioned(options, gdap_halo_options GDAP_HALO_OPTIONS_INIT, "options", "GDAP_HALO_OPTIONS_INIT");
 }
 
 }  // namespace
@@ -118,6 +114,11 @@ std::unique_ptr<gdap_exchange> bind(gdap_comm& comm, const gdap_halo* halo, gdap
   return bound;
 }
 
-void start(gdap_exchange& exchange) { exchange::engine_of(*exchange.comm).start(*exchange.bound); }
+// Declares the section again (each start is a collective call of its own, comm/collective.hpp),
+// then runs without an agreement.
+void start(gdap_exchange& exchange) {
+  exchange::touches(*exchange.comm, "local", exchange.bound->sections.dst, true);
+  exchange::engine_of(*exchange.comm).start(*exchange.bound);
+}
 
 }  // namespace gdap::halo

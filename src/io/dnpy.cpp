@@ -4,6 +4,7 @@
 // pinned host memory, one copy each way. Errors are agreed over the communicator, so that every
 // rank fails together and nothing is handed out unless every rank read its file.
 #include "io/dnpy_format.hpp"
+#include "io/files.hpp"
 
 #include "array/array.hpp"
 #include "array/device_memory.hpp"
@@ -15,8 +16,6 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -32,31 +31,6 @@ std::string file_of(const char* prefix, int64_t rank) {
   require(prefix, "prefix");
   if (*prefix == '\0') fail(GDAP_ERR_INVALID_ARGUMENT, "prefix is empty");
   return fmt::format("{}_{}.dnpy", prefix, rank);
-}
-
-// A FILE* closed with its scope.
-struct File {
-  std::FILE* f = nullptr;
-  File(const std::string& path, const char* mode) : f(std::fopen(path.c_str(), mode)) {
-    if (f == nullptr) fail(GDAP_ERR_IO, "{}: cannot open: {}", path, std::strerror(errno));
-  }
-  ~File() {
-    if (f != nullptr) std::fclose(f);
-  }
-  File(const File&) = delete;
-  File& operator=(const File&) = delete;
-};
-
-void write_all(std::FILE* f, const void* data, int64_t bytes, const std::string& path) {
-  if (bytes > 0 && std::fwrite(data, 1, static_cast<size_t>(bytes), f) != static_cast<size_t>(bytes)) {
-    fail(GDAP_ERR_IO, "{}: write failed: {}", path, std::strerror(errno));
-  }
-}
-
-void read_all(std::FILE* f, void* data, int64_t bytes, int64_t at, const std::string& path) {
-  if (bytes > 0 && std::fread(data, 1, static_cast<size_t>(bytes), f) != static_cast<size_t>(bytes)) {
-    fail(GDAP_ERR_IO, "{}: reading {} bytes at byte {} failed (the file changed while being read?)", path, bytes, at);
-  }
 }
 
 // Visits every element of a strided N-d view in C order: f(byte offset from element (0, ..., 0)).
@@ -158,19 +132,14 @@ void save(gdap_comm& comm, const gdap_array& a, const std::string& path) {
     });
     payload = packed.data();
   }
-  const std::string tmp = fmt::format("{}.tmp{}", path, comm.rank);
-  {
-    File f(tmp, "wb");
-    write_all(f.f, heads.data(), static_cast<int64_t>(heads.size()), tmp);
-    write_all(f.f, payload, bytes, tmp);
-    if (std::fflush(f.f) != 0) fail(GDAP_ERR_IO, "{}: write failed: {}", tmp, std::strerror(errno));
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    fail(GDAP_ERR_IO, "{}: cannot move the written file into place: {}", path, ec.message());
-  }
+  // A temporary of its own in the file's folder, renamed into place: a link planted at the name
+  // is replaced, never written through, and a failed write leaves nothing behind.
+  const fs::path target(path);
+  const Dir dir = Dir::open(target.has_parent_path() ? target.parent_path().string() : ".", false);
+  NewFile file(dir, target.filename().string());
+  file.write(heads.data(), static_cast<int64_t>(heads.size()));
+  file.write(payload, bytes);
+  file.commit();
 }
 
 // The grid coordinates in dim_data must be this rank's (C order over the grid, as MPI_Cart_create).
@@ -192,13 +161,10 @@ void check_rank(const DnpyHeader& h, const gdap_comm& comm, const std::string& p
 }
 
 void load(gdap_comm& comm, gdap_device device, const std::string& path, std::unique_ptr<gdap_array>& made) {
-  std::error_code ec;
-  const auto size = static_cast<int64_t>(fs::file_size(path, ec));
-  if (ec) fail(GDAP_ERR_IO, "{}: cannot read: {}", path, ec.message());
-  File f(path, "rb");
-  std::vector<unsigned char> head(static_cast<size_t>(std::min(size, kMaxDnpyHeads)));
-  read_all(f.f, head.data(), static_cast<int64_t>(head.size()), 0, path);
-  const DnpyHeader h = parse_dnpy(head, size, path);
+  const Regular f = *open_regular(path, false);  // a FIFO or a device is refused, never waited on
+  std::vector<unsigned char> head(static_cast<size_t>(std::min(f.size, kMaxDnpyHeads)));
+  read_at(f, head.data(), static_cast<int64_t>(head.size()), 0, path);
+  const DnpyHeader h = parse_dnpy(head, f.size, path);
   check_rank(h, comm, path);
   try {
     made = create_array(h.dtype, device, h.dims.data(), h.dims.ndim());
@@ -222,10 +188,7 @@ void load(gdap_comm& comm, gdap_device device, const std::string& path, std::uni
     fortran.resize(static_cast<size_t>(h.payload_bytes));
     raw = fortran.data();
   }
-  if (std::fseek(f.f, static_cast<long>(h.payload_offset), SEEK_SET) != 0) {
-    fail(GDAP_ERR_IO, "{}: cannot seek to the payload at byte {}", path, h.payload_offset);
-  }
-  read_all(f.f, raw, h.payload_bytes, h.payload_offset, path);
+  read_at(f, raw, h.payload_bytes, h.payload_offset, path);
   if (raw != target) {  // Fortran order: element (i0, i1, ...) at sum(i_k * prod(shape[<k])) to C order
     const int64_t item = h.dtype.bits / 8;
     std::vector<int64_t> strides;
@@ -251,6 +214,7 @@ void load(gdap_comm& comm, gdap_device device, const std::string& path, std::uni
 extern "C" GDAP_API gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array* section, const char* prefix) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_save_dnpy");
     gdap::agree(c, [&] {
       gdap::require(section, "section");
       const std::string path = gdap::io::file_of(prefix, c.rank);
@@ -265,6 +229,7 @@ extern "C" GDAP_API gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array
 extern "C" GDAP_API gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out, const char* prefix, gdap_device device) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_load_dnpy");
     std::unique_ptr<gdap_array> made;
     gdap::agree(c, [&] {
       gdap::require(out, "out");

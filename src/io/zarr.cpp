@@ -1,15 +1,17 @@
 // Collective save and load of a distributed array as a Zarr v3 store (gdap.h, "Zarr v3 stores").
-// Both walk this rank's owned runs along each dimension, cut at chunk boundaries, so a chunk is
-// decoded or encoded once and its elements are copied run by run: O(owned elements + chunks met).
-#include "io/zarr_store.hpp"
+// Each rank writes the shards (or chunks) of its own blocks, so every file has one writer, and
+// reads only the units (a shard's inner chunks, or chunks) its owned elements fall in; both walk
+// its owned runs cut at unit boundaries (zarr_pieces.hpp).
+#include "io/zarr_chunks.hpp"
+#include "io/zarr_pieces.hpp"
 
 #include "array/array.hpp"
 #include "array/memory.hpp"
 #include "comm/comm.hpp"
 #include "core/checked.hpp"
 #include "core/error.hpp"
+#include "core/versioned.hpp"
 #include "cuda/device.hpp"
-#include "maps/axis_side.hpp"
 #include "maps/layouts.hpp"
 #include "maps/map.hpp"
 #include "plan/redistribute.hpp"
@@ -22,7 +24,6 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <map>
 #include <memory>
 
 static_assert(std::endian::native == std::endian::little, "gdap's Zarr codec writes host order as little endian");
@@ -31,107 +32,6 @@ namespace gdap::io {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A piece of an owned run inside one chunk along one dimension.
-struct Piece {
-  int64_t in_chunk;  // index inside the chunk
-  int64_t local;     // index in the local buffer
-  int64_t length;
-};
-// Per dimension: chunk index -> its pieces (in global order).
-using AxisPieces = std::map<int64_t, std::vector<Piece>>;
-
-std::vector<AxisPieces> pieces_of(const gdap_map& map, int64_t rank, const std::vector<int64_t>& chunk, bool source) {
-  std::vector<AxisPieces> out(static_cast<size_t>(map.ndim()));
-  for (int64_t a = 0; a < map.ndim(); ++a) {
-    const auto i = static_cast<size_t>(a);
-    const AxisSide side(map.axes[i], source);
-    side.for_each_run(map.coord(rank, a), [&](int64_t g, int64_t len, int64_t l) {
-      while (len > 0) {
-        const int64_t c = g / chunk[i], off = g % chunk[i], n = std::min(len, chunk[i] - off);
-        out[i][c].push_back({off, l, n});
-        g += n;
-        l += n;
-        len -= n;
-      }
-    });
-  }
-  return out;
-}
-
-// A host view of a section: bytes plus strides in bytes.
-struct HostView {
-  char* origin;                   // element (0, ..., 0)
-  std::vector<int64_t> strides;   // bytes
-};
-
-// Copies between one chunk buffer and a section, for the chunk whose per-dimension pieces are
-// `pieces[a]`. `to_chunk` picks the direction.
-void copy_chunk(const std::vector<const std::vector<Piece>*>& pieces, const std::vector<int64_t>& chunk_strides,
-                const HostView& view, int64_t itemsize, unsigned char* chunk, bool to_chunk) {
-  const size_t nd = pieces.size();
-  std::function<void(size_t, int64_t, int64_t)> walk = [&](size_t a, int64_t c_off, int64_t l_off) {
-    if (a == nd) {
-      char* s = view.origin + l_off;
-      unsigned char* k = chunk + c_off;
-      if (to_chunk) std::memcpy(k, s, static_cast<size_t>(itemsize));
-      else std::memcpy(s, k, static_cast<size_t>(itemsize));
-      return;
-    }
-    const bool last = a + 1 == nd;
-    for (const Piece& p : *pieces[a]) {
-      if (last && view.strides[a] == itemsize) {  // contiguous on both sides
-        char* s = view.origin + l_off + p.local * itemsize;
-        unsigned char* k = chunk + c_off + p.in_chunk * itemsize;
-        const auto n = static_cast<size_t>(p.length * itemsize);
-        if (to_chunk) std::memcpy(k, s, n);
-        else std::memcpy(s, k, n);
-        continue;
-      }
-      for (int64_t j = 0; j < p.length; ++j) {
-        walk(a + 1, c_off + (p.in_chunk + j) * chunk_strides[a], l_off + (p.local + j) * view.strides[a]);
-      }
-    }
-  };
-  walk(0, 0, 0);
-}
-
-// Calls f(chunk index, its pieces per dimension) for every chunk this rank's pieces fall in.
-void for_each_chunk(const std::vector<AxisPieces>& axes,
-                    const std::function<void(const std::vector<int64_t>&, const std::vector<const std::vector<Piece>*>&)>& f) {
-  const size_t nd = axes.size();
-  for (const AxisPieces& a : axes) {
-    if (a.empty()) return;  // nothing owned along a dimension: nothing at all
-  }
-  std::vector<AxisPieces::const_iterator> it(nd);
-  for (size_t a = 0; a < nd; ++a) it[a] = axes[a].begin();
-  std::vector<int64_t> index(nd);
-  std::vector<const std::vector<Piece>*> pieces(nd);
-  for (;;) {
-    for (size_t a = 0; a < nd; ++a) {
-      index[a] = it[a]->first;
-      pieces[a] = &it[a]->second;
-    }
-    f(index, pieces);
-    size_t a = nd;
-    while (a > 0 && std::next(it[a - 1]) == axes[a - 1].end()) {
-      it[a - 1] = axes[a - 1].begin();
-      --a;
-    }
-    if (a == 0) return;
-    ++it[a - 1];
-  }
-}
-
-std::vector<int64_t> chunk_strides(const ZarrMeta& meta) {
-  std::vector<int64_t> s(meta.chunk.size());
-  int64_t step = meta.itemsize;
-  for (size_t a = s.size(); a-- > 0;) {
-    s[a] = step;
-    step *= meta.chunk[a];
-  }
-  return s;
-}
 
 // The byte range [lo, hi) of a section's elements, relative to its element (0, ..., 0).
 std::pair<int64_t, int64_t> span_of(const gdap_array& a) {
@@ -241,6 +141,7 @@ void to_even_blocks(gdap_comm& comm, const gdap_map& map, const gdap_array& sect
     const std::vector<gdap_dim> mine = even_blocks(map, comm.rank);
     tmp.array = create_array(section.section.dtype, section.section.device, mine.data(), map.ndim());
   });
+  const CollectiveCall nested(comm, "gdap_redistribute");  // within the save: its sections are not the caller's
   plan::redistribute(comm, tmp.plan.get(), &section, tmp.array.get());
   if (memory_of(&section) == Memory::device) cuda::synchronize_stream(comm.stream);
 }
@@ -264,40 +165,117 @@ void prepare_store(const std::string& path, const gdap_zarr_options& o) {
 }
 
 gdap_zarr_options checked_options(const gdap_zarr_options* options) {
-  gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
-  if (options == nullptr) return o;
-  if (options->struct_size < static_cast<int64_t>(offsetof(gdap_zarr_options, overwrite) + sizeof(int32_t))) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "options->struct_size {} is too small", options->struct_size);
-  }
-  o.codec = options->codec;
-  o.zstd_level = options->zstd_level;
-  o.overwrite = options->overwrite;
-  if (o.codec != GDAP_ZARR_RAW && o.codec != GDAP_ZARR_ZSTD) fail(GDAP_ERR_INVALID_ARGUMENT, "options->codec {} is not a gdap_zarr_codec", o.codec);
+  if (options == nullptr) return GDAP_ZARR_OPTIONS_INIT;
+  const gdap_zarr_options o =
+      read_versioned(options, gdap_zarr_options GDAP_ZARR_OPTIONS_INIT, "options", "GDAP_ZARR_OPTIONS_INIT");
+  if (o.codec < GDAP_ZARR_RAW || o.codec > GDAP_ZARR_BLOSC_ZSTD) fail(GDAP_ERR_INVALID_ARGUMENT, "options->codec {} is not a gdap_zarr_codec", o.codec);
+  const bool blosc = o.codec == GDAP_ZARR_BLOSC_LZ4 || o.codec == GDAP_ZARR_BLOSC_ZSTD;
   if (o.codec == GDAP_ZARR_ZSTD && (o.zstd_level < 0 || o.zstd_level > 22)) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "options->zstd_level {} is not in 0..22", o.zstd_level);
+  }
+  if (blosc && (o.zstd_level < 0 || o.zstd_level > 9)) fail(GDAP_ERR_INVALID_ARGUMENT, "options->zstd_level {} is not a blosc level 0..9", o.zstd_level);
+  if (o.layout != GDAP_ZARR_SHARDS && o.layout != GDAP_ZARR_CHUNKS) fail(GDAP_ERR_INVALID_ARGUMENT, "options->layout {} is not a gdap_zarr_layout", o.layout);
+  if (o.shuffle < GDAP_ZARR_SHUFFLE || o.shuffle > GDAP_ZARR_BITSHUFFLE) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "options->shuffle {} is not a gdap_zarr_shuffle", o.shuffle);
+  }
+  if (o.chunk_bytes < 0 || o.chunk_bytes > kMaxChunkBytes) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "options->chunk_bytes {} is not in 0..{}", o.chunk_bytes, kMaxChunkBytes);
   }
 #ifndef GDAP_HAVE_ZSTD
   if (o.codec == GDAP_ZARR_ZSTD) fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without zstd: use GDAP_ZARR_RAW");
 #endif
+#ifndef GDAP_HAVE_BLOSC
+  if (blosc) fail(GDAP_ERR_UNSUPPORTED, "this gdap was built without blosc: use GDAP_ZARR_ZSTD or GDAP_ZARR_RAW");
+#endif
   return o;
 }
 
-// Writes this rank's chunks of a layout in which each chunk has one owner.
-void write_chunks(const std::string& path, const ZarrMeta& meta, const gdap_map& map, int64_t rank, const gdap_array& a) {
-  const Staged staged(a, true);
-  const std::vector<int64_t> strides = chunk_strides(meta);
-  if (map.ndim() == 0) {
-    if (rank == 0) {
-      std::vector<unsigned char> bytes(static_cast<size_t>(meta.chunk_bytes));
-      std::memcpy(bytes.data(), staged.view().origin, bytes.size());
-      write_chunk(chunk_path(path, meta, {}), meta, bytes);
+// Inner chunks for shards of `shard`: each dimension a divisor of the shard's, the largest first
+// halved (to its next divisor) until a chunk holds at most `target` bytes, so that they stay about
+// as wide in every dimension and a reader of another layout reads little it does not need.
+std::vector<int64_t> inner_chunks(const std::vector<int64_t>& shard, int64_t itemsize, int64_t target) {
+  std::vector<int64_t> inner = shard;
+  auto bytes = [&] {
+    int64_t b = itemsize;
+    for (int64_t e : inner) b = checked_mul(b, e, "inner chunk bytes");
+    return b;
+  };
+  while (bytes() > target) {
+    const auto widest = std::max_element(inner.begin(), inner.end());
+    if (*widest <= 1) break;
+    const size_t a = static_cast<size_t>(widest - inner.begin());
+    int64_t d = *widest / 2;
+    while (shard[a] % d != 0) --d;  // the largest divisor of the shard's extent at most half as wide
+    inner[a] = d;
+  }
+  return inner;
+}
+
+// Along each dimension, how many units (a shard's inner chunks) a chunk holds: 1 when not sharded.
+std::vector<int64_t> units_per_chunk(const ZarrMeta& meta) {
+  std::vector<int64_t> r;
+  for (size_t i = 0; i < meta.chunk.size(); ++i) r.push_back(meta.chunk[i] / meta.unit[i]);
+  return r;
+}
+
+// Copies the elements of one unit of the section into `bytes` (the unit's C-ordered bytes), with
+// the fill value (0) where the unit reaches past the array.
+void gather_unit(const UnitPieces& pieces, const ZarrMeta& meta, const std::vector<int64_t>& strides, const HostView& view,
+                 std::vector<char>& bytes) {
+  bool whole = true;
+  for (size_t a = 0; a < pieces.size(); ++a) {
+    int64_t n = 0;
+    for (const Piece& p : *pieces[a]) n += p.length;
+    whole = whole && n == meta.unit[a];
+  }
+  if (!whole) std::fill(bytes.begin(), bytes.end(), 0);
+  copy_to_unit(pieces, strides, view, meta.itemsize, bytes.data());
+}
+
+// Writes one shard (every inner chunk of outer chunk `outer`, in C order) from this rank's pieces.
+void write_shard(const Dir& store, const ZarrMeta& meta, const std::vector<int64_t>& outer, const std::vector<AxisPieces>& units,
+                 const std::vector<int64_t>& strides, const HostView& view) {
+  const size_t nd = outer.size();
+  const std::vector<int64_t> ratio = units_per_chunk(meta);
+  std::vector<int64_t> within(nd, 0);
+  int64_t count = 1;
+  for (int64_t r : ratio) count *= r;
+  ShardWriter shard(store, chunk_key(meta, outer), meta);
+  std::vector<char> bytes(static_cast<size_t>(c_strides(meta.unit, meta.itemsize)[0] * meta.unit[0]));
+  UnitPieces pieces(nd);
+  for (int64_t k = 0; k < count; ++k) {
+    bool inside = true;
+    for (size_t a = 0; a < nd && inside; ++a) {
+      const auto it = units[a].find(outer[a] * ratio[a] + within[a]);
+      inside = it != units[a].end();
+      if (inside) pieces[a] = &it->second;
     }
+    if (inside) gather_unit(pieces, meta, strides, view, bytes);
+    shard.add(inside ? bytes.data() : nullptr);  // an inner chunk past the array's end has no bytes
+    for (size_t a = nd; a-- > 0;) {
+      if (++within[a] < ratio[a]) break;
+      within[a] = 0;
+    }
+  }
+  shard.finish();
+}
+
+// Writes this rank's chunks (or shards) of a layout in which each one has one owner.
+void write_chunks(const std::string& path, const ZarrMeta& meta, const gdap_map& map, int64_t rank, const gdap_array& a) {
+  if (map.ndim() == 0 && rank != 0) return;  // the one element, written once
+  const Staged staged(a, true);
+  const Dir store = Dir::open(path, false);
+  const std::vector<int64_t> strides = c_strides(meta.unit, meta.itemsize);
+  if (meta.codecs.sharding) {
+    for_each_group(pieces_of(map, rank, meta.unit, true), units_per_chunk(meta), [&](const std::vector<int64_t>& outer, const std::vector<AxisPieces>& units) {
+      write_shard(store, meta, outer, units, strides, staged.view());
+    });
     return;
   }
-  for_each_chunk(pieces_of(map, rank, meta.chunk, true), [&](const std::vector<int64_t>& index, const auto& pieces) {
-    std::vector<unsigned char> bytes(static_cast<size_t>(meta.chunk_bytes), 0);
-    copy_chunk(pieces, strides, staged.view(), meta.itemsize, bytes.data(), true);
-    write_chunk(chunk_path(path, meta, index), meta, bytes);
+  std::vector<char> bytes(static_cast<size_t>(meta.chunk_bytes));
+  for_each_unit(pieces_of(map, rank, meta.chunk, true), [&](const std::vector<int64_t>& index, const UnitPieces& pieces) {
+    gather_unit(pieces, meta, strides, staged.view(), bytes);
+    write_chunk(store, chunk_key(meta, index), meta, std::string_view(bytes.data(), bytes.size()));
   });
 }
 
@@ -313,11 +291,22 @@ void save(gdap_comm& comm, const gdap_map& map, const gdap_array& section, const
     chunk = owner_chunks(*layout);
     if (!chunk) fail(GDAP_ERR_INTERNAL, "equal blocks did not give one owner per chunk");
   }
-  const ZarrMeta meta = make_meta(map.global_shape, *chunk, section.section.dtype, o);
+  std::vector<int64_t> inner;
+  const int64_t itemsize = section.section.dtype.bits / 8;
+  if (o.layout == GDAP_ZARR_SHARDS && map.ndim() > 0) inner = inner_chunks(*chunk, itemsize, o.chunk_bytes > 0 ? o.chunk_bytes : kDefaultInnerBytes);
+  if (o.layout == GDAP_ZARR_CHUNKS) {
+    int64_t bytes = itemsize;
+    for (int64_t e : *chunk) bytes = checked_mul(bytes, e, "chunk bytes");
+    if (bytes > kMaxChunkBytes) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "{}: a rank's block of {} bytes is more than a chunk may hold ({}): write shards "
+           "(GDAP_ZARR_SHARDS), whose inner chunks stay small", path, bytes, kMaxChunkBytes);
+    }
+  }
+  const ZarrMeta meta = make_meta(map.global_shape, *chunk, inner, section.section.dtype, o);
   if (memory_of(data) == Memory::device) cuda::synchronize_stream(comm.stream);  // queued writes first
   agree(comm, [&] { write_chunks(path, meta, *layout, comm.rank, *data); });
   agree(comm, [&] {
-    if (comm.rank == 0) write_file(path + "/zarr.json", meta_json(meta));
+    if (comm.rank == 0) write_new(Dir::open(path, false), "zarr.json", meta_json(meta));
   });
 }
 
@@ -337,7 +326,7 @@ void check_store(const ZarrMeta& meta, const gdap_map& map, const gdap_array& a,
 void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::string& path) {
   // Everything is read into a copy first, so that a failure on any rank leaves every section as it was.
   std::unique_ptr<Staged> staged;
-  std::vector<char> copy;
+  Buffer copy;
   HostView view;
   std::vector<AxisPieces> pieces;
   agree(comm, [&] {
@@ -347,27 +336,31 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
     if (memory_of(&section) == Memory::device) cuda::synchronize_stream(comm.stream);
     staged = std::make_unique<Staged>(section, true);
     view = staged->view();
-    if (!staged->on_device()) {  // host: a private copy of the span, written back element by element
+    if (!staged->on_device()) {  // host: a private span (only owned elements are written and copied back)
       const auto [lo, hi] = span_of(section);
-      copy.assign(view.origin + lo, view.origin + hi);
-      view.origin = copy.data() - lo;
+      view.origin = copy.resize(static_cast<size_t>(hi - lo)) - lo;
     }
-    const std::vector<int64_t> strides = chunk_strides(meta);
-    auto fill_from = [&](const std::vector<int64_t>& index, const std::vector<const std::vector<Piece>*>& p) {
-      std::optional<std::vector<unsigned char>> bytes = read_chunk(chunk_path(path, meta, index), meta);
-      if (!bytes) {
-        bytes.emplace(static_cast<size_t>(meta.chunk_bytes));
-        for (size_t at = 0; at < bytes->size(); at += meta.fill.size()) std::memcpy(bytes->data() + at, meta.fill.data(), meta.fill.size());
-      }
-      copy_chunk(p, strides, view, meta.itemsize, bytes->data(), false);
+    const std::vector<int64_t> strides = c_strides(meta.unit, meta.itemsize), ratio = units_per_chunk(meta);
+    Scratch scratch;
+    auto fill_from = [&](std::optional<std::string_view> bytes, const UnitPieces& p) {
+      if (bytes) copy_from_unit(p, strides, view, meta.itemsize, bytes->data());
+      else fill_pieces(p, strides, view, meta.fill);
     };
-    if (map.ndim() == 0) {
-      static const std::vector<const std::vector<Piece>*> none;
-      fill_from({}, none);
-      return;
-    }
-    pieces = pieces_of(map, comm.rank, meta.chunk, false);
-    for_each_chunk(pieces, fill_from);
+    pieces = pieces_of(map, comm.rank, meta.unit, false);
+    for_each_group(pieces, ratio, [&](const std::vector<int64_t>& outer, const std::vector<AxisPieces>& units) {
+      if (!meta.partial_shards()) {
+        for_each_unit(units, [&](const std::vector<int64_t>& index, const UnitPieces& p) {
+          fill_from(read_chunk(chunk_path(path, meta, index), meta, scratch), p);
+        });
+        return;
+      }
+      const ShardReader shard(chunk_path(path, meta, outer), meta);  // its index, then only the inner chunks needed
+      std::vector<int64_t> within(outer.size());
+      for_each_unit(units, [&](const std::vector<int64_t>& index, const UnitPieces& p) {
+        for (size_t i = 0; i < within.size(); ++i) within[i] = index[i] - outer[i] * ratio[i];
+        fill_from(shard.inner(within, scratch), p);
+      });
+    });
   });
   if (staged->on_device()) {
     staged->flush();
@@ -383,15 +376,22 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
   for (const AxisPieces& axis : pieces) {
     if (axis.empty()) return;
   }
-  // Walk every owned element once: the union of all chunks' pieces is the owned runs.
+  // Walk every owned run once (the union of all units' pieces is the owned runs), a piece of the
+  // last dimension at a time where the section is contiguous along it.
+  const size_t last = pieces.size() - 1;
+  const bool rows = target.strides[last] == item;
   std::function<void(size_t, int64_t)> walk = [&](size_t a, int64_t off) {
-    if (a == pieces.size()) {
-      std::memcpy(target.origin + off, view.origin + off, static_cast<size_t>(item));
-      return;
-    }
     for (const auto& [c, list] : pieces[a]) {
       for (const Piece& p : list) {
-        for (int64_t j = 0; j < p.length; ++j) walk(a + 1, off + (p.local + j) * target.strides[a]);
+        if (a == last && rows) {
+          std::memcpy(target.origin + off + p.local * item, view.origin + off + p.local * item, static_cast<size_t>(p.length * item));
+          continue;
+        }
+        for (int64_t j = 0; j < p.length; ++j) {
+          const int64_t at = off + (p.local + j) * target.strides[a];
+          if (a == last) std::memcpy(target.origin + at, view.origin + at, static_cast<size_t>(item));
+          else walk(a + 1, at);
+        }
       }
     }
   };
@@ -411,6 +411,7 @@ extern "C" GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* 
                                                const char* path, const gdap_zarr_options* options) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_save_zarr");
     std::string where;
     gdap_zarr_options o{};
     gdap::agree(c, [&] {
@@ -428,6 +429,7 @@ extern "C" GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* 
 extern "C" GDAP_API gdap_status gdap_load_zarr(gdap_comm* comm, const gdap_map* map, gdap_array* section, const char* path) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_load_zarr");
     std::string where;
     gdap::agree(c, [&] {
       gdap::require(map, "map");

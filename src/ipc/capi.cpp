@@ -48,6 +48,7 @@ HandleData build(const gdap_array& a) {
   std::snprintf(h.hostname, sizeof h.hostname, "%s", hostname().c_str());
   std::snprintf(h.boot_id, sizeof h.boot_id, "%s", boot_id().c_str());
   h.exporter_pid = static_cast<int64_t>(getpid());
+  h.exporter_start = process_start(h.exporter_pid);
   h.dtype = a.section.dtype;
   h.device_type = a.section.device.type;
   h.device_id = a.section.device.id;

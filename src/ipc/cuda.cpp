@@ -8,10 +8,8 @@
 #include "cuda/device.hpp"
 #include "ipc/handle.hpp"
 
-#include <csignal>
 #include <cstring>
 
-#include <cerrno>
 #include <unistd.h>
 
 #if GDAP_HAVE_CUDA
@@ -106,10 +104,7 @@ Opened open_cuda(const HandleData& h) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "this process (pid {}) exported the CUDA IPC handle, and CUDA does not let a "
          "process open its own handle: use the exported array itself", h.exporter_pid);
   }
-  if (kill(static_cast<pid_t>(h.exporter_pid), 0) != 0 && errno == ESRCH) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "the process that exported the CUDA IPC handle (pid {}) has exited, and its device "
-         "memory with it", h.exporter_pid);
-  }
+  check_exporter_alive(h, "device memory");
   const int device = device_with_uuid(h.device_uuid);
   const OnDevice scope(device);
   cudaIpcMemHandle_t handle{};

@@ -9,11 +9,15 @@
 #include "protocol/dim.hpp"
 #include "protocol/version.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 namespace gdap::ipc {
 
@@ -40,6 +44,29 @@ std::string boot_id() {
   std::string id;
   std::getline(in, id);
   return id.substr(0, 47);
+}
+
+uint64_t process_start(int64_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  if (!std::getline(in, line)) return 0;
+  // "pid (comm) state ppid ...": comm may hold spaces and ')', so count fields after the last ')'.
+  const size_t close = line.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(line.substr(close + 1));
+  std::string field;
+  for (int i = 3; i <= 22; ++i) {
+    if (!(fields >> field)) return 0;
+  }
+  return std::strtoull(field.c_str(), nullptr, 10);
+}
+
+void check_exporter_alive(const HandleData& h, const char* memory) {
+  const bool gone = kill(static_cast<pid_t>(h.exporter_pid), 0) != 0 && errno == ESRCH;
+  if (gone || process_start(h.exporter_pid) != h.exporter_start) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "the process that exported the IPC handle (pid {}) has exited{}: its {} is no "
+         "longer its data", h.exporter_pid, gone ? "" : " (the pid now belongs to another process)", memory);
+  }
 }
 
 namespace {

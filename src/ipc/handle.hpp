@@ -57,7 +57,10 @@ struct HandleData {
   int64_t shape[GDAP_IPC_MAX_NDIM];
   int64_t strides[GDAP_IPC_MAX_NDIM];  // in elements
   DimRecord dims[GDAP_IPC_MAX_NDIM];
-  unsigned char reserved[GDAP_IPC_HANDLE_SIZE - 1320];  // zero
+  uint64_t exporter_start;      // the exporter's start time (/proc/<pid>/stat field 22): a reused pid differs
+  uint32_t shm_uid;             // the segment's owner at export (shm)
+  uint32_t shm_mode;            // the segment's permission bits at export (shm)
+  unsigned char reserved[GDAP_IPC_HANDLE_SIZE - 1336];  // zero
 };
 static_assert(sizeof(HandleData) == GDAP_IPC_HANDLE_SIZE);
 static_assert(offsetof(HandleData, checksum) == 16 && offsetof(HandleData, kind) == 24);
@@ -67,7 +70,8 @@ static_assert(offsetof(HandleData, dtype) == 168 && offsetof(HandleData, offset)
 static_assert(offsetof(HandleData, shm_name) == 216 && offsetof(HandleData, cuda_ipc) == 472);
 static_assert(offsetof(HandleData, device_uuid) == 536 && offsetof(HandleData, shape) == 552);
 static_assert(offsetof(HandleData, strides) == 616 && offsetof(HandleData, dims) == 680);
-static_assert(offsetof(HandleData, reserved) == 1320);
+static_assert(offsetof(HandleData, exporter_start) == 1320 && offsetof(HandleData, shm_uid) == 1328);
+static_assert(offsetof(HandleData, reserved) == 1336);
 
 // Calls f(record's field, dictionary's field) for every field a record carries: how a record and a
 // gdap_dim copy into each other, either way.
@@ -95,6 +99,14 @@ uint64_t checksum(const HandleData& h);
 // This node's identity: host name and boot id (empty when the kernel does not expose one).
 std::string hostname();
 std::string boot_id();
+
+// When process `pid` started, in clock ticks since boot (field 22 of /proc/<pid>/stat); 0 when it
+// cannot be read (no such process).
+uint64_t process_start(int64_t pid);
+
+// GDAP_ERR_INVALID_ARGUMENT naming the pid when the process that exported `h` has exited, or its
+// pid now belongs to another process (another start time): its `memory` is no longer its data.
+void check_exporter_alive(const HandleData& h, const char* memory);
 
 // Bytes from element (0, ..., 0) to the lowest byte of the section (<= 0) and one past its highest
 // (>= 0); both 0 for an empty section.

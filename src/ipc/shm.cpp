@@ -13,8 +13,10 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -32,6 +34,30 @@ void check_name(const std::string& name) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "shared-memory name '{}' must be '/' followed by 1 to 254 characters and no "
          "other '/'", name);
   }
+  // /proc/self/maps, where an export finds the segment, escapes a newline (and the kernel other
+  // control characters): a segment so named could be made but never exported.
+  for (size_t i = 0; i < name.size(); ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    if (c < 0x20 || c == 0x7f) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "shared-memory name holds the control character {:#04x} at position {}: "
+           "names are printable characters", c, i);
+    }
+  }
+}
+
+// A segment any user of the node may write is no section to trust: its data can change under
+// both processes. Refused at export and at open.
+void refuse_world_writable(const std::string& name, mode_t mode) {
+  if ((mode & S_IWOTH) != 0) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "shared-memory segment '{}' has mode {:04o}: every user of the node may write "
+         "it (chmod o-w it, or allocate with gdap_array_create_shm, whose segments are 0600)", name, mode & 07777);
+  }
+}
+
+uint64_t free_bytes_in_dev_shm() {
+  struct statvfs fs {};
+  if (statvfs("/dev/shm", &fs) != 0) return 0;
+  return static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
 }
 
 std::string fresh_name() {
@@ -86,8 +112,15 @@ Segment create_segment(const char* name, int64_t bytes) {
   const int64_t length = bytes > 0 ? bytes : 1;  // mmap refuses 0 bytes; an empty section still has a segment
   void* p = MAP_FAILED;
   int err = 0;
+  // Reserved whole now: a segment only sized (ftruncate) is sparse, and the first write past what
+  // /dev/shm holds (64 MiB in a default container) would kill the process with SIGBUS.
   if (ftruncate(fd, static_cast<off_t>(length)) != 0) {
     err = errno;
+  } else if ((err = posix_fallocate(fd, 0, static_cast<off_t>(length))) != 0) {
+    close(fd);
+    shm_unlink(chosen.c_str());
+    fail(err == ENOSPC ? GDAP_ERR_NO_MEMORY : GDAP_ERR_IO, "shared-memory segment '{}' of {} bytes cannot be reserved "
+         "in /dev/shm ({} bytes free): {}", chosen, length, free_bytes_in_dev_shm(), system_error(err));
   } else {
     p = mmap(nullptr, static_cast<size_t>(length), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) err = errno;
@@ -131,7 +164,10 @@ void export_shm(HandleData& h, const gdap_array& array) {
   if (stat(m.path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_ino) != m.inode) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "shared-memory segment '{}' was unlinked or replaced since it was mapped", name);
   }
+  refuse_world_writable(name, st.st_mode);
   std::snprintf(h.shm_name, sizeof h.shm_name, "%s", name.c_str());
+  h.shm_uid = static_cast<uint32_t>(st.st_uid);
+  h.shm_mode = static_cast<uint32_t>(st.st_mode & 07777);
   h.shm_inode = m.inode;
   h.shm_device = static_cast<uint64_t>(st.st_dev);
   h.allocation_bytes = static_cast<int64_t>(st.st_size);
@@ -139,14 +175,49 @@ void export_shm(HandleData& h, const gdap_array& array) {
   if (!m.writable) h.readonly = 1;
 }
 
+namespace {
+
+// A descriptor closed with its scope.
+struct Closer {
+  int fd;
+  ~Closer() { close(fd); }
+};
+
+// What the segment open at `fd` must be for `h`: the same file (inode), the same owner and mode as
+// at export, writable by no one else, large enough for the section. Returns its size.
+int64_t check_segment(int fd, const HandleData& h, const std::string& name) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) fail(GDAP_ERR_IO, "fstat of shared-memory segment '{}' failed: {}", name, system_error(errno));
+  if (static_cast<uint64_t>(st.st_ino) != h.shm_inode || static_cast<uint64_t>(st.st_dev) != h.shm_device) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "shared-memory segment '{}' is not the one the handle was made for (inode {} != "
+         "{}): the exporter's segment was freed and the name reused", name, st.st_ino, h.shm_inode);
+  }
+  const auto mode = static_cast<uint32_t>(st.st_mode & 07777);
+  if (static_cast<uint32_t>(st.st_uid) != h.shm_uid || mode != h.shm_mode) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "shared-memory segment '{}' now has owner {} and mode {:04o}, but owner {} and "
+         "mode {:04o} when it was exported: someone changed it since", name, st.st_uid, mode, h.shm_uid, h.shm_mode);
+  }
+  refuse_world_writable(name, st.st_mode);
+  const auto bytes = static_cast<int64_t>(st.st_size);
+  if (h.offset + span(h).high > bytes) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "shared-memory segment '{}' is {} bytes but the section needs {}", name, bytes,
+         h.offset + span(h).high);
+  }
+  return bytes;
+}
+
+}  // namespace
+
 Opened open_shm(const HandleData& h) {
   if (strnlen(h.shm_name, sizeof h.shm_name) == sizeof h.shm_name) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "IPC handle: field shm_name is not NUL-terminated");
   }
   const std::string name = h.shm_name;
   check_name(name);
-  const int fd = shm_open(name.c_str(), h.readonly ? O_RDONLY : O_RDWR, 0);
-  if (fd < 0) {
+  // A killed exporter never unlinked its segment: the name still opens, onto data nobody owns.
+  check_exporter_alive(h, "shared-memory segment");
+  const Closer fd{shm_open(name.c_str(), h.readonly ? O_RDONLY : O_RDWR, 0)};
+  if (fd.fd < 0) {
     const int err = errno;
     if (err == ENOENT) {
       fail(GDAP_ERR_INVALID_ARGUMENT, "shared-memory segment '{}' no longer exists: its exporter destroyed the "
@@ -154,29 +225,9 @@ Opened open_shm(const HandleData& h) {
     }
     fail(GDAP_ERR_IO, "shm_open('{}') failed: {}", name, system_error(err));
   }
-  struct stat st {};
-  if (fstat(fd, &st) != 0) {
-    const int err = errno;
-    close(fd);
-    fail(GDAP_ERR_IO, "fstat of shared-memory segment '{}' failed: {}", name, system_error(err));
-  }
-  if (static_cast<uint64_t>(st.st_ino) != h.shm_inode || static_cast<uint64_t>(st.st_dev) != h.shm_device) {
-    close(fd);
-    fail(GDAP_ERR_INVALID_ARGUMENT, "shared-memory segment '{}' is not the one the handle was made for (inode {} != "
-         "{}): the exporter's segment was freed and the name reused", name, st.st_ino, h.shm_inode);
-  }
-  const int64_t bytes = static_cast<int64_t>(st.st_size);
-  const Span s = span(h);
-  if (h.offset + s.high > bytes) {
-    close(fd);
-    fail(GDAP_ERR_INVALID_ARGUMENT, "shared-memory segment '{}' is {} bytes but the section needs {}", name, bytes,
-         h.offset + s.high);
-  }
-  const int64_t length = bytes > 0 ? bytes : 1;
-  void* p = mmap(nullptr, static_cast<size_t>(length), PROT_READ | (h.readonly ? 0 : PROT_WRITE), MAP_SHARED, fd, 0);
-  const int err = errno;
-  close(fd);
-  if (p == MAP_FAILED) fail(GDAP_ERR_IO, "mapping shared-memory segment '{}' failed: {}", name, system_error(err));
+  const int64_t length = std::max<int64_t>(check_segment(fd.fd, h, name), 1);
+  void* p = mmap(nullptr, static_cast<size_t>(length), PROT_READ | (h.readonly ? 0 : PROT_WRITE), MAP_SHARED, fd.fd, 0);
+  if (p == MAP_FAILED) fail(GDAP_ERR_IO, "mapping shared-memory segment '{}' failed: {}", name, system_error(errno));
   Opened o;
   o.base = p;
   o.bytes = length;

@@ -7,6 +7,7 @@
 
 #include "core/checked.hpp"
 #include "core/error.hpp"
+#include "core/versioned.hpp"
 #include "protocol/dim.hpp"
 
 #include <gdap/gdap.h>
@@ -19,17 +20,15 @@
 namespace gdap {
 namespace {
 
-// Copies axis i of a caller's array (stride axes[0].struct_size), as read_dim does for gdap_dim.
+// Copies axis i of a caller's array (stride axes[0].struct_size), as read_dim does for gdap_dim:
+// the fields this release knows and the caller has (core/versioned.hpp).
 gdap_axis_layout read_axis(const gdap_axis_layout* axes, int64_t i) {
   const uint32_t stride = axes[0].struct_size;
-  if (stride < sizeof(gdap_axis_layout) || stride % 8 != 0) {
-    fail(GDAP_ERR_INVALID_ARGUMENT,
-         "axes[0].struct_size is {}; set it with GDAP_AXIS_LAYOUT_INIT (it must be at least {} and a multiple of 8)",
-         stride, sizeof(gdap_axis_layout));
-  }
+  const size_t known = struct_bytes<gdap_axis_layout>(stride, "axes[0].struct_size", "GDAP_AXIS_LAYOUT_INIT");
   gdap_axis_layout out = GDAP_AXIS_LAYOUT_INIT;
   const auto* element = reinterpret_cast<const unsigned char*>(axes) + static_cast<size_t>(i) * stride;
-  std::memcpy(&out, element, sizeof(gdap_axis_layout));  // a newer caller's larger struct: its tail is ignored
+  std::memcpy(&out, element, known);
+  out.struct_size = sizeof(gdap_axis_layout);
   return out;
 }
 

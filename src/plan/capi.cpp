@@ -1,5 +1,6 @@
 // C entry points of redistribution: plans and gdap_redistribute (the C++ API is redistribute.hpp).
 #include "core/error.hpp"
+#include "core/versioned.hpp"
 #include "plan/redistribute.hpp"
 
 using gdap::guard;
@@ -25,16 +26,20 @@ GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan
   return guard([&] {
     require(plan, "plan");
     const gdap::plan::RankStats& s = plan->stats;
-    gdap::fill_struct(stats,
-                      gdap_plan_stats{static_cast<int64_t>(sizeof(gdap_plan_stats)), plan->plan.rank(), plan->plan.nranks(),
-                                      s.send_messages, s.recv_messages, s.send_bytes, s.recv_bytes, s.local_bytes,
-                                      s.send_runs, s.recv_runs, s.local_runs},
-                      "stats", "gdap_plan_stats");
+    gdap::write_versioned(stats,
+                          gdap_plan_stats{sizeof(gdap_plan_stats), 0, plan->plan.rank(), plan->plan.nranks(),
+                                          s.send_messages, s.recv_messages, s.send_bytes, s.recv_bytes, s.local_bytes,
+                                          s.send_runs, s.recv_runs, s.local_runs},
+                          "stats", "GDAP_PLAN_STATS_INIT");
   });
 }
 
 GDAP_API gdap_status gdap_redistribute(gdap_comm* comm, const gdap_plan* plan, const gdap_array* src, gdap_array* dst) {
-  return guard([&] { gdap::plan::redistribute(gdap::comm_ref(comm), plan, src, dst); });
+  return guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_redistribute");
+    gdap::plan::redistribute(c, plan, src, dst);
+  });
 }
 
 }  // extern "C"

@@ -2,6 +2,7 @@
 #include "plan/redistribute.hpp"
 
 #include "array/array.hpp"
+#include "array/memory.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "exchange/engine.hpp"
@@ -57,7 +58,7 @@ void check_array(const gdap_array* array, const std::optional<std::vector<int64_
 }
 
 // This rank's own checks of a call: a plan matching the communicator, arrays matching the plan.
-void check_call(const gdap_comm& comm, const gdap_plan* plan, const gdap_array* src, const gdap_array* dst) {
+void check_call(gdap_comm& comm, const gdap_plan* plan, const gdap_array* src, const gdap_array* dst) {
   if (plan == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "plan is NULL");
   const RankPlan& p = plan->plan;
   if (p.rank() != comm.rank) {
@@ -69,6 +70,12 @@ void check_call(const gdap_comm& comm, const gdap_plan* plan, const gdap_array* 
   check_array(src, plan->src_shape, *plan, "src");
   check_array(dst, plan->dst_shape, *plan, "dst");
   if (plan->dst_shape && dst->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "dst is read-only");
+  // A rank outside a map holds nothing on that side: its array there is neither checked nor touched.
+  const gdap_array* src_held = plan->src_shape ? src : nullptr;
+  const gdap_array* dst_held = plan->dst_shape ? dst : nullptr;
+  if (src_held != nullptr && dst_held != nullptr) check_apart(*dst_held, "dst", *src_held, "src", "gdap_redistribute");
+  exchange::touches(comm, "src", src_held, false);
+  exchange::touches(comm, "dst", dst_held, true);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "protocol/dim.hpp"
 
 #include "core/checked.hpp"
+#include "core/versioned.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -219,22 +220,18 @@ void validate_unstructured(const gdap_dim& d, const std::string& label, int64_t 
 
 gdap_dim read_dim(const gdap_dim* dims, int64_t i) {
   require(dims, "dims");
+  // The caller's elements lie struct_size apart; of each, the fields this release knows and the
+  // caller has are read (core/versioned.hpp).
   const uint32_t stride = dims[0].struct_size;
-  if (stride < sizeof(gdap_dim) || stride % 8 != 0) {
-    fail(GDAP_ERR_INVALID_ARGUMENT,
-         "dims[0].struct_size is {}; set it with GDAP_DIM_INIT or gdap_dim_init (it must be at least {} and a "
-         "multiple of 8)",
-         stride, sizeof(gdap_dim));
-  }
+  const size_t known = struct_bytes<gdap_dim>(stride, "dims[0].struct_size", "GDAP_DIM_INIT or gdap_dim_init");
   int64_t offset = 0;
   if (i < 0 || __builtin_mul_overflow(i, static_cast<int64_t>(stride), &offset)) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "dimension {} cannot be read: its offset {} * struct_size {} is out of range", i,
          i, stride);
   }
-  // A newer caller's larger struct: read the fields this release knows, ignore the rest.
   const auto* element = reinterpret_cast<const unsigned char*>(dims) + offset;
   gdap_dim out = kInit;
-  std::memcpy(&out, element, std::min<size_t>(stride, sizeof(gdap_dim)));
+  std::memcpy(&out, element, known);
   out.struct_size = sizeof(gdap_dim);
   return out;
 }

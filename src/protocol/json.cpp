@@ -262,6 +262,10 @@ struct Screen : nlohmann::json_sax<json> {
 }  // namespace
 
 DimData dim_data_from_json_text(std::string_view text) {
+  // nlohmann's parser takes a NUL byte for the end of the text: what follows would be ignored.
+  if (const size_t at = text.find('\0'); at != std::string_view::npos) {
+    fail(GDAP_ERR_PROTOCOL, "dim_data is not valid JSON: a NUL byte at offset {}", at);
+  }
   Screen screen;
   json::sax_parse(text.begin(), text.end(), &screen);
   json doc;

@@ -61,7 +61,7 @@ std::string layout_of(const gdap_array& a) {
 
 // This rank's own checks: a section, a dtype and an op gdap reduces, writable, in memory the
 // engine reduces (device memory C-contiguous: NCCL reduces it in place).
-void check_own(const exchange::Engine& engine, const gdap_array* section, const OpArg& arg) {
+void check_own(gdap_comm& comm, const exchange::Engine& engine, const gdap_array* section, const OpArg& arg) {
   require(section, "section");
   if (op_name(arg.op) == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "op {} is not a gdap_reduce_op", arg.value);
   if (arg.op == GDAP_REDUCE_MEAN) {
@@ -75,17 +75,20 @@ void check_own(const exchange::Engine& engine, const gdap_array* section, const 
     fail(GDAP_ERR_UNSUPPORTED, "the section is a strided device section: an all-reduce of device memory needs a "
          "C-contiguous section");
   }
+  exchange::touches(comm, "section", section, true);
 }
 
-// This rank's checks, then the agreement: every rank passed, and every rank's section has rank
-// 0's shape, dtype and kind of memory.
+// This rank's checks, then one exchange: every rank passed, passed rank 0's op (ranks reducing
+// with different ops would end with different values), and has a section of rank 0's shape, dtype
+// and kind of memory.
 void agree_reduce(gdap_comm& comm, const exchange::Engine& engine, const gdap_array* section, const OpArg& arg) {
-  std::string mine;
-  agree(comm, [&] {
-    check_own(engine, section, arg);
-    mine = layout_of(*section);
+  const std::vector<std::string> all = agree_gather(comm, [&] {
+    check_own(comm, engine, section, arg);
+    return Share{fmt::format("op {}", op_name(arg.op)), layout_of(*section)};
+  }, [](size_t r, std::string_view theirs, std::string_view first) {
+    return fmt::format("rank {} passed {} but rank 0 passed {}: every rank of an all-reduce must pass the same op",
+                       r, theirs, first);
   });
-  const std::vector<std::string> all = comm.allgather(mine);
   for (size_t r = 1; r < all.size(); ++r) {
     if (all[r] != all[0]) {
       fail(GDAP_ERR_INVALID_ARGUMENT, "rank {}'s section ({}) differs from rank 0's ({}): an all-reduce combines "

@@ -10,6 +10,7 @@
 #include "reduce/device.hpp"
 
 #include "array/array.hpp"
+#include "array/memory.hpp"
 #include "comm/map_gather.hpp"
 #include "core/checked.hpp"
 #include "core/dtype.hpp"
@@ -372,7 +373,7 @@ struct Reduction {
   }
 };
 // This rank's checks shared by both calls: the arrays, their dtypes and memory (the engine's).
-void check_pair(const exchange::Engine& engine, const gdap_array* source, const gdap_array* result, const char* function) {
+void check_pair(gdap_comm& comm, const exchange::Engine& engine, const gdap_array* source, const gdap_array* result, const char* function) {
   require(source, "source");
   require(result, "result");
   check_reducible(source->section.dtype, "source");
@@ -381,6 +382,9 @@ void check_pair(const exchange::Engine& engine, const gdap_array* source, const 
     fail(GDAP_ERR_INVALID_ARGUMENT, "result's dtype {} differs from source's {}", dtype_text(r), dtype_text(s));
   }
   if (result->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "result is read-only");
+  check_apart(*result, "result", *source, "source", function);
+  exchange::touches(comm, "source", source, false);
+  exchange::touches(comm, "result", result, true);
   engine.check_section(*source, "source", function, true);
   engine.check_section(*result, "result", function, true);
 }
@@ -443,7 +447,7 @@ void reduce_scatter(gdap_comm& comm, const gdap_array* source, gdap_array* resul
       fail(GDAP_ERR_INVALID_ARGUMENT, "op mean is not an element-wise reduce-scatter: sum, prod, min and max are "
            "(gdap_reduce_axes takes mean)");
     }
-    check_pair(engine, source, result, "gdap_reduce_scatter");
+    check_pair(comm, engine, source, result, "gdap_reduce_scatter");
     if (result->ndim() != source->ndim()) {
       fail(GDAP_ERR_INVALID_ARGUMENT, "result has {} dimensions but source has {}: a reduce-scatter keeps the global "
            "shape", result->ndim(), source->ndim());
@@ -475,7 +479,7 @@ void reduce_axes(gdap_comm& comm, const gdap_array* source, gdap_array* result, 
   MapGather maps(comm);
   const std::vector<std::string> offers = agree_gather(comm, [&] {
     check_op(arg);
-    check_pair(engine, source, result, "gdap_reduce_axes");
+    check_pair(comm, engine, source, result, "gdap_reduce_axes");
     const gdap_dtype t = source->section.dtype;
     if (op == GDAP_REDUCE_MEAN && t.code != GDAP_DTYPE_FLOAT) {
       fail(GDAP_ERR_UNSUPPORTED, "op mean needs a float32 or float64 source; source's dtype is (code {}, {} bits): "

@@ -633,6 +633,73 @@ TEST(Create, RefusesWhatItCannotAllocate) {
   EXPECT_EQ(a, kUntouched);
 }
 
+// Rule: a dtype is a code of gdap.h's enum at one of the widths DLPack gives it. Every entry point
+// that takes a dtype (create, wrap, DLPack import, plan, halo) refuses anything else with
+// GDAP_ERR_UNSUPPORTED naming the code and width, and writes nothing (codes 99 and 77 used to pass
+// as "some 8-byte type").
+TEST(Dtypes, UnknownCodesAndWidthsAreRefusedEverywhere) {
+  const struct {
+    const char* rule;
+    gdap_dtype dtype;
+    const char* words;
+  } cases[] = {
+      {"code 99 is no dtype", {99, 64, 1}, "dtype code 99 (64 bits) is not one gdap knows"},
+      {"code 77 is no dtype", {77, 32, 1}, "dtype code 77"},
+      {"code 3 (DLPack's opaque handle) is no dtype", {3, 64, 1}, "dtype code 3"},
+      {"DLPack's float8 codes are not gdap's", {10, 8, 1}, "dtype code 10"},
+      {"float is 16, 32 or 64 bits", {GDAP_DTYPE_FLOAT, 8, 1}, "float is not 8 bits wide"},
+      {"bfloat is 16 bits", {GDAP_DTYPE_BFLOAT, 32, 1}, "bfloat is not 32 bits wide"},
+      {"int is at most 64 bits", {GDAP_DTYPE_INT, 128, 1}, "int is not 128 bits wide"},
+      {"complex is 32, 64 or 128 bits", {GDAP_DTYPE_COMPLEX, 16, 1}, "complex is not 16 bits wide"},
+  };
+  gdap_dim d = block(4, 1, 0, 0, 4);
+  const gdap_dim ring = gdap_test::periodic(padded(block(6, 1, 0, 0, 6), 1, 1));  // DAP 0.10: padding in size
+  gdap_map *map = nullptr, *ring_map = nullptr;
+  ASSERT_EQ(gdap_map_create(&map, 1, 1, &d), GDAP_SUCCESS);
+  ASSERT_EQ(gdap_map_create(&ring_map, 1, 1, &ring), GDAP_SUCCESS) << gdap_last_error();
+  double data[4] = {};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.rule);
+    gdap_array* a = kUntouched;
+    EXPECT_EQ(gdap_array_create(&a, c.dtype, kHost, &d, 1), GDAP_ERR_UNSUPPORTED);
+    EXPECT_TRUE(contains(gdap_last_error(), c.words)) << gdap_last_error();
+    EXPECT_EQ(gdap_array_wrap(&a, data, c.dtype, kHost, nullptr, &d, 1), GDAP_ERR_UNSUPPORTED);
+    EXPECT_TRUE(contains(gdap_last_error(), c.words)) << gdap_last_error();
+    Producer p(data, {4}, DLDataType{c.dtype.code, c.dtype.bits, c.dtype.lanes});
+    EXPECT_EQ(gdap_array_from_dlpack(&a, &p.versioned, &d, 1, nullptr), GDAP_ERR_UNSUPPORTED);
+    EXPECT_TRUE(contains(gdap_last_error(), c.words)) << gdap_last_error();
+    EXPECT_EQ(a, kUntouched);
+    EXPECT_EQ(p.deleted, 0) << "a refused tensor stays the producer's";
+    gdap_plan* plan = reinterpret_cast<gdap_plan*>(0x1);
+    EXPECT_EQ(gdap_plan_create(&plan, map, map, c.dtype, 0), GDAP_ERR_UNSUPPORTED);
+    EXPECT_TRUE(contains(gdap_last_error(), c.words)) << gdap_last_error();
+    EXPECT_EQ(plan, reinterpret_cast<gdap_plan*>(0x1));
+    gdap_halo* halo = reinterpret_cast<gdap_halo*>(0x1);
+    EXPECT_EQ(gdap_halo_create(&halo, ring_map, c.dtype, 0, nullptr), GDAP_ERR_UNSUPPORTED);
+    EXPECT_TRUE(contains(gdap_last_error(), c.words)) << gdap_last_error();
+    EXPECT_EQ(halo, reinterpret_cast<gdap_halo*>(0x1));
+  }
+  gdap_map_destroy(ring_map);
+  gdap_map_destroy(map);
+}
+
+// Every code at every width it has is taken (the other side of the rule above).
+TEST(Dtypes, EveryKnownCodeAndWidthIsTaken) {
+  const gdap_dtype known[] = {{GDAP_DTYPE_INT, 8, 1},     {GDAP_DTYPE_INT, 16, 1},     {GDAP_DTYPE_INT, 32, 1},
+                              {GDAP_DTYPE_INT, 64, 1},    {GDAP_DTYPE_UINT, 8, 1},     {GDAP_DTYPE_UINT, 16, 1},
+                              {GDAP_DTYPE_UINT, 32, 1},   {GDAP_DTYPE_UINT, 64, 1},    {GDAP_DTYPE_FLOAT, 16, 1},
+                              {GDAP_DTYPE_FLOAT, 32, 1},  {GDAP_DTYPE_FLOAT, 64, 1},   {GDAP_DTYPE_BFLOAT, 16, 1},
+                              {GDAP_DTYPE_COMPLEX, 32, 1}, {GDAP_DTYPE_COMPLEX, 64, 1}, {GDAP_DTYPE_COMPLEX, 128, 1},
+                              {GDAP_DTYPE_BOOL, 8, 1},    {GDAP_DTYPE_FLOAT, 32, 4}};
+  gdap_dim d = block(4, 1, 0, 0, 4);
+  for (const gdap_dtype t : known) {
+    gdap_array* a = nullptr;
+    EXPECT_EQ(gdap_array_create(&a, t, kHost, &d, 1), GDAP_SUCCESS)
+        << "code " << int(t.code) << ", " << int(t.bits) << " bits: " << gdap_last_error();
+    gdap_array_destroy(a);
+  }
+}
+
 // On this machine CUDA memory can only be had with a device: the test accepts success only when
 // cudaGetDeviceCount finds one, GDAP_ERR_DEVICE only when it does not, and GDAP_ERR_UNSUPPORTED
 // only in a build without CUDA.

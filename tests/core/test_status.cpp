@@ -11,6 +11,7 @@ TEST(Status, EveryCodeHasItsName) {
   EXPECT_STREQ(gdap_status_string(GDAP_SUCCESS), "GDAP_SUCCESS");
   EXPECT_STREQ(gdap_status_string(GDAP_ERR_PROTOCOL), "GDAP_ERR_PROTOCOL");
   EXPECT_STREQ(gdap_status_string(GDAP_ERR_INTERNAL), "GDAP_ERR_INTERNAL");
+  EXPECT_STREQ(gdap_status_string(GDAP_ERR_INTERRUPTED), "GDAP_ERR_INTERRUPTED");
   EXPECT_STREQ(gdap_status_string(static_cast<gdap_status>(999)), "GDAP_ERR_UNKNOWN_STATUS");
 }
 

@@ -171,7 +171,7 @@ contains
     call check(gdap_array_create(array, f32, gdap_device(GDAP_DEVICE_CPU, 0), dims, 2_c_int64_t) == GDAP_SUCCESS, &
                'create a host section')
     call check(gdap_array_to_dlpack(tensor, array) == GDAP_SUCCESS, 'export to DLPack')
-    call check(gdap_array_from_dlpack(again, tensor, dims, 2_c_int64_t, c_null_ptr) == GDAP_SUCCESS, &
+    call check(gdap_array_from_dlpack(again, tensor, dims, 2_c_int64_t) == GDAP_SUCCESS, &
                're-import the DLPack tensor')
     call check(gdap_array_data(data1, array) == GDAP_SUCCESS, 'data pointer of the original')
     call check(gdap_array_data(data2, again) == GDAP_SUCCESS, 'data pointer of the re-import')
@@ -258,7 +258,12 @@ contains
     call check(gdap_comm_kind_get(kind, comms(1)) == GDAP_SUCCESS, 'gdap_comm_kind_get')
     call check(kind == GDAP_COMM_GROUP, 'an in-process group')
     call check(gdap_comm_set_timeout(comms(1), 30.0_c_double) == GDAP_SUCCESS, 'set the timeout')
+    call check(gdap_comm_set_interrupt(comms(1), c_funloc(never_interrupt), c_null_ptr) == GDAP_SUCCESS, &
+               'set an interrupt check')
     call check(gdap_comm_barrier(comms(1)) == GDAP_SUCCESS, 'barrier of one')
+    call check(gdap_comm_set_interrupt(comms(1), c_null_funptr, c_null_ptr) == GDAP_SUCCESS, 'clear it')
+    call check(gdap_comm_set_interrupt(c_null_ptr, c_funloc(never_interrupt), c_null_ptr) == &
+               GDAP_ERR_INVALID_ARGUMENT, 'an interrupt check on a NULL comm is refused')
     do i = 1, 2
       call check(gdap_dim_set_block(sdims(i), extent(i), 1_c_int64_t, 0_c_int64_t, 0_c_int64_t, extent(i)) &
                  == GDAP_SUCCESS, 'block dictionary')
@@ -289,6 +294,13 @@ contains
     call destroy_maps(from, to)
     call check(gdap_comm_destroy(comms(1)) == GDAP_SUCCESS, 'destroy the communicator')
   end subroutine group_of_one_redistributes
+
+  ! An interrupt check (gdap_comm_set_interrupt) that never stops a wait.
+  integer(c_int) function never_interrupt(user) bind(C)
+    type(c_ptr), value :: user
+    never_interrupt = 0
+    if (c_associated(user)) never_interrupt = 1
+  end function
 
   ! A periodic dimension of one grid rank wraps onto itself: boundary padding (1, 1) around 6
   ! interior values (size 8, start 0, as DAP 0.10 writes it), each filled from the far end.
@@ -407,6 +419,18 @@ contains
     call check(ndim == 2 .and. shape(1) == 4 .and. shape(2) == 6 .and. dtype%bits == 64, 'the store is 4 x 6 float64')
     call check(gdap_load_zarr(comms(1), map, dst, path//c_null_char) == GDAP_SUCCESS, 'gdap_load_zarr')
     call check(all(b == a), 'every element came back')
+    options%codec = GDAP_ZARR_BLOSC_LZ4
+    options%shuffle = GDAP_ZARR_BITSHUFFLE
+    options%chunk_bytes = 48
+    b = -1
+    call check(gdap_save_zarr(comms(1), map, src, path//c_null_char, options) == GDAP_SUCCESS, &
+               'gdap_save_zarr, blosc shards of 48-byte inner chunks: '//gdap_error_message())
+    call check(gdap_load_zarr(comms(1), map, dst, path//c_null_char) == GDAP_SUCCESS, 'gdap_load_zarr (blosc shards)')
+    call check(all(b == a), 'every element came back through blosc shards')
+    options%layout = GDAP_ZARR_CHUNKS
+    options%codec = 9
+    call check(gdap_save_zarr(comms(1), map, src, path//c_null_char, options) == GDAP_ERR_INVALID_ARGUMENT, &
+               'an unknown codec is refused')
     call check(gdap_load_zarr(comms(1), map, dst, 'no_such.zarr'//c_null_char) == GDAP_ERR_IO, 'a missing store')
     call check(index(gdap_error_message(), 'no_such.zarr/zarr.json') > 0, 'the error names the file')
     call check(gdap_array_destroy(src) == GDAP_SUCCESS, 'destroy the source (zarr)')
@@ -511,8 +535,8 @@ contains
     ! Now the global array is [5, 7, ..., 13, 5, 7, ..., 13]: its sum over every axis into a 0-d
     ! result on both ranks, then a reduce-scatter of the block source into the cyclic section.
     total = -1
-    call step(gdap_array_wrap(whole, c_loc(total), f64, gdap_device(GDAP_DEVICE_CPU, 0), c_null_ptr, ddim, &
-                              0_c_int64_t) == GDAP_SUCCESS, ok)
+    call step(gdap_array_wrap(whole, c_loc(total), f64, gdap_device(GDAP_DEVICE_CPU, 0), dims=ddim, &
+                              ndim=0_c_int64_t) == GDAP_SUCCESS, ok)
     call step(gdap_reduce_axes(comm, src, whole, GDAP_REDUCE_SUM, naxes=0_c_int64_t) == GDAP_SUCCESS, ok)
     call step(total == 90, ok)
     call step(gdap_reduce_axes(comm, src, whole, GDAP_REDUCE_MAX, [0_c_int64_t], 1_c_int64_t) == GDAP_SUCCESS, ok)

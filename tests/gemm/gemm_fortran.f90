@@ -46,9 +46,9 @@ program gemm_fortran
   aa = c_null_ptr
   ab = c_null_ptr
   ac = c_null_ptr
-  call check(gdap_array_wrap(aa, c_loc(a), f64, host, c_null_ptr, da, 2_c_int64_t) == 0, "wrap A")
-  call check(gdap_array_wrap(ab, c_loc(b), f64, host, c_null_ptr, db, 2_c_int64_t) == 0, "wrap B")
-  call check(gdap_array_wrap(ac, c_loc(c), f64, host, c_null_ptr, dc, 2_c_int64_t) == 0, "wrap C")
+  call check(gdap_array_wrap(aa, c_loc(a), f64, host, dims=da, ndim=2_c_int64_t) == 0, "wrap A")
+  call check(gdap_array_wrap(ab, c_loc(b), f64, host, dims=db, ndim=2_c_int64_t) == 0, "wrap B")
+  call check(gdap_array_wrap(ac, c_loc(c), f64, host, dims=dc, ndim=2_c_int64_t) == 0, "wrap C")
   g = c_null_ptr
   options%panel_width = 2
   call check(gdap_gemm_create(g, comm(1), ma, mb, mc, f64, options) == 0, "gdap_gemm_create")

@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .deps/debs .deps/root
-(cd .deps/debs && apt-get download libfmt-dev libfmt9 nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev googletest libzstd-dev libzstd1)
+(cd .deps/debs && apt-get download libfmt-dev libfmt9 nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev googletest libzstd-dev libzstd1 \
+  libblosc-dev libblosc1 liblz4-1 libsnappy1v5)
 for f in .deps/debs/*.deb; do dpkg -x "$f" .deps/root; done
 if [ ! -f .deps/tvm_ffi/include/dlpack/dlpack.h ]; then
   inc=$(${PYTHON:-.deps/venv/bin/python3} -c 'import tvm_ffi,os;print(os.path.join(os.path.dirname(tvm_ffi.__file__),"include"))')

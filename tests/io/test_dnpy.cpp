@@ -17,8 +17,13 @@
 #include <sstream>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
+
+#include <csignal>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -458,6 +463,80 @@ TEST(Dnpy, HeaderTooLongOnSave) {
   EXPECT_NE(std::string(gdap_last_error()).find("65535"), std::string::npos) << gdap_last_error();
   EXPECT_FALSE(fs::exists(prefix + "_0.dnpy"));
   gdap_array_destroy(a);
+}
+
+// Issue 27, item 10: a FIFO or a folder where a rank's file should be is refused at once (a FIFO
+// blocked its rank forever while the others timed out).
+TEST(Dnpy, NonRegularFilesAreRefusedWithoutBlocking) {
+  const Sample s;
+  std::string why;
+  fs::remove(s.path);
+  ASSERT_EQ(mkfifo(s.path.c_str(), 0600), 0);
+  Group group(1);
+  gdap_array* out = nullptr;
+  EXPECT_EQ(gdap_load_dnpy(group[0], &out, s.prefix.c_str(), kHost), GDAP_ERR_IO) << "rule: a FIFO is refused";
+  EXPECT_NE(std::string(gdap_last_error()).find("is a FIFO (named pipe), not a regular file"), std::string::npos)
+      << gdap_last_error();
+  fs::remove(s.path);
+  fs::create_directory(s.path);
+  EXPECT_EQ(gdap_load_dnpy(group[0], &out, s.prefix.c_str(), kHost), GDAP_ERR_IO) << "rule: a folder is refused";
+  EXPECT_NE(std::string(gdap_last_error()).find("is a directory"), std::string::npos) << gdap_last_error();
+  EXPECT_EQ(out, nullptr);
+  fs::remove(s.path);
+}
+
+// Issue 27, item 12: links planted at the temporary name gdap used to write (`<file>.tmp<rank>`) and
+// at the file's own name are never written through: the file replaces the link, the targets stay.
+TEST(Dnpy, SaveNeverWritesThroughAPlantedLink) {
+  const std::string prefix = prefix_for("planted");
+  const std::string path = prefix + "_0.dnpy", victim = prefix + "_victim", victim2 = prefix + "_victim2";
+  for (const std::string& p : {path, path + ".tmp0", victim, victim2}) fs::remove(p);
+  spit(victim, "victim");
+  spit(victim2, "victim2");
+  fs::create_symlink(victim, path + ".tmp0");
+  fs::create_symlink(victim2, path);
+  Group group(1);
+  const gdap_dim d = block(3, 1, 0, 0, 3);
+  gdap_array* a = nullptr;
+  ASSERT_EQ(gdap_array_create(&a, kF64, kHost, &d, 1), GDAP_SUCCESS) << gdap_last_error();
+  EXPECT_EQ(gdap_save_dnpy(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
+  EXPECT_EQ(slurp(victim), "victim") << "rule: a link at the old temporary name is not followed";
+  EXPECT_EQ(slurp(victim2), "victim2") << "rule: a link at the file's name is replaced, not written through";
+  EXPECT_FALSE(fs::is_symlink(path));
+  EXPECT_EQ(slurp(path).substr(0, 6), "\x93" "DARRY");
+  gdap_array_destroy(a);
+  for (const std::string& p : {path, path + ".tmp0", victim, victim2}) fs::remove(p);
+}
+
+// Issue 27, item 15: a save that fails while writing (here: the file-size limit) leaves no
+// temporary file behind. In a child process, whose limit is its own.
+TEST(Dnpy, FailedSaveLeavesNoTemporary) {
+  const fs::path dir = fs::path(prefix_for("failing")).concat("_dir");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string prefix = (dir / "x").string();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead of killing the child
+    const rlimit small{4096, 4096};
+    setrlimit(RLIMIT_FSIZE, &small);
+    Group group(1);
+    const gdap_dim d = block(10000, 1, 0, 0, 10000);
+    gdap_array* a = nullptr;
+    if (gdap_array_create(&a, kF64, kHost, &d, 1) != GDAP_SUCCESS) _exit(2);
+    const gdap_status st = gdap_save_dnpy(group[0], a, prefix.c_str());
+    const bool named = std::string(gdap_last_error()).find("write failed") != std::string::npos;
+    gdap_array_destroy(a);
+    _exit(st == GDAP_ERR_IO && named ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the save did not fail with GDAP_ERR_IO 'write failed'";
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir)) left.push_back(e.path().filename().string());
+  EXPECT_TRUE(left.empty()) << "rule: nothing is left behind; found " << (left.empty() ? "" : left[0]);
+  fs::remove_all(dir);
 }
 
 TEST(Dnpy, NullArguments) {

@@ -8,10 +8,13 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -182,9 +185,9 @@ TEST(IpcShm, BadHandles) {
   expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "magic", "wrong magic");
 
   d = f;
-  d.format_version = 2;
-  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_VERSION, "format version 2",
-                    "newer format version");
+  d.format_version = GDAP_IPC_FORMAT_VERSION + 1;
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_VERSION,
+                    "format version " + std::to_string(GDAP_IPC_FORMAT_VERSION + 1), "newer format version");
 
   Bytes flipped = good;
   flipped[600] ^= 1;  // inside shape[]: an altered handle
@@ -226,6 +229,16 @@ TEST(IpcShm, BadHandles) {
                     "a segment re-created under the same name");
 
   d = f;
+  d.exporter_start += 1;
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT,
+                    "the pid now belongs to another process", "a pid reused by another process is not the exporter");
+
+  d = f;
+  d.shm_uid += 1;
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "when it was exported",
+                    "the segment's owner is the one recorded at export");
+
+  d = f;
   std::snprintf(d.shm_name, sizeof d.shm_name, "%s", "/gdap-test-never-created");
   expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "no longer exists",
                     "a segment that does not exist");
@@ -233,6 +246,60 @@ TEST(IpcShm, BadHandles) {
   gdap_array* out = nullptr;
   EXPECT_EQ(gdap_ipc_open(&out, nullptr, GDAP_IPC_HANDLE_SIZE), GDAP_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(gdap_ipc_open(nullptr, good.data(), GDAP_IPC_HANDLE_SIZE), GDAP_ERR_INVALID_ARGUMENT);
+}
+
+// Issue 27, item 14: an exporter killed by SIGKILL never unlinks its segment, so the name still
+// opens, onto data no live process owns; the exporter's pid and start time in the handle say so.
+TEST(IpcShm, HandleOfAKilledExporterIsRefused) {
+  const std::string name = unique_name("killed");
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(pipe_fds[0]);
+    const std::vector<gdap_dim> d = rank_dims();
+    gdap_array* a = nullptr;
+    Bytes h(GDAP_IPC_HANDLE_SIZE);
+    if (gdap_array_create_shm(&a, name.c_str(), kFloat64, d.data(), 2) != GDAP_SUCCESS ||
+        gdap_ipc_export(h.data(), GDAP_IPC_HANDLE_SIZE, a) != GDAP_SUCCESS) {
+      _exit(1);
+    }
+    if (write(pipe_fds[1], h.data(), h.size()) != static_cast<ssize_t>(h.size())) _exit(1);
+    raise(SIGKILL);  // no destructor runs: the segment stays in /dev/shm
+  }
+  close(pipe_fds[1]);
+  Bytes h(GDAP_IPC_HANDLE_SIZE);
+  const ssize_t got = read(pipe_fds[0], h.data(), h.size());
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_EQ(got, static_cast<ssize_t>(h.size())) << "the child did not export";
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  struct stat st {};
+  ASSERT_EQ(stat(("/dev/shm" + name).c_str(), &st), 0) << "the killed exporter's segment is still there";
+  expect_open_fails(h, GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "has exited",
+                    "a killed exporter's handle does not open its stale segment");
+  shm_unlink(name.c_str());
+}
+
+// Issue 27, item 14: the segment's mode and owner are checked on open.
+TEST(IpcShm, ModeChangedSinceExportOrWritableByAllIsRefused) {
+  Shm s("mode");
+  const std::string path = "/dev/shm" + s.name;
+  const Bytes h = export_handle(s.array);
+  ASSERT_EQ(chmod(path.c_str(), 0644), 0);
+  expect_open_fails(h, GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "mode 0644, but owner",
+                    "a segment whose mode changed since the export");
+  ASSERT_EQ(chmod(path.c_str(), 0666), 0);
+  Bytes out(GDAP_IPC_HANDLE_SIZE, 0xab);
+  EXPECT_EQ(gdap_ipc_export(out.data(), GDAP_IPC_HANDLE_SIZE, s.array), GDAP_ERR_INVALID_ARGUMENT)
+      << "rule: a segment every user may write is not exported";
+  EXPECT_NE(std::string(gdap_last_error()).find("has mode 0666"), std::string::npos) << gdap_last_error();
+  gdap::ipc::HandleData d = fields(h);
+  d.shm_mode = 0666;  // a handle that claims the mode: refused all the same
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "every user of the node",
+                    "a world-writable segment is not opened");
 }
 
 TEST(IpcShm, ReusedNameIsRefused) {
@@ -298,6 +365,12 @@ TEST(IpcShm, CreateRefusals) {
   EXPECT_NE(std::string(gdap_last_error()).find("'no-slash'"), std::string::npos) << gdap_last_error();
   EXPECT_EQ(gdap_array_create_shm(&a, "/a/b", kFloat64, d.data(), 2), GDAP_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(a, nullptr);
+  const std::string newline = unique_name("new\nline");
+  EXPECT_EQ(gdap_array_create_shm(&a, newline.c_str(), kFloat64, d.data(), 2), GDAP_ERR_INVALID_ARGUMENT)
+      << "rule: a name with a newline is refused at creation (it could never be exported)";
+  EXPECT_NE(std::string(gdap_last_error()).find("control character 0x0a"), std::string::npos) << gdap_last_error();
+  EXPECT_NE(access(("/dev/shm" + newline).c_str(), F_OK), 0) << "rule: nothing is created";
+  EXPECT_EQ(a, nullptr);
   Shm s("exists");
   EXPECT_EQ(gdap_array_create_shm(&a, s.name.c_str(), kFloat64, d.data(), 2), GDAP_ERR_INVALID_ARGUMENT)
       << "rule: an existing segment is never overwritten";
@@ -314,6 +387,23 @@ TEST(IpcShm, CreateRefusals) {
   EXPECT_EQ(gdap_ipc_open(&o, h.data(), GDAP_IPC_HANDLE_SIZE), GDAP_SUCCESS) << gdap_last_error();
   gdap_array_destroy(o);
   gdap_array_destroy(a);
+}
+
+// Issue 27, item 9: a segment larger than /dev/shm can hold is refused at creation, where sizing
+// alone (ftruncate) succeeded and the first write past the free space killed the process (SIGBUS).
+TEST(IpcShm, SegmentLargerThanDevShmIsRefusedAtCreation) {
+  struct statvfs fs {};
+  ASSERT_EQ(statvfs("/dev/shm", &fs), 0);
+  const int64_t total = static_cast<int64_t>(fs.f_blocks) * static_cast<int64_t>(fs.f_frsize);
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_undistributed(&d, total + (int64_t{1} << 30));  // bytes: 1 GiB more than /dev/shm's size
+  const std::string name = unique_name("huge");
+  gdap_array* a = nullptr;
+  EXPECT_EQ(gdap_array_create_shm(&a, name.c_str(), {GDAP_DTYPE_UINT, 8, 1}, &d, 1), GDAP_ERR_NO_MEMORY)
+      << gdap_last_error();
+  EXPECT_NE(std::string(gdap_last_error()).find("cannot be reserved in /dev/shm"), std::string::npos) << gdap_last_error();
+  EXPECT_EQ(a, nullptr);
+  EXPECT_NE(access(("/dev/shm" + name).c_str(), F_OK), 0) << "rule: the refused segment is removed";
 }
 
 }  // namespace

@@ -195,3 +195,41 @@ def test_freed_cuda_allocation_does_not_crash():
     done = run_child(GPU_OPEN_ONLY, handle)
     print("freed allocation: child rc", done.returncode, done.stdout.decode(), done.stderr.decode()[-300:])
     assert done.returncode in (0, 3), done.stderr.decode()
+
+
+def test_bad_segment_names_and_sizes_are_refused_at_creation():
+    """Issue 27, items 4, 9 and 14: a NUL in a name named another segment in C; a newline made a
+    segment that could never be exported; a segment larger than /dev/shm was sized but not
+    reserved, and the first write past what /dev/shm holds killed the process (SIGBUS)."""
+    with pytest.raises(ValueError, match="NUL character"):
+        gdap.empty_shm((2,), name="/gdap-pytest-nul\0x")
+    with pytest.raises(gdap.InvalidArgumentError, match="control character 0x0a"):
+        gdap.empty_shm((2,), name="/gdap-pytest-new\nline")
+    st = os.statvfs("/dev/shm")
+    too_big = st.f_blocks * st.f_frsize + (1 << 30)
+    with pytest.raises(gdap.OutOfMemoryError, match="cannot be reserved in /dev/shm"):
+        gdap.empty_shm((too_big,), "uint8", name="/gdap-pytest-huge-%d" % os.getpid())
+    assert not os.path.exists("/dev/shm/gdap-pytest-huge-%d" % os.getpid())
+
+
+KILLED_EXPORTER = r"""
+import os, signal, sys, gdap
+a = gdap.empty_shm((4,), "float64", name=sys.argv[1])
+sys.stdout.buffer.write(gdap.ipc_export(a))
+sys.stdout.flush()
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_handle_of_a_killed_exporter_is_refused():
+    """Issue 27, item 14: a SIGKILLed exporter never unlinks its segment; its handle must not open it."""
+    name = "/gdap-pytest-killed-%d" % os.getpid()
+    done = subprocess.run([sys.executable, "-c", KILLED_EXPORTER, name], capture_output=True, check=False)
+    try:
+        assert done.returncode == -9, done.stderr.decode()
+        assert os.path.exists("/dev/shm" + name)
+        with pytest.raises(gdap.InvalidArgumentError, match="has exited"):
+            gdap.ipc_open(done.stdout)
+    finally:
+        if os.path.exists("/dev/shm" + name):
+            os.unlink("/dev/shm" + name)

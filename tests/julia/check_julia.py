@@ -1,18 +1,25 @@
 #!/usr/bin/env python3
-"""Checks the Julia binding without a Julia runtime (none exists on our machines).
+"""Checks the Julia binding without a Julia runtime (none exists on our machines), against the C
+compiler's view of the ABI (tests/bindings/c_view.py) and the header model (tools/abigen/header.py).
 
-1. Every .jl file under bindings/julia parses with a real Julia grammar (tree-sitter-julia):
-   no ERROR or MISSING node.
-2. Every `ccall((:name, lib), Ret, (ArgTypes...), args...)` names a symbol that libgdap exports
-   (abi/gdap.map), declares as many argument types as the C prototype in include/gdap/gdap.h has
-   parameters, passes as many arguments as it declares, and uses Julia types that match the C
-   types (table below).
-3. Every exported C function has a ccall wrapper.
-4. `struct Dim`, `DType`, `Device`, `Run` list the C struct's fields in the same order.
-5. The Julia examples in docs/examples parse, and every function they call is exported by the
-   GDAP module or is one of the Base functions listed in BASE.
+1. Every .jl file under bindings/julia parses with a real Julia grammar (tree-sitter-julia).
+2. Every `ccall((:name, lib), Ret, (ArgTypes...), args...)` names a symbol libgdap exports
+   (abi/gdap.map), passes as many arguments as it declares types, and its return and argument types
+   are the C prototype's: same width and signedness for numbers, a pointer for a pointer with the same
+   pointee (a struct by name; `Cvoid` for an opaque handle; `UInt8` for char), `Ptr` where C takes an
+   array or NULL (a `Ref` cannot be C_NULL), the struct itself where C passes one by value.
+3. Every exported C function has a ccall wrapper, but the deprecated names (GDAP_DEPRECATED).
+4. Every Julia struct named like a C struct (gdap_*) has the C fields in order, each of the C field's
+   type, and the offsets, sizes, struct size and alignment that Julia's C-compatible layout rules give
+   them (computed here from the Julia source) are the ones the C compiler gives (offsetof, sizeof).
+5. Every C constant has a Julia constant of the same name and value, and every _INIT constant holds
+   the values the C macro holds.
+6. The Julia examples in docs/examples parse, and every function they call is exported by the GDAP
+   module or is one of the Base functions listed in BASE.
 Prints "julia binding: N passed, M failed" and exits 1 on any failure.
-"""
+
+  check_julia.py --cc CC"""
+import argparse
 import pathlib
 import re
 import sys
@@ -21,110 +28,69 @@ import tree_sitter_julia
 from tree_sitter import Language, Parser
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-HEADER = ROOT / "include" / "gdap" / "gdap.h"
+sys.path.insert(0, str(ROOT / "tests" / "bindings"))
+
+import c_view  # noqa: E402  (puts tools/abigen on the path too)
+
 ABI_MAP = ROOT / "abi" / "gdap.map"
 JULIA_DIR = ROOT / "bindings" / "julia"
 EXAMPLES_DIR = ROOT / "docs" / "examples"
 # Base functions the examples may call besides GDAP's exports.
 BASE = {"zeros", "println", "pointer", "print", "length", "sum", "all", "collect"}
 
-# C parameter type -> Julia types accepted in the ccall's type tuple.
-HANDLE = {"Ptr{Cvoid}"}
-OUT_HANDLE = {"Ref{Ptr{Cvoid}}"}
-C_TO_JULIA = {
-    "int64_t": {"Int64"},
-    "int": {"Cint"},
-    "gdap_status": {"Cint"},
-    "gdap_reduce_op": {"Cint"},
-    "int64_t*": {"Ptr{Int64}", "Ref{Int64}"},
-    "const int64_t*": {"Ptr{Int64}", "Ref{Int64}"},
-    "int*": {"Ref{Cint}"},
-    "gdap_dim*": {"Ref{Dim}", "Ptr{Dim}"},
-    "const gdap_dim*": {"Ref{Dim}", "Ptr{Dim}"},
-    "gdap_run*": {"Ptr{Run}"},
-    "gdap_dtype": {"DType"},
-    "gdap_device": {"Device"},
-    "gdap_dtype*": {"Ref{DType}"},
-    "gdap_device*": {"Ref{Device}"},
-    "const char*": {"Cstring", "Ptr{UInt8}"},
-    "const char**": {"Ref{Ptr{UInt8}}"},
-    "void*": HANDLE,
-    "const void*": HANDLE,
-    "void**": OUT_HANDLE,
-    "gdap_map*": HANDLE,
-    "const gdap_map*": HANDLE,
-    "gdap_array*": HANDLE,
-    "const gdap_array*": HANDLE,
-    "gdap_map**": OUT_HANDLE,
-    "gdap_array**": OUT_HANDLE,
-    "struct DLManagedTensorVersioned*": HANDLE,
-    "struct DLManagedTensor*": HANDLE,
-    "struct DLManagedTensorVersioned**": OUT_HANDLE,
-    "struct DLManagedTensor**": OUT_HANDLE,
-    "gdap_comm*": HANDLE,
-    "const gdap_comm*": HANDLE,
-    "gdap_comm**": OUT_HANDLE | {"Ptr{Ptr{Cvoid}}"},
-    "gdap_plan*": HANDLE,
-    "const gdap_plan*": HANDLE,
-    "gdap_plan**": OUT_HANDLE,
-    "gdap_map**": OUT_HANDLE,
-    "gdap_comm_kind*": {"Ref{Cint}"},
-    "gdap_plan_stats*": {"Ref{PlanStats}"},
-    "gdap_halo*": HANDLE,
-    "const gdap_halo*": HANDLE,
-    "gdap_halo**": OUT_HANDLE,
-    "gdap_exchange*": HANDLE,
-    "gdap_exchange**": OUT_HANDLE,
-    "const gdap_halo_options*": {"Ref{HaloOptions}"},
-    "const gdap_zarr_options*": {"Ref{ZarrOptions}"},
-    "gdap_halo_stats*": {"Ref{HaloStats}"},
-    "double": {"Cdouble"},
-    "gdap_gemm*": HANDLE,
-    "const gdap_gemm*": HANDLE,
-    "gdap_gemm**": OUT_HANDLE,
-    "const gdap_gemm_options*": {"Ref{GemmOptions}"},
-    "const gdap_axis_layout*": {"Ptr{AxisLayout}"},
-    "gdap_gemm_stats*": {"Ref{GemmStats}"},
-}
-C_RETURN_TO_JULIA = {"gdap_status": {"Cint"}, "int": {"Cint"}, "const char*": {"Cstring", "Ptr{UInt8}"}}
-STRUCTS = {"Dim": "gdap_dim", "DType": "gdap_dtype", "Device": "gdap_device", "Run": "gdap_run",
-           "PlanStats": "gdap_plan_stats", "HaloOptions": "gdap_halo_options", "HaloStats": "gdap_halo_stats",
-           "ZarrOptions": "gdap_zarr_options", "GemmOptions": "gdap_gemm_options", "GemmStats": "gdap_gemm_stats",
-           "AxisLayout": "gdap_axis_layout"}
+# Julia's C-compatible primitive types: name -> (canonical name, size). Alignment equals size.
+JULIA_PRIMITIVES = {"Int8": ("int8", 1), "UInt8": ("uint8", 1), "Int16": ("int16", 2), "UInt16": ("uint16", 2),
+                    "Int32": ("int32", 4), "Cint": ("int32", 4), "UInt32": ("uint32", 4), "Cuint": ("uint32", 4),
+                    "Int64": ("int64", 8), "Clonglong": ("int64", 8), "UInt64": ("uint64", 8),
+                    "Csize_t": ("uint64", 8), "Cdouble": ("double", 8), "Float64": ("double", 8),
+                    "Float32": ("float", 4), "Cfloat": ("float", 4), "Cvoid": ("void", 0)}
+C_PRIMITIVES = {"int8_t": "int8", "uint8_t": "uint8", "int16_t": "int16", "uint16_t": "uint16",
+                "int32_t": "int32", "int": "int32", "uint32_t": "uint32", "int64_t": "int64", "uint64_t": "uint64",
+                "size_t": "uint64", "double": "double", "float": "float", "void": "void", "char": "char"}
 
 
-def normalise(c_type):
-    c_type = re.sub(r"\s+", " ", c_type.strip())
-    return re.sub(r"\s*\*", "*", c_type)
+def c_canonical(api, ctype):
+    """('ptr', ...) nested for pointers; a primitive's canonical name, 'int32' for an enum, the
+    struct's name, or 'opaque' for a handle."""
+    if api.is_callback(ctype):
+        return ("ptr", "void")  # a function pointer: Ptr{Cvoid} in Julia
+    if ctype.pointers:
+        return ("ptr", c_canonical(api, ctype.pointee()))
+    if ctype.base in C_PRIMITIVES:
+        return C_PRIMITIVES[ctype.base]
+    if ctype.base in api.enums:
+        return "int32"
+    if api.is_handle(ctype):
+        return "opaque"
+    return ctype.base
 
 
-def c_prototypes():
-    """name -> (return type, [parameter types]) for every GDAP_API function of the header."""
-    # gdap.h and the engine headers beside it (gdap_mpi.h, gdap_cuda.h).
-    text = re.sub(r"/\*.*?\*/", "", "\n".join(h.read_text() for h in sorted(HEADER.parent.glob("*.h"))), flags=re.S)
-    text = re.sub(r"static inline.*?\n}\n", "", text, flags=re.S)
-    protos = {}
-    for m in re.finditer(r"GDAP_API\s+([^;{(]*?)\b(gdap_\w+)\s*\(([^)]*)\)\s*;", text):
-        ret, name, params = normalise(m.group(1)), m.group(2), m.group(3).strip()
-        types = []
-        if params and params != "void":
-            for p in params.split(","):
-                p = normalise(p)
-                types.append(normalise(re.sub(r"\b\w+$", "", p)) if re.search(r"[\w*]\s*\w+$", p) else p)
-        protos[name] = (ret, types)
-    return protos
+def julia_canonical(text):
+    text = text.replace(" ", "")
+    if text == "Cstring":
+        return ("ptr", "char")
+    m = re.fullmatch(r"(Ptr|Ref)\{(.*)\}", text)
+    if m:
+        return ("ptr", julia_canonical(m.group(2)))
+    if text in JULIA_PRIMITIVES:
+        return JULIA_PRIMITIVES[text][0]
+    return text
 
 
-def c_struct_fields(name):
-    text = re.sub(r"/\*.*?\*/", "", HEADER.read_text(), flags=re.S)
-    body = re.search(r"typedef struct %s \{(.*?)\} %s;" % (name, name), text, flags=re.S).group(1)
-    return [re.sub(r"\[.*\]", "", decl.split()[-1]).lstrip("*") for decl in body.split(";") if decl.strip()]
+def same_type(c, julia):
+    """A C canonical type and a Julia one name the same thing: a Julia Cvoid pointee stands for an
+    opaque handle, UInt8 or Int8 for char."""
+    if isinstance(c, tuple) or isinstance(julia, tuple):
+        return isinstance(c, tuple) and isinstance(julia, tuple) and same_pointee(c[1], julia[1])
+    return c == julia
 
 
-def exported_symbols():
-    text = ABI_MAP.read_text()
-    block = text.split("global:", 1)[1].split("local:", 1)[0]
-    return set(re.findall(r"(gdap_\w+)\s*;", block))
+def same_pointee(c, julia):
+    if c == "opaque" and julia == "void":
+        return True
+    if c == "char" and julia in ("uint8", "int8"):
+        return True
+    return same_type(c, julia)
 
 
 def node_text(node, source):
@@ -141,17 +107,35 @@ def named_children(node):
     return [c for c in node.children if c.is_named]
 
 
-class Checker:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
+def exported_symbols():
+    block = ABI_MAP.read_text().split("global:", 1)[1].split("local:", 1)[0]
+    return set(re.findall(r"(gdap_\w+)\s*;", block))
 
-    def check(self, ok, what):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print("FAIL:", what)
+
+class Sources:
+    """Every .jl file under bindings/julia, parsed: its ccalls, structs and constants."""
+
+    def __init__(self, checker, parser):
+        self.ccalls, self.structs, self.constants = [], {}, {}
+        self.files = sorted(JULIA_DIR.rglob("*.jl"))
+        checker.check(bool(self.files), "Julia sources found under bindings/julia")
+        for path in self.files:
+            tree, source = check_parse(checker, parser, path)
+            for node in walk(tree.root_node):
+                if node.type == "call_expression" and node_text(node.children[0], source) == "ccall":
+                    self.ccalls.append((path, node, named_children(node.children[1]), source))
+                elif node.type == "struct_definition":
+                    self.read_struct(node_text(node, source))
+                elif node.type == "const_statement":
+                    m = re.fullmatch(r"const\s+(\w+)\s*=\s*(.*)", " ".join(node_text(node, source).split()), re.S)
+                    if m:
+                        self.constants[m.group(1)] = m.group(2)
+
+    def read_struct(self, text):
+        header = re.match(r"(mutable\s+)?struct\s+(\w+)", text)
+        if header and not header.group(1):
+            fields = re.findall(r"^\s*(\w+)::(\S+)", text, flags=re.M)
+            self.structs[header.group(2)] = fields
 
 
 def check_parse(checker, parser, path):
@@ -163,60 +147,192 @@ def check_parse(checker, parser, path):
     return tree, source
 
 
-def ccalls(tree, source):
-    for node in walk(tree.root_node):
-        if node.type != "call_expression":
-            continue
-        callee = node.children[0]
-        if node_text(callee, source) != "ccall":
-            continue
-        args = [c for c in named_children(node.children[1])]
-        yield node, args
+# ---------------------------------------------------------------------------------------------
+# Julia's layout of an immutable struct of isbits fields: each field at the next multiple of its
+# alignment, the struct aligned as its most aligned field and padded to a multiple of that.
+# ---------------------------------------------------------------------------------------------
+
+def julia_layout_of(sources, text):
+    """(size, alignment) of a Julia field type."""
+    text = text.replace(" ", "")
+    if re.fullmatch(r"(Ptr\{.*\}|Cstring)", text):
+        return 8, 8
+    m = re.fullmatch(r"NTuple\{(\d+),(.*)\}", text)
+    if m:
+        size, align = julia_layout_of(sources, m.group(2))
+        return int(m.group(1)) * size, align
+    if text in JULIA_PRIMITIVES:
+        size = JULIA_PRIMITIVES[text][1]
+        return size, size
+    if text in sources.structs:
+        return julia_struct_layout(sources, text)[1]
+    raise KeyError("no Julia layout rule for field type '%s'" % text)
 
 
-def check_ccall(checker, protos, exported, node, args, source, wrapped):
-    line = node.start_point[0] + 1
-    target = args[0]
-    m = re.match(r"\(\s*:(\w+)\s*,", node_text(target, source))
-    if not m:
-        checker.check(False, "line %d: ccall target is not (:symbol, lib)" % line)
+def julia_struct_layout(sources, name):
+    offset, align, rows = 0, 1, []
+    for field, ftype in sources.structs[name]:
+        size, a = julia_layout_of(sources, ftype)
+        offset = (offset + a - 1) // a * a
+        rows.append((field, ftype, offset, size))
+        offset += size
+        align = max(align, a)
+    return rows, ((offset + align - 1) // align * align, align)
+
+
+def field_canonical(text):
+    m = re.fullmatch(r"NTuple\{(\d+),(.*)\}", text.replace(" ", ""))
+    return ("array", int(m.group(1)), field_canonical(m.group(2))) if m else julia_canonical(text)
+
+
+def c_field_canonical(api, ctype):
+    base = c_canonical(api, header_type(ctype.base, ctype.const, ctype.pointers))
+    for extent in reversed(ctype.extents):
+        base = ("array", extent, base)
+    return base
+
+
+def header_type(base, const, pointers):
+    return c_view.header.CType(base, const, pointers)
+
+
+def check_structs(checker, api, view, sources):
+    for name, c in view["structs"].items():
+        if not checker.check(name in sources.structs, "rule: every C struct has a Julia mirror: %s" % name):
+            continue
+        rows, (size, align) = julia_struct_layout(sources, name)
+        c_fields = api.struct(name).fields
+        checker.check([r[0] for r in rows] == [f.name for f in c_fields], "rule: the mirror has the C fields "
+                      "in order: %s has %s, C %s" % (name, [r[0] for r in rows], [f.name for f in c_fields]))
+        for (field, ftype, offset, fsize), f in zip(rows, c_fields):
+            checker.check(same_type(c_field_canonical(api, f.type), field_canonical(ftype)) or
+                          field_canonical(ftype) == c_field_canonical(api, f.type),
+                          "rule: a field has the C field's type: %s.%s is %s in Julia, %s in C"
+                          % (name, field, ftype, f.type.spelling() + "".join("[%d]" % e for e in f.type.extents)))
+            checker.check((offset, fsize) == c["fields"].get(field), "rule: Julia lays a field out where C does: "
+                          "%s.%s at offset %d size %d in Julia, %s in C" % (name, field, offset, fsize, c["fields"].get(field)))
+        checker.check((size, align) == (c["size"], c["align"]), "rule: the mirror's size and alignment are C's: "
+                      "%s is %d bytes aligned %d in Julia, %d aligned %d in C" % (name, size, align, c["size"], c["align"]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Constants and _INIT values, evaluated from the Julia source
+# ---------------------------------------------------------------------------------------------
+
+TOKEN = re.compile(r'\s*(?:(?P<int>-?\d+)|(?P<name>[A-Za-z_]\w*(?:\{[^(){}]*(?:\{[^{}]*\})?[^(){}]*\})?)|'
+                   r'(?P<string>"[^"]*")|(?P<op>[(),]))')
+
+
+def tokens(text):
+    pos, out = 0, []
+    while pos < len(text.rstrip()):
+        m = TOKEN.match(text, pos)
+        if not m:
+            raise ValueError("cannot read '%s' at '%s'" % (text, text[pos:pos + 20]))
+        out.append((m.lastgroup, m.group(m.lastgroup)))
+        pos = m.end()
+    return out
+
+
+def evaluate(sources, text):
+    """The value of a Julia constant expression of the forms capi.jl writes: 12, T(x), sizeof(S),
+    Ptr{T}(C_NULL) (None), (a, b) (a list), S(a, ...) (a list of a struct's values), "text", or the
+    name of another constant."""
+    items = tokens(text)
+    value, rest = expression(sources, items)
+    if rest:
+        raise ValueError("cannot read '%s': trailing %s" % (text, rest))
+    return value
+
+
+def expression(sources, items):
+    kind, text = items[0]
+    if kind == "int":
+        return int(text), items[1:]
+    if kind == "string":
+        return text[1:-1], items[1:]
+    if kind == "op" and text == "(":
+        values, rest = arguments(sources, items[1:])
+        return values, rest
+    if kind == "name":
+        if len(items) > 1 and items[1] == ("op", "("):
+            values, rest = arguments(sources, items[2:])
+            if text == "sizeof":
+                return julia_struct_layout(sources, items[2][1])[1][0], rest
+            if text in sources.structs:
+                return values, rest
+            if len(values) != 1:
+                raise ValueError("%s(...) takes one value here" % text)
+            return values[0], rest
+        if text == "C_NULL":
+            return None, items[1:]
+        if text in sources.constants:
+            return evaluate(sources, sources.constants[text]), items[1:]
+        return text, items[1:]
+    raise ValueError("unexpected %s" % text)
+
+
+def arguments(sources, items):
+    values = []
+    while items[0] != ("op", ")"):
+        value, items = expression(sources, items)
+        values.append(value)
+        if items[0] == ("op", ","):
+            items = items[1:]
+    return values, items[1:]
+
+
+def check_constants(checker, api, view, sources):
+    for name, value in view["constants"].items():
+        if not checker.check(name in sources.constants, "rule: every C constant has a Julia one: %s" % name):
+            continue
+        julia = evaluate(sources, sources.constants[name])
+        checker.check(julia == value, "rule: a constant has the C value: %s is %r in Julia, %r in C" % (name, julia, value))
+    for s in api.structs:
+        if not s.init:
+            continue
+        if not checker.check(s.init_name in sources.constants, "rule: every _INIT macro has a Julia constant: %s"
+                             % s.init_name):
+            continue
+        values = evaluate(sources, sources.constants[s.init_name])
+        julia = {f.name: [0 if v is None else v for v in (value if isinstance(value, list) else [value])]
+                 for f, value in zip(s.fields, values)}
+        c = view["structs"][s.name]["init"]
+        differ = ["%s: %s in Julia, %s in C" % (f, julia.get(f), c[f]) for f in c if julia.get(f) != c[f]]
+        checker.check(len(values) == len(s.fields) and not differ, "rule: an _INIT constant holds the C macro's "
+                      "values: %s has %d values for %d fields; %s" % (s.init_name, len(values), len(s.fields),
+                                                                     "; ".join(differ) or "no value differs"))
+
+
+# ---------------------------------------------------------------------------------------------
+# ccall signatures against the C prototypes
+# ---------------------------------------------------------------------------------------------
+
+def check_ccall(checker, api, exported, path, node, args, source, wrapped):
+    where = "%s line %d" % (path.name, node.start_point[0] + 1)
+    m = re.match(r"\(\s*:(\w+)\s*,", node_text(args[0], source))
+    if not checker.check(m is not None, "%s: ccall target is (:symbol, lib)" % where):
         return
     name = m.group(1)
     wrapped.add(name)
-    checker.check(name in exported, "line %d: %s is exported by libgdap" % (line, name))
-    if name not in protos:
-        checker.check(False, "line %d: %s is declared in gdap.h" % (line, name))
+    checker.check(name in exported, "%s: %s is exported by libgdap" % (where, name))
+    fn = api.function(name)
+    if not checker.check(fn is not None, "%s: %s is declared in the headers" % (where, name)):
         return
-    c_ret, c_params = protos[name]
     ret = node_text(args[1], source)
-    checker.check(ret in C_RETURN_TO_JULIA.get(c_ret, set()),
-                  "line %d: %s returns %s in C, ccall says %s" % (line, name, c_ret, ret))
-    types_node = args[2]
-    julia_types = [node_text(c, source) for c in named_children(types_node)]
-    checker.check(len(julia_types) == len(c_params),
-                  "line %d: %s has %d C parameters, ccall declares %d" % (line, name, len(c_params), len(julia_types)))
-    passed = len(args) - 3
-    checker.check(passed == len(julia_types),
-                  "line %d: %s declares %d argument types but passes %d arguments" % (line, name, len(julia_types), passed))
-    for i, (c_type, j_type) in enumerate(zip(c_params, julia_types)):
-        accepted = C_TO_JULIA.get(c_type)
-        checker.check(accepted is not None and j_type in accepted,
-                      "line %d: %s parameter %d is C '%s', Julia '%s' (accepted: %s)"
-                      % (line, name, i + 1, c_type, j_type, sorted(accepted or [])))
-
-
-def check_structs(checker, tree, source):
-    for node in walk(tree.root_node):
-        if node.type != "struct_definition":
-            continue
-        text = node_text(node, source)
-        header = re.match(r"(?:mutable\s+)?struct\s+(\w+)", text)
-        if not header or header.group(1) not in STRUCTS:
-            continue
-        julia_fields = re.findall(r"^\s*(\w+)::", text, flags=re.M)
-        c_fields = c_struct_fields(STRUCTS[header.group(1)])
-        checker.check(julia_fields == c_fields, "struct %s fields %s match C %s fields %s"
-                      % (header.group(1), julia_fields, STRUCTS[header.group(1)], c_fields))
+    checker.check(same_type(c_canonical(api, fn.ret), julia_canonical(ret)), "rule: the result type is C's: %s "
+                  "returns %s in C, %s in the ccall" % (name, fn.ret.spelling(), ret))
+    types = [node_text(c, source) for c in named_children(args[2])]
+    checker.check(len(types) == len(fn.params), "rule: as many argument types as C parameters: %s has %d, the "
+                  "ccall %d (%s)" % (name, len(fn.params), len(types), where))
+    checker.check(len(args) - 3 == len(types), "%s: %s declares %d argument types but passes %d arguments"
+                  % (where, name, len(types), len(args) - 3))
+    for p, julia in zip(fn.params, types):
+        checker.check(same_type(c_canonical(api, p.type), julia_canonical(julia)), "rule: an argument type is the "
+                      "C parameter's: %s '%s' is %s in C, %s in the ccall" % (name, p.name, p.type.spelling(), julia))
+        if p.length or p.nullable:
+            checker.check(julia.startswith("Ptr{"), "rule: an array or a parameter that may be NULL is a Ptr (a "
+                          "Ref cannot be C_NULL or many): %s '%s' is %s" % (name, p.name, julia))
 
 
 def check_example(checker, parser, path, exports):
@@ -234,26 +350,32 @@ def module_exports():
 
 
 def main():
-    checker = Checker()
+    parser_args = argparse.ArgumentParser()
+    parser_args.add_argument("--cc", default="cc")
+    args = parser_args.parse_args()
+    checker = c_view.Checker("julia binding")
     parser = Parser(Language(tree_sitter_julia.language()))
-    protos, exported, wrapped = c_prototypes(), exported_symbols(), set()
-    checker.check(len(protos) == len(exported) and set(protos) == exported,
-                  "gdap.h declarations match abi/gdap.map (%d vs %d)" % (len(protos), len(exported)))
-    files = sorted(JULIA_DIR.rglob("*.jl"))
-    checker.check(bool(files), "Julia sources found under bindings/julia")
-    for path in files:
-        tree, source = check_parse(checker, parser, path)
-        for node, args in ccalls(tree, source):
-            check_ccall(checker, protos, exported, node, args, source, wrapped)
-        check_structs(checker, tree, source)
+    api, view = c_view.read(args.cc)
+    exported, wrapped = exported_symbols(), set()
+    names = {f.name for f in api.functions}
+    checker.check(names == exported, "the headers' functions match abi/gdap.map (only in the headers: %s; only in "
+                  "the map: %s)" % (sorted(names - exported), sorted(exported - names)))
+    sources = Sources(checker, parser)
+    for path, node, ccall_args, source in sources.ccalls:
+        check_ccall(checker, api, exported, path, node, ccall_args, source, wrapped)
+    check_structs(checker, api, view, sources)
+    check_constants(checker, api, view, sources)
     examples = sorted(EXAMPLES_DIR.glob("*.jl"))
     checker.check(bool(examples), "Julia examples found under docs/examples")
     for path in examples:
         check_example(checker, parser, path, module_exports())
-    for name in sorted(exported - wrapped):
-        checker.check(False, "%s has no ccall wrapper in the Julia binding" % name)
-    print("julia binding: %d passed, %d failed" % (checker.passed, checker.failed))
-    return 1 if checker.failed else 0
+    for fn in api.functions:
+        if fn.replacement:
+            checker.check(fn.name not in wrapped, "rule: a deprecated name is not wrapped: %s (use %s)"
+                          % (fn.name, fn.replacement))
+        else:
+            checker.check(fn.name in wrapped, "rule: every C function has a ccall wrapper: %s" % fn.name)
+    return checker.finish()
 
 
 if __name__ == "__main__":

@@ -307,7 +307,7 @@ TEST(LimitsArray, HugeSectionsAreClearErrors) {
        [] { return array_create(kF64, {block(int64_t{1} << 40, 1, 0, 0, int64_t{1} << 40)}, 1); },
        GDAP_ERR_NO_MEMORY, {"8796093022208"}},
       {"limits: array of 2^16-lane 128-bit elements overflows",
-       [] { return array_create(gdap_dtype{GDAP_DTYPE_FLOAT, 128, 65535}, {block(int64_t{1} << 50, 1, 0, 0, int64_t{1} << 50)}, 1); },
+       [] { return array_create(gdap_dtype{GDAP_DTYPE_COMPLEX, 128, 65535}, {block(int64_t{1} << 50, 1, 0, 0, int64_t{1} << 50)}, 1); },
        GDAP_ERR_OVERFLOW, {"overflows int64"}},
       {"limits: array of a million dimensions of 2 overflows",
        [] { return array_create(kF64, std::vector<gdap_dim>(1000000, block(2, 1, 0, 0, 2)), 1000000); },

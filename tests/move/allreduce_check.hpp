@@ -1,7 +1,7 @@
 // gdap_allreduce, one rank's part: every dtype and op on a 5 x 3 section (rank 1's section is
 // Fortran-ordered, so strides differ between ranks), each element checked against the reduction
-// computed here; then a rank whose section has another shape: every rank is refused, naming it,
-// and no section changes. Shared by the in-process group test and the MPI program. Returns a
+// computed here; then a rank whose section has another shape, and a rank that passes another op:
+// every rank is refused, naming it, and no section changes. Shared by the in-process group test and the MPI program. Returns a
 // description of each failure. Every rank makes every collective call.
 #pragma once
 
@@ -65,6 +65,7 @@ class Rank {
       for (gdap_reduce_op op : {GDAP_REDUCE_SUM, GDAP_REDUCE_PROD, GDAP_REDUCE_MIN, GDAP_REDUCE_MAX}) one(dt, op);
     }
     mismatch();
+    different_ops();
     return failures_;
   }
 
@@ -120,6 +121,27 @@ class Rank {
     if (s != GDAP_ERR_INVALID_ARGUMENT) fail("a mismatched shape gives GDAP_ERR_INVALID_ARGUMENT, got " + std::to_string(s));
     if (message.find("rank " + std::to_string(nranks_ - 1)) == std::string::npos) fail("the refusal names the rank: " + message);
     if (memory != before) fail("a refused all-reduce changed a section");
+    gdap_array_destroy(a);
+  }
+
+  // Rule: every rank of an all-reduce passes the same op. The last rank passes max, the others
+  // sum: every rank is refused, naming it and both ops, and nothing changes (each used to end with
+  // its own op's values).
+  void different_ops() {
+    if (nranks_ < 2) return;
+    const gdap_dtype f64 = {GDAP_DTYPE_FLOAT, 64, 1};
+    std::vector<unsigned char> memory;
+    gdap_array* a = wrap(memory, f64, kRows);
+    for (int64_t i = 0; i < kRows; ++i) {
+      for (int64_t j = 0; j < kCols; ++j) store(f64, value(rank_, i * kCols + j), at(memory, f64, i, j));
+    }
+    const std::vector<unsigned char> before = memory;
+    const gdap_status s = gdap_allreduce(comm_, a, rank_ == nranks_ - 1 ? GDAP_REDUCE_MAX : GDAP_REDUCE_SUM);
+    const std::string message = gdap_last_error();
+    if (s != GDAP_ERR_INVALID_ARGUMENT) fail("different ops give GDAP_ERR_INVALID_ARGUMENT, got " + std::to_string(s));
+    const std::string named = "rank " + std::to_string(nranks_ - 1) + " passed op max but rank 0 passed op sum";
+    if (message.find(named) == std::string::npos) fail("the refusal names the rank and both ops: " + message);
+    if (memory != before) fail("an all-reduce refused for different ops changed a section");
     gdap_array_destroy(a);
   }
 

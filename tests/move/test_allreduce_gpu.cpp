@@ -1,7 +1,7 @@
 // gdap_allreduce on device sections over NCCL: one thread and communicator per GPU
 // (ncclCommInitAll), every op on float64 and int32 sections of 1,000,003 elements, checked
-// element by element on the host; a group of device sections is refused clearly, and so is a
-// strided device section, on every rank. Label gpu.
+// element by element on the host; ranks passing different ops are every rank's error; a group of
+// device sections is refused clearly, and so is a strided device section, on every rank. Label gpu.
 #include <gdap/gdap.h>
 #include <gdap/gdap_cuda.h>
 
@@ -85,6 +85,52 @@ TEST(AllreduceGpu, NcclEveryOpOnEveryGpu) {
     for (size_t k = 0; k < wrong.size(); ++k) {
       EXPECT_EQ(wrong[k], 0) << "op " << op << ", rank " << k / 2 << (k % 2 ? " int32" : " float64");
     }
+  }
+  for (ncclComm_t c : nccl) ncclCommDestroy(c);
+}
+
+// Rule: every rank of an all-reduce passes the same op (needs 2 GPUs): the last passes max, the
+// others sum; every rank gets GDAP_ERR_INVALID_ARGUMENT naming both ops, and nothing changes.
+TEST(AllreduceGpu, DifferentOpsAreEveryRanksError) {
+  const int gpus = device_count();
+  if (gpus < 2) GTEST_SKIP() << "needs 2 GPUs, this machine has " << gpus;
+  std::vector<ncclComm_t> nccl(static_cast<size_t>(gpus));
+  ASSERT_EQ(ncclCommInitAll(nccl.data(), gpus, nullptr), ncclSuccess);
+  std::vector<std::string> errors(static_cast<size_t>(gpus));
+  std::vector<int> statuses(static_cast<size_t>(gpus), -1), changed(static_cast<size_t>(gpus), -1);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < gpus; ++r) {
+    threads.emplace_back([&, r] {
+      cudaSetDevice(r);
+      cudaStream_t stream = nullptr;
+      cudaStreamCreate(&stream);
+      gdap_comm* comm = nullptr;
+      gdap_dim d = GDAP_DIM_INIT;
+      gdap_dim_set_block(&d, 1024, 1, 0, 0, 1024);
+      gdap_array* a = nullptr;
+      if (gdap_comm_from_nccl(&comm, nccl[static_cast<size_t>(r)], stream) == GDAP_SUCCESS &&
+          gdap_array_create(&a, {GDAP_DTYPE_FLOAT, 64, 1}, {GDAP_DEVICE_CUDA, r}, &d, 1) == GDAP_SUCCESS) {
+        void* data = nullptr;
+        gdap_array_data(&data, a);
+        std::vector<double> host(1024, r + 1.0);
+        cudaMemcpyAsync(data, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice, stream);
+        statuses[static_cast<size_t>(r)] = gdap_allreduce(comm, a, r == gpus - 1 ? GDAP_REDUCE_MAX : GDAP_REDUCE_SUM);
+        errors[static_cast<size_t>(r)] = gdap_last_error();
+        cudaMemcpyAsync(host.data(), data, host.size() * sizeof(double), cudaMemcpyDeviceToHost, stream);
+        cudaStreamSynchronize(stream);
+        changed[static_cast<size_t>(r)] = static_cast<int>(std::count_if(host.begin(), host.end(), [&](double v) { return v != r + 1.0; }));
+      }
+      gdap_array_destroy(a);
+      gdap_comm_destroy(comm);
+      cudaStreamDestroy(stream);
+    });
+  }
+  for (auto& t : threads) t.join();
+  const std::string named = "rank " + std::to_string(gpus - 1) + " passed op max but rank 0 passed op sum";
+  for (int r = 0; r < gpus; ++r) {
+    EXPECT_EQ(statuses[static_cast<size_t>(r)], GDAP_ERR_INVALID_ARGUMENT) << errors[static_cast<size_t>(r)];
+    EXPECT_NE(errors[static_cast<size_t>(r)].find(named), std::string::npos) << errors[static_cast<size_t>(r)];
+    EXPECT_EQ(changed[static_cast<size_t>(r)], 0) << "rank " << r;
   }
   for (ncclComm_t c : nccl) ncclCommDestroy(c);
 }

@@ -11,6 +11,15 @@
 //   EarlyRankOnNonblockingCommunicators  the first case on nonblocking communicators that connect
 //                                    lazily: NCCL answers ncclInProgress while it waits for rank 1,
 //                                    and rank 0 gets GDAP_ERR_TIMEOUT
+//   InterruptEndsTheWait             rank 1 returns early and rank 0's interrupt check says stop
+//                                    half a second into its wait: GDAP_ERR_INTERRUPTED then, long
+//                                    before the timeout; then both abort
+//   AnOutputOverItsInputIsThatRanksError  rank 1's destination is its source's memory: its own
+//                                    GDAP_ERR_INVALID_ARGUMENT, rank 0 GDAP_ERR_REMOTE; nothing moves
+//   RanksInDifferentCallsAllFailAtOnce  rank 0 calls gdap_comm_barrier, rank 1 gdap_redistribute:
+//                                    both get GDAP_ERR_INVALID_ARGUMENT naming both calls at their
+//                                    first meeting (the control allgather), nothing moves, and the
+//                                    communicator stays usable
 // NCCL >= 2.22 connects lazily, inside the first call that needs a peer, and on a blocking
 // communicator that call blocks in NCCL until the peer answers: the blocking cases therefore set
 // NCCL_RUNTIME_CONNECT=0 (connect at initialisation), as docs/api.md tells users to.
@@ -225,6 +234,100 @@ TEST(FaultNccl, OneRanksBadPlanIsEveryRanksError) {
   EXPECT_EQ(got[1], GDAP_ERR_INVALID_ARGUMENT) << said[1];
   EXPECT_EQ(got[0], GDAP_ERR_REMOTE) << said[0];
   EXPECT_NE(said[0].find("rank 1"), std::string::npos) << said[0];
+  EXPECT_TRUE(untouched[0]);
+  EXPECT_TRUE(untouched[1]);
+  for (ncclComm_t c : nccl) EXPECT_EQ(ncclCommDestroy(c), ncclSuccess);
+}
+
+TEST(FaultNccl, RanksInDifferentCallsAllFailAtOnce) {
+  if (device_count() < 2) GTEST_SKIP() << "needs 2 GPUs, this machine has " << device_count();
+  ncclComm_t nccl[2];
+  const int devices[2] = {0, 1};
+  ASSERT_EQ(ncclCommInitAll(nccl, 2, devices), ncclSuccess);
+  gdap_status got[2] = {GDAP_SUCCESS, GDAP_SUCCESS};
+  std::string said[2];
+  bool untouched[2] = {false, false};
+  double took[2] = {0, 0};
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&, r] {
+      Rank me(r, nccl[r]);
+      const auto start = std::chrono::steady_clock::now();
+      got[r] = r == 0 ? gdap_comm_barrier(me.comm) : gdap_redistribute(me.comm, me.plan, me.from, me.to);
+      took[r] = seconds_since(start);
+      said[r] = gdap_last_error();
+      cudaStreamSynchronize(me.stream);
+      untouched[r] = me.source_untouched() && me.destination_untouched();
+      EXPECT_EQ(gdap_comm_barrier(me.comm), GDAP_SUCCESS) << gdap_last_error();
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(got[r], GDAP_ERR_INVALID_ARGUMENT) << said[r];
+    EXPECT_NE(said[r].find("rank 0 is in gdap_comm_barrier (its meeting 1) but rank 1 in gdap_redistribute"),
+              std::string::npos) << said[r];
+    EXPECT_LT(took[r], kTimeout) << "at once, not after a timeout";
+    EXPECT_TRUE(untouched[r]);
+  }
+  for (ncclComm_t c : nccl) EXPECT_EQ(ncclCommDestroy(c), ncclSuccess);
+}
+
+int after_deadline(void* at) {
+  return std::chrono::steady_clock::now() >= *static_cast<std::chrono::steady_clock::time_point*>(at) ? 1 : 0;
+}
+
+TEST(FaultNccl, InterruptEndsTheWait) {
+  if (device_count() < 2) GTEST_SKIP() << "needs 2 GPUs, this machine has " << device_count();
+  connect_at_init();
+  ncclComm_t nccl[2];
+  const int devices[2] = {0, 1};
+  ASSERT_EQ(ncclCommInitAll(nccl, 2, devices), ncclSuccess);
+  {
+    Rank r0(0, nccl[0]);
+    std::thread one([&] { Rank r1(1, nccl[1]); });  // returns before its call
+    one.join();
+    cudaSetDevice(0);
+    ASSERT_EQ(gdap_comm_set_timeout(r0.comm, 60), GDAP_SUCCESS);
+    const auto start = std::chrono::steady_clock::now();
+    auto at = start + std::chrono::milliseconds(500);
+    ASSERT_EQ(gdap_comm_set_interrupt(r0.comm, after_deadline, &at), GDAP_SUCCESS);
+    EXPECT_EQ(gdap_redistribute(r0.comm, r0.plan, r0.from, r0.to), GDAP_ERR_INTERRUPTED) << gdap_last_error();
+    const double took = seconds_since(start);
+    EXPECT_NE(std::string(gdap_last_error()).find("was interrupted"), std::string::npos) << gdap_last_error();
+    EXPECT_GE(took, 0.45);
+    EXPECT_LT(took, 5.0) << "soon after the check said stop, not at the 60 s timeout";
+    EXPECT_TRUE(r0.source_untouched());
+    EXPECT_EQ(gdap_comm_barrier(r0.comm), GDAP_ERR_INTERRUPTED) << "broken from then on";
+    abort_both(nccl);
+  }
+}
+
+TEST(FaultNccl, AnOutputOverItsInputIsThatRanksError) {
+  if (device_count() < 2) GTEST_SKIP() << "needs 2 GPUs, this machine has " << device_count();
+  ncclComm_t nccl[2];
+  const int devices[2] = {0, 1};
+  ASSERT_EQ(ncclCommInitAll(nccl, 2, devices), ncclSuccess);
+  gdap_status got[2] = {GDAP_SUCCESS, GDAP_SUCCESS};
+  std::string said[2];
+  bool untouched[2] = {false, false};
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&, r] {
+      Rank me(r, nccl[r]);
+      const gdap_dim cyc = cyclic_dim(r);
+      gdap_array* over = nullptr;  // rank 1's destination: its own source's memory
+      EXPECT_EQ(gdap_array_wrap(&over, Rank::data(me.from), kF64, {GDAP_DEVICE_CUDA, r}, nullptr, &cyc, 1), GDAP_SUCCESS);
+      got[r] = gdap_redistribute(me.comm, me.plan, me.from, r == 1 ? over : me.to);
+      said[r] = gdap_last_error();
+      cudaStreamSynchronize(me.stream);
+      untouched[r] = me.source_untouched() && me.destination_untouched();
+      gdap_array_destroy(over);
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(got[1], GDAP_ERR_INVALID_ARGUMENT) << said[1];
+  EXPECT_NE(said[1].find("dst shares memory with src"), std::string::npos) << said[1];
+  EXPECT_EQ(got[0], GDAP_ERR_REMOTE) << said[0];
   EXPECT_TRUE(untouched[0]);
   EXPECT_TRUE(untouched[1]);
   for (ncclComm_t c : nccl) EXPECT_EQ(ncclCommDestroy(c), ncclSuccess);

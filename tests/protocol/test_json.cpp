@@ -219,6 +219,7 @@ TEST(Json, HostileTextIsRefusedWhileParsing) {
       {"trailing garbage", "[] x", "dim_data is not valid JSON"},
       {"invalid UTF-8 in a string", "[{\"dist_type\":\"\xff\"}]", "dim_data is not valid JSON"},
       {"a NUL byte", std::string("[\0]", 3), "dim_data is not valid JSON"},
+      {"a NUL byte and garbage after the document", std::string("[{}]\0[1, 2", 10), "a NUL byte at offset 4"},
       {"deep nesting of lists", std::string(1000000, '['), "nests lists or dictionaries 4 deep"},
       {"deep nesting of dictionaries", "[{\"a\":{\"b\":{\"c\":{}}}}]", "nests lists or dictionaries 4 deep"},
       {"a list inside padding", with_b(R"(,"start":0,"stop":3,"padding":[[1],0])"), "4 deep"},

@@ -3,6 +3,7 @@ padding) written to <prefix>_<rank>.dnpy and read back with its dim_data and dty
 DistArray's format (magic, 16-byte alignment, a .npy payload NumPy reads); any __distarray__
 producer can be saved; a malformed or missing file on one rank fails every rank. DistArray itself,
 both ways, is tests/distarray (ctest distarray.cross)."""
+import os
 import threading
 
 import numpy as np
@@ -115,3 +116,25 @@ def test_plain_array_is_refused_with_a_hint(tmp_path):
     _, errors = run(2, body)
     assert isinstance(errors[1], TypeError) and "from_dlpack" in str(errors[1]), errors[1]
     assert isinstance(errors[0], gdap.RemoteError), errors[0]  # not left waiting for rank 1
+
+
+def test_nul_in_a_prefix_raises_and_writes_nothing(tmp_path):
+    """Issue 27, item 4: "out/x\\0y" named out/x_0.dnpy in C (the string ended at the NUL)."""
+    def body(comm):
+        block = layouts(comm.rank, 2)["block"]
+        prefix = str(tmp_path / "x") + ("\0y" if comm.rank == 1 else "")
+        gdap.save_dnpy(comm, gdap.empty(block, np.float64), prefix)
+
+    _, errors = run(2, body)
+    assert isinstance(errors[1], ValueError) and "NUL character at position" in str(errors[1]), errors[1]
+    assert isinstance(errors[0], gdap.RemoteError), errors[0]  # not left waiting for rank 1
+    assert not (tmp_path / "x_1.dnpy").exists()  # what the truncated prefix named
+    _, errors = run(1, lambda comm: gdap.load_dnpy(comm, str(tmp_path / "x\0y")))
+    assert isinstance(errors[0], ValueError) and "prefix" in str(errors[0]), errors[0]
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    """Issue 27, item 10: a FIFO as a rank's file blocked that rank forever."""
+    os.mkfifo(tmp_path / "f_0.dnpy")
+    _, errors = run(1, lambda comm: gdap.load_dnpy(comm, str(tmp_path / "f")))
+    assert isinstance(errors[0], gdap.FileIOError) and "is a FIFO" in str(errors[0]), errors[0]

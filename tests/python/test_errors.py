@@ -149,3 +149,46 @@ def test_error_text_is_gdap_last_error():
     with pytest.raises(gdap.ProtocolError) as info:
         gdap.validate([block(10, 0, 12)])
     assert str(info.value) == c.gdap_last_error()
+
+
+# ---- memory shared between a call's input and output (issue 27, item 1) ----
+
+def test_redistribute_into_its_own_source_is_refused():
+    # Rule: gdap.redistribute(comm, plan, a, a) (the same memory as source and destination) is
+    # refused and changes nothing; it used to return wrong data.
+    d = block(8, 0, 8)
+    gmap = gdap.GlobalMap([[d]])
+    cyc = gdap.GlobalMap([[dict(dist_type="c", size=8, proc_grid_size=1, proc_grid_rank=0, start=0, block_size=3)]])
+    comm = gdap.group(1)[0]
+    plan = gdap.Plan(gmap, cyc, np.float64, 0)
+    a = np.arange(8.0)
+    with pytest.raises(gdap.InvalidArgumentError, match="dst shares memory with src"):
+        gdap.redistribute(comm, plan, a, a)
+    with pytest.raises(gdap.InvalidArgumentError, match="dst shares memory with src"):
+        gdap.redistribute(comm, plan, a, a[::-1])  # overlapping, not equal pointers
+    np.testing.assert_array_equal(a, np.arange(8.0))
+
+
+def test_ranks_of_a_group_reducing_one_array_are_refused():
+    # Rule: on an in-process group, two ranks passing the same memory ([a] * n) are refused on every
+    # rank, naming both, and nothing changes.
+    import threading
+    comms = gdap.group(2)
+    a = np.arange(4.0)
+    errors = [None, None]
+
+    def rank(r):
+        try:
+            gdap.allreduce(comms[r], a)
+        except gdap.Error as e:
+            errors[r] = e
+
+    threads = [threading.Thread(target=rank, args=(r,)) for r in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for e in errors:
+        assert isinstance(e, gdap.InvalidArgumentError), e
+        assert "rank 0's section and rank 1's section share memory" in str(e)
+    np.testing.assert_array_equal(a, np.arange(4.0))

@@ -133,3 +133,92 @@ def test_collected_arrays_destroy_their_handles():
     del a
     gc.collect()
     assert alive() is None
+
+
+# ---- objects that borrow others (issue 27, item 7) ----
+
+def _ring():
+    """A periodic 1-d layout of one rank (its halo wraps onto itself): gmap, comm, halo, section.
+    DAP 0.10: the wrap cells are the rank's boundary padding, counted in size (4 interior + 2)."""
+    d = dict(dist_type="b", size=6, proc_grid_size=1, proc_grid_rank=0, start=0, stop=6, padding=(1, 1),
+             periodic=True)
+    gmap = gdap.GlobalMap([[d]])
+    comm = gdap.group(1)[0]
+    halo = gdap.Halo(gmap, np.float64, comm)
+    section = np.array([-1, 0, 1, 2, 3, -1], dtype=np.float64)
+    return gmap, comm, halo, section
+
+
+@pytest.mark.parametrize("closed", ["comm", "halo", "section"])
+def test_an_exchange_whose_borrowed_object_was_closed_raises_and_never_reaches_c(closed):
+    # Rule: a HaloExchange borrows its Comm, Halo and section; closing one of them first leaves its
+    # C object alive for the exchange (destroyed after it), and start() raises InvalidArgumentError
+    # (a ValueError) naming it, instead of reading freed memory.
+    gmap, comm, halo, section = _ring()
+    local = gdap.from_dlpack(section, gmap.dim_data(0))
+    exchange = gdap.HaloExchange(comm, halo, local)
+    exchange.start()
+    np.testing.assert_array_equal(section, [3, 0, 1, 2, 3, 0])
+    {"comm": comm, "halo": halo, "section": local}[closed].close()
+    kind = {"comm": "Comm", "halo": "Halo", "section": "LocalArray"}[closed]
+    with pytest.raises(gdap.InvalidArgumentError, match="the %s that this HaloExchange uses was closed" % kind):
+        exchange.start()
+    with pytest.raises(ValueError):
+        exchange.start()
+    exchange.close()  # destroys the exchange, then what it borrowed
+    assert exchange.closed
+    with pytest.raises(gdap.InvalidArgumentError, match="the HaloExchange is closed"):
+        exchange.start()
+
+
+def test_borrowed_objects_collected_in_any_order():
+    # Rule: dropped in any order (and collected with the exchange), every C object is destroyed
+    # once, the exchange's first: a crash or a double free here would end the interpreter.
+    for order in [("comm", "halo", "local", "exchange"), ("exchange", "local", "halo", "comm"),
+                  ("halo", "exchange", "comm", "local")]:
+        gmap, comm, halo, section = _ring()
+        objects = {"comm": comm, "halo": halo, "local": gdap.from_dlpack(section, gmap.dim_data(0))}
+        objects["exchange"] = gdap.HaloExchange(comm, halo, objects["local"])
+        del comm, halo
+        objects["exchange"].start()
+        for name in order:
+            if name != "exchange":
+                objects[name].close()
+            del objects[name]
+            gc.collect()
+        np.testing.assert_array_equal(section, [3, 0, 1, 2, 3, 0])
+
+
+def _closed(kind):
+    gmap, comm, halo, section = _ring()
+    made = {"Comm": comm, "Halo": halo, "GlobalMap": gmap, "LocalArray": gdap.from_dlpack(section, gmap.dim_data(0)),
+            "Plan": gdap.Plan(gmap, gmap, np.float64, 0)}[kind]
+    made.close()
+    return made, comm, halo, gmap
+
+
+@pytest.mark.parametrize("kind,use", [
+    ("Comm", lambda o: o.barrier()),
+    ("Comm", lambda o: o.rank),
+    ("Halo", lambda o: o.stats),
+    ("GlobalMap", lambda o: o.shape),
+    ("LocalArray", lambda o: o.shape),
+    ("Plan", lambda o: o.stats),
+])
+def test_every_closed_handle_raises_a_gdap_error(kind, use):
+    # Rule: a closed handle raises gdap.InvalidArgumentError (also a ValueError) and never reaches C.
+    obj, *_ = _closed(kind)
+    with pytest.raises(gdap.InvalidArgumentError, match="the %s is closed" % kind):
+        use(obj)
+
+
+def test_a_closed_handle_passed_to_another_call_raises():
+    # Rule: a closed handle passed as an argument raises too, before any C call.
+    gmap, comm, halo, section = _ring()
+    comm.close()
+    with pytest.raises(gdap.InvalidArgumentError, match="the Comm is closed"):
+        gdap.halo_exchange(comm, halo, section)
+    halo.close()
+    with pytest.raises(gdap.InvalidArgumentError, match="the Halo is closed"):
+        gdap.halo_exchange(gdap.group(1)[0], halo, section)
+    np.testing.assert_array_equal(section, [-1, 0, 1, 2, 3, -1])

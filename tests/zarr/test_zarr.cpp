@@ -14,7 +14,13 @@
 
 #include "support/group.hpp"
 
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -101,8 +107,14 @@ TEST_P(ZarrRoundTrip, EveryLayoutPairEveryDtype) {
       ++k;
       const rt::Storage src_storage = rt::kStorages[static_cast<size_t>(k % rt::kStorages.size())];
       const rt::Storage dst_storage = rt::kStorages[static_cast<size_t>((k / 2) % rt::kStorages.size())];
+      // The writer's choices in turn: shards of tiny inner chunks (many per shard, partial ones at
+      // the edges), shards of the default size, one chunk per block; each codec gdap writes.
       gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
-      options.codec = k % 2 == 0 ? GDAP_ZARR_ZSTD : GDAP_ZARR_RAW;
+      const int32_t codecs[] = {GDAP_ZARR_ZSTD, GDAP_ZARR_RAW, GDAP_ZARR_BLOSC_LZ4, GDAP_ZARR_BLOSC_ZSTD};
+      options.codec = codecs[k % 4];
+      options.layout = k % 3 == 2 ? GDAP_ZARR_CHUNKS : GDAP_ZARR_SHARDS;
+      options.chunk_bytes = k % 3 == 0 ? 2 * dt.bytes : 0;
+      options.shuffle = static_cast<int32_t>(k % 3);
       const std::string dir = fresh_dir(rt::cat(c.name, "_", dt.name)).string();
       rt::Report report;
       save(c.src, dt, src_storage, dir, options, report);
@@ -131,6 +143,7 @@ TEST(ZarrStore, ChunksFollowTheDistribution) {
   const std::string dir = fresh_dir("chunks").string();
   rt::Report report;
   gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
+  options.layout = GDAP_ZARR_CHUNKS;
   save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir, options, report);
   ASSERT_TRUE(report.ok()) << report.text();
   const nlohmann::json meta = read_json(fs::path(dir) / "zarr.json");
@@ -140,6 +153,7 @@ TEST(ZarrStore, ChunksFollowTheDistribution) {
   EXPECT_EQ(meta["data_type"], "float64");
   EXPECT_EQ(meta["chunk_grid"]["configuration"]["chunk_shape"], nlohmann::json::array({5, 2}));
   EXPECT_EQ(meta["codecs"][1]["name"], "zstd");
+  EXPECT_EQ(meta["codecs"][2]["name"], "crc32c") << "rule: every chunk gdap writes carries its checksum";
   // 2 row chunks x 5 column chunks (9 = 4 blocks of 2 and a partial one), each one file.
   int64_t files = 0;
   for (const auto& e : fs::recursive_directory_iterator(fs::path(dir) / "c")) files += e.is_regular_file() ? 1 : 0;
@@ -159,6 +173,34 @@ TEST(ZarrStore, ChunksFollowTheDistribution) {
   EXPECT_EQ(dtype.code, GDAP_DTYPE_FLOAT);
   EXPECT_EQ(gdap_zarr_shape(dir.c_str(), &ndim, shape, 1, nullptr), GDAP_ERR_BUFFER_TOO_SMALL);
   EXPECT_EQ(ndim, 2);
+  fs::remove_all(dir);
+}
+
+// Rule: by default each rank's block is one shard ("sharding_indexed", the index at the end with
+// crc32c) whose inner chunks divide it and hold at most chunk_bytes; each shard is one file.
+TEST(ZarrStore, ShardsFollowTheDistribution) {
+  const std::string dir = fresh_dir("shards").string();
+  rt::Report report;
+  gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
+  options.chunk_bytes = 16;  // two float64 elements
+  save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir, options, report);
+  ASSERT_TRUE(report.ok()) << report.text();
+  const nlohmann::json meta = read_json(fs::path(dir) / "zarr.json");
+  EXPECT_EQ(meta["chunk_grid"]["configuration"]["chunk_shape"], nlohmann::json::array({5, 2}));
+  ASSERT_EQ(meta["codecs"].size(), 1u);
+  const nlohmann::json& sharding = meta["codecs"][0];
+  EXPECT_EQ(sharding["name"], "sharding_indexed");
+  EXPECT_EQ(sharding["configuration"]["chunk_shape"], nlohmann::json::array({1, 2})) << "rule: the widest extent halved "
+                                                                                       "to a divisor until 16 bytes";
+  EXPECT_EQ(sharding["configuration"]["index_location"], "end");
+  EXPECT_EQ(sharding["configuration"]["index_codecs"][1]["name"], "crc32c");
+  EXPECT_EQ(sharding["configuration"]["codecs"][1]["name"], "zstd");
+  int64_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(dir) / "c")) files += e.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(files, 10) << "rule: one shard per block, each one file";
+  // The shard at (1, 4) holds columns 8 and 9 of which only 8 is in the array: its inner chunks are
+  // written (padded with the fill value); a shard's index is 5 x 1 entries of 16 bytes and a crc32c.
+  EXPECT_GT(fs::file_size(fs::path(dir) / "c" / "1" / "4"), 5u * 16 + 4);
   fs::remove_all(dir);
 }
 
@@ -234,15 +276,24 @@ TEST(ZarrRefusals, ShapeAndDtypeMismatch) {
 
 TEST(ZarrRefusals, CodecsAndMetadata) {
   const std::string dir = saved_rows("codecs", GDAP_ZARR_RAW);
-  edit_meta(dir, [](nlohmann::json& m) { m["codecs"].push_back({{"name", "gzip"}, {"configuration", {{"level", 1}}}}); });
-  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_UNSUPPORTED, "codec \"gzip\"");
-  edit_meta(dir, [](nlohmann::json& m) { m["codecs"] = {{{"name", "sharding_indexed"}}}; });
-  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_UNSUPPORTED, "codec \"sharding_indexed\" before \"bytes\"");
+  edit_meta(dir, [](nlohmann::json& m) { m["codecs"].push_back({{"name", "bz2"}, {"configuration", {{"level", 1}}}}); });
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_UNSUPPORTED, "codec \"bz2\" is not one gdap reads");
+  edit_meta(dir, [](nlohmann::json& m) { m["codecs"] = {{{"name", "lz4"}}}; });
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_UNSUPPORTED, "codec \"lz4\" before an array-to-bytes codec");
+  edit_meta(dir, [](nlohmann::json& m) {
+    m["codecs"] = {{{"name", "sharding_indexed"}, {"configuration", {{"chunk_shape", {2, 2}}, {"codecs", {{{"name", "bytes"}}}},
+                                                                        {"index_codecs", {{{"name", "bytes"}}}}}}}};
+  });
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_IO, "the inner chunk (2) does not divide the shard (5)");
+  edit_meta(dir, [](nlohmann::json& m) {
+    m["codecs"] = {{{"name", "transpose"}, {"configuration", {{"order", {0, 0}}}}}, {{"name", "bytes"}}};
+  });
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_IO, "transpose order [0,0] is not a permutation");
   edit_meta(dir, [](nlohmann::json& m) { m["zarr_format"] = 2; });
   expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_UNSUPPORTED, "zarr_format 2");
   edit_meta(dir, [](nlohmann::json& m) {
     m["zarr_format"] = 3;
-    m["codecs"] = {{{"name", "bytes"}}};
+    m["codecs"] = {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}};
     m["chunk_grid"]["configuration"]["chunk_shape"] = {0, 2};
   });
   expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_IO, "\"chunk_shape\" entry 0 is not an integer >= 1");
@@ -277,6 +328,21 @@ TEST(ZarrRefusals, ExistingStoreNeedsOverwrite) {
   options.overwrite = 1;
   save(layout, rt::dtypes()[0], rt::Storage::created, dir, options, again);
   EXPECT_TRUE(again.ok()) << again.text();
+  // gdap_zarr_options from an older caller (struct_size covering up to `reserved`): the appended
+  // fields take their defaults (shards); a struct_size no struct has is refused.
+  options.struct_size = 24;
+  options.layout = 77;  // beyond the caller's struct: never read
+  rt::Report old_caller;
+  save(layout, rt::dtypes()[0], rt::Storage::created, dir, options, old_caller);
+  EXPECT_TRUE(old_caller.ok()) << "rule: fields past struct_size are not read: " << old_caller.text();
+  EXPECT_EQ(read_json(fs::path(dir) / "zarr.json")["codecs"][0]["name"], "sharding_indexed");
+  options.struct_size = 0x7FFFFFF8;
+  rt::Report huge;
+  save(layout, rt::dtypes()[0], rt::Storage::created, dir, options, huge);
+  EXPECT_NE(huge.text().find("options->struct_size is 2147483640 (0x7ffffff8), more than any gdap struct will ever be"), std::string::npos)
+      << huge.text();
+  options = GDAP_ZARR_OPTIONS_INIT;
+  options.overwrite = 1;
   options.codec = 7;
   rt::Report bad;
   save(layout, rt::dtypes()[0], rt::Storage::created, dir, options, bad);
@@ -318,6 +384,135 @@ TEST(ZarrRefusals, BadArguments) {
   int64_t ndim = 0;
   EXPECT_EQ(gdap_zarr_shape(nullptr, &ndim, nullptr, 0, nullptr), GDAP_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(gdap_zarr_shape("/tmp", &ndim, nullptr, -1, nullptr), GDAP_ERR_INVALID_ARGUMENT);
+}
+
+// A one-chunk-per-rank-free store of `data_type` with the given fill value, as text.
+nlohmann::json meta_of(const std::string& data_type, const nlohmann::json& fill, std::vector<int64_t> shape,
+                       std::vector<int64_t> chunk) {
+  return {{"zarr_format", 3}, {"node_type", "array"}, {"shape", shape}, {"data_type", data_type},
+          {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", chunk}}}}},
+          {"chunk_key_encoding", {{"name", "default"}}}, {"fill_value", fill},
+          {"codecs", {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}}}};
+}
+
+// Issue 27, items 4 and 13: metadata no store can hold honestly is refused by gdap_zarr_shape (and
+// so by every load): a fill value outside its data type (300 as uint8 was stored as 44), zarr.json
+// with a NUL byte and more after it (the parser stopped at the NUL), a chunk beyond gdap's limit.
+TEST(ZarrHostile, MetadataRefusals) {
+  struct Case {
+    const char* rule;
+    std::string text;
+    gdap_status status;
+    const char* words;
+  };
+  const std::string good = meta_of("uint8", 3, {4}, {2}).dump();
+  const Case cases[] = {
+      {"an integer fill value fits its type: 300 is no uint8", meta_of("uint8", 300, {4}, {2}).dump(), GDAP_ERR_IO,
+       "fill_value 300 does not fit in uint8"},
+      {"-129 is no int8", meta_of("int8", -129, {4}, {2}).dump(), GDAP_ERR_IO, "fill_value -129 does not fit in int8"},
+      {"-1 is no uint16", meta_of("uint16", -1, {4}, {2}).dump(), GDAP_ERR_IO, "fill_value -1 does not fit in uint16"},
+      {"2^63 is no int64", meta_of("int64", uint64_t{1} << 63, {4}, {2}).dump(), GDAP_ERR_IO,
+       "fill_value 9223372036854775808 does not fit in int64"},
+      {"1e39 is no float32 (it would be stored as infinity)", meta_of("float32", 1e39, {4}, {2}).dump(), GDAP_ERR_IO,
+       "does not fit in float32"},
+      {"70000 is no float16", meta_of("float16", 70000, {4}, {2}).dump(), GDAP_ERR_IO, "fill_value 70000 does not fit in float16"},
+      {"zarr.json followed by a NUL byte and garbage", good + std::string("\0{\"shape\": [9]}", 14), GDAP_ERR_IO,
+       "a NUL byte at offset"},
+      {"a chunk beyond gdap's 2 GiB limit", meta_of("float64", 0, {4}, {(int64_t{1} << 28) + 1}).dump(),
+       GDAP_ERR_UNSUPPORTED, "is more than gdap's limit 2147483648"},
+  };
+  const fs::path dir = fresh_dir("hostile_meta");
+  fs::create_directories(dir);
+  for (const Case& c : cases) {
+    std::ofstream(dir / "zarr.json", std::ios::binary | std::ios::trunc) << c.text;
+    int64_t ndim = 0;
+    EXPECT_EQ(gdap_zarr_shape(dir.c_str(), &ndim, nullptr, 0, nullptr), c.status) << c.rule << ": " << gdap_last_error();
+    EXPECT_NE(std::string(gdap_last_error()).find(c.words), std::string::npos) << c.rule << ": " << gdap_last_error();
+  }
+  for (const auto& ok : {meta_of("uint64", UINT64_MAX, {4}, {2}), meta_of("int8", -128, {4}, {2}),
+                         meta_of("float16", 65504, {4}, {2}), meta_of("float32", "-Infinity", {4}, {2})}) {
+    std::ofstream(dir / "zarr.json", std::ios::binary | std::ios::trunc) << ok.dump();
+    int64_t ndim = 0;
+    EXPECT_EQ(gdap_zarr_shape(dir.c_str(), &ndim, nullptr, 0, nullptr), GDAP_ERR_BUFFER_TOO_SMALL)
+        << "rule: fill values at the edges of their type are read: " << ok["fill_value"] << ": " << gdap_last_error();
+  }
+  fs::remove_all(dir);
+}
+
+// Issue 27, items 4 and 10: a folder or a FIFO where a chunk file (or zarr.json) should be is an
+// error naming it: a folder read as an absent chunk (fill values), a FIFO blocked its rank forever.
+TEST(ZarrHostile, ChunkThatIsAFolderOrAFifo) {
+  const std::string dir = saved_rows("irregular_files", GDAP_ZARR_RAW);
+  const fs::path chunk = fs::path(dir) / "c" / "1" / "3";  // rank 3's only
+  fs::remove(chunk);
+  fs::create_directory(chunk);
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_IO, "c/1/3: is a directory, not a regular file");
+  fs::remove(chunk);
+  ASSERT_EQ(mkfifo(chunk.c_str(), 0600), 0);
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_IO, "c/1/3: is a FIFO (named pipe), not a regular file");
+  fs::remove(chunk);
+  const fs::path meta = fs::path(dir) / "zarr.json";
+  fs::remove(meta);
+  ASSERT_EQ(mkfifo(meta.c_str(), 0600), 0);
+  expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_IO, "zarr.json: is a FIFO");
+  fs::remove_all(dir);
+}
+
+// Issue 27, item 13: reading 4 elements from a store that declares a 1 GiB chunk with no chunk file
+// allocates nothing of that size (it allocated and filled the whole chunk). In a child process,
+// whose peak memory is its own.
+TEST(ZarrHostile, AbsentChunkAllocatesNothingOfItsDeclaredSize) {
+  const fs::path dir = fresh_dir("huge_absent");
+  fs::create_directories(dir);
+  std::ofstream(dir / "zarr.json") << meta_of("float64", 2.5, {4}, {int64_t{1} << 27}).dump();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const rt::Layout layout{{rt::mt::block(4, 1)}};
+    rt::Section s;
+    rt::Report setup;
+    if (!rt::make_painted(s, rt::Storage::created, rt::dtypes()[0], layout, 0, false, rt::kSentinel, "", setup)) _exit(2);
+    rusage before{}, after{};
+    getrusage(RUSAGE_SELF, &before);
+    const auto results = on_group(layout, [&](gdap_comm* comm, gdap_map* map, int64_t) {
+      return gdap_load_zarr(comm, map, s.array(), dir.c_str());
+    });
+    getrusage(RUSAGE_SELF, &after);
+    int64_t fill = 0;
+    s.for_each([&](const std::vector<int64_t>&, const unsigned char* at) {
+      double v;
+      std::memcpy(&v, at, 8);
+      fill += v == 2.5 ? 1 : 0;
+    });
+    const long grew_kib = after.ru_maxrss - before.ru_maxrss;
+    _exit(results[0].first != GDAP_SUCCESS ? 3 : fill != 4 ? 4 : grew_kib > 128 * 1024 ? 5 : 0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: the load failed, 4: not every element is the fill value, 5: the peak "
+                                       "memory grew by more than 128 MiB";
+  fs::remove_all(dir);
+}
+
+// Issue 27, item 12: a link planted at the temporary name gdap used for zarr.json
+// (`zarr.json.tmp<pid>`) is not written through.
+TEST(ZarrHostile, SaveNeverWritesThroughAPlantedLink) {
+  const fs::path dir = fresh_dir("planted");
+  fs::create_directories(dir);
+  const fs::path victim = dir.parent_path() / "planted_victim";
+  std::ofstream(victim) << "victim";
+  fs::create_symlink(victim, dir / ("zarr.json.tmp" + std::to_string(getpid())));
+  rt::Report report;
+  gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
+  save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir.string(), options, report);
+  EXPECT_TRUE(report.ok()) << report.text();
+  std::ifstream in(victim);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "victim") << "rule: the link's target is not overwritten";
+  EXPECT_FALSE(fs::is_symlink(dir / "zarr.json"));
+  fs::remove_all(dir);
+  fs::remove(victim);
 }
 
 }  // namespace

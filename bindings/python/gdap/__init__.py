@@ -41,8 +41,8 @@ from . import _gdap_c
 from ._comm import Comm, group
 from ._dims import (dim_global_to_local, dim_local_extent, dim_local_to_global, dim_owned_count, dim_runs,
                     validate)
-from ._errors import (BufferTooSmallError, CollectiveTimeoutError, CommError, DeviceError, Error, FileIOError,
-                      InternalError, InvalidArgumentError, NotFoundError, OutOfMemoryError, OutOfRangeError,
+from ._errors import (BufferTooSmallError, CollectiveInterruptedError, CollectiveTimeoutError, CommError,
+                      DeviceError, Error, FileIOError, InternalError, InvalidArgumentError, NotFoundError, OutOfMemoryError, OutOfRangeError,
                       ProtocolError, RemoteError, SizeOverflowError, UnsupportedError, VersionError)
 from ._local import (PROTOCOL_VERSION, LocalArray, empty, from_distarray, from_dlpack, wrap)
 from ._map import GlobalMap, grid_coords_to_rank, grid_rank_to_coords
@@ -86,5 +86,5 @@ __all__ = [
     "dim_owned_count", "dim_local_extent", "dim_global_to_local", "dim_local_to_global", "dim_runs",
     "Error", "InvalidArgumentError", "ProtocolError", "VersionError", "SizeOverflowError", "OutOfRangeError",
     "NotFoundError", "BufferTooSmallError", "OutOfMemoryError", "UnsupportedError", "DeviceError", "CommError",
-    "RemoteError", "CollectiveTimeoutError", "FileIOError", "InternalError",
+    "RemoteError", "CollectiveTimeoutError", "FileIOError", "InternalError", "CollectiveInterruptedError",
 ]

@@ -7,11 +7,22 @@
 
 Collective calls (barrier, GlobalMap.collective, redistribute) release the GIL while they wait,
 so the threads of a group run them concurrently. Every rank must make the same collective calls
-in the same order; a rank that never arrives makes the others fail after the group's timeout
-(set_timeout, 300 s by default) with CollectiveTimeoutError.
+in the same order (ranks in different calls all raise InvalidArgumentError naming both); a rank
+that never arrives makes the others fail after the group's timeout (set_timeout, 300 s by default)
+with CollectiveTimeoutError.
+
+Ctrl-C stops a waiting collective call within a tenth of a second and breaks its communicator:
+a call waiting on the main thread raises KeyboardInterrupt (Python's handler runs while it
+waits); a call waiting on another thread, during which a Ctrl-C came, raises
+CollectiveInterruptedError (a KeyboardInterrupt). For the second, the first Comm made on the main
+thread puts a handler in place of Python's default SIGINT handler that notes the Ctrl-C and then
+does what the default one does; a program with a SIGINT handler of its own keeps it (its waits on
+other threads then end at their timeout, or when the main thread's own wait is interrupted).
 """
 
 import operator
+import signal
+import threading
 
 from . import _gdap_c as _c
 from ._handle import Handle
@@ -32,6 +43,8 @@ class Comm(Handle):
         # borrows (the NCCL communicator and stream objects) for as long as it lives.
         self._keep = keep
         self._adopt(handle, _c.gdap_comm_destroy)
+        _c.gdap_py_set_interrupt(handle)
+        _note_ctrl_c()
 
     @classmethod
     def from_mpi(cls, comm):
@@ -90,6 +103,19 @@ def group(nranks):
     """An in-process group of `nranks` ranks: a list of Comm, comms[r] for rank r. Run each
     rank's collective calls on a thread of its own (threading, concurrent.futures)."""
     return [Comm(handle) for handle in _c.gdap_comm_create_group(operator.index(nranks))]
+
+
+def _note_ctrl_c():
+    """Puts _on_ctrl_c in place of Python's default SIGINT handler (on the main thread, once)."""
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_ctrl_c)
+
+
+def _on_ctrl_c(signum, frame):
+    """Python's default SIGINT handler, which also stops the collective calls waiting meanwhile."""
+    _c.gdap_py_note_interrupt()
+    signal.default_int_handler(signum, frame)
 
 
 def _address(value, what):

@@ -5,6 +5,7 @@ from collections.abc import Mapping
 
 from . import _gdap_c as _c
 from ._local import LocalArray, device_to_c, from_distarray
+from ._paths import collective_name
 
 
 def save_dnpy(comm, section, prefix):
@@ -14,7 +15,8 @@ def save_dnpy(comm, section, prefix):
     rank raises (the others RemoteError naming it)."""
     # A section this rank cannot use still makes the collective call (with none), so that the
     # other ranks fail at once with RemoteError naming this one instead of waiting for it.
-    local, made_here, failure = section, False, None
+    local, made_here = section, False
+    name, failure = collective_name(prefix, "prefix")
     try:
         if not isinstance(section, LocalArray):
             if not (hasattr(section, "__distarray__") or isinstance(section, Mapping)):
@@ -23,9 +25,9 @@ def save_dnpy(comm, section, prefix):
                                 % type(section).__name__)
             local, made_here = from_distarray(section), True
     except Exception as e:
-        local, failure = None, e
+        local, failure = None, failure or e
     try:
-        _c.gdap_save_dnpy(comm._h(), local._h() if local is not None else None, str(prefix))
+        _c.gdap_save_dnpy(comm._h(), local._h() if local is not None else None, name)
     except Exception:
         if failure is None:
             raise
@@ -41,4 +43,10 @@ def load_dnpy(comm, prefix, device="cpu"):
     writer of the format) into a new C-contiguous LocalArray on `device`, with the file's
     dim_data, dtype and protocol version. Malformed files raise FileIOError naming the file, the
     byte offset and the key; nothing is returned unless every rank read its file."""
-    return LocalArray(_c.gdap_load_dnpy(comm._h(), str(prefix), device_to_c(device)))
+    name, failure = collective_name(prefix, "prefix")
+    try:
+        return LocalArray(_c.gdap_load_dnpy(comm._h(), name, device_to_c(device)))
+    except Exception:
+        if failure is None:
+            raise
+    raise failure

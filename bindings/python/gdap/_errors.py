@@ -12,7 +12,7 @@ __all__ = [
     "Error", "InvalidArgumentError", "ProtocolError", "VersionError", "SizeOverflowError",
     "OutOfRangeError", "NotFoundError", "BufferTooSmallError", "OutOfMemoryError",
     "UnsupportedError", "DeviceError", "CommError", "RemoteError", "CollectiveTimeoutError",
-    "FileIOError", "InternalError", "error_class",
+    "FileIOError", "InternalError", "CollectiveInterruptedError", "error_class",
 ]
 
 
@@ -101,10 +101,17 @@ class InternalError(Error):
     status = _c.GDAP_ERR_INTERNAL
 
 
+class CollectiveInterruptedError(Error, KeyboardInterrupt):
+    """GDAP_ERR_INTERRUPTED: a wait at a collective call was interrupted (Ctrl-C). Raised on the
+    ranks whose wait ended because of it; the thread that ran the signal handler gets the
+    handler's own KeyboardInterrupt. A KeyboardInterrupt, so that Ctrl-C ends the program."""
+    status = _c.GDAP_ERR_INTERRUPTED
+
+
 _BY_STATUS = {cls.status: cls for cls in (
     InvalidArgumentError, ProtocolError, VersionError, SizeOverflowError, OutOfRangeError,
     NotFoundError, BufferTooSmallError, OutOfMemoryError, UnsupportedError, DeviceError, CommError,
-    RemoteError, CollectiveTimeoutError, FileIOError, InternalError)}
+    RemoteError, CollectiveTimeoutError, FileIOError, InternalError, CollectiveInterruptedError)}
 
 
 def error_class(status):

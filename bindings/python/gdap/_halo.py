@@ -75,8 +75,9 @@ class HaloExchange(Handle):
     halo_exchange takes them. Collective to make: every check and the ranks' agreement happen once,
     here (if any rank's arguments are wrong, every rank raises); each start() then fills the
     padding without them. On NCCL a start queues the pack kernel, one NCCL group and the unpack
-    kernel on the communicator's stream and returns. Keeps comm, halo and the section alive; every
-    rank starts its exchange as many times.
+    kernel on the communicator's stream and returns. Keeps comm, halo and the section alive (one
+    of them closed first: its C object waits for this exchange, and start() raises
+    InvalidArgumentError); every rank starts its exchange as many times.
     """
 
     def __init__(self, comm, halo, local):
@@ -91,9 +92,11 @@ class HaloExchange(Handle):
             handle = None
         if failure is not None:
             raise failure
-        self._adopt(handle, _c.gdap_exchange_destroy)
+        # The C exchange keeps pointers to the communicator, the halo and the section: closing any
+        # of them first leaves its C object alive until this exchange is destroyed.
+        self._adopt(handle, _c.gdap_exchange_destroy, borrows=(comm, halo, section))
         self.comm, self.halo, self.local = comm, halo, local
-        self._section = section  # borrowed by the C exchange: alive as long as this object
+        self._section = section
 
     def start(self):
         """Collective: one halo exchange; returns the local array."""

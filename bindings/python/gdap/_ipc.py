@@ -6,6 +6,7 @@ a LocalArray. Device sections travel by CUDA IPC, host sections through POSIX sh
 
 from . import _gdap_c as _c
 from ._local import LocalArray, _dims_for_shape, dtype_to_c, from_dlpack
+from ._paths import c_name
 
 IPC_HANDLE_SIZE = _c.GDAP_IPC_HANDLE_SIZE
 IPC_MAX_NDIM = _c.GDAP_IPC_MAX_NDIM
@@ -20,7 +21,8 @@ def empty_shm(shape_or_dim_data, dtype="float64", name=None):
     dims = _dims_for_shape(shape_or_dim_data)
     if name is not None and not isinstance(name, str):
         raise TypeError("name must be a str such as '/my-segment' or None, not %s" % type(name).__name__)
-    return LocalArray(_c.gdap_array_create_shm(name, dtype_to_c(dtype), dims.dims))
+    return LocalArray(_c.gdap_array_create_shm(None if name is None else c_name(name, "name"), dtype_to_c(dtype),
+                                               dims.dims))
 
 
 def ipc_export(section, dim_data=None):

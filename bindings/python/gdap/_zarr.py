@@ -4,50 +4,75 @@ are ordinary Zarr v3 stores that zarr-python and TensorStore read and write."""
 
 from . import _gdap_c as _c
 from ._local import LocalArray, dtype_from_c, empty
+from ._paths import c_name, collective_name
 from ._redistribute import _section
 
-_CODECS = {"raw": _c.GDAP_ZARR_RAW, None: _c.GDAP_ZARR_RAW, "zstd": _c.GDAP_ZARR_ZSTD}
+_CODECS = {"raw": _c.GDAP_ZARR_RAW, None: _c.GDAP_ZARR_RAW, "zstd": _c.GDAP_ZARR_ZSTD,
+           "blosc-lz4": _c.GDAP_ZARR_BLOSC_LZ4, "blosc-zstd": _c.GDAP_ZARR_BLOSC_ZSTD}
+_SHUFFLES = {"shuffle": _c.GDAP_ZARR_SHUFFLE, "noshuffle": _c.GDAP_ZARR_NOSHUFFLE, "bitshuffle": _c.GDAP_ZARR_BITSHUFFLE}
 
 
 def zarr_shape(path):
     """(shape, dtype) of the Zarr v3 array at `path`, from its zarr.json: enough to build a
     GlobalMap for load_zarr. FileIOError for a missing or malformed store, UnsupportedError for a
     data type, grid or codec gdap does not read."""
-    shape, code_bits_lanes = _c.gdap_zarr_shape(str(path))
+    shape, code_bits_lanes = _c.gdap_zarr_shape(c_name(path, "path"))
     return tuple(shape), dtype_from_c(code_bits_lanes)
 
 
-def save_zarr(comm, gmap, section, path, codec="zstd", level=0, overwrite=False):
+def save_zarr(comm, gmap, section, path, codec="zstd", level=0, overwrite=False, shards=True, chunk_bytes=0,
+              shuffle="shuffle"):
     """Collective: writes the distributed array whose sections are `section` on each rank (this
     rank's section of `gmap`: a LocalArray, a __distarray__ producer, or any array of the rank's
     local shape that gdap takes without a copy) to a Zarr v3 store at `path`. `codec` is 'zstd'
-    (zarr-python's default; `level` 1 to 22, 0 for zstd's default) or 'raw'. An existing store is
-    replaced only with overwrite=True. Chunks follow the distribution (one block per chunk);
-    only owned elements are written, and the source is only read."""
+    (zarr-python's default), 'blosc-lz4', 'blosc-zstd' (blosc's byte `shuffle`: 'shuffle',
+    'noshuffle' or 'bitshuffle') or 'raw'; `level` is the codec's (zstd 1 to 22, blosc 1 to 9; 0
+    for the default). With shards=True (the default) each rank's block is one shard of inner chunks
+    of at most `chunk_bytes` (0: 2 MiB), so that readers of any layout read only what they need;
+    shards=False writes one chunk per block. An existing store is replaced only with
+    overwrite=True. Only owned elements are written, and the source is only read."""
     try:
         code = _CODECS[codec]
     except (KeyError, TypeError):
-        raise ValueError("codec must be 'zstd' or 'raw', not %r" % (codec,)) from None
+        raise ValueError("codec must be 'zstd', 'blosc-lz4', 'blosc-zstd' or 'raw', not %r" % (codec,)) from None
+    if shuffle not in _SHUFFLES:
+        raise ValueError("shuffle must be 'shuffle', 'noshuffle' or 'bitshuffle', not %r" % (shuffle,))
+    options = (code, int(level), bool(overwrite), _c.GDAP_ZARR_SHARDS if shards else _c.GDAP_ZARR_CHUNKS,
+               _SHUFFLES[shuffle], int(chunk_bytes))
+    name, failure = collective_name(path, "path")
     local, made_here = _section(section, gmap, comm.rank, None)
     try:
-        _c.gdap_save_zarr(comm._h(), gmap._h(), local._h(), str(path), (code, int(level), bool(overwrite)))
+        _c.gdap_save_zarr(comm._h(), gmap._h(), local._h(), name, options)
+    except Exception:
+        if failure is None:
+            raise
     finally:
         if made_here:
             local.close()
+    if failure is not None:
+        raise failure
 
 
 def load_zarr(comm, gmap, path, section=None, device="cpu"):
     """Collective: fills the owned elements of this rank's section of `gmap` from the Zarr v3
-    array at `path` (any chunk grid; codecs 'bytes' and 'zstd'; absent chunks read as the fill
-    value) and returns the section. With section=None a new LocalArray of the store's dtype is
+    array at `path` (any chunk grid; shards read in parts; codecs 'transpose', 'bytes',
+    'sharding_indexed', 'zstd', 'blosc', 'gzip', 'crc32c'; absent chunks read as the fill value)
+    and returns the section. With section=None a new LocalArray of the store's dtype is
     made on `device`. Nothing is written unless every rank read everything it needs."""
+    name, failure = collective_name(path, "path")
+    if failure is not None:  # into the collective all the same (no section: refused on every rank), then raise
+        try:
+            _c.gdap_load_zarr(comm._h(), gmap._h(), None, None)
+        except Exception:
+            pass
+        raise failure
     made = None
     if section is None:
-        _, dtype = zarr_shape(path)
+        _, dtype = zarr_shape(name)
         made = section = empty(gmap.dim_data(comm.rank), dtype, device)
     local, made_here = _section(section, gmap, comm.rank, None)
     try:
-        _c.gdap_load_zarr(comm._h(), gmap._h(), local._h(), str(path))
+        _c.gdap_load_zarr(comm._h(), gmap._h(), local._h(), name)
     except BaseException:
         if made is not None:
             made.close()

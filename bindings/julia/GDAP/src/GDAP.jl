@@ -3,8 +3,9 @@
 
 Julia binding of gdap's C ABI (`include/gdap/gdap.h`): distributed-array descriptors of the
 Distributed Array Protocol, their validation and global maps, and local sections shared without
-copying. Each C function has a `ccall` wrapper of the same name (status returned as `Cint`);
-the friendlier layer (`DAPArray`, `GlobalMap`, `local_view`, `distarray`) throws `GDAPError`.
+copying. `capi.jl`, generated from the headers by tools/abigen, holds every C constant, struct mirror
+and a `ccall` wrapper of the same name per C function (status returned as `Cint`); this file is the
+friendlier layer (`DAPArray`, `GlobalMap`, `local_view`, `distarray`), which throws `GDAPError`.
 
 Row and column order: the protocol's sections are C-order (row-major). A Julia `Array` is
 column-major, so `local_view` returns the section with its dimensions reversed: C index
@@ -30,21 +31,11 @@ export IPC_HANDLE_SIZE, shm_array, ipc_export, ipc_open
 
 const libgdap = get(ENV, "GDAP_LIBRARY", "libgdap")
 
+include("capi.jl")
+
 # ---------------------------------------------------------------------------------------------
 # Status, errors, versions
 # ---------------------------------------------------------------------------------------------
-
-const SUCCESS = Cint(0)
-const ERR_INVALID_ARGUMENT = Cint(1)
-const ERR_PROTOCOL = Cint(2)
-const ERR_VERSION = Cint(3)
-const ERR_OVERFLOW = Cint(4)
-const ERR_OUT_OF_RANGE = Cint(5)
-const ERR_NOT_FOUND = Cint(6)
-const ERR_BUFFER_TOO_SMALL = Cint(7)
-const ERR_NO_MEMORY = Cint(8)
-const ERR_UNSUPPORTED = Cint(9)
-const ERR_DEVICE = Cint(10)
 
 """A failed gdap call: the status name and `gdap_last_error()`'s detail."""
 struct GDAPError <: Exception
@@ -54,16 +45,9 @@ struct GDAPError <: Exception
 end
 Base.showerror(io::IO, e::GDAPError) = print(io, e.name, ": ", e.message)
 
-gdap_status_string(status::Integer) = ccall((:gdap_status_string, libgdap), Cstring, (Cint,), status)
-gdap_last_error() = ccall((:gdap_last_error, libgdap), Cstring, ())
-gdap_version() = ccall((:gdap_version, libgdap), Cint, ())
-gdap_version_string() = ccall((:gdap_version_string, libgdap), Cstring, ())
-gdap_protocol_version_check(version::AbstractString) =
-    ccall((:gdap_protocol_version_check, libgdap), Cint, (Cstring,), version)
-
 """Throws `GDAPError` unless `status` is success."""
 function check(status::Cint)
-    status == SUCCESS && return nothing
+    status == GDAP_SUCCESS && return nothing
     throw(GDAPError(status, unsafe_string(gdap_status_string(status)), unsafe_string(gdap_last_error())))
 end
 
@@ -73,111 +57,39 @@ version() = VersionNumber(unsafe_string(gdap_version_string()))
 # Plain structs with the C layout
 # ---------------------------------------------------------------------------------------------
 
-"""One dimension dictionary, laid out as C's `gdap_dim` (104 bytes)."""
-struct Dim
-    struct_size::UInt32
-    given::UInt32
-    dist_type::Int32
-    periodic::Int32
-    size::Int64
-    proc_grid_size::Int64
-    proc_grid_rank::Int64
-    start::Int64
-    stop::Int64
-    padding::NTuple{2,Int64}
-    block_size::Int64
-    indices::Ptr{Int64}
-    num_indices::Int64
-    one_to_one::Int32
-    reserved::Int32
-end
+# The C structs under the names this package has always used (capi.jl mirrors them field for field).
+"""One dimension dictionary (C `gdap_dim`); `Dim()` is `GDAP_DIM_INIT`, the empty dictionary `{}`."""
+const Dim = gdap_dim
+Dim() = GDAP_DIM_INIT
+"""Element type with DLPack's `DLDataType` layout (C `gdap_dtype`)."""
+const DType = gdap_dtype
+"""Memory location with DLPack's `DLDevice` layout (C `gdap_device`): `type` a GDAP_DEVICE_* value."""
+const Device = gdap_device
+const CPU = Device(GDAP_DEVICE_CPU, 0)
+"""An owned run (C `gdap_run`): global `[global_start, global_start + length)` at local `local_start`."""
+const Run = gdap_run
 
-"""`GDAP_DIM_INIT`: the empty dictionary `{}`."""
-Dim() = Dim(UInt32(104), UInt32(0), Int32(0), Int32(0), 0, 1, 0, 0, 0, (0, 0), 1, C_NULL, 0, Int32(0), Int32(0))
-
-"""Element type with DLPack's `DLDataType` layout."""
-struct DType
-    code::UInt8
-    bits::UInt8
-    lanes::UInt16
-end
-
-"""Memory location with DLPack's `DLDevice` layout; type 1 = host, 2 = CUDA, 3 = pinned, 13 = managed."""
-struct Device
-    type::Int32
-    id::Int32
-end
-const CPU = Device(1, 0)
-const DEVICE_CUDA = Int32(2)
-
-"""An owned run: global `[global_start, global_start + length)` at local `local_start`."""
-struct Run
-    global_start::Int64
-    length::Int64
-    local_start::Int64
-end
-
-const KEY_PADDING = UInt32(1)
-const KEY_PERIODIC = UInt32(2)
-const KEY_BLOCK_SIZE = UInt32(4)
-const KEY_ONE_TO_ONE = UInt32(8)
-
-DType(::Type{Float64}) = DType(2, 64, 1)
-DType(::Type{Float32}) = DType(2, 32, 1)
-DType(::Type{Int64}) = DType(0, 64, 1)
-DType(::Type{Int32}) = DType(0, 32, 1)
-DType(::Type{UInt8}) = DType(1, 8, 1)
-DType(::Type{ComplexF64}) = DType(5, 128, 1)
+DType(::Type{Float64}) = DType(GDAP_DTYPE_FLOAT, 64, 1)
+DType(::Type{Float32}) = DType(GDAP_DTYPE_FLOAT, 32, 1)
+DType(::Type{Int64}) = DType(GDAP_DTYPE_INT, 64, 1)
+DType(::Type{Int32}) = DType(GDAP_DTYPE_INT, 32, 1)
+DType(::Type{UInt8}) = DType(GDAP_DTYPE_UINT, 8, 1)
+DType(::Type{ComplexF64}) = DType(GDAP_DTYPE_COMPLEX, 128, 1)
 
 function julia_type(d::DType)
     d.lanes == 1 || throw(ArgumentError("vector dtypes (lanes $(d.lanes)) have no Julia element type here"))
-    d.code == 2 && d.bits == 64 && return Float64
-    d.code == 2 && d.bits == 32 && return Float32
-    d.code == 0 && d.bits == 64 && return Int64
-    d.code == 0 && d.bits == 32 && return Int32
-    d.code == 1 && d.bits == 8 && return UInt8
-    d.code == 5 && d.bits == 128 && return ComplexF64
+    d.code == GDAP_DTYPE_FLOAT && d.bits == 64 && return Float64
+    d.code == GDAP_DTYPE_FLOAT && d.bits == 32 && return Float32
+    d.code == GDAP_DTYPE_INT && d.bits == 64 && return Int64
+    d.code == GDAP_DTYPE_INT && d.bits == 32 && return Int32
+    d.code == GDAP_DTYPE_UINT && d.bits == 8 && return UInt8
+    d.code == GDAP_DTYPE_COMPLEX && d.bits == 128 && return ComplexF64
     throw(ArgumentError("no Julia element type for DLPack dtype code $(d.code), $(d.bits) bits"))
 end
 
 # ---------------------------------------------------------------------------------------------
-# Dimension descriptors (the C functions, then constructors that throw)
+# Dimension descriptors: constructors that throw
 # ---------------------------------------------------------------------------------------------
-
-gdap_dim_init(dim::Ref{Dim}) = ccall((:gdap_dim_init, libgdap), Cint, (Ref{Dim},), dim)
-gdap_dim_set_block(dim::Ref{Dim}, size, grid_size, grid_rank, start, stop) =
-    ccall((:gdap_dim_set_block, libgdap), Cint, (Ref{Dim}, Int64, Int64, Int64, Int64, Int64),
-          dim, size, grid_size, grid_rank, start, stop)
-gdap_dim_set_padding(dim::Ref{Dim}, lower, upper) =
-    ccall((:gdap_dim_set_padding, libgdap), Cint, (Ref{Dim}, Int64, Int64), dim, lower, upper)
-gdap_dim_set_periodic(dim::Ref{Dim}, periodic) =
-    ccall((:gdap_dim_set_periodic, libgdap), Cint, (Ref{Dim}, Cint), dim, periodic)
-gdap_dim_set_cyclic(dim::Ref{Dim}, size, grid_size, grid_rank, start, block_size) =
-    ccall((:gdap_dim_set_cyclic, libgdap), Cint, (Ref{Dim}, Int64, Int64, Int64, Int64, Int64),
-          dim, size, grid_size, grid_rank, start, block_size)
-gdap_dim_set_unstructured(dim::Ref{Dim}, size, grid_size, grid_rank, indices::Ptr{Int64}, n, one_to_one) =
-    ccall((:gdap_dim_set_unstructured, libgdap), Cint,
-          (Ref{Dim}, Int64, Int64, Int64, Ptr{Int64}, Int64, Cint),
-          dim, size, grid_size, grid_rank, indices, n, one_to_one)
-gdap_dim_set_undistributed(dim::Ref{Dim}, extent) =
-    ccall((:gdap_dim_set_undistributed, libgdap), Cint, (Ref{Dim}, Int64), dim, extent)
-gdap_dim_validate(dim::Ref{Dim}, dim_index, extent) =
-    ccall((:gdap_dim_validate, libgdap), Cint, (Ref{Dim}, Int64, Int64), dim, dim_index, extent)
-gdap_dims_validate(dims::Vector{Dim}, ndim, shape) =
-    ccall((:gdap_dims_validate, libgdap), Cint, (Ptr{Dim}, Int64, Ptr{Int64}), dims, ndim, shape)
-gdap_dim_owned_count(count::Ref{Int64}, dim::Ref{Dim}) =
-    ccall((:gdap_dim_owned_count, libgdap), Cint, (Ref{Int64}, Ref{Dim}), count, dim)
-gdap_dim_local_extent(extent::Ref{Int64}, dim::Ref{Dim}) =
-    ccall((:gdap_dim_local_extent, libgdap), Cint, (Ref{Int64}, Ref{Dim}), extent, dim)
-gdap_dim_global_to_local(local_index::Ref{Int64}, dim::Ref{Dim}, global_index) =
-    ccall((:gdap_dim_global_to_local, libgdap), Cint, (Ref{Int64}, Ref{Dim}, Int64), local_index, dim, global_index)
-gdap_dim_local_to_global(global_index::Ref{Int64}, dim::Ref{Dim}, local_index) =
-    ccall((:gdap_dim_local_to_global, libgdap), Cint, (Ref{Int64}, Ref{Dim}, Int64), global_index, dim, local_index)
-gdap_dim_num_runs(n::Ref{Int64}, dim::Ref{Dim}) =
-    ccall((:gdap_dim_num_runs, libgdap), Cint, (Ref{Int64}, Ref{Dim}), n, dim)
-gdap_dim_runs(runs::Vector{Run}, written::Ref{Int64}, dim::Ref{Dim}, first, capacity) =
-    ccall((:gdap_dim_runs, libgdap), Cint, (Ptr{Run}, Ref{Int64}, Ref{Dim}, Int64, Int64),
-          runs, written, dim, first, capacity)
 
 """A block dimension; `padding` and `periodic` are given only when passed."""
 function block(size, grid_size, grid_rank, start, stop; padding=nothing, periodic=nothing)
@@ -230,57 +142,6 @@ end
 # ---------------------------------------------------------------------------------------------
 # Process grid and global maps
 # ---------------------------------------------------------------------------------------------
-
-gdap_grid_rank_to_coords(coords::Vector{Int64}, ndim, grid_shape::Vector{Int64}, rank) =
-    ccall((:gdap_grid_rank_to_coords, libgdap), Cint, (Ptr{Int64}, Int64, Ptr{Int64}, Int64),
-          coords, ndim, grid_shape, rank)
-gdap_grid_coords_to_rank(rank::Ref{Int64}, ndim, grid_shape::Vector{Int64}, coords::Vector{Int64}) =
-    ccall((:gdap_grid_coords_to_rank, libgdap), Cint, (Ref{Int64}, Int64, Ptr{Int64}, Ptr{Int64}),
-          rank, ndim, grid_shape, coords)
-
-gdap_map_create(out::Ref{Ptr{Cvoid}}, nranks, ndim, dims::Vector{Dim}) =
-    ccall((:gdap_map_create, libgdap), Cint, (Ref{Ptr{Cvoid}}, Int64, Int64, Ptr{Dim}), out, nranks, ndim, dims)
-gdap_map_create_root(out::Ref{Ptr{Cvoid}}, nranks, ndim, shape::Vector{Int64}, root) =
-    ccall((:gdap_map_create_root, libgdap), Cint, (Ref{Ptr{Cvoid}}, Int64, Int64, Ptr{Int64}, Int64),
-          out, nranks, ndim, shape, root)
-gdap_map_create_replicated(out::Ref{Ptr{Cvoid}}, nranks, ndim, shape::Vector{Int64}) =
-    ccall((:gdap_map_create_replicated, libgdap), Cint, (Ref{Ptr{Cvoid}}, Int64, Int64, Ptr{Int64}),
-          out, nranks, ndim, shape)
-gdap_map_destroy(map::Ptr{Cvoid}) = ccall((:gdap_map_destroy, libgdap), Cint, (Ptr{Cvoid},), map)
-gdap_map_ndim(n::Ref{Int64}, map::Ptr{Cvoid}) = ccall((:gdap_map_ndim, libgdap), Cint, (Ref{Int64}, Ptr{Cvoid}), n, map)
-gdap_map_nranks(n::Ref{Int64}, map::Ptr{Cvoid}) =
-    ccall((:gdap_map_nranks, libgdap), Cint, (Ref{Int64}, Ptr{Cvoid}), n, map)
-gdap_map_global_shape(shape::Vector{Int64}, map::Ptr{Cvoid}) =
-    ccall((:gdap_map_global_shape, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}), shape, map)
-gdap_map_grid_shape(shape::Vector{Int64}, map::Ptr{Cvoid}) =
-    ccall((:gdap_map_grid_shape, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}), shape, map)
-gdap_map_dim(out::Ref{Dim}, map::Ptr{Cvoid}, rank, dim) =
-    ccall((:gdap_map_dim, libgdap), Cint, (Ref{Dim}, Ptr{Cvoid}, Int64, Int64), out, map, rank, dim)
-gdap_map_local_shape(shape::Vector{Int64}, map::Ptr{Cvoid}, rank) =
-    ccall((:gdap_map_local_shape, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}, Int64), shape, map, rank)
-gdap_map_owned_shape(shape::Vector{Int64}, map::Ptr{Cvoid}, rank) =
-    ccall((:gdap_map_owned_shape, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}, Int64), shape, map, rank)
-gdap_map_owned_count(n::Ref{Int64}, map::Ptr{Cvoid}, rank) =
-    ccall((:gdap_map_owned_count, libgdap), Cint, (Ref{Int64}, Ptr{Cvoid}, Int64), n, map, rank)
-gdap_map_owner(rank::Ref{Int64}, local_index::Vector{Int64}, map::Ptr{Cvoid}, global_index::Vector{Int64}) =
-    ccall((:gdap_map_owner, libgdap), Cint, (Ref{Int64}, Ptr{Int64}, Ptr{Cvoid}, Ptr{Int64}),
-          rank, local_index, map, global_index)
-gdap_map_owners(ranks::Vector{Int64}, count::Ref{Int64}, map::Ptr{Cvoid}, global_index::Vector{Int64}, capacity) =
-    ccall((:gdap_map_owners, libgdap), Cint, (Ptr{Int64}, Ref{Int64}, Ptr{Cvoid}, Ptr{Int64}, Int64),
-          ranks, count, map, global_index, capacity)
-gdap_map_owner_batch(ranks::Ptr{Int64}, locals::Ptr{Int64}, map::Ptr{Cvoid}, globals::Ptr{Int64}, count,
-                     device::Device, stream::Ptr{Cvoid}) =
-    ccall((:gdap_map_owner_batch, libgdap), Cint,
-          (Ptr{Int64}, Ptr{Int64}, Ptr{Cvoid}, Ptr{Int64}, Int64, Device, Ptr{Cvoid}),
-          ranks, locals, map, globals, count, device, stream)
-gdap_map_local_to_global(global_index::Vector{Int64}, map::Ptr{Cvoid}, rank, local_index::Vector{Int64}) =
-    ccall((:gdap_map_local_to_global, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}, Int64, Ptr{Int64}),
-          global_index, map, rank, local_index)
-gdap_map_num_runs(n::Ref{Int64}, map::Ptr{Cvoid}, rank, dim) =
-    ccall((:gdap_map_num_runs, libgdap), Cint, (Ref{Int64}, Ptr{Cvoid}, Int64, Int64), n, map, rank, dim)
-gdap_map_runs(runs::Vector{Run}, written::Ref{Int64}, map::Ptr{Cvoid}, rank, dim, first, capacity) =
-    ccall((:gdap_map_runs, libgdap), Cint, (Ptr{Run}, Ref{Int64}, Ptr{Cvoid}, Int64, Int64, Int64, Int64),
-          runs, written, map, rank, dim, first, capacity)
 
 """The global view of a distribution: every rank's dictionaries, checked collectively."""
 mutable struct GlobalMap
@@ -340,32 +201,13 @@ end
 # ---------------------------------------------------------------------------------------------
 
 """How `gdap_map_create_grid` lays out one dimension (C `gdap_axis_layout`; `lengths` borrowed)."""
-struct AxisLayout
-    struct_size::UInt32
-    dist_type::Int32
-    size::Int64
-    grid_size::Int64
-    block_size::Int64
-    lengths::Ptr{Int64}
-    halo::Int64
-    periodic::Int32
-    reserved::Int32
-end
+const AxisLayout = gdap_axis_layout
 
 """`GDAP_AXIS_LAYOUT_INIT` with the given fields: a block dimension unless `dist_type = Int32('c')`."""
 AxisLayout(size::Integer, grid_size::Integer; dist_type::Integer=Int32('b'), block_size::Integer=1,
            lengths::Ptr{Int64}=Ptr{Int64}(C_NULL), halo::Integer=0, periodic::Bool=false) =
-    AxisLayout(UInt32(56), Int32(dist_type), size, grid_size, block_size, lengths, halo, Int32(periodic), Int32(0))
-
-gdap_grid_balance(grid_shape::Vector{Int64}, ndim, nranks) =
-    ccall((:gdap_grid_balance, libgdap), Cint, (Ptr{Int64}, Int64, Int64), grid_shape, ndim, nranks)
-gdap_map_create_grid(out::Ref{Ptr{Cvoid}}, ndim, axes::Vector{AxisLayout}) =
-    ccall((:gdap_map_create_grid, libgdap), Cint, (Ref{Ptr{Cvoid}}, Int64, Ptr{AxisLayout}), out, ndim, axes)
-gdap_map_create_unstructured(out::Ref{Ptr{Cvoid}}, nranks, ndim, shape::Vector{Int64}, counts::Vector{Int64},
-                             indices::Vector{Int64}, num_indices, one_to_one) =
-    ccall((:gdap_map_create_unstructured, libgdap), Cint,
-          (Ref{Ptr{Cvoid}}, Int64, Int64, Ptr{Int64}, Ptr{Int64}, Ptr{Int64}, Int64, Cint),
-          out, nranks, ndim, shape, counts, indices, num_indices, one_to_one)
+    AxisLayout(UInt32(sizeof(AxisLayout)), Int32(dist_type), size, grid_size, block_size, lengths, halo,
+               Int32(periodic), Int32(0))
 
 """A C-order process grid for `nranks` ranks: entries 0 of `grid` are free (MPI_Dims_create's rule)."""
 function balance_grid(nranks::Integer, grid::Vector{Int64})
@@ -421,51 +263,6 @@ end
 # ---------------------------------------------------------------------------------------------
 # Local arrays
 # ---------------------------------------------------------------------------------------------
-
-gdap_array_from_dlpack(out::Ref{Ptr{Cvoid}}, tensor::Ptr{Cvoid}, dims::Vector{Dim}, ndim, version::Ptr{UInt8}) =
-    ccall((:gdap_array_from_dlpack, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Ptr{Dim}, Int64, Ptr{UInt8}),
-          out, tensor, dims, ndim, version)
-gdap_array_from_dlpack_unversioned(out::Ref{Ptr{Cvoid}}, tensor::Ptr{Cvoid}, dims::Vector{Dim}, ndim,
-                                   version::Ptr{UInt8}) =
-    ccall((:gdap_array_from_dlpack_unversioned, libgdap), Cint,
-          (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Ptr{Dim}, Int64, Ptr{UInt8}), out, tensor, dims, ndim, version)
-gdap_array_wrap(out::Ref{Ptr{Cvoid}}, data::Ptr{Cvoid}, dtype::DType, device::Device, strides::Ptr{Int64},
-                dims::Vector{Dim}, ndim) =
-    ccall((:gdap_array_wrap, libgdap), Cint,
-          (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, DType, Device, Ptr{Int64}, Ptr{Dim}, Int64),
-          out, data, dtype, device, strides, dims, ndim)
-gdap_array_create(out::Ref{Ptr{Cvoid}}, dtype::DType, device::Device, dims::Vector{Dim}, ndim) =
-    ccall((:gdap_array_create, libgdap), Cint, (Ref{Ptr{Cvoid}}, DType, Device, Ptr{Dim}, Int64),
-          out, dtype, device, dims, ndim)
-gdap_array_destroy(array::Ptr{Cvoid}) = ccall((:gdap_array_destroy, libgdap), Cint, (Ptr{Cvoid},), array)
-gdap_array_to_dlpack(out::Ref{Ptr{Cvoid}}, array::Ptr{Cvoid}) =
-    ccall((:gdap_array_to_dlpack, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}), out, array)
-gdap_array_to_dlpack_unversioned(out::Ref{Ptr{Cvoid}}, array::Ptr{Cvoid}) =
-    ccall((:gdap_array_to_dlpack_unversioned, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}), out, array)
-gdap_array_ndim(n::Ref{Int64}, array::Ptr{Cvoid}) =
-    ccall((:gdap_array_ndim, libgdap), Cint, (Ref{Int64}, Ptr{Cvoid}), n, array)
-gdap_array_data(data::Ref{Ptr{Cvoid}}, array::Ptr{Cvoid}) =
-    ccall((:gdap_array_data, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}), data, array)
-gdap_array_shape(shape::Vector{Int64}, array::Ptr{Cvoid}) =
-    ccall((:gdap_array_shape, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}), shape, array)
-gdap_array_strides(strides::Vector{Int64}, array::Ptr{Cvoid}) =
-    ccall((:gdap_array_strides, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}), strides, array)
-gdap_array_dtype(dtype::Ref{DType}, array::Ptr{Cvoid}) =
-    ccall((:gdap_array_dtype, libgdap), Cint, (Ref{DType}, Ptr{Cvoid}), dtype, array)
-gdap_array_device(device::Ref{Device}, array::Ptr{Cvoid}) =
-    ccall((:gdap_array_device, libgdap), Cint, (Ref{Device}, Ptr{Cvoid}), device, array)
-gdap_array_readonly(readonly::Ref{Cint}, array::Ptr{Cvoid}) =
-    ccall((:gdap_array_readonly, libgdap), Cint, (Ref{Cint}, Ptr{Cvoid}), readonly, array)
-gdap_array_dim(out::Ref{Dim}, array::Ptr{Cvoid}, dim) =
-    ccall((:gdap_array_dim, libgdap), Cint, (Ref{Dim}, Ptr{Cvoid}, Int64), out, array, dim)
-gdap_array_version(version::Ref{Ptr{UInt8}}, array::Ptr{Cvoid}) =
-    ccall((:gdap_array_version, libgdap), Cint, (Ref{Ptr{UInt8}}, Ptr{Cvoid}), version, array)
-gdap_array_global_to_local(local_index::Vector{Int64}, array::Ptr{Cvoid}, global_index::Vector{Int64}) =
-    ccall((:gdap_array_global_to_local, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}, Ptr{Int64}),
-          local_index, array, global_index)
-gdap_array_local_to_global(global_index::Vector{Int64}, array::Ptr{Cvoid}, local_index::Vector{Int64}) =
-    ccall((:gdap_array_local_to_global, libgdap), Cint, (Ptr{Int64}, Ptr{Cvoid}, Ptr{Int64}),
-          global_index, array, local_index)
 
 """
 One process's local section and its distribution (a `gdap_array` handle). `keepalive` holds the
@@ -539,7 +336,7 @@ of a row-major section). Valid while `a` lives. Throws for device memory (use `c
 and for non-contiguous sections.
 """
 function local_view(a::DAPArray)
-    device(a).type == DEVICE_CUDA && throw(ArgumentError("the section is in CUDA device memory: use cuda_pointer"))
+    device(a).type == GDAP_DEVICE_CUDA && throw(ArgumentError("the section is in CUDA device memory: use cuda_pointer"))
     shape = c_shape(a)
     strides = zeros(Int64, length(shape))
     check(gdap_array_strides(strides, a.handle))
@@ -557,24 +354,24 @@ For CUDA.jl users: `(address, julia_dims, T)` of a device section, to wrap witho
 `unsafe_wrap(CuArray, CuPtr{T}(address), julia_dims)`. The section must outlive the CuArray.
 """
 function cuda_pointer(a::DAPArray)
-    device(a).type == DEVICE_CUDA || throw(ArgumentError("the section is not in CUDA device memory"))
+    device(a).type == GDAP_DEVICE_CUDA || throw(ArgumentError("the section is not in CUDA device memory"))
     return UInt(data_pointer(a)), Tuple(reverse(c_shape(a))), element_type(a)
 end
 
 function dim_dict(d::Dim)
     dict = Dict{String,Any}("dist_type" => string(Char(d.dist_type)), "size" => d.size,
                             "proc_grid_size" => d.proc_grid_size, "proc_grid_rank" => d.proc_grid_rank)
-    if d.dist_type == Int32('b')
+    if d.dist_type == GDAP_DIST_BLOCK
         dict["start"] = d.start
         dict["stop"] = d.stop
-        (d.given & KEY_PADDING) != 0 && (dict["padding"] = d.padding)
-        (d.given & KEY_PERIODIC) != 0 && (dict["periodic"] = d.periodic != 0)
-    elseif d.dist_type == Int32('c')
+        (d.given & GDAP_KEY_PADDING) != 0 && (dict["padding"] = d.padding)
+        (d.given & GDAP_KEY_PERIODIC) != 0 && (dict["periodic"] = d.periodic != 0)
+    elseif d.dist_type == GDAP_DIST_CYCLIC
         dict["start"] = d.start
-        (d.given & KEY_BLOCK_SIZE) != 0 && (dict["block_size"] = d.block_size)
-    elseif d.dist_type == Int32('u')
+        (d.given & GDAP_KEY_BLOCK_SIZE) != 0 && (dict["block_size"] = d.block_size)
+    elseif d.dist_type == GDAP_DIST_UNSTRUCTURED
         dict["indices"] = copy(unsafe_wrap(Array, d.indices, d.num_indices))
-        (d.given & KEY_ONE_TO_ONE) != 0 && (dict["one_to_one"] = d.one_to_one != 0)
+        (d.given & GDAP_KEY_ONE_TO_ONE) != 0 && (dict["one_to_one"] = d.one_to_one != 0)
     end
     return dict
 end
@@ -600,93 +397,18 @@ end
 # Communicators and redistribution (gdap.h, gdap_mpi.h, gdap_cuda.h)
 # ---------------------------------------------------------------------------------------------
 
-const COMM_GROUP = Cint(1)
-const COMM_MPI = Cint(2)
-const COMM_NCCL = Cint(3)
-
-"""What one rank's plan moves (C `gdap_plan_stats`); build with `PlanStats()`."""
-struct PlanStats
-    struct_size::Int64
-    rank::Int64
-    nranks::Int64
-    send_messages::Int64
-    recv_messages::Int64
-    send_bytes::Int64
-    recv_bytes::Int64
-    local_bytes::Int64
-    send_runs::Int64
-    recv_runs::Int64
-    local_runs::Int64
-end
-PlanStats() = PlanStats(sizeof(PlanStats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-
-gdap_comm_create_group(comms::Vector{Ptr{Cvoid}}, nranks) =
-    ccall((:gdap_comm_create_group, libgdap), Cint, (Ptr{Ptr{Cvoid}}, Int64), comms, nranks)
-gdap_comm_destroy(comm::Ptr{Cvoid}) = ccall((:gdap_comm_destroy, libgdap), Cint, (Ptr{Cvoid},), comm)
-gdap_comm_rank(rank::Ref{Int64}, comm::Ptr{Cvoid}) =
-    ccall((:gdap_comm_rank, libgdap), Cint, (Ref{Int64}, Ptr{Cvoid}), rank, comm)
-gdap_comm_size(size::Ref{Int64}, comm::Ptr{Cvoid}) =
-    ccall((:gdap_comm_size, libgdap), Cint, (Ref{Int64}, Ptr{Cvoid}), size, comm)
-gdap_comm_kind_get(kind::Ref{Cint}, comm::Ptr{Cvoid}) =
-    ccall((:gdap_comm_kind_get, libgdap), Cint, (Ref{Cint}, Ptr{Cvoid}), kind, comm)
-gdap_comm_set_stream(comm::Ptr{Cvoid}, stream::Ptr{Cvoid}) =
-    ccall((:gdap_comm_set_stream, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}), comm, stream)
-gdap_comm_set_timeout(comm::Ptr{Cvoid}, seconds::Real) =
-    ccall((:gdap_comm_set_timeout, libgdap), Cint, (Ptr{Cvoid}, Cdouble), comm, seconds)
-gdap_comm_barrier(comm::Ptr{Cvoid}) = ccall((:gdap_comm_barrier, libgdap), Cint, (Ptr{Cvoid},), comm)
-"""Wraps an MPI communicator given as its Fortran handle (MPI.jl: `MPI.Comm_c2f(comm)`)."""
-gdap_comm_from_mpi(out::Ref{Ptr{Cvoid}}, fortran_comm::Integer) =
-    ccall((:gdap_comm_from_mpi, libgdap), Cint, (Ref{Ptr{Cvoid}}, Cint), out, fortran_comm)
-"""Wraps an NCCL communicator (an `ncclComm_t`) and a CUDA stream (`C_NULL`: the default stream)."""
-gdap_comm_from_nccl(out::Ref{Ptr{Cvoid}}, nccl_comm::Ptr{Cvoid}, stream::Ptr{Cvoid}) =
-    ccall((:gdap_comm_from_nccl, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Ptr{Cvoid}), out, nccl_comm, stream)
-gdap_map_create_collective(out::Ref{Ptr{Cvoid}}, comm::Ptr{Cvoid}, ndim, dims::Vector{Dim}) =
-    ccall((:gdap_map_create_collective, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Int64, Ptr{Dim}),
-          out, comm, ndim, dims)
-gdap_plan_create(out::Ref{Ptr{Cvoid}}, src::Ptr{Cvoid}, dst::Ptr{Cvoid}, dtype::DType, rank) =
-    ccall((:gdap_plan_create, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Ptr{Cvoid}, DType, Int64),
-          out, src, dst, dtype, rank)
-gdap_plan_destroy(plan::Ptr{Cvoid}) = ccall((:gdap_plan_destroy, libgdap), Cint, (Ptr{Cvoid},), plan)
-gdap_plan_stats_get(stats::Ref{PlanStats}, plan::Ptr{Cvoid}) =
-    ccall((:gdap_plan_stats_get, libgdap), Cint, (Ref{PlanStats}, Ptr{Cvoid}), stats, plan)
-gdap_redistribute(comm::Ptr{Cvoid}, plan::Ptr{Cvoid}, src::Ptr{Cvoid}, dst::Ptr{Cvoid}) =
-    ccall((:gdap_redistribute, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}), comm, plan, src, dst)
+"""What one rank's plan moves (C `gdap_plan_stats`); `PlanStats()` is ready for `gdap_plan_stats_get`."""
+const PlanStats = gdap_plan_stats
+PlanStats() = GDAP_PLAN_STATS_INIT
 
 """How a halo is exchanged (C `gdap_halo_options`): `corners` 0 for faces only; `widths` C_NULL or
 a pointer to ndim `Int64` caps, kept alive by the caller during `gdap_halo_create`."""
-struct HaloOptions
-    struct_size::UInt32
-    corners::Int32
-    widths::Ptr{Int64}
-end
+const HaloOptions = gdap_halo_options
 HaloOptions(; corners::Bool=true) = HaloOptions(sizeof(HaloOptions), corners ? 1 : 0, C_NULL)
 
-"""What one rank's halo exchange moves (C `gdap_halo_stats`); build with `HaloStats()`."""
-struct HaloStats
-    struct_size::Int64
-    rank::Int64
-    nranks::Int64
-    send_messages::Int64
-    recv_messages::Int64
-    send_bytes::Int64
-    recv_bytes::Int64
-    local_bytes::Int64
-end
-HaloStats() = HaloStats(sizeof(HaloStats), 0, 0, 0, 0, 0, 0, 0)
-
-gdap_halo_create(out::Ref{Ptr{Cvoid}}, map::Ptr{Cvoid}, dtype::DType, rank, options::Ref{HaloOptions}) =
-    ccall((:gdap_halo_create, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, DType, Int64, Ref{HaloOptions}),
-          out, map, dtype, rank, options)
-gdap_halo_destroy(halo::Ptr{Cvoid}) = ccall((:gdap_halo_destroy, libgdap), Cint, (Ptr{Cvoid},), halo)
-gdap_halo_stats_get(stats::Ref{HaloStats}, halo::Ptr{Cvoid}) =
-    ccall((:gdap_halo_stats_get, libgdap), Cint, (Ref{HaloStats}, Ptr{Cvoid}), stats, halo)
-gdap_halo_exchange(comm::Ptr{Cvoid}, halo::Ptr{Cvoid}, local_array::Ptr{Cvoid}) =
-    ccall((:gdap_halo_exchange, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}), comm, halo, local_array)
-gdap_halo_exchange_init(out::Ref{Ptr{Cvoid}}, comm::Ptr{Cvoid}, halo::Ptr{Cvoid}, local_array::Ptr{Cvoid}) =
-    ccall((:gdap_halo_exchange_init, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}),
-          out, comm, halo, local_array)
-gdap_exchange_start(exchange::Ptr{Cvoid}) = ccall((:gdap_exchange_start, libgdap), Cint, (Ptr{Cvoid},), exchange)
-gdap_exchange_destroy(exchange::Ptr{Cvoid}) = ccall((:gdap_exchange_destroy, libgdap), Cint, (Ptr{Cvoid},), exchange)
+"""What one rank's halo exchange moves (C `gdap_halo_stats`); `HaloStats()` is ready for `gdap_halo_stats_get`."""
+const HaloStats = gdap_halo_stats
+HaloStats() = GDAP_HALO_STATS_INIT
 
 """
 One rank's communicator (a `gdap_comm` handle): `group(n)` for an in-process group, `Comm(handle)`
@@ -784,10 +506,8 @@ function redistribute!(dst::DAPArray, c::Comm, p::Plan, src::DAPArray)
     return dst
 end
 
-gdap_allreduce(comm::Ptr{Cvoid}, section::Ptr{Cvoid}, op) =
-    ccall((:gdap_allreduce, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Cint), comm, section, op)
-
-const REDUCE_OPS = Dict(:sum => 1, :prod => 2, :min => 3, :max => 4)
+const REDUCE_OPS = Dict(:sum => GDAP_REDUCE_SUM, :prod => GDAP_REDUCE_PROD, :min => GDAP_REDUCE_MIN,
+                        :max => GDAP_REDUCE_MAX)
 
 """Collective, in place: `a` becomes the element-wise `op` (:sum, :prod, :min, :max) of every rank's section."""
 function allreduce!(a::DAPArray, c::Comm, op::Symbol=:sum)
@@ -795,12 +515,6 @@ function allreduce!(a::DAPArray, c::Comm, op::Symbol=:sum)
     check(gdap_allreduce(c.handle, a.handle, REDUCE_OPS[op]))
     return a
 end
-
-gdap_reduce_scatter(comm::Ptr{Cvoid}, source::Ptr{Cvoid}, result::Ptr{Cvoid}, op) =
-    ccall((:gdap_reduce_scatter, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Cint), comm, source, result, op)
-gdap_reduce_axes(comm::Ptr{Cvoid}, source::Ptr{Cvoid}, result::Ptr{Cvoid}, op, axes, naxes) =
-    ccall((:gdap_reduce_axes, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Cint, Ptr{Int64}, Int64),
-          comm, source, result, op, axes, naxes)
 
 """Collective: each element `result` owns becomes the `op` (:sum, :prod, :min, :max) over every
 rank whose `source` section holds it (replicated or overlapping sections); returns `result`."""
@@ -814,7 +528,7 @@ end
 `source` over `axes` (`nothing`: every axis; else the C API's 0-based axes), each element counted
 once, into the owned elements of `result` (the kept shape in any distribution); returns `result`."""
 function reduce_axes!(result::DAPArray, c::Comm, source::DAPArray, op::Symbol=:sum; axes=nothing)
-    ops = merge(REDUCE_OPS, Dict(:mean => 5))
+    ops = merge(REDUCE_OPS, Dict(:mean => GDAP_REDUCE_MEAN))
     haskey(ops, op) || throw(ArgumentError("op must be :sum, :prod, :min, :max or :mean, not :$op"))
     if axes === nothing
         check(gdap_reduce_axes(c.handle, source.handle, result.handle, ops[op], Ptr{Int64}(C_NULL), 0))
@@ -826,30 +540,25 @@ function reduce_axes!(result::DAPArray, c::Comm, source::DAPArray, op::Symbol=:s
     return result
 end
 
-"""How `save_zarr` writes (C `gdap_zarr_options`): `codec` 0 raw, 1 zstd (`zstd_level` 1 to 22, 0
-for zstd's default); `overwrite` 1 replaces an existing store."""
-struct ZarrOptions
-    struct_size::Int64
-    codec::Int32
-    zstd_level::Int32
-    overwrite::Int32
-    reserved::Int32
+"""How `save_zarr` writes (C `gdap_zarr_options`): `codec` :zstd, :blosc_lz4, :blosc_zstd or :raw
+at `level` (zstd 1 to 22, blosc 1 to 9; 0 for the default); `shards` true (the default) writes one
+shard per rank's block with inner chunks of at most `chunk_bytes` (0: 2 MiB), false one chunk per
+block; `shuffle` (:shuffle, :noshuffle, :bitshuffle) for blosc; `overwrite` replaces a store."""
+const ZarrOptions = gdap_zarr_options
+const ZARR_CODECS = Dict(:raw => GDAP_ZARR_RAW, :zstd => GDAP_ZARR_ZSTD, :blosc_lz4 => GDAP_ZARR_BLOSC_LZ4,
+                         :blosc_zstd => GDAP_ZARR_BLOSC_ZSTD)
+const ZARR_SHUFFLES = Dict(:shuffle => GDAP_ZARR_SHUFFLE, :noshuffle => GDAP_ZARR_NOSHUFFLE,
+                           :bitshuffle => GDAP_ZARR_BITSHUFFLE)
+function ZarrOptions(; codec::Symbol=:zstd, level::Integer=0, overwrite::Bool=false, shards::Bool=true,
+                     chunk_bytes::Integer=0, shuffle::Symbol=:shuffle)
+    haskey(ZARR_CODECS, codec) || throw(ArgumentError("codec must be :zstd, :blosc_lz4, :blosc_zstd or :raw, not :$codec"))
+    haskey(ZARR_SHUFFLES, shuffle) || throw(ArgumentError("shuffle must be :shuffle, :noshuffle or :bitshuffle, not :$shuffle"))
+    return ZarrOptions(sizeof(ZarrOptions), 0, ZARR_CODECS[codec], level, overwrite ? 1 : 0, 0, shards ? 0 : 1,
+                       ZARR_SHUFFLES[shuffle], chunk_bytes)
 end
-ZarrOptions(; codec::Symbol=:zstd, level::Integer=0, overwrite::Bool=false) =
-    ZarrOptions(sizeof(ZarrOptions), codec === :raw ? 0 : codec === :zstd ? 1 :
-                throw(ArgumentError("codec must be :zstd or :raw, not :$codec")), level, overwrite ? 1 : 0, 0)
-
-gdap_save_zarr(comm::Ptr{Cvoid}, map::Ptr{Cvoid}, section::Ptr{Cvoid}, path::AbstractString, options::Ref{ZarrOptions}) =
-    ccall((:gdap_save_zarr, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Cstring, Ref{ZarrOptions}),
-          comm, map, section, path, options)
-gdap_load_zarr(comm::Ptr{Cvoid}, map::Ptr{Cvoid}, section::Ptr{Cvoid}, path::AbstractString) =
-    ccall((:gdap_load_zarr, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Cstring), comm, map, section, path)
-gdap_zarr_shape(path::AbstractString, ndim::Ref{Int64}, shape::Ptr{Int64}, capacity, dtype::Ref{DType}) =
-    ccall((:gdap_zarr_shape, libgdap), Cint, (Cstring, Ref{Int64}, Ptr{Int64}, Int64, Ref{DType}),
-          path, ndim, shape, capacity, dtype)
 
 """Collective: writes the distributed array whose sections are `a` on each rank (of map `map`) to
-the Zarr v3 store at `path`, each rank writing its own chunks. Keywords as `ZarrOptions`."""
+the Zarr v3 store at `path`, each rank writing its own shards (or chunks). Keywords as `ZarrOptions`."""
 function save_zarr(a::DAPArray, map::GlobalMap, c::Comm, path::AbstractString; kw...)
     check(gdap_save_zarr(c.handle, map.handle, a.handle, path, Ref(ZarrOptions(; kw...))))
     return nothing
@@ -873,11 +582,6 @@ function zarr_shape(path::AbstractString)
     end
     return Tuple(shape), dtype[]
 end
-
-gdap_save_dnpy(comm::Ptr{Cvoid}, section::Ptr{Cvoid}, prefix::AbstractString) =
-    ccall((:gdap_save_dnpy, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Cstring), comm, section, prefix)
-gdap_load_dnpy(comm::Ptr{Cvoid}, out::Ref{Ptr{Cvoid}}, prefix::AbstractString, device::Device) =
-    ccall((:gdap_load_dnpy, libgdap), Cint, (Ptr{Cvoid}, Ref{Ptr{Cvoid}}, Cstring, Device), comm, out, prefix, device)
 
 """Collective: every rank writes its section `a` (dim_data, protocol version and every element,
 padding included) to `<prefix>_<rank>.dnpy`, DistArray's per-rank file format."""
@@ -965,50 +669,18 @@ end
 # ---------------------------------------------------------------------------------------------
 
 """Arithmetic modes of `Gemm` (C `gdap_gemm_mode`): exact by default; tensor cores only when asked."""
-const GEMM_EXACT = Int32(0)
-const GEMM_TF32 = Int32(1)
-const GEMM_BF16 = Int32(2)
+const GEMM_EXACT = GDAP_GEMM_EXACT
+const GEMM_TF32 = GDAP_GEMM_TF32
+const GEMM_BF16 = GDAP_GEMM_BF16
 
 """Options of `gdap_gemm_create` (C `gdap_gemm_options`): `mode` a GEMM_* value, `panel_width` 0 for the default."""
-struct GemmOptions
-    struct_size::UInt32
-    mode::Int32
-    panel_width::Int64
-end
+const GemmOptions = gdap_gemm_options
 GemmOptions(; mode::Integer=GEMM_EXACT, panel_width::Integer=0) =
     GemmOptions(sizeof(GemmOptions), Int32(mode), Int64(panel_width))
 
-"""What one rank's gemm plan does per call (C `gdap_gemm_stats`); build with `GemmStats()`."""
-struct GemmStats
-    struct_size::Int64
-    rank::Int64
-    nranks::Int64
-    grid_rows::Int64
-    grid_cols::Int64
-    redistributed_a::Int64
-    redistributed_b::Int64
-    redistributed_c::Int64
-    redistribute_bytes::Int64
-    panels::Int64
-    panel_bytes::Int64
-    local_m::Int64
-    local_n::Int64
-    flops::Int64
-end
-GemmStats() = GemmStats(sizeof(GemmStats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-
-gdap_gemm_create(out::Ref{Ptr{Cvoid}}, comm::Ptr{Cvoid}, a::Ptr{Cvoid}, b::Ptr{Cvoid}, c::Ptr{Cvoid}, dtype::DType,
-                 options::Ref{GemmOptions}) =
-    ccall((:gdap_gemm_create, libgdap), Cint,
-          (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, DType, Ref{GemmOptions}),
-          out, comm, a, b, c, dtype, options)
-gdap_gemm_destroy(gemm::Ptr{Cvoid}) = ccall((:gdap_gemm_destroy, libgdap), Cint, (Ptr{Cvoid},), gemm)
-gdap_gemm_stats_get(stats::Ref{GemmStats}, gemm::Ptr{Cvoid}) =
-    ccall((:gdap_gemm_stats_get, libgdap), Cint, (Ref{GemmStats}, Ptr{Cvoid}), stats, gemm)
-gdap_gemm_execute(comm::Ptr{Cvoid}, gemm::Ptr{Cvoid}, alpha::Float64, a::Ptr{Cvoid}, b::Ptr{Cvoid}, beta::Float64,
-                  c::Ptr{Cvoid}) =
-    ccall((:gdap_gemm_execute, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Cdouble, Ptr{Cvoid}, Ptr{Cvoid}, Cdouble, Ptr{Cvoid}),
-          comm, gemm, alpha, a, b, beta, c)
+"""What one rank's gemm plan does per call (C `gdap_gemm_stats`); `GemmStats()` is ready for `gdap_gemm_stats_get`."""
+const GemmStats = gdap_gemm_stats
+GemmStats() = GDAP_GEMM_STATS_INIT
 
 """Collective: one rank's plan of C = alpha * A * B + beta * C for maps `a` (M x K), `b` (K x N) and
 `c` (M x N) in C order over the ranks of `comm`, elements of `T` (Float32 or Float64). No transposes."""
@@ -1050,17 +722,8 @@ end
 # ---------------------------------------------------------------------------------------------
 
 """Bytes of an IPC handle (`GDAP_IPC_HANDLE_SIZE`) and the most dimensions one carries."""
-const IPC_HANDLE_SIZE = 2048
-const IPC_MAX_NDIM = 8
-
-gdap_array_create_shm(out::Ref{Ptr{Cvoid}}, name::Union{Ptr{Cvoid},AbstractString}, dtype::DType, dims::Vector{Dim},
-                      ndim) =
-    ccall((:gdap_array_create_shm, libgdap), Cint, (Ref{Ptr{Cvoid}}, Cstring, DType, Ptr{Dim}, Int64),
-          out, name isa AbstractString ? name : Cstring(C_NULL), dtype, dims, ndim)
-gdap_ipc_export(handle::Vector{UInt8}, capacity, array::Ptr{Cvoid}) =
-    ccall((:gdap_ipc_export, libgdap), Cint, (Ptr{Cvoid}, Int64, Ptr{Cvoid}), handle, capacity, array)
-gdap_ipc_open(out::Ref{Ptr{Cvoid}}, handle::Vector{UInt8}, size) =
-    ccall((:gdap_ipc_open, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Int64), out, handle, size)
+const IPC_HANDLE_SIZE = GDAP_IPC_HANDLE_SIZE
+const IPC_MAX_NDIM = GDAP_IPC_MAX_NDIM
 
 """A zero-filled host section of element type `T` for C-order `dims` in a new POSIX shared-memory
 segment named `name` ("/something"; `nothing` for a fresh name), so that `ipc_export` can share it.

@@ -1,0 +1,101 @@
+// Meetings of collective calls (see collective.hpp).
+#include "comm/collective.hpp"
+
+#include "comm/comm.hpp"
+#include "core/error.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+
+namespace gdap {
+
+namespace {
+
+std::string_view name_of(const Meeting& m) { return {m.call.data(), strnlen(m.call.data(), m.call.size())}; }
+
+std::string describe(const Meeting& m) {
+  const std::string_view name = name_of(m);
+  if (name.empty()) return fmt::format("a collective step outside any C call (meeting {})", m.step + 1);
+  return fmt::format("{} (its meeting {})", name, m.step + 1);
+}
+
+}  // namespace
+
+CollectiveCall::CollectiveCall(gdap_comm& comm, const char* name) : comm_(comm), outermost_(comm.call == nullptr) {
+  ++comm.call_depth;
+  if (!outermost_) return;
+  comm.call = name;
+  comm.call_meetings = 0;
+  comm.touched.clear();
+}
+
+CollectiveCall::~CollectiveCall() {
+  --comm_.call_depth;
+  if (!outermost_) return;
+  comm_.call = nullptr;
+  comm_.touched.clear();
+}
+
+void touches(gdap_comm& comm, const Region& region) {
+  if (comm.call_depth <= 1) comm.touched.push_back(region);
+}
+
+std::string regions_clash(const std::vector<const std::vector<Region>*>& by_rank) {
+  struct Entry {
+    size_t rank;
+    const Region* region;
+  };
+  std::vector<Entry> all;
+  for (size_t r = 0; r < by_rank.size(); ++r) {
+    if (by_rank[r] == nullptr) continue;
+    for (const Region& g : *by_rank[r]) all.push_back({r, &g});
+  }
+  if (all.size() < 2) return {};
+  // Sorted by first byte, each region is checked against the furthest-reaching region before it and
+  // the furthest-reaching written one: a clash with any earlier region is a clash with one of those.
+  std::sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) {
+    return a.region->first != b.region->first ? a.region->first < b.region->first : a.rank < b.rank;
+  });
+  const Entry* reach = nullptr;
+  const Entry* reach_written = nullptr;
+  for (const Entry& e : all) {
+    const Entry* other = nullptr;
+    if (e.region->written && reach != nullptr && reach->region->last >= e.region->first) other = reach;
+    if (other == nullptr && reach_written != nullptr && reach_written->region->last >= e.region->first) other = reach_written;
+    if (other != nullptr) {
+      const Entry& a = other->rank <= e.rank ? *other : e;
+      const Entry& b = other->rank <= e.rank ? e : *other;
+      return fmt::format("rank {}'s {} and rank {}'s {} share memory, and at least one of them is written: every "
+                         "section a rank of an in-process group writes must be apart from its other sections and "
+                         "from every other rank's (the ranks share one address space); use separate arrays",
+                         a.rank, a.region->what, b.rank, b.region->what);
+    }
+    if (reach == nullptr || e.region->last > reach->region->last) reach = &e;
+    if (e.region->written && (reach_written == nullptr || e.region->last > reach_written->region->last)) reach_written = &e;
+  }
+  return {};
+}
+
+Meeting next_meeting(gdap_comm& comm) {
+  Meeting m;
+  if (comm.call != nullptr) std::strncpy(m.call.data(), comm.call, m.call.size() - 1);
+  m.step = comm.call_meetings++;
+  return m;
+}
+
+std::string meetings_differ(const std::vector<Meeting>& all) {
+  for (size_t r = 1; r < all.size(); ++r) {
+    if (all[r] == all[0]) continue;
+    return fmt::format("the ranks are in different collective calls: rank 0 is in {} but rank {} in {}; every rank "
+                       "must make the same collective calls on a communicator, in the same order",
+                       describe(all[0]), r, describe(all[r]));
+  }
+  return {};
+}
+
+void check_verdict(const std::string& verdict) {
+  if (!verdict.empty()) throw Error(GDAP_ERR_INVALID_ARGUMENT, verdict);
+}
+
+}  // namespace gdap

@@ -1,0 +1,208 @@
+// Reading and writing callers' files without blocking on them or writing through links planted in
+// them (see files.hpp). POSIX calls rather than streams: the checks need the descriptor (fstat of
+// what was opened, O_NONBLOCK, O_NOFOLLOW, openat in a folder already checked).
+#include "io/files.hpp"
+
+#include "core/error.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+namespace gdap::io {
+namespace {
+
+std::string reason(int err) { return std::strerror(err); }
+
+// What a file that is not regular is, for "'x' is a FIFO, not a regular file".
+const char* what_it_is(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "not a regular file";
+}
+
+void refuse_irregular(const std::string& path, mode_t mode) {
+  if (!S_ISREG(mode)) fail(GDAP_ERR_IO, "{}: is {}, not a regular file: gdap reads only regular files", path, what_it_is(mode));
+}
+
+// A suffix no one can guess, so that nobody plants a link at the temporary name in advance (and
+// O_EXCL makes a planted one fail the open instead of being followed).
+std::string random_suffix() {
+  thread_local std::mt19937_64 engine{(static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}()};
+  return fmt::format("{:016x}", engine());
+}
+
+}  // namespace
+
+Fd::~Fd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Fd& Fd::operator=(Fd&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+std::optional<Regular> open_regular(const std::string& path, bool missing_ok) {
+  // stat first, so that a device is never opened at all (opening some has effects); then open
+  // without blocking (a FIFO swapped in meanwhile returns at once) and check what was opened.
+  struct stat before {};
+  if (::stat(path.c_str(), &before) != 0) {
+    const int err = errno;
+    if (err == ENOENT && missing_ok) return std::nullopt;
+    fail(GDAP_ERR_IO, "{}: cannot open: {}", path, reason(err));
+  }
+  refuse_irregular(path, before.st_mode);
+  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (fd.get() < 0) fail(GDAP_ERR_IO, "{}: cannot open: {}", path, reason(errno));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) fail(GDAP_ERR_IO, "{}: cannot read its size: {}", path, reason(errno));
+  refuse_irregular(path, st.st_mode);
+  if (st.st_ino != before.st_ino || st.st_dev != before.st_dev) fail(GDAP_ERR_IO, "{}: was replaced while being opened", path);
+  return Regular{std::move(fd), static_cast<int64_t>(st.st_size)};
+}
+
+void read_at(const Regular& file, void* out, int64_t bytes, int64_t offset, const std::string& path) {
+  auto* p = static_cast<char*>(out);
+  int64_t done = 0;
+  while (done < bytes) {
+    const size_t want = static_cast<size_t>(std::min<int64_t>(bytes - done, int64_t{1} << 30));
+    const ssize_t n = ::pread(file.fd.get(), p + done, want, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(GDAP_ERR_IO, "{}: reading {} bytes at byte {} failed: {}", path, bytes, offset + done, reason(errno));
+    if (n == 0) {
+      fail(GDAP_ERR_IO, "{}: ends at byte {} while {} bytes from byte {} were to be read (the file changed while being read?)",
+           path, offset + done, bytes, offset);
+    }
+    done += n;
+  }
+}
+
+std::optional<std::string> read_regular(const std::string& path, int64_t limit, bool missing_ok) {
+  std::optional<Regular> file = open_regular(path, missing_ok);
+  if (!file) return std::nullopt;
+  if (file->size > limit) fail(GDAP_ERR_IO, "{}: {} bytes, more than the {} a valid file can have", path, file->size, limit);
+  std::string bytes(static_cast<size_t>(file->size), '\0');
+  read_at(*file, bytes.data(), file->size, 0, path);
+  return bytes;
+}
+
+std::string read_bounded(const std::string& path, int64_t limit) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) fail(GDAP_ERR_IO, "cannot open '{}': {}", path, reason(errno));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode)) fail(GDAP_ERR_IO, "'{}' is a directory, not a JSON file", path);
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(GDAP_ERR_IO, "cannot read '{}': {}", path, reason(errno));
+    if (n == 0) return text;
+    if (static_cast<int64_t>(text.size()) + n > limit) {
+      fail(GDAP_ERR_IO, "'{}' is longer than the {} bytes gdap reads as input (is it a device such as /dev/zero?)", path, limit);
+    }
+    text.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+std::optional<size_t> nul_in(std::string_view text) {
+  const size_t at = text.find('\0');
+  if (at == std::string_view::npos) return std::nullopt;
+  return at;
+}
+
+Dir Dir::open(const std::string& path, bool create) {
+  if (create) {
+    std::error_code ec;
+    std::filesystem::create_directories(path, ec);
+    if (ec) fail(GDAP_ERR_IO, "{}: cannot create the folder: {}", path, ec.message());
+  }
+  Dir d;
+  d.fd_ = Fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (d.fd_.get() < 0) fail(GDAP_ERR_IO, "{}: cannot open the folder: {}", path, reason(errno));
+  d.path_ = path;
+  return d;
+}
+
+Dir Dir::sub(const std::string& name, bool create) const {
+  const std::string where = path_ + "/" + name;
+  if (create && ::mkdirat(fd(), name.c_str(), 0777) != 0 && errno != EEXIST) {
+    fail(GDAP_ERR_IO, "{}: cannot create the folder: {}", where, reason(errno));
+  }
+  Dir d;
+  d.fd_ = Fd(::openat(fd(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (d.fd_.get() < 0) {
+    const int err = errno;
+    struct stat st {};
+    if (::fstatat(fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+      fail(GDAP_ERR_IO, "{}: is a symbolic link: gdap never writes through a link inside a store", where);
+    }
+    fail(GDAP_ERR_IO, "{}: cannot open the folder: {}", where, reason(err));
+  }
+  d.path_ = where;
+  return d;
+}
+
+Dir Dir::dup() const {
+  Dir d;
+  d.fd_ = Fd(::fcntl(fd(), F_DUPFD_CLOEXEC, 0));
+  if (d.fd_.get() < 0) fail(GDAP_ERR_IO, "{}: cannot open the folder again: {}", path_, reason(errno));
+  d.path_ = path_;
+  return d;
+}
+
+NewFile::NewFile(const Dir& dir, std::string name) : dir_(dir.fd()), name_(std::move(name)), path_(dir.path() + "/" + name_) {
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    temp_ = "." + name_ + "." + random_suffix() + ".tmp";
+    fd_ = Fd(::openat(dir_, temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666));
+    if (fd_.get() >= 0) return;
+    if (errno != EEXIST) fail(GDAP_ERR_IO, "{}: cannot create a temporary file in its folder: {}", path_, reason(errno));
+  }
+  fail(GDAP_ERR_IO, "{}: 64 temporary names in its folder were all taken", path_);
+}
+
+NewFile::~NewFile() {
+  if (!committed_) ::unlinkat(dir_, temp_.c_str(), 0);
+}
+
+void NewFile::write(const void* data, int64_t bytes) {
+  const auto* p = static_cast<const char*>(data);
+  int64_t done = 0;
+  while (done < bytes) {
+    const size_t want = static_cast<size_t>(std::min<int64_t>(bytes - done, int64_t{1} << 30));
+    const ssize_t n = ::write(fd_.get(), p + done, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail(GDAP_ERR_IO, "{}: write failed after {} bytes: {}", path_, done, reason(n < 0 ? errno : EIO));
+    done += n;
+  }
+}
+
+void NewFile::commit() {
+  if (::close(fd_.release()) != 0) fail(GDAP_ERR_IO, "{}: write failed when closing: {}", path_, reason(errno));
+  if (::renameat(dir_, temp_.c_str(), dir_, name_.c_str()) != 0) {
+    fail(GDAP_ERR_IO, "{}: cannot move the written file into place: {}", path_, reason(errno));
+  }
+  committed_ = true;
+}
+
+void write_new(const Dir& dir, const std::string& name, std::string_view bytes) {
+  NewFile file(dir, name);
+  file.write(bytes.data(), static_cast<int64_t>(bytes.size()));
+  file.commit();
+}
+
+}  // namespace gdap::io

@@ -1,0 +1,108 @@
+// The files gdap reads and writes for a caller (.dnpy files, Zarr stores, the CLI's JSON), opened so
+// that a hostile or careless path can neither block a rank nor steer a write: reads take regular
+// files only, opened without blocking (a FIFO or a device is refused by name, never waited on) and
+// bounded by a size limit the caller states; writes go to a fresh temporary name in the target
+// folder (O_CREAT|O_EXCL|O_NOFOLLOW, an unpredictable suffix) that is renamed into place, or removed
+// when anything fails, and folders inside a store are entered without following symbolic links.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gdap::io {
+
+// A file descriptor closed with its scope.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd();
+  Fd(Fd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  Fd& operator=(Fd&& other) noexcept;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  // Gives the descriptor up (the caller closes it).
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// A regular file open for reading, and its size when opened.
+struct Regular {
+  Fd fd;
+  int64_t size = 0;
+};
+
+// Opens `path` for reading when it is a regular file (a symbolic link to one is followed). Nothing
+// when it does not exist and `missing_ok`; otherwise GDAP_ERR_IO naming the path and what it is
+// instead (a directory, a FIFO, a device, a socket) or the system's reason.
+std::optional<Regular> open_regular(const std::string& path, bool missing_ok);
+
+// Reads exactly `bytes` bytes at `offset`; GDAP_ERR_IO naming the path when the file ends first
+// (it changed while being read) or the read fails.
+void read_at(const Regular& file, void* out, int64_t bytes, int64_t offset, const std::string& path);
+
+// The whole of a regular file of at most `limit` bytes (GDAP_ERR_IO naming both sizes past it);
+// nothing when it does not exist and `missing_ok`.
+std::optional<std::string> read_regular(const std::string& path, int64_t limit, bool missing_ok);
+
+// The whole of whatever `path` names that can be read as a stream (a regular file, a pipe, a FIFO,
+// standard input's /dev/stdin), at most `limit` bytes: the command-line tool's input. A directory
+// is refused; a stream longer than `limit` (/dev/zero) is refused once `limit` bytes are read.
+std::string read_bounded(const std::string& path, int64_t limit);
+
+// The offset of the first NUL byte of `text`, if any. JSON never holds a raw NUL, and nlohmann's
+// parser takes one as the end of the input: the text after it would be silently ignored.
+std::optional<size_t> nul_in(std::string_view text);
+
+// A folder open for creating files in it.
+class Dir {
+ public:
+  // The folder at `path` (the caller's own path: symbolic links in it are followed), created with its
+  // parents when `create`.
+  static Dir open(const std::string& path, bool create);
+  // The folder `name` (one path component) inside this one, created when absent and `create`;
+  // a symbolic link there is refused, never followed.
+  Dir sub(const std::string& name, bool create) const;
+  // This folder again, through a descriptor of its own.
+  Dir dup() const;
+  int fd() const { return fd_.get(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  Fd fd_;
+  std::string path_;  // for messages
+};
+
+// A new file `name` in `dir`: written under a temporary name made for it alone (O_CREAT|O_EXCL|
+// O_NOFOLLOW, an unpredictable suffix), renamed onto `name` by commit (replacing a file or a
+// symbolic link there, never writing through it), and removed if it is destroyed before commit.
+class NewFile {
+ public:
+  NewFile(const Dir& dir, std::string name);
+  ~NewFile();
+  NewFile(const NewFile&) = delete;
+  NewFile& operator=(const NewFile&) = delete;
+  void write(const void* data, int64_t bytes);
+  void commit();
+
+ private:
+  int dir_;
+  std::string name_, temp_, path_;
+  Fd fd_;
+  bool committed_ = false;
+};
+
+// Writes `bytes` to `name` in `dir` through a NewFile.
+void write_new(const Dir& dir, const std::string& name, std::string_view bytes);
+
+}  // namespace gdap::io
