@@ -67,6 +67,7 @@ def test_dlpack_export_on_another_device_torch():
     plan = gdap.Plan(layout.block((6,), 1), layout.cyclic((6,), 1), np.float32, comms[0])
     out = torch.empty(6, dtype=torch.float32, device="cuda:1")
     gdap.redistribute(comms[0], plan, t, out)
+    assert torch.cuda.current_device() == 0, "gdap.redistribute leaves the caller's device current"
     torch.cuda.synchronize(1)
     assert torch.equal(out.cpu(), t.cpu())
 

@@ -84,7 +84,8 @@ def test_empty_on_device():
     cupy = _cupy()
     la = _empty_on_device((4, 5), np.float32)
     assert la.device == "cuda:0"
-    c = cupy.asarray(la)
+    with cupy.cuda.Device(0):  # CuPy copies a foreign device's array; JAX's start-up may leave another GPU current
+        c = cupy.asarray(la)
     assert c.data.ptr == la.data_ptr and c.shape == (4, 5)
     c.fill(1.5)
     again = cupy.from_dlpack(la)
