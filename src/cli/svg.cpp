@@ -115,6 +115,9 @@ Picture::Picture(const gdap_map* map) : map_(map), shape_(map_shape(map)) {
     cols_ = axis(ndim_ - 1);
     if (!wrapped_) rows_ = axis(ndim_ - 2);
   }
+  if (std::find(shape_.global.begin(), shape_.global.end(), 0) != shape_.global.end()) {
+    rows_ = cols_ = Axis{};  // an empty array (a leading axis of size 0 too): nothing to draw
+  }
   choose_window();
   owner_boxes();
   padding_boxes();
@@ -255,7 +258,9 @@ std::vector<Interval> Picture::held(int64_t rank, const Axis& a, const gdap_dim&
   }
   std::vector<int64_t> coords(static_cast<size_t>(ndim_));
   check(gdap_grid_rank_to_coords(coords.data(), ndim_, shape_.grid.data(), rank));
+  const int64_t shown = &a == &rows_ ? shown_rows_ : shown_cols_;
   for (const Segment& s : a.segs) {
+    if (s.begin >= shown) break;  // only what is drawn: a cyclic axis may have a million segments
     if (s.coord == coords[static_cast<size_t>(a.dim)]) out.push_back({s.begin, s.end});
   }
   return out;

@@ -217,6 +217,13 @@ def padded_fine_size(ctx):
     assert "a corner at full detail" in pic.captions(), pic.captions()
 
 
+def padded_cyclic_million(ctx):
+    # 1024 padded ranks beside a million cyclic columns: only the drawn corner is looked at.
+    pic = draw(ctx, "padmillion", grid2(64, 16, lambda i: block(128, 64, i, pad=1), lambda j: cyclic(1_000_000, 16, j)))
+    check_common(pic, 1024)
+    assert len(pic.group("padding").findall(NS + "rect")) > 0, "halo not drawn in the corner"
+
+
 def padding_boundary_1d(ctx):
     one = {"dist_type": "b", "size": 10, "proc_grid_size": 1, "proc_grid_rank": 0, "start": 0, "stop": 10,
            "padding": [2, 2], "periodic": True}
@@ -237,6 +244,10 @@ def empty_array(ctx):
     check_common(pic, 2)
     assert "an empty array" in pic.captions()
     assert not pic.owner_rects()
+    # A 3-d array with a leading axis of size 0: no slice to draw either (no "no owner" cells).
+    pic = draw(ctx, "empty3d", {"ranks": [[block(0, 1, 0), block(4, 1, 0), block(4, 1, 0)]]})
+    assert "an empty array" in pic.captions()
+    assert not pic.owner_rects(), "cells drawn for an empty array"
 
 
 def protocol_examples(ctx):
@@ -271,6 +282,7 @@ CASES = {
     "many_ranks_legend": ("100 ranks: 64 in the legend, the rest counted", many_ranks_legend),
     "padding_halo_2d": ("communication padding hatched, each buffer dashed", padding_halo_2d),
     "padded_fine_size": ("halos on a fine layout: the corner hatched, < 200 KB", padded_fine_size),
+    "padded_cyclic_million": ("1024 padded ranks, a million cyclic columns: drawn in time", padded_cyclic_million),
     "padding_boundary_1d": ("boundary padding hatched", padding_boundary_1d),
     "slice_3d": ("a 3-d array: the first 2-d slice, named in a caption", slice_3d),
     "empty_array": ("an empty array draws no blocks and says so", empty_array),
