@@ -355,7 +355,7 @@ std::string Picture::captions() const {
                                            tuple(shape_.grid, " x "), shape_.nranks, shape_.nranks == 1 ? "" : "s"));
   const bool empty = std::find(shape_.global.begin(), shape_.global.end(), 0) != shape_.global.end();
   if (empty) lines.emplace_back("an empty array: no elements to draw");
-  if (ndim_ > 2) {
+  if (ndim_ > 2 && !empty) {
     lines.push_back(fmt::format("a {}-d array: the first 2-d slice {} is drawn (dimensions {} and {})", ndim_,
                                 slice_name(ndim_), ndim_ - 2, ndim_ - 1));
   }
@@ -475,7 +475,7 @@ std::string Picture::render() const {
   const int64_t last_row_label = std::max<int64_t>(0, rows - 1) * (wrapped_ ? wrap_ * cols_.step : rows_.step);
   const int64_t left = 40 + 7 * static_cast<int64_t>(std::to_string(last_row_label).size());
   const Scale sc = scale_for(rows, cols, corner, left);
-  const bool one_row = wrapped_ && rows == 1;  // a short 1-d array: no row axis to label
+  const bool one_row = (wrapped_ && rows == 1) || rows == 0 || cols == 0;  // no row axis to label
   const int64_t plot_w = sc.px(cols) - left, plot_h = sc.py(rows) - kTop;
   const bool padding = !padding_.empty();
   const int64_t legend_items = std::min(shape_.nranks, kLegendMax + 1) + 1 + (padding ? 1 : 0);
