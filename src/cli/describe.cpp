@@ -1,5 +1,6 @@
 // gdap describe FILE [--svg OUT.svg]: every rank's dim_data, checked, then the global and grid
-// shapes, each rank's counts, and (1-d, 2-d) a picture of which rank owns which element.
+// shapes, each rank's counts, and (1-d, 2-d) a text picture of which rank owns which element; the
+// SVG picture (svg.cpp) draws any number of dimensions.
 #include "cli/commands.hpp"
 #include "cli/input.hpp"
 #include "cli/report.hpp"

@@ -48,8 +48,9 @@ Cells sample(const gdap_map* map, int64_t max_cols, int64_t max_rows);
 // larger arrays are sampled and the picture says the step.
 std::string picture(const gdap_map* map, int64_t max_cols = 64, int64_t max_rows = 32);
 
-// The same picture as SVG: one coloured rectangle per cell, a legend of ranks, labelled axes.
-// Throws GDAP_ERR_UNSUPPORTED for maps that are not 1-d or 2-d.
-std::string svg(const gdap_map* map, int64_t max_cols = 128, int64_t max_rows = 128);
+// The picture as SVG (svg.cpp): each rank's blocks outlined and labelled, a legend colour -> rank,
+// padding hatched, labelled axes; a 1-d array wrapped into rows, of more dimensions the first 2-d
+// slice; a corner at full detail when the blocks are too many to draw. Under 200 KB for any map.
+std::string svg(const gdap_map* map);
 
 }  // namespace gdap::cli
