@@ -3,6 +3,9 @@
 # and a target per component, see cmake/gdapConfig.cmake.in) and gdap.pc.
 include(CMakePackageConfigHelpers)
 
+# The license travels with every install: BSD-3-Clause (LICENSE), also named by the CMake package
+# (gdap_LICENSE) and by gdap.pc (License:).
+install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY include/gdap DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
 set(_gdap_install_targets gdap gdap_static)
 if(TARGET gdap_fortran)
