@@ -37,7 +37,9 @@ array elements.
 Order: shapes, indices and dim_data are in C order (row-major), as NumPy and the protocol have them.
 """
 
-from . import _gdap_c
+from __future__ import annotations
+
+from . import _gdap_c as _gdap_c  # the SWIG extension (explicitly re-exported for the submodules)
 from ._comm import Comm, group
 from ._dims import (dim_global_to_local, dim_local_extent, dim_local_to_global, dim_owned_count, dim_runs,
                     validate)
@@ -63,7 +65,7 @@ from ._ipc import IPC_HANDLE_SIZE, IPC_MAX_NDIM, empty_shm, ipc_export, ipc_open
 __version__ = _gdap_c.gdap_version_string()
 
 
-def protocol_version_check(version):
+def protocol_version_check(version: str) -> None:
     """Checks a protocol version string ("major.minor.patch"): None if gdap reads it, VersionError
     for another major or a newer minor, InvalidArgumentError for a malformed string."""
     if not isinstance(version, str):
@@ -71,7 +73,7 @@ def protocol_version_check(version):
     _gdap_c.gdap_protocol_version_check(version)
 
 
-def library_version():
+def library_version() -> tuple[str, int]:
     """The loaded libgdap's version as (string, number): ("0.1.0", 100)."""
     return _gdap_c.gdap_version_string(), _gdap_c.gdap_version()
 

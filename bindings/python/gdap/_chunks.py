@@ -102,12 +102,12 @@ def chunk_layout(shape: Sequence[int], indices: Sequence[Sequence[slice]]) -> tu
         few = min(holders.items(), key=lambda kv: len(kv[1]))
         many = max(holders.items(), key=lambda kv: len(kv[1]))
 
-        def region(coords: tuple[int, ...]) -> str:
+        def region_text(coords: tuple[int, ...]) -> str:
             return _text(tuple(a.pieces[c] for a, c in zip(axes, coords)))
 
         raise UnsupportedError("region %s is held by %d chunk%s but region %s by %d: gdap takes replicas only when "
-                               "every region has as many" % (region(few[0]), len(few[1]), "" if len(few[1]) == 1
-                                                             else "s", region(many[0]), len(many[1])))
+                               "every region has as many" % (region_text(few[0]), len(few[1]), "" if len(few[1]) == 1
+                                                             else "s", region_text(many[0]), len(many[1])))
     replicas = counts.pop()
     dim_data, chunk_of_rank = [], []
     coords_grid = [grid[0] * replicas] + grid[1:]

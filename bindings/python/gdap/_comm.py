@@ -20,9 +20,13 @@ does what the default one does; a program with a SIGINT handler of its own keeps
 other threads then end at their timeout, or when the main thread's own wait is interrupted).
 """
 
+from __future__ import annotations
+
 import operator
 import signal
 import threading
+from types import FrameType
+from typing import Any, Optional
 
 from . import _gdap_c as _c
 from ._handle import Handle
@@ -38,7 +42,7 @@ class Comm(Handle):
     rank at the same point (and before MPI is finalised) rather than leaving it to the collector.
     """
 
-    def __init__(self, handle, keep=None):
+    def __init__(self, handle: Any, keep: Any = None) -> None:
         # Private: `handle` is a new gdap_comm this object takes over; `keep` holds what it
         # borrows (the NCCL communicator and stream objects) for as long as it lives.
         self._keep = keep
@@ -47,7 +51,7 @@ class Comm(Handle):
         _note_ctrl_c()
 
     @classmethod
-    def from_mpi(cls, comm):
+    def from_mpi(cls, comm: Any) -> Comm:
         """Wraps an MPI communicator: an mpi4py Comm (its py2f() handle is used) or a Fortran
         handle (int). Collective over `comm` (gdap duplicates it). libgdap must be built with the
         MPI that mpi4py uses; UnsupportedError when it was built without MPI."""
@@ -55,7 +59,7 @@ class Comm(Handle):
         return cls(_c.gdap_comm_from_mpi(handle))
 
     @classmethod
-    def from_nccl(cls, nccl_comm, stream=None):
+    def from_nccl(cls, nccl_comm: Any, stream: Any = None) -> Comm:
         """Wraps an NCCL communicator (an ncclComm_t address, or an object whose `comm` attribute
         is one, as CuPy's NcclCommunicator) and the CUDA stream its data moves on (see
         set_stream). Both must outlive the Comm, which keeps a reference to them.
@@ -64,61 +68,61 @@ class Comm(Handle):
         return cls(_c.gdap_comm_from_nccl(address, _stream_address(stream)), keep=(nccl_comm, stream))
 
     @property
-    def rank(self):
+    def rank(self) -> int:
         """This rank's number, in [0, size)."""
         return _c.gdap_comm_rank(self._h())
 
     @property
-    def size(self):
+    def size(self) -> int:
         """The number of ranks."""
         return _c.gdap_comm_size(self._h())
 
     @property
-    def kind(self):
+    def kind(self) -> str:
         """'group' (in-process threads), 'mpi' or 'nccl'."""
         return _KIND_NAMES.get(_c.gdap_comm_kind_get(self._h()), "unknown")
 
-    def barrier(self):
+    def barrier(self) -> None:
         """Collective: returns once every rank has called it."""
         _c.gdap_comm_barrier(self._h())
 
-    def set_timeout(self, seconds):
+    def set_timeout(self, seconds: float) -> None:
         """How long (seconds, > 0) this rank of an in-process group waits for the others."""
         _c.gdap_comm_set_timeout(self._h(), float(seconds))
 
-    def set_stream(self, stream):
+    def set_stream(self, stream: Any) -> None:
         """The CUDA stream this rank's device work is queued on: None (the legacy default
         stream), an address (int), or a CuPy / PyTorch stream (its .ptr / .cuda_stream). The
         stream must outlive its use; the Comm keeps a reference to it."""
         _c.gdap_comm_set_stream(self._h(), _stream_address(stream))
         self._stream = stream
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._handle is None:
             return "<gdap.Comm (closed)>"
         return "<gdap.Comm %s rank %d of %d>" % (self.kind, self.rank, self.size)
 
 
-def group(nranks):
+def group(nranks: int) -> list[Comm]:
     """An in-process group of `nranks` ranks: a list of Comm, comms[r] for rank r. Run each
     rank's collective calls on a thread of its own (threading, concurrent.futures)."""
     return [Comm(handle) for handle in _c.gdap_comm_create_group(operator.index(nranks))]
 
 
-def _note_ctrl_c():
+def _note_ctrl_c() -> None:
     """Puts _on_ctrl_c in place of Python's default SIGINT handler (on the main thread, once)."""
     if threading.current_thread() is threading.main_thread() and \
             signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_ctrl_c)
 
 
-def _on_ctrl_c(signum, frame):
+def _on_ctrl_c(signum: int, frame: Optional[FrameType]) -> None:
     """Python's default SIGINT handler, which also stops the collective calls waiting meanwhile."""
     _c.gdap_py_note_interrupt()
     signal.default_int_handler(signum, frame)
 
 
-def _address(value, what):
+def _address(value: Any, what: str) -> Optional[int]:
     if value is None:
         return None
     try:
@@ -127,7 +131,7 @@ def _address(value, what):
         raise TypeError("%s must be an address (int) or None, not %s" % (what, type(value).__name__)) from None
 
 
-def _stream_address(stream):
+def _stream_address(stream: Any) -> Optional[int]:
     """A CUDA stream's address from None, an int, a CuPy stream (.ptr) or a PyTorch one (.cuda_stream)."""
     for attribute in ("ptr", "cuda_stream"):
         if hasattr(stream, attribute):

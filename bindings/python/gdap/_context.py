@@ -18,7 +18,7 @@ import collections
 import threading
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any, Optional, TypeVar, Union
+from typing import Any, Optional, Tuple, TypeVar, Union
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from ._local import device_name, device_to_c
 from ._map import GlobalMap
 
 T = TypeVar("T")
-DeviceSpec = Union[int, str, tuple]
+DeviceSpec = Union[int, str, Tuple[int, int]]
 
 _PLAN_CACHE = 32  # plans kept per context: enough for a working set of layouts, small beside the data
 
@@ -38,7 +38,9 @@ _PLAN_CACHE = 32  # plans kept per context: enough for a working set of layouts,
 def device_label(spec: DeviceSpec) -> str:
     """'cpu', 'cuda:N', 'cuda_host' or 'cuda_managed:N' for a device given as an int (a CUDA
     ordinal), a string or a DLPack (type, id) pair."""
-    if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
+    if isinstance(spec, bool):  # an int to Python, but no device
+        raise TypeError("device must be a string such as 'cuda:0' or a (type, id) pair, not %r" % (spec,))
+    if isinstance(spec, (int, np.integer)):
         return "cuda:%d" % int(spec)
     if spec == "cuda":
         return "cuda:0"

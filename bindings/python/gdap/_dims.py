@@ -10,13 +10,17 @@ Dicts handed out have Python ints, bools and tuples; 'indices' is a NumPy int64 
 'padding' a 2-tuple. Only the optional keys that were given appear.
 """
 
+from __future__ import annotations
+
 import operator
 from collections.abc import Mapping, Sequence
+from typing import Any, Optional, Union
 
 import numpy as np
 
 from . import _gdap_c as _c
 from ._errors import InvalidArgumentError, ProtocolError, SizeOverflowError
+from ._types import DimData, DimDict, Run, Shape
 
 _COMMON = ("dist_type", "size", "proc_grid_size", "proc_grid_rank")
 _KEYS = {  # dist_type: (required, optional)
@@ -34,15 +38,15 @@ class Dims:
 
     __slots__ = ("dims", "_keep")
 
-    def __init__(self, dims, keep):
+    def __init__(self, dims: list[Any], keep: list[np.ndarray]) -> None:
         self.dims = dims
         self._keep = keep
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.dims)
 
 
-def _describe(value):
+def _describe(value: object) -> str:
     if isinstance(value, str):
         return "string %r" % (value[:40],)
     if isinstance(value, (bool, np.bool_)):
@@ -50,12 +54,12 @@ def _describe(value):
     return "%s %s" % (type(value).__name__, _short(value))
 
 
-def _short(value):
+def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:40] + "..."
 
 
-def _int(value, label, key):
+def _int(value: Any, label: str, key: str) -> int:
     if isinstance(value, (bool, np.bool_)):
         raise ProtocolError("%s: key '%s' must be an integer, not %s" % (label, key, _describe(value)))
     try:
@@ -67,13 +71,13 @@ def _int(value, label, key):
     return v
 
 
-def _bool(value, label, key):
+def _bool(value: Any, label: str, key: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise ProtocolError("%s: key '%s' must be a boolean (True or False), not %s" % (label, key, _describe(value)))
     return bool(value)
 
 
-def _indices(value, label):
+def _indices(value: Any, label: str) -> np.ndarray:
     if isinstance(value, (str, bytes, Mapping)):
         raise ProtocolError("%s: key 'indices' must be a 1-d sequence or buffer of integers, not %s"
                             % (label, _describe(value)))
@@ -94,11 +98,11 @@ def _indices(value, label):
     return np.ascontiguousarray(a, dtype=np.int64)
 
 
-def _label(index, dist_type=None):
+def _label(index: int, dist_type: Optional[str] = None) -> str:
     return "dimension %d ('%s')" % (index, dist_type) if dist_type else "dimension %d" % index
 
 
-def _check_keys(d, dist_type, label):
+def _check_keys(d: DimDict, dist_type: str, label: str) -> None:
     required, optional = _KEYS[dist_type]
     for key in d:
         if key in _COMMON or key in required or key in optional:
@@ -111,7 +115,7 @@ def _check_keys(d, dist_type, label):
             raise ProtocolError("%s: missing required key '%s'" % (label, key))
 
 
-def dim_from_dict(d, index, keep):
+def dim_from_dict(d: DimDict, index: int, keep: list[np.ndarray]) -> Any:
     """A gdap_dim for dimension `index` of a dim_data; arrays it points to are appended to `keep`."""
     if not isinstance(d, Mapping):
         raise ProtocolError("dimension %d: a dimension dictionary must be a dict, not %s"
@@ -157,21 +161,21 @@ def dim_from_dict(d, index, keep):
     return dim
 
 
-def dims_from_dim_data(dim_data):
+def dims_from_dim_data(dim_data: DimData) -> Dims:
     """A Dims for a dim_data (a tuple or list of dicts)."""
     if isinstance(dim_data, (str, bytes, Mapping)) or not hasattr(dim_data, "__iter__"):
         raise ProtocolError("dim_data must be a tuple of dimension dictionaries, not %s" % type(dim_data).__name__)
-    keep = []
+    keep: list[np.ndarray] = []
     return Dims([dim_from_dict(d, i, keep) for i, d in enumerate(dim_data)], keep)
 
 
-def dim_to_dict(dim):
+def dim_to_dict(dim: Any) -> dict[str, Any]:
     """The protocol dict of a gdap_dim (as gdap_array_dim / gdap_map_dim hand them out)."""
     dist_type = dim.dist_type
     if dist_type == _c.GDAP_DIST_UNDISTRIBUTED:
         return {}
     t = chr(dist_type)
-    out = {"dist_type": t, "size": dim.size, "proc_grid_size": dim.proc_grid_size,
+    out: dict[str, Any] = {"dist_type": t, "size": dim.size, "proc_grid_size": dim.proc_grid_size,
            "proc_grid_rank": dim.proc_grid_rank}
     given = dim.given
     if t == "b":
@@ -192,7 +196,7 @@ def dim_to_dict(dim):
     return out
 
 
-def shape_entry(value, index):
+def shape_entry(value: Any, index: int) -> int:
     """Entry `index` of a buffer shape as an int; a gdap error naming the dimension otherwise."""
     if isinstance(value, (bool, np.bool_)):
         raise InvalidArgumentError("dimension %d: shape[%d] must be an integer, not %s" % (index, index, _describe(value)))
@@ -206,7 +210,7 @@ def shape_entry(value, index):
     return v
 
 
-def shape_arg(shape):
+def shape_arg(shape: Union[None, int, Sequence[int]]) -> Optional[Shape]:
     """A buffer shape (a sequence of integers, or one integer for 1-d) as a tuple of ints."""
     if shape is None:
         return None
@@ -217,7 +221,7 @@ def shape_arg(shape):
     return tuple(shape_entry(v, i) for i, v in enumerate(shape))
 
 
-def validate(dim_data, shape=None):
+def validate(dim_data: DimData, shape: Union[None, int, Sequence[int]] = None) -> None:
     """Checks a per-process dim_data against every per-process rule of the protocol.
 
     `shape` is the local buffer's shape (or None: the rules that need it are skipped, and an
@@ -228,30 +232,30 @@ def validate(dim_data, shape=None):
     _c.gdap_dims_validate(dims.dims, shape_arg(shape))
 
 
-def _one(dim):
-    keep = []
+def _one(dim: DimDict) -> tuple[Any, list[np.ndarray]]:
+    keep: list[np.ndarray] = []
     return dim_from_dict(dim, 0, keep), keep
 
 
-def dim_owned_count(dim):
+def dim_owned_count(dim: DimDict) -> int:
     """Number of global indices this process owns along one dimension (a valid dict)."""
     d, keep = _one(dim)
     return _c.gdap_dim_owned_count(d)
 
 
-def dim_local_extent(dim):
+def dim_local_extent(dim: DimDict) -> int:
     """Buffer extent along one dimension that the dict implies (padding included)."""
     d, keep = _one(dim)
     return _c.gdap_dim_local_extent(d)
 
 
-def dim_global_to_local(dim, global_index):
+def dim_global_to_local(dim: DimDict, global_index: int) -> int:
     """Local index of a global index along one dimension; NotFoundError if not held here."""
     d, keep = _one(dim)
     return _c.gdap_dim_global_to_local(d, global_index)
 
 
-def dim_local_to_global(dim, local_index):
+def dim_local_to_global(dim: DimDict, local_index: int) -> int:
     """Global index held at a local index along one dimension."""
     d, keep = _one(dim)
     return _c.gdap_dim_local_to_global(d, local_index)
@@ -260,12 +264,12 @@ def dim_local_to_global(dim, local_index):
 _RUN_CHUNK = 4096
 
 
-def dim_runs(dim):
+def dim_runs(dim: DimDict) -> list[Run]:
     """The owned runs of one dimension, as (global_start, length, local_start) tuples, in
     increasing global order: global [g, g + n) lives at local [l, l + n)."""
     d, keep = _one(dim)
     total = _c.gdap_dim_num_runs(d)
-    runs = []
+    runs: list[Run] = []
     while len(runs) < total:
         runs.extend(_c.gdap_dim_runs(d, len(runs), min(_RUN_CHUNK, total - len(runs))))
     return runs

@@ -1,21 +1,31 @@
 """.dnpy files: DistArray's per-rank save format (gdap_save_dnpy, gdap_load_dnpy). Each rank writes
 or reads its own `<prefix>_<rank>.dnpy` (its __version__, dim_data and local buffer, padding
 included), byte for byte as DistArray 0.6's localapi.save_dnpy / load_dnpy write and read them."""
+from __future__ import annotations
+
+import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Optional, Union
 
 from . import _gdap_c as _c
 from ._local import LocalArray, device_to_c, from_distarray
 from ._paths import collective_name
+from ._types import DeviceLike, SectionLike
+
+if TYPE_CHECKING:
+    from ._comm import Comm
 
 
-def save_dnpy(comm, section, prefix):
+def save_dnpy(comm: Comm, section: SectionLike, prefix: Union[str, os.PathLike[str]]) -> None:
     """Collective: every rank writes its section (a LocalArray or a __distarray__ producer /
     distbuffer dict) to `<prefix>_<rank>.dnpy`, replacing a file already there. The section is
     only read; device sections are staged through pinned host memory. If any rank fails, every
     rank raises (the others RemoteError naming it)."""
     # A section this rank cannot use still makes the collective call (with none), so that the
     # other ranks fail at once with RemoteError naming this one instead of waiting for it.
-    local, made_here = section, False
+    local: Optional[LocalArray] = section
+    made_here = False
+    failure: Optional[Exception]
     name, failure = collective_name(prefix, "prefix")
     try:
         if not isinstance(section, LocalArray):
@@ -32,13 +42,13 @@ def save_dnpy(comm, section, prefix):
         if failure is None:
             raise
     finally:
-        if made_here:
+        if made_here and local is not None:
             local.close()
     if failure is not None:
         raise failure
 
 
-def load_dnpy(comm, prefix, device="cpu"):
+def load_dnpy(comm: Comm, prefix: Union[str, os.PathLike[str]], device: DeviceLike = "cpu") -> LocalArray:
     """Collective: every rank reads `<prefix>_<rank>.dnpy` (written by gdap, DistArray or any
     writer of the format) into a new C-contiguous LocalArray on `device`, with the file's
     dim_data, dtype and protocol version. Malformed files raise FileIOError naming the file, the

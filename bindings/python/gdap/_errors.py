@@ -6,6 +6,10 @@ class derives from it too, so `except ValueError` still catches a ProtocolError;
 a built-in name.
 """
 
+from __future__ import annotations
+
+from typing import Optional
+
 from . import _gdap_c as _c
 
 __all__ = [
@@ -19,10 +23,10 @@ __all__ = [
 class Error(Exception):
     """Base class of every gdap error. `status` is the gdap_status code, `status_name` its name."""
 
-    status = None
+    status: Optional[int] = None
 
     @property
-    def status_name(self):
+    def status_name(self) -> Optional[str]:
         return _c.gdap_status_string(self.status) if self.status is not None else None
 
 
@@ -114,6 +118,6 @@ _BY_STATUS = {cls.status: cls for cls in (
     RemoteError, CollectiveTimeoutError, FileIOError, InternalError, CollectiveInterruptedError)}
 
 
-def error_class(status):
+def error_class(status: int) -> type[Error]:
     """The exception class for a gdap_status code (Error for a code this binding does not know)."""
     return _BY_STATUS.get(status, Error)

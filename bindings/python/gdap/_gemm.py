@@ -2,7 +2,10 @@
 grid, BLAS on host sections and cuBLAS on device sections. The planning and the arithmetic are the
 C library's; this module wraps the sections a rank passes as LocalArrays described by the maps."""
 
+from __future__ import annotations
+
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Optional, Union
 
 import numpy as np
 
@@ -10,7 +13,11 @@ from . import _gdap_c as _c
 from ._handle import Handle
 from ._local import LocalArray, dtype_to_c, from_distarray, from_dlpack
 from ._map import GlobalMap
-from ._redistribute import together
+from ._redistribute import Maker, together
+from ._types import DTypeLike, SectionLike
+
+if TYPE_CHECKING:
+    from ._comm import Comm
 
 #: Arithmetic modes (gdap_gemm_mode): exact by default; tensor-core modes only when asked.
 EXACT, TF32, BF16 = 0, 1, 2
@@ -28,35 +35,35 @@ class Gemm(Handle):
     maps over another number of ranks, a dtype or mode gemm does not take.
     """
 
-    def __init__(self, comm, a, b, c, dtype, mode="exact", panel_width=0):
+    def __init__(self, comm: Comm, a: GlobalMap, b: GlobalMap, c: GlobalMap, dtype: DTypeLike,
+                 mode: Union[str, int] = "exact", panel_width: int = 0) -> None:
         for name, m in (("a", a), ("b", b), ("c", c)):
             if not isinstance(m, GlobalMap):
                 raise TypeError("%s must be a GlobalMap, not %s" % (name, type(m).__name__))
-        mode = _MODES.get(mode, mode) if isinstance(mode, str) else int(mode)
-        if isinstance(mode, str):
+        if isinstance(mode, str) and mode not in _MODES:
             raise ValueError("mode %r is not one of %s" % (mode, sorted(_MODES)))
-        options = (mode, int(panel_width))
+        options = (_MODES[mode] if isinstance(mode, str) else int(mode), int(panel_width))
         self._adopt(_c.gdap_gemm_create(comm._h(), a._h(), b._h(), c._h(), dtype_to_c(dtype), options),
                     _c.gdap_gemm_destroy)
         self.a, self.b, self.c = a, b, c
         self._dtype = np.dtype(dtype)
 
     @property
-    def stats(self):
+    def stats(self) -> dict[str, int]:
         """{'rank', 'nranks', 'grid_rows', 'grid_cols', 'redistributed_a', 'redistributed_b',
         'redistributed_c', 'redistribute_bytes', 'panels', 'panel_bytes', 'local_m', 'local_n',
         'flops'}: what one call does on this rank."""
         return _c.gdap_gemm_stats_get(self._h())
 
     @property
-    def rank(self):
+    def rank(self) -> int:
         return self.stats["rank"]
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype:
         return self._dtype
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._handle is None:
             return "<gdap.Gemm (closed)>"
         s = self.stats
@@ -64,7 +71,7 @@ class Gemm(Handle):
                                                                  s["grid_cols"])
 
 
-def _section(x, gmap, rank):
+def _section(x: SectionLike, gmap: GlobalMap, rank: int) -> tuple[Optional[LocalArray], bool]:
     if x is None or isinstance(x, LocalArray):
         return x, False
     if hasattr(x, "__distarray__") or isinstance(x, Mapping):
@@ -72,7 +79,8 @@ def _section(x, gmap, rank):
     return from_dlpack(x, gmap.dim_data(rank)), True
 
 
-def gemm(comm, plan, a, b, c, alpha=1.0, beta=0.0):
+def gemm(comm: Comm, plan: Gemm, a: SectionLike, b: SectionLike, c: SectionLike, alpha: float = 1.0,
+         beta: float = 0.0) -> SectionLike:
     """Collective: C = alpha * A * B + beta * C with this rank's sections `a`, `b`, `c` of the
     plan's maps (LocalArrays, distbuffers, or arrays: NumPy, CuPy, PyTorch, any DLPack producer of
     the rank's local shape). Returns `c`, written in place. Device sections: queued on the
@@ -80,6 +88,8 @@ def gemm(comm, plan, a, b, c, alpha=1.0, beta=0.0):
     raises its own error and the others RemoteError naming it.
     """
     rank = plan.rank
+    makers: list[Maker] = [lambda: _section(a, plan.a, rank), lambda: _section(b, plan.b, rank),
+                           lambda: _section(c, plan.c, rank)]
     together(lambda ha, hb, hc: _c.gdap_gemm_execute(comm._h(), plan._h(), float(alpha), ha, hb, float(beta), hc),
-             [lambda x=x, gmap=gmap: _section(x, gmap, rank) for x, gmap in ((a, plan.a), (b, plan.b), (c, plan.c))])
+             makers)
     return c

@@ -2,7 +2,10 @@
 elements (gdap_halo_*, gdap_halo_exchange, and the persistent gdap_halo_exchange_init / gdap_exchange_start). The planning and the moving are the C library's; this
 module wraps the section a rank passes as a LocalArray described by the halo's map."""
 
+from __future__ import annotations
+
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 import numpy as np
 
@@ -10,6 +13,10 @@ from . import _gdap_c as _c
 from ._handle import Handle
 from ._local import LocalArray, dtype_to_c, from_distarray, from_dlpack
 from ._map import GlobalMap
+from ._types import DTypeLike, SectionLike
+
+if TYPE_CHECKING:
+    from ._comm import Comm
 
 
 class Halo(Handle):
@@ -22,10 +29,11 @@ class Halo(Handle):
     or a width is asked on a dimension that is not 'b'; OutOfRangeError for a bad rank.
     """
 
-    def __init__(self, gmap, dtype, rank, corners=True, widths=None):
+    def __init__(self, gmap: GlobalMap, dtype: DTypeLike, rank: Union[int, Comm], corners: bool = True,
+                 widths: Optional[Sequence[int]] = None) -> None:
         if not isinstance(gmap, GlobalMap):
             raise TypeError("gmap must be a GlobalMap, not %s" % type(gmap).__name__)
-        rank = rank.rank if hasattr(rank, "rank") else rank
+        rank = rank.rank if not isinstance(rank, int) else rank
         options = (bool(corners), None if widths is None else [int(w) for w in widths])
         self._adopt(_c.gdap_halo_create(gmap._h(), dtype_to_c(dtype), rank, options), _c.gdap_halo_destroy)
         self.map = gmap
@@ -33,31 +41,31 @@ class Halo(Handle):
         self._dtype = np.dtype(dtype)
 
     @property
-    def stats(self):
+    def stats(self) -> dict[str, int]:
         """{'rank', 'nranks', 'send_messages', 'recv_messages', 'send_bytes', 'recv_bytes',
         'local_bytes'}: messages and bytes leave out the rank's copy onto itself (local_bytes)."""
         return _c.gdap_halo_stats_get(self._h())
 
     @property
-    def rank(self):
+    def rank(self) -> int:
         return self.stats["rank"]
 
     @property
-    def nranks(self):
+    def nranks(self) -> int:
         return self.stats["nranks"]
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype:
         return self._dtype
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._handle is None:
             return "<gdap.Halo (closed)>"
         return "<gdap.Halo rank %d of %d dtype=%s grid=%s corners=%s>" % (self.rank, self.nranks, self._dtype,
                                                                        self.map.grid_shape, self.corners)
 
 
-def _section_of(halo, local):
+def _section_of(halo: Halo, local: SectionLike) -> tuple[Optional[LocalArray], bool, Optional[Exception]]:
     """(section, made_here, failure): `local` as a LocalArray described by the halo's map, or the
     error that stopped it (the collective call still goes ahead, so that every rank fails)."""
     try:
@@ -80,12 +88,12 @@ class HaloExchange(Handle):
     InvalidArgumentError); every rank starts its exchange as many times.
     """
 
-    def __init__(self, comm, halo, local):
+    def __init__(self, comm: Comm, halo: Halo, local: SectionLike) -> None:
         section, made_here, failure = _section_of(halo, local)
         try:
             handle = _c.gdap_halo_exchange_init(comm._h(), halo._h(), None if section is None else section._h())
         except Exception:
-            if made_here:
+            if made_here and section is not None:
                 section.close()
             if failure is None:
                 raise
@@ -94,23 +102,25 @@ class HaloExchange(Handle):
             raise failure
         # The C exchange keeps pointers to the communicator, the halo and the section: closing any
         # of them first leaves its C object alive until this exchange is destroyed.
-        self._adopt(handle, _c.gdap_exchange_destroy, borrows=(comm, halo, section))
+        borrows = (comm, halo) if section is None else (comm, halo, section)
+        self._adopt(handle, _c.gdap_exchange_destroy, borrows=borrows)
         self.comm, self.halo, self.local = comm, halo, local
         self._section = section
 
-    def start(self):
+    def start(self) -> SectionLike:
         """Collective: one halo exchange; returns the local array."""
         _c.gdap_exchange_start(self._h())
         return self.local
 
-    def close(self):
+    def close(self) -> None:
         super().close()
-        if getattr(self, "_section", None) is not None and self._section is not self.local:
-            self._section.close()
+        section = getattr(self, "_section", None)
+        if section is not None and section is not self.local:
+            section.close()
         self._section = None
 
 
-def halo_exchange(comm, halo, local):
+def halo_exchange(comm: Comm, halo: Halo, local: SectionLike) -> SectionLike:
     """Collective: fills the communication padding of `local` (this rank's section of halo.map)
     from its neighbours' owned elements, in place; returns `local`. Owned elements and boundary
     padding are not written. `local` may be a LocalArray, a distbuffer / __distarray__ producer,
@@ -129,7 +139,7 @@ def halo_exchange(comm, halo, local):
         if failure is None:
             raise
     finally:
-        if made_here:
+        if made_here and section is not None:
             section.close()
     if failure is not None:
         raise failure

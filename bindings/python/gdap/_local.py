@@ -8,17 +8,21 @@ that all point at the same memory. Ownership follows gdap's C rules: the memory 
 the LocalArray and every tensor exported from it are gone, whatever the order.
 """
 
+from __future__ import annotations
+
 import contextlib
 import operator
 from collections.abc import Mapping
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _cuda
 from . import _gdap_c as _c
-from ._dims import dims_from_dim_data, dim_to_dict, shape_entry
+from ._dims import Dims, dims_from_dim_data, dim_to_dict, shape_entry
 from ._errors import ProtocolError, UnsupportedError
 from ._handle import Handle
+from ._types import DeviceLike, DimData, DTypeLike, Index, Shape
 
 PROTOCOL_VERSION = _c.GDAP_PROTOCOL_VERSION
 
@@ -41,7 +45,7 @@ _CODE_OF_KIND = {"i": _c.GDAP_DTYPE_INT, "u": _c.GDAP_DTYPE_UINT, "f": _c.GDAP_D
 _KIND_OF_CODE = {v: k for k, v in _CODE_OF_KIND.items()}
 
 
-def _bfloat16():
+def _bfloat16() -> Optional[np.dtype]:
     try:
         import ml_dtypes
     except ImportError:
@@ -49,7 +53,7 @@ def _bfloat16():
     return np.dtype(ml_dtypes.bfloat16)
 
 
-def dtype_to_c(dtype):
+def dtype_to_c(dtype: DTypeLike) -> tuple[int, int, int]:
     """A NumPy dtype (or anything np.dtype takes) as gdap's (code, bits, lanes)."""
     dt = np.dtype(dtype)
     if dt.name == "bfloat16":
@@ -59,16 +63,17 @@ def dtype_to_c(dtype):
     return (_CODE_OF_KIND[dt.kind], dt.itemsize * 8, 1)
 
 
-def _unshareable(dtype):
+def _unshareable(dtype: Any) -> str:
     return ("dtype %s cannot be shared without a copy: DLPack, through which gdap shares sections, holds "
             "native-endian bool, int, uint, float and complex elements only" % (dtype,))
 
 
-def dtype_from_c(code_bits_lanes):
+def dtype_from_c(code_bits_lanes: Sequence[int]) -> np.dtype:
     """gdap's (code, bits, lanes) as a NumPy dtype; UnsupportedError where NumPy has none."""
     code, bits, lanes = code_bits_lanes
-    if lanes == 1 and code == _c.GDAP_DTYPE_BFLOAT and bits == 16 and _bfloat16() is not None:
-        return _bfloat16()
+    bfloat16 = _bfloat16() if lanes == 1 and code == _c.GDAP_DTYPE_BFLOAT and bits == 16 else None
+    if bfloat16 is not None:
+        return bfloat16
     if lanes == 1 and code in _KIND_OF_CODE and bits % 8 == 0:
         try:
             return np.dtype("%s%d" % (_KIND_OF_CODE[code], bits // 8))
@@ -77,7 +82,7 @@ def dtype_from_c(code_bits_lanes):
     raise UnsupportedError("DLPack dtype (code %d, bits %d, lanes %d) has no NumPy equivalent" % (code, bits, lanes))
 
 
-def device_to_c(device):
+def device_to_c(device: DeviceLike) -> tuple[int, int]:
     """'cpu', 'cuda', 'cuda:1', 'cuda_host', 'cuda_managed:0' or a DLPack (type, id) pair -> (type, id)."""
     if isinstance(device, str):
         name, _, ordinal = device.partition(":")
@@ -92,7 +97,7 @@ def device_to_c(device):
     raise TypeError("device must be a string such as 'cuda:0' or a (type, id) pair, not %r" % (device,))
 
 
-def device_name(device):
+def device_name(device: Sequence[int]) -> str:
     """(type, id) -> 'cpu', 'cuda:0', 'cuda_host', 'cuda_managed:0' (or 'dlpack:<type>:<id>')."""
     type_, id_ = device
     name = _NAMES_OF_DEVICE.get(type_)
@@ -112,81 +117,81 @@ class LocalArray(Handle):
     methods raise ValueError.
     """
 
-    def __init__(self, handle, owner=None):
+    def __init__(self, handle: Any, owner: Any = None) -> None:
         # Private: `handle` is a new gdap_array this object takes over; `owner` is kept alive
         # with it (the Python object whose memory gdap_array_wrap retained).
         self._owner = owner
-        self._pin = None  # an exported tensor that keeps the memory alive for interface views
+        self._pin: Any = None  # an exported tensor that keeps the memory alive for interface views
         self._adopt(handle, _c.gdap_array_destroy)
 
     # -- life cycle
 
-    def close(self):
+    def close(self) -> None:
         """Destroys the handle now (idempotent). Views already handed out stay valid."""
         Handle.close(self)
 
     # -- metadata
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         return _c.gdap_array_ndim(self._h())
 
     @property
-    def shape(self):
+    def shape(self) -> Shape:
         """The local section's shape (padding included), in C order."""
         return _c.gdap_array_shape(self._h())
 
     @property
-    def strides(self):
+    def strides(self) -> Shape:
         """Strides in elements (not bytes), in C order."""
         return _c.gdap_array_strides(self._h())
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype:
         return dtype_from_c(_c.gdap_array_dtype(self._h()))
 
     @property
-    def device(self):
+    def device(self) -> str:
         """'cpu', 'cuda:N', 'cuda_host' or 'cuda_managed:N'."""
         return device_name(_c.gdap_array_device(self._h()))
 
     @property
-    def readonly(self):
+    def readonly(self) -> bool:
         return _c.gdap_array_readonly(self._h())
 
     @property
-    def version(self):
+    def version(self) -> str:
         """The protocol version the section was described with."""
         return _c.gdap_array_version(self._h())
 
     @property
-    def data_ptr(self):
+    def data_ptr(self) -> int:
         """Address of element (0, ..., 0), an int."""
         return _c.gdap_array_data(self._h())
 
     @property
-    def dim_data(self):
+    def dim_data(self) -> tuple[dict[str, Any], ...]:
         """A tuple of protocol dicts, one per dimension ({} resolved to its 'b' form); 'indices'
         of unstructured dimensions are NumPy int64 arrays (copies)."""
         h = self._h()
         return tuple(dim_to_dict(_c.gdap_array_dim(h, i)) for i in range(_c.gdap_array_ndim(h)))
 
-    def global_to_local(self, global_index):
+    def global_to_local(self, global_index: Index) -> Shape:
         """Local index (tuple) of a global index held here; NotFoundError otherwise."""
         return _c.gdap_array_global_to_local(self._h(), _index_tuple(global_index))
 
-    def local_to_global(self, local_index):
+    def local_to_global(self, local_index: Index) -> Shape:
         """Global index (tuple) held at a local index; OutOfRangeError outside the buffer."""
         return _c.gdap_array_local_to_global(self._h(), _index_tuple(local_index))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._handle is None:
             return "<gdap.LocalArray (closed)>"
         return "<gdap.LocalArray shape=%s dtype=%s device=%s>" % (self.shape, _dtype_text(self), self.device)
 
     # -- the Distributed Array Protocol
 
-    def __distarray__(self):
+    def __distarray__(self) -> dict[str, Any]:
         """The protocol's distbuffer: {'__version__', 'buffer', 'dim_data'}. 'buffer' is a NumPy
         array sharing the memory for host sections, and this LocalArray itself (which offers
         __dlpack__ and __cuda_array_interface__) for device sections."""
@@ -197,10 +202,11 @@ class LocalArray(Handle):
 
     # -- DLPack
 
-    def __dlpack_device__(self):
+    def __dlpack_device__(self) -> tuple[int, int]:
         return tuple(_c.gdap_array_device(self._h()))
 
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(self, *, stream: Any = None, max_version: Optional[tuple[int, int]] = None,
+                   dl_device: Optional[tuple[int, int]] = None, copy: Optional[bool] = None) -> Any:
         """A DLPack capsule sharing the section (the Python DLPack protocol).
 
         max_version >= (1, 0) gives a "dltensor_versioned" capsule, None or older an unversioned
@@ -223,7 +229,7 @@ class LocalArray(Handle):
 
     # -- array interfaces
 
-    def _interface(self, host):
+    def _interface(self, host: bool) -> dict[str, Any]:
         h = self._h()
         device = _c.gdap_array_device(h)
         if device[0] not in (_HOST_VISIBLE if host else _DEVICE_VISIBLE):
@@ -254,12 +260,12 @@ class LocalArray(Handle):
         }
 
     @property
-    def __array_interface__(self):
+    def __array_interface__(self) -> dict[str, Any]:
         """NumPy's array interface (v3), for host-visible sections (CPU, CUDA pinned, managed)."""
         return self._interface(host=True)
 
     @property
-    def __cuda_array_interface__(self):
+    def __cuda_array_interface__(self) -> dict[str, Any]:
         """CUDA array interface v3, for device-visible sections (CUDA, pinned, managed).
         'stream' is None: gdap enqueues no work on the section, so a consumer need not wait."""
         interface = self._interface(host=False)
@@ -267,14 +273,14 @@ class LocalArray(Handle):
         return interface
 
 
-def _dtype_text(array):
+def _dtype_text(array: LocalArray) -> str:
     try:
         return str(array.dtype)
     except UnsupportedError:
         return str(_c.gdap_array_dtype(array._h()))
 
 
-def _index_tuple(index):
+def _index_tuple(index: Index) -> Shape:
     if isinstance(index, (int, np.integer)):
         return (int(index),)
     return tuple(index)
@@ -282,14 +288,14 @@ def _index_tuple(index):
 
 # ---- making local arrays --------------------------------------------------------------------
 
-def _capsule_from_producer(x, stream, what="the array"):
+def _capsule_from_producer(x: Any, stream: Any, what: str = "the array") -> Any:
     """A DLPack capsule from a __dlpack__ producer: versioned if it can, unversioned otherwise.
     The producer's device is asked first (__dlpack_device__): a CUDA tensor is exported with its
     own device current, so that `stream` (None: that device's legacy default stream) is read on
     it; PyTorch refuses to export a tensor of another device than the current one. A producer
     that cannot export (NumPy's BufferError for a structured, object or byte-swapped dtype) is
     UnsupportedError naming `what` and the dtype."""
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     if stream is not None:
         kwargs["stream"] = stream
     device = _cuda.dlpack_device(x)
@@ -308,7 +314,7 @@ def _capsule_from_producer(x, stream, what="the array"):
         raise UnsupportedError("%s cannot be shared without a copy: %s" % (what, e)) from None
 
 
-def _from_capsule(capsule, dim_data, version, owner=None):
+def _from_capsule(capsule: Any, dim_data: Optional[DimData], version: Optional[str], owner: Any = None) -> LocalArray:
     """A LocalArray taking the tensor of an unconsumed DLPack capsule (renamed "used_..." once
     gdap took it). dim_data None: undistributed, one {} per dimension of the tensor."""
     if dim_data is None:
@@ -321,7 +327,8 @@ def _from_capsule(capsule, dim_data, version, owner=None):
     return LocalArray(handle, owner)
 
 
-def from_dlpack(x, dim_data=None, *, version=None, stream=None):
+def from_dlpack(x: Any, dim_data: Optional[DimData] = None, *, version: Optional[str] = None,
+                stream: Any = None) -> LocalArray:
     """A LocalArray sharing the memory of a DLPack producer (NumPy, CuPy, PyTorch, JAX arrays, a
     LocalArray, or an unconsumed DLPack capsule), without copying.
 
@@ -334,11 +341,11 @@ def from_dlpack(x, dim_data=None, *, version=None, stream=None):
     return _from_capsule(capsule, dim_data, version)
 
 
-def _is_capsule(x):
+def _is_capsule(x: object) -> bool:
     return type(x).__name__ == "PyCapsule"
 
 
-def _dims_for_shape(shape_or_dim_data):
+def _dims_for_shape(shape_or_dim_data: Union[int, Sequence[Any]]) -> Dims:
     if isinstance(shape_or_dim_data, (int, np.integer)):
         shape_or_dim_data = (shape_or_dim_data,)
     items = list(shape_or_dim_data)
@@ -350,7 +357,8 @@ def _dims_for_shape(shape_or_dim_data):
     return dims
 
 
-def empty(shape_or_dim_data, dtype=np.float64, device="cpu"):
+def empty(shape_or_dim_data: Union[int, Sequence[Any]], dtype: DTypeLike = np.float64,
+          device: DeviceLike = "cpu") -> LocalArray:
     """A new section that gdap allocates (gdap_array_create): C-contiguous, zero-filled on the host,
     not initialised on a CUDA device. shape_or_dim_data: a shape (undistributed) or a dim_data
     whose dicts define the local shape ({} is refused: it has no extent of its own)."""
@@ -358,14 +366,16 @@ def empty(shape_or_dim_data, dtype=np.float64, device="cpu"):
     return LocalArray(_c.gdap_array_create(dtype_to_c(dtype), device_to_c(device), dims.dims))
 
 
-def wrap(address, dtype, shape_or_dim_data, device="cpu", strides=None, owner=None):
+def wrap(address: int, dtype: DTypeLike, shape_or_dim_data: Union[int, Sequence[Any]], device: DeviceLike = "cpu",
+         strides: Optional[Sequence[int]] = None, owner: Any = None) -> LocalArray:
     """A LocalArray over memory at an integer `address` that the caller keeps alive
     (gdap_array_wrap: the memory is retained, never freed by gdap). `owner`, if given, is kept
     alive as long as the LocalArray. strides are in elements (None: C-contiguous). Views exported
     from the result are valid only while that memory lives."""
     dims = _dims_for_shape(shape_or_dim_data)
-    strides = None if strides is None else tuple(operator.index(s) for s in strides)
-    handle = _c.gdap_array_wrap(operator.index(address), dtype_to_c(dtype), device_to_c(device), strides, dims.dims)
+    element_strides = None if strides is None else tuple(operator.index(s) for s in strides)
+    handle = _c.gdap_array_wrap(operator.index(address), dtype_to_c(dtype), device_to_c(device), element_strides,
+                                dims.dims)
     return LocalArray(handle, owner)
 
 
@@ -374,7 +384,7 @@ def wrap(address, dtype, shape_or_dim_data, device="cpu", strides=None, owner=No
 _DISTBUFFER_KEYS = ("__version__", "buffer", "dim_data")
 
 
-def from_distarray(obj):
+def from_distarray(obj: Any) -> LocalArray:
     """A LocalArray sharing the section of a protocol producer, without copying.
 
     obj: an object with __distarray__(), or a distbuffer dict {'__version__', 'buffer',
@@ -406,7 +416,7 @@ def from_distarray(obj):
     return _from_capsule(_capsule_from_producer(_host_array(buffer), None, what), dim_data, version)
 
 
-def _host_array(buffer):
+def _host_array(buffer: Any) -> np.ndarray:
     """A NumPy array over a host buffer (buffer protocol or array interface), never a copy."""
     if not (hasattr(buffer, "__array_interface__") or hasattr(buffer, "__array_struct__")):
         try:
@@ -417,7 +427,7 @@ def _host_array(buffer):
     return np.asarray(buffer)
 
 
-def _from_cuda_array_interface(buffer, dim_data, version):
+def _from_cuda_array_interface(buffer: Any, dim_data: DimData, version: str) -> LocalArray:
     cai = buffer.__cuda_array_interface__
     if cai.get("mask") is not None:
         raise UnsupportedError("__cuda_array_interface__ with a mask is not supported")
@@ -435,7 +445,7 @@ def _from_cuda_array_interface(buffer, dim_data, version):
     return _from_capsule(capsule, dim_data, version)
 
 
-def _cuda_device_of(buffer, address):
+def _cuda_device_of(buffer: Any, address: int) -> int:
     """The CUDA device ordinal of a __cuda_array_interface__ buffer (the interface omits it)."""
     device = getattr(buffer, "device", None)
     for attribute in ("id", "index"):  # CuPy's Device.id, PyTorch's device.index

@@ -3,8 +3,11 @@ gdap_redistribute). The planning and the moving are the C library's; this module
 sections a rank passes (NumPy arrays, DLPack producers, distbuffers) as LocalArrays described
 by the plan's maps, so a caller need not build the dim_data itself."""
 
+from __future__ import annotations
+
 import numbers
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Callable, Optional, Sequence, Union, cast
 
 import numpy as np
 
@@ -12,6 +15,13 @@ from . import _gdap_c as _c
 from ._handle import Handle
 from ._local import LocalArray, dtype_to_c, empty, from_distarray, from_dlpack
 from ._map import GlobalMap
+from ._types import DeviceLike, DTypeLike, SectionLike, Shape
+
+if TYPE_CHECKING:
+    from ._comm import Comm
+
+# What makes one argument of a collective call: (the LocalArray, or None; whether it was made here).
+Maker = Callable[[], "tuple[Optional[LocalArray], bool]"]
 
 
 class Plan(Handle):
@@ -24,62 +34,63 @@ class Plan(Handle):
     group. `stats` says what the rank sends, receives and copies within itself.
     """
 
-    def __init__(self, src, dst, dtype, rank):
+    def __init__(self, src: GlobalMap, dst: GlobalMap, dtype: DTypeLike, rank: Union[int, Comm]) -> None:
         for name, m in (("src", src), ("dst", dst)):
             if not isinstance(m, GlobalMap):
                 raise TypeError("%s must be a GlobalMap, not %s" % (name, type(m).__name__))
-        rank = rank.rank if hasattr(rank, "rank") else rank
+        rank = rank.rank if not isinstance(rank, int) else rank
         self._adopt(_c.gdap_plan_create(src._h(), dst._h(), dtype_to_c(dtype), rank), _c.gdap_plan_destroy)
         # The C plan keeps what it needs; the maps are kept to describe the sections redistribute wraps.
         self.src, self.dst = src, dst
         self._dtype = np.dtype(dtype)
 
     @property
-    def stats(self):
+    def stats(self) -> dict[str, int]:
         """{'rank', 'nranks', 'send_messages', 'recv_messages', 'send_bytes', 'recv_bytes',
         'local_bytes', 'send_runs', 'recv_runs', 'local_runs'}: messages and sent bytes leave out
         the rank's copy within itself (local_*)."""
         return _c.gdap_plan_stats_get(self._h())
 
     @property
-    def rank(self):
+    def rank(self) -> int:
         return self.stats["rank"]
 
     @property
-    def nranks(self):
+    def nranks(self) -> int:
         return self.stats["nranks"]
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype:
         return self._dtype
 
     @property
-    def src_shape(self):
+    def src_shape(self) -> Optional[Shape]:
         """This rank's local shape in the source distribution; None if it holds nothing there."""
         return _local_shape(self.src, self.rank)
 
     @property
-    def dst_shape(self):
+    def dst_shape(self) -> Optional[Shape]:
         """This rank's local shape in the destination distribution; None if it holds nothing there."""
         return _local_shape(self.dst, self.rank)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._handle is None:
             return "<gdap.Plan (closed)>"
         return "<gdap.Plan rank %d of %d dtype=%s %s -> %s>" % (self.rank, self.nranks, self._dtype,
                                                                 self.src.grid_shape, self.dst.grid_shape)
 
 
-def _local_shape(gmap, rank):
+def _local_shape(gmap: GlobalMap, rank: int) -> Optional[Shape]:
     return gmap.local_shape(rank) if rank < gmap.nranks else None
 
 
-def _section(x, gmap, rank, dtype):
+def _section(x: SectionLike, gmap: GlobalMap, rank: int,
+             dtype: Optional[DTypeLike]) -> tuple[Optional[LocalArray], bool]:
     """A LocalArray for x as this rank's section of `gmap` (None where the rank is outside the
     map, which gdap ignores; an empty section made here for None where the rank's section is
     empty); the bool says whether it was made here (and is to be closed here)."""
     if x is None and rank < gmap.nranks and 0 in gmap.local_shape(rank):
-        return empty(gmap.dim_data(rank), dtype), True
+        return empty(gmap.dim_data(rank), np.dtype(dtype)), True
     if x is None or rank >= gmap.nranks or isinstance(x, LocalArray):
         return x, False
     if hasattr(x, "__distarray__") or isinstance(x, Mapping):
@@ -87,7 +98,7 @@ def _section(x, gmap, rank, dtype):
     return from_dlpack(x, gmap.dim_data(rank)), True
 
 
-def redistribute(comm, plan, src, dst):
+def redistribute(comm: Comm, plan: Plan, src: SectionLike, dst: SectionLike) -> SectionLike:
     """Collective: moves every owned element of `src` (this rank's section of plan.src) into
     `dst` (its section of plan.dst), out of place; returns `dst`. Only dst's owned elements are
     written. Each may be a LocalArray, a distbuffer / __distarray__ producer, or an array (NumPy,
@@ -99,16 +110,17 @@ def redistribute(comm, plan, src, dst):
     """
     rank = plan.rank
     together(lambda s, d: _c.gdap_redistribute(comm._h(), plan._h(), s, d),
-             [lambda x=x, gmap=gmap: _section(x, gmap, rank, plan.dtype) for x, gmap in ((src, plan.src), (dst, plan.dst))])
+             [lambda: _section(src, plan.src, rank, plan.dtype), lambda: _section(dst, plan.dst, rank, plan.dtype)])
     return dst
 
 
-def together(call, makers):
+def together(call: Callable[..., object], makers: Sequence[Maker]) -> None:
     """Runs call(*handles) on this rank with the handle of each argument, made by its maker (a
     function returning (LocalArray or None, made here)). An argument that cannot be made is passed
     as NULL: the call still goes ahead, so gdap fails on every rank, naming this one, instead of
     leaving the others to wait for it; then this rank raises its own error. Closes what it made."""
-    failure, sections = None, []
+    failure: Optional[Exception] = None
+    sections: list[tuple[Optional[LocalArray], bool]] = []
     for make in makers:
         try:
             sections.append(make())
@@ -122,7 +134,7 @@ def together(call, makers):
             raise
     finally:
         for section, made_here in sections:
-            if made_here:
+            if made_here and section is not None:
                 section.close()
     if failure is not None:
         raise failure
@@ -131,9 +143,11 @@ def together(call, makers):
 
 # ---- collectives: redistributions to and from the root and replicated layouts
 
-def _move_to(comm, src_map, section, dst_map, dtype, device):
+def _move_to(comm: Comm, src_map: GlobalMap, section: SectionLike, dst_map: GlobalMap,
+             dtype: Optional[DTypeLike], device: DeviceLike) -> Optional[LocalArray]:
     """Plans src_map -> dst_map for this rank, allocates its destination section (gdap.empty on
     `device`; None where it holds nothing) and runs the move. Returns the destination."""
+    dtype = np.dtype(dtype)
     plan = Plan(src_map, dst_map, dtype, comm)
     if section is None and plan.rank < src_map.nranks:
         # An empty part, in the same kind of memory as the others' (engines take one kind).
@@ -144,7 +158,8 @@ def _move_to(comm, src_map, section, dst_map, dtype, device):
     return out if inside and 0 not in dst_map.local_shape(plan.rank) else None
 
 
-def _dtype_device(section, dtype, device):
+def _dtype_device(section: SectionLike, dtype: Optional[DTypeLike],
+                  device: Optional[DeviceLike]) -> tuple[Optional[DTypeLike], DeviceLike]:
     if isinstance(section, LocalArray):
         return dtype or section.dtype, device or section.device
     if hasattr(section, "dtype") and dtype is None:
@@ -152,7 +167,8 @@ def _dtype_device(section, dtype, device):
     return dtype, device or "cpu"
 
 
-def gather(comm, src_map, section, root=0, dtype=None, device=None):
+def gather(comm: Comm, src_map: GlobalMap, section: SectionLike, root: int = 0, dtype: Optional[DTypeLike] = None,
+           device: Optional[DeviceLike] = None) -> Optional[LocalArray]:
     """Collective: the whole array on rank `root` (a LocalArray of the global shape), None on the
     others. `section` is this rank's part of `src_map` (as for redistribute); the result is on
     `device` (default: the section's) with `dtype` (default: the section's)."""
@@ -160,7 +176,8 @@ def gather(comm, src_map, section, root=0, dtype=None, device=None):
     return _move_to(comm, src_map, section, GlobalMap.root(comm.size, src_map.shape, root), dtype, device)
 
 
-def scatter(comm, dst_map, whole, root=0, dtype=None, device=None):
+def scatter(comm: Comm, dst_map: GlobalMap, whole: SectionLike, root: int = 0, dtype: Optional[DTypeLike] = None,
+            device: Optional[DeviceLike] = None) -> Optional[LocalArray]:
     """Collective: rank `root`'s whole array `whole` (ignored elsewhere; None is fine) dealt out
     to every rank's section of `dst_map`, returned as a LocalArray (None where a rank holds
     nothing). dtype and device default to `whole`'s on the root; give them on the other ranks."""
@@ -171,13 +188,15 @@ def scatter(comm, dst_map, whole, root=0, dtype=None, device=None):
     return _move_to(comm, GlobalMap.root(comm.size, dst_map.shape, root), src, dst_map, dtype, device)
 
 
-def allgather(comm, src_map, section, dtype=None, device=None):
+def allgather(comm: Comm, src_map: GlobalMap, section: SectionLike, dtype: Optional[DTypeLike] = None,
+              device: Optional[DeviceLike] = None) -> Optional[LocalArray]:
     """Collective: the whole array on every rank (a LocalArray of the global shape)."""
     dtype, device = _dtype_device(section, dtype, device)
     return _move_to(comm, src_map, section, GlobalMap.replicated(comm.size, src_map.shape), dtype, device)
 
 
-def broadcast(comm, whole, shape, root=0, dtype=None, device=None):
+def broadcast(comm: Comm, whole: SectionLike, shape: Sequence[int], root: int = 0, dtype: Optional[DTypeLike] = None,
+              device: Optional[DeviceLike] = None) -> Optional[LocalArray]:
     """Collective: rank `root`'s array `whole` of `shape` on every rank (a LocalArray); other
     ranks pass None and give dtype."""
     dtype, device = _dtype_device(whole, dtype, device)
@@ -191,7 +210,7 @@ def broadcast(comm, whole, shape, root=0, dtype=None, device=None):
 _OPS = {"sum": _c.GDAP_REDUCE_SUM, "prod": _c.GDAP_REDUCE_PROD, "min": _c.GDAP_REDUCE_MIN, "max": _c.GDAP_REDUCE_MAX}
 
 
-def allreduce(comm, section, op="sum"):
+def allreduce(comm: Comm, section: SectionLike, op: str = "sum") -> SectionLike:
     """Collective, in place: every rank's `section` becomes the element-wise `op` ('sum', 'prod',
     'min', 'max') of all ranks' sections, which must share shape, dtype and kind of memory.
     `section` is a LocalArray or any array gdap can take without a copy (NumPy, CuPy, PyTorch...);
@@ -212,14 +231,14 @@ def allreduce(comm, section, op="sum"):
 _AXES_OPS = dict(_OPS, mean=_c.GDAP_REDUCE_MEAN)
 
 
-def _op_code(op, ops):
+def _op_code(op: str, ops: dict[str, int]) -> int:
     try:
         return ops[op]
     except (KeyError, TypeError):
         raise ValueError("op must be one of %s, not %r" % (", ".join(sorted(ops)), op)) from None
 
 
-def _distributed(x):
+def _distributed(x: SectionLike) -> tuple[LocalArray, bool]:
     """(LocalArray, made here) for a LocalArray or a distbuffer / __distarray__ producer."""
     if isinstance(x, LocalArray):
         return x, False
@@ -229,12 +248,13 @@ def _distributed(x):
                     "(__distarray__), not %s" % type(x).__name__)
 
 
-def _reduce(call, source, result):
-    together(call, [lambda: _distributed(source), lambda: _distributed(result)])
+def _reduce(call: Callable[..., object], source: SectionLike, result: SectionLike) -> SectionLike:
+    makers: list[Maker] = [lambda: _distributed(source), lambda: _distributed(result)]
+    together(call, makers)
     return result
 
 
-def reduce_scatter(comm, section, result, op="sum"):
+def reduce_scatter(comm: Comm, section: SectionLike, result: SectionLike, op: str = "sum") -> SectionLike:
     """Collective: each element of `result` this rank owns becomes the `op` ('sum', 'prod',
     'min', 'max') of that element over every rank whose `section` holds it (replicated or
     overlapping sections; padding never counts). Both are LocalArrays or distbuffers of one
@@ -243,7 +263,8 @@ def reduce_scatter(comm, section, result, op="sum"):
     return _reduce(lambda s, r: _c.gdap_reduce_scatter(comm._h(), s, r, code), section, result)
 
 
-def reduce_axes(comm, section, result, op="sum", axis=None):
+def reduce_axes(comm: Comm, section: SectionLike, result: SectionLike, op: str = "sum",
+                axis: Union[None, int, Sequence[int]] = None) -> SectionLike:
     """Collective: the global reduction ('sum', 'prod', 'min', 'max', 'mean') of the distributed
     array whose section this rank holds over `axis` (None: every axis; an int or a sequence of
     ints, negative from the end), each global element counted once, written into the owned
@@ -251,5 +272,5 @@ def reduce_axes(comm, section, result, op="sum", axis=None):
     as NumPy) in any distribution, 0-d for a full reduction. Returns `result`. Host memory, group
     or MPI."""
     code = _op_code(op, _AXES_OPS)
-    axes = None if axis is None else [axis] if isinstance(axis, numbers.Integral) else list(axis)
+    axes = None if axis is None else [axis] if isinstance(axis, numbers.Integral) else list(cast(Sequence[int], axis))
     return _reduce(lambda s, r: _c.gdap_reduce_axes(comm._h(), s, r, code, axes), section, result)

@@ -87,9 +87,9 @@ def selection_layout(layout: GlobalMap, selected: list[np.ndarray]) -> tuple[Glo
             local[axis].append(loc)
     dim_data = []
     for r in range(layout.nranks):
-        coords = grid_rank_to_coords(r, grid)
+        rank_coords = grid_rank_to_coords(r, grid)
         dim_data.append(tuple(dict(dist_type="u", size=len(selected[i]), proc_grid_size=grid[i], proc_grid_rank=c,
-                                   indices=positions[i][c]) for i, c in enumerate(coords)))
+                                   indices=positions[i][c]) for i, c in enumerate(rank_coords)))
     return GlobalMap(dim_data), local
 
 
@@ -100,8 +100,8 @@ def read(a: GlobalArray, key: Any) -> Any:
     selected, kept = normalize(key, a.shape)
     ctx = a.context
     if not any(kept) and not ctx.spmd:  # one element: ask its owner
-        rank, local = a.layout.owner(tuple(int(s[0]) for s in selected))
-        return _to_host(a.local_view(rank)[tuple(local)].reshape(1)).reshape(())[()]
+        rank, at = a.layout.owner(tuple(int(s[0]) for s in selected))
+        return _to_host(a.local_view(rank)[tuple(at)].reshape(1)).reshape(())[()]
     shape = tuple(len(s) for s in selected)
     sel_layout, local = selection_layout(a.layout, selected)
     grid = tuple(a.layout.grid_shape)

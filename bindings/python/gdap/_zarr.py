@@ -2,17 +2,29 @@
 gdap_load_zarr, gdap_zarr_shape). Each rank writes or reads only the chunks it needs; the files
 are ordinary Zarr v3 stores that zarr-python and TensorStore read and write."""
 
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Optional, Union
+
+import numpy as np
+
 from . import _gdap_c as _c
 from ._local import LocalArray, dtype_from_c, empty
 from ._paths import c_name, collective_name
 from ._redistribute import _section
+from ._types import DeviceLike, SectionLike, Shape
+
+if TYPE_CHECKING:
+    from ._comm import Comm
+    from ._map import GlobalMap
 
 _CODECS = {"raw": _c.GDAP_ZARR_RAW, None: _c.GDAP_ZARR_RAW, "zstd": _c.GDAP_ZARR_ZSTD,
            "blosc-lz4": _c.GDAP_ZARR_BLOSC_LZ4, "blosc-zstd": _c.GDAP_ZARR_BLOSC_ZSTD}
 _SHUFFLES = {"shuffle": _c.GDAP_ZARR_SHUFFLE, "noshuffle": _c.GDAP_ZARR_NOSHUFFLE, "bitshuffle": _c.GDAP_ZARR_BITSHUFFLE}
 
 
-def zarr_shape(path):
+def zarr_shape(path: Union[str, os.PathLike[str]]) -> tuple[Shape, np.dtype]:
     """(shape, dtype) of the Zarr v3 array at `path`, from its zarr.json: enough to build a
     GlobalMap for load_zarr. FileIOError for a missing or malformed store, UnsupportedError for a
     data type, grid or codec gdap does not read."""
@@ -20,8 +32,9 @@ def zarr_shape(path):
     return tuple(shape), dtype_from_c(code_bits_lanes)
 
 
-def save_zarr(comm, gmap, section, path, codec="zstd", level=0, overwrite=False, shards=True, chunk_bytes=0,
-              shuffle="shuffle"):
+def save_zarr(comm: Comm, gmap: GlobalMap, section: SectionLike, path: Union[str, os.PathLike[str]],
+              codec: Optional[str] = "zstd", level: int = 0, overwrite: bool = False, shards: bool = True,
+              chunk_bytes: int = 0, shuffle: str = "shuffle") -> None:
     """Collective: writes the distributed array whose sections are `section` on each rank (this
     rank's section of `gmap`: a LocalArray, a __distarray__ producer, or any array of the rank's
     local shape that gdap takes without a copy) to a Zarr v3 store at `path`. `codec` is 'zstd'
@@ -42,18 +55,19 @@ def save_zarr(comm, gmap, section, path, codec="zstd", level=0, overwrite=False,
     name, failure = collective_name(path, "path")
     local, made_here = _section(section, gmap, comm.rank, None)
     try:
-        _c.gdap_save_zarr(comm._h(), gmap._h(), local._h(), name, options)
+        _c.gdap_save_zarr(comm._h(), gmap._h(), None if local is None else local._h(), name, options)
     except Exception:
         if failure is None:
             raise
     finally:
-        if made_here:
+        if made_here and local is not None:
             local.close()
     if failure is not None:
         raise failure
 
 
-def load_zarr(comm, gmap, path, section=None, device="cpu"):
+def load_zarr(comm: Comm, gmap: GlobalMap, path: Union[str, os.PathLike[str]], section: SectionLike = None,
+              device: DeviceLike = "cpu") -> SectionLike:
     """Collective: fills the owned elements of this rank's section of `gmap` from the Zarr v3
     array at `path` (any chunk grid; shards read in parts; codecs 'transpose', 'bytes',
     'sharding_indexed', 'zstd', 'blosc', 'gzip', 'crc32c'; absent chunks read as the fill value)
@@ -68,16 +82,16 @@ def load_zarr(comm, gmap, path, section=None, device="cpu"):
         raise failure
     made = None
     if section is None:
-        _, dtype = zarr_shape(name)
+        _, dtype = zarr_shape(path)
         made = section = empty(gmap.dim_data(comm.rank), dtype, device)
     local, made_here = _section(section, gmap, comm.rank, None)
     try:
-        _c.gdap_load_zarr(comm._h(), gmap._h(), local._h(), name)
+        _c.gdap_load_zarr(comm._h(), gmap._h(), None if local is None else local._h(), name)
     except BaseException:
         if made is not None:
             made.close()
         raise
     finally:
-        if made_here:
+        if made_here and local is not None:
             local.close()
     return section

@@ -1,7 +1,8 @@
 """The protocol conformance runner for Python producers and consumers: python -m gdap.conformance.
 
 Checks any object with __distarray__ (a producer) and any function that reads a distbuffer (a
-consumer) against the vectors in conformance/vectors (format: conformance/README.md):
+consumer) against the protocol vectors (format: conformance/README.md), by default those installed
+with the package (gdap/vectors, a copy of the source tree's conformance/vectors):
 
   producer   FACTORY(global_array, dim_data) -> an object with __distarray__, for each rank of each
              worked example. Its dicts must validate (per process, and all ranks' together) and
@@ -22,6 +23,8 @@ also checked collectively over MPI (gdap.GlobalMap.collective on the producer's 
 vector failed, 2 for bad usage or unreadable vectors.
 """
 
+from __future__ import annotations
+
 import argparse
 import fnmatch
 import importlib
@@ -29,8 +32,16 @@ import json
 import os
 import pathlib
 import sys
+from typing import IO, Any, Callable, Optional, Sequence, Union
 
 import numpy as np
+
+# A vector, an outcome: JSON objects (conformance/README.md). A part: (vector index, mode, message
+# or None or "skip", produced {rank: (dim_data, shape)}). A target: a producer or consumer callable.
+Vector = dict[str, Any]
+Outcome = dict[str, Any]
+Part = list[tuple[int, str, Optional[str], dict[int, Any]]]
+Target = Callable[..., Any]
 
 PROTOCOL_VERSION = "0.10.0"
 _MPI_ENV = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS")
@@ -38,14 +49,16 @@ _MPI_ENV = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS")
 
 # ---- vectors -----------------------------------------------------------------------------------
 
-def load_vectors(path, rule=None):
+VECTORS = pathlib.Path(__file__).resolve().parent / "vectors"  # installed with the package
+
+def load_vectors(path: Union[str, os.PathLike[str]], rule: Optional[str] = None) -> list[Vector]:
     """Every vector in a directory of vector files (or one file), in file order, those with a rule
     matching `rule` (a shell pattern, or a prefix without wildcards) when given."""
-    path = pathlib.Path(path)
-    files = [path] if path.is_file() else sorted(path.glob("*.json"))
+    where = pathlib.Path(path)
+    files = [where] if where.is_file() else sorted(where.glob("*.json"))
     if not files:
-        raise FileNotFoundError("%s holds no .json vector files" % path)
-    vectors = []
+        raise FileNotFoundError("%s holds no .json vector files" % where)
+    vectors: list[Vector] = []
     for f in files:
         vectors.extend(json.loads(f.read_text())["vectors"])
     if rule:
@@ -54,7 +67,7 @@ def load_vectors(path, rule=None):
     return vectors
 
 
-def value_at(values, shape, index):
+def value_at(values: dict[str, Any], shape: Sequence[int], index: Sequence[int]) -> Any:
     """The global array's value at a global index (a linear formula or an explicit C-order list)."""
     if "linear" in values:
         f = values["linear"]
@@ -65,7 +78,7 @@ def value_at(values, shape, index):
     return values["explicit"][flat]
 
 
-def global_array(vector):
+def global_array(vector: Vector) -> np.ndarray:
     """The example's global array, as NumPy."""
     shape = tuple(vector["global_shape"])
     out = np.empty(shape, dtype=vector["dtype"])
@@ -74,19 +87,19 @@ def global_array(vector):
     return out
 
 
-def expected_buffer(vector, rank):
+def expected_buffer(vector: Vector, rank: int) -> np.ndarray:
     r = vector["ranks"][rank]
     return np.array(r["buffer"], dtype=vector["dtype"]).reshape(r["local_shape"])
 
 
-def _dim_data(dims):
+def _dim_data(dims: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
     """A fresh copy of a vector's dim_data as a tuple of dicts (so a target cannot change the vector)."""
     return tuple(json.loads(json.dumps(d)) for d in dims)
 
 
 # ---- gdap's own targets ------------------------------------------------------------------------
 
-def gdap_producer(global_array_, dim_data):
+def gdap_producer(global_array_: np.ndarray, dim_data: Sequence[dict[str, Any]]) -> Any:
     """gdap as a producer: a LocalArray gdap allocates, filled through its own index map."""
     import gdap
     local = gdap.empty(dim_data, global_array_.dtype)
@@ -96,7 +109,7 @@ def gdap_producer(global_array_, dim_data):
     return local
 
 
-def gdap_consumer(distbuffer):
+def gdap_consumer(distbuffer: Any) -> np.ndarray:
     """gdap as a consumer: from_distarray (which validates), then the elements through NumPy."""
     import gdap
     with gdap.from_distarray(distbuffer) as local:
@@ -113,15 +126,15 @@ class Skipped(Exception):
     """The target declined the vector (NotImplementedError)."""
 
 
-_DEFAULTS = {"b": {"padding": [0, 0], "periodic": False}, "c": {"block_size": 1}, "u": {"one_to_one": False}}
+_DEFAULTS: dict[str, dict[str, Any]] = {"b": {"padding": [0, 0], "periodic": False}, "c": {"block_size": 1}, "u": {"one_to_one": False}}
 
 
-def normalized(d, extent=None):
+def normalized(d: dict[str, Any], extent: Optional[int] = None) -> dict[str, Any]:
     """A dict with plain Python values and every optional key at its value, {} resolved: two dicts
     meaning the same dimension compare equal."""
     if len(d) == 0:
         d = {"dist_type": "b", "size": extent, "proc_grid_size": 1, "proc_grid_rank": 0, "start": 0, "stop": extent}
-    out = dict(_DEFAULTS.get(d.get("dist_type"), {}))
+    out: dict[str, Any] = dict(_DEFAULTS.get(str(d.get("dist_type")), {}))
     for key, value in d.items():
         if key == "indices":
             value = [int(g) for g in np.asarray(value).ravel()]
@@ -135,7 +148,7 @@ def normalized(d, extent=None):
     return out
 
 
-def _host_view(buffer):
+def _host_view(buffer: Any) -> np.ndarray:
     """The distbuffer's buffer as NumPy, host memory only (a device buffer is read through gdap)."""
     if hasattr(buffer, "__cuda_array_interface__") and not hasattr(buffer, "__array_interface__"):
         import gdap
@@ -144,7 +157,7 @@ def _host_view(buffer):
     return np.asarray(buffer)
 
 
-def check_produced(vector, rank, obj):
+def check_produced(vector: Vector, rank: int, obj: Any) -> tuple[Any, list[int]]:
     """One producer rank: keys, version, per-process validity, meaning of the dicts, elements.
     Returns the produced dim_data (normalized) for the collective check."""
     import gdap
@@ -170,7 +183,7 @@ def check_produced(vector, rank, obj):
     return got, list(buffer.shape)
 
 
-def check_collective(vector, produced):
+def check_collective(vector: Vector, produced: Sequence[Any]) -> None:
     """Every rank's produced dim_data together: one valid distribution (gdap.GlobalMap)."""
     import gdap
     ranks = [p[0] for p in produced]
@@ -180,7 +193,7 @@ def check_collective(vector, produced):
         raise Failure("the producer's ranks do not form one distribution: %s" % e) from None
 
 
-def check_consumed(vector, rank, consumer):
+def check_consumed(vector: Vector, rank: int, consumer: Target) -> None:
     r = vector["ranks"][rank]
     expected = expected_buffer(vector, rank)
     distbuffer = {"__version__": PROTOCOL_VERSION, "buffer": expected.copy(), "dim_data": _dim_data(r["dim_data"])}
@@ -189,7 +202,7 @@ def check_consumed(vector, rank, consumer):
         raise Failure("rank %d: the consumer read %s, expected %s" % (rank, got.tolist(), expected.tolist()))
 
 
-def check_process_consumer(vector, consumer):
+def check_process_consumer(vector: Vector, consumer: Target) -> None:
     """A per-process distbuffer: a valid one is read, an invalid one refused (any exception)."""
     buffer = vector["distbuffer"]
     distbuffer = {"__version__": buffer["__version__"], "buffer": np.zeros(buffer["shape"]),
@@ -205,7 +218,7 @@ def check_process_consumer(vector, consumer):
         raise Failure("the consumer accepted an invalid distbuffer (expected %s)" % vector["expect"])
 
 
-def check_global_gdap(vector):
+def check_global_gdap(vector: Vector) -> None:
     """A global set through gdap.GlobalMap: valid or refused, owned shapes as expected."""
     import gdap
     ranks = [r["dim_data"] for r in vector["ranks"]]
@@ -227,7 +240,7 @@ def check_global_gdap(vector):
 
 # ---- running -----------------------------------------------------------------------------------
 
-def _attempt(check, *args):
+def _attempt(check: Callable[..., object], *args: Any) -> Optional[str]:
     """None if the check passed, "skip" if the target declined, else the failure message."""
     try:
         check(*args)
@@ -242,7 +255,7 @@ def _attempt(check, *args):
         return "%s: %s" % (type(e).__name__, e)
 
 
-def _produce(vector, rank, producer):
+def _produce(vector: Vector, rank: int, producer: Target) -> tuple[Any, list[int]]:
     try:
         obj = producer(global_array(vector), _dim_data(vector["ranks"][rank]["dim_data"]))
     except NotImplementedError:
@@ -250,11 +263,12 @@ def _produce(vector, rank, producer):
     return check_produced(vector, rank, obj)
 
 
-def run_part(vectors, producer=None, consumer=None, global_gdap=False, me=0, size=1, strict=True):
+def run_part(vectors: Sequence[Vector], producer: Optional[Target] = None, consumer: Optional[Target] = None,
+             global_gdap: bool = False, me: int = 0, size: int = 1, strict: bool = True) -> Part:
     """This process's share of the checks: a list of (vector index, mode, message or None or
     "skip", produced parts {rank: (dim_data, shape)}). Without `strict`, vectors that follow
     gdap's reading where the protocol text is silent ("reading": "gdap") are skipped."""
-    results = []
+    results: Part = []
     for k, v in enumerate(vectors):
         if not strict and v.get("reading") == "gdap":
             if me == 0 and _applicable(v, producer, consumer, global_gdap):
@@ -262,9 +276,10 @@ def run_part(vectors, producer=None, consumer=None, global_gdap=False, me=0, siz
         elif v["kind"] == "example":
             ranks = range(me, len(v["ranks"]), size)
             if producer is not None:
-                produced, messages = {}, []
+                produced: dict[int, Any] = {}
+                messages: list[Optional[str]] = []
                 for r in ranks:
-                    box = {}
+                    box: dict[str, Any] = {}
                     message = _attempt(lambda: box.setdefault("p", _produce(v, r, producer)))
                     if message is None:
                         produced[r] = box["p"]
@@ -283,7 +298,7 @@ def run_part(vectors, producer=None, consumer=None, global_gdap=False, me=0, siz
     return results
 
 
-def run_collective_mpi(vectors, part, comm):
+def run_collective_mpi(vectors: Sequence[Vector], part: Part, comm: Any) -> Part:
     """For each example with as many ranks as MPI has: the producer's dicts checked collectively
     over MPI (gdap.GlobalMap.collective), every rank its own. Returns this rank's results."""
     import gdap
@@ -292,7 +307,7 @@ def run_collective_mpi(vectors, part, comm):
     except gdap.UnsupportedError:
         return []  # libgdap built without MPI: the gathered check on rank 0 still runs
     produced = {k: p for k, mode, message, p in part if mode == "producer" and message is None}
-    results = []
+    results: Part = []
     with gcomm:
         for k, v in enumerate(vectors):
             if v["kind"] != "example" or len(v["ranks"]) != comm.Get_size():
@@ -304,7 +319,7 @@ def run_collective_mpi(vectors, part, comm):
     return results
 
 
-def _collective_map(gcomm, produced):
+def _collective_map(gcomm: Any, produced: tuple[Any, Any]) -> None:
     import gdap
     dims, shape = produced
     try:
@@ -313,12 +328,12 @@ def _collective_map(gcomm, produced):
         raise Failure("the producer's ranks do not form one distribution over MPI: %s" % e) from None
 
 
-def _mpi_land():
+def _mpi_land() -> Any:
     from mpi4py import MPI
     return MPI.LAND
 
 
-def _applicable(v, producer, consumer, global_gdap):
+def _applicable(v: Vector, producer: Optional[Target], consumer: Optional[Target], global_gdap: bool) -> bool:
     """Whether any of the modes run checks this vector."""
     if v["kind"] == "example":
         return producer is not None or consumer is not None
@@ -327,22 +342,22 @@ def _applicable(v, producer, consumer, global_gdap):
     return global_gdap
 
 
-def _merge(messages):
-    failures = [m for m in messages if m not in (None, "skip")]
+def _merge(messages: Sequence[Optional[str]]) -> Optional[str]:
+    failures = [m for m in messages if m is not None and m != "skip"]
     if failures:
         return "; ".join(failures)
     return "skip" if messages and all(m == "skip" for m in messages) else None
 
 
-def reduce_results(vectors, parts):
+def reduce_results(vectors: Sequence[Vector], parts: Sequence[Part]) -> list[Outcome]:
     """Rank 0's view: one outcome per (vector, mode), the collective producer check done here."""
-    merged = {}
+    merged: dict[tuple[int, str], dict[str, Any]] = {}
     for part in parts:
         for k, mode, message, produced in part:
             entry = merged.setdefault((k, mode), {"messages": [], "produced": {}})
             entry["messages"].append(message)
             entry["produced"].update(produced)
-    outcomes = []
+    outcomes: list[Outcome] = []
     for (k, mode), entry in sorted(merged.items()):
         v = vectors[k]
         message = _merge(entry["messages"])
@@ -355,9 +370,9 @@ def reduce_results(vectors, parts):
     return outcomes
 
 
-def table(outcomes):
+def table(outcomes: Sequence[Outcome]) -> str:
     """The pass/fail table per rule, the failures, and a summary line."""
-    tally = {}
+    tally: dict[str, list[int]] = {}
     for o in outcomes:
         for rule in o["rules"]:
             t = tally.setdefault(rule, [0, 0, 0])
@@ -375,28 +390,29 @@ def table(outcomes):
     return "\n".join(lines)
 
 
-def load_target(spec):
+def load_target(spec: Optional[str]) -> Optional[Target]:
     """'module:function' -> the function ('gdap' for gdap's own target: None here)."""
     if spec in (None, "gdap"):
         return None
     module, sep, name = spec.partition(":")
     if not sep or not module or not name:
         raise ValueError("a target is 'module:function', not %r" % spec)
-    target = importlib.import_module(module)
+    target: Any = importlib.import_module(module)
     for part in name.split("."):
         target = getattr(target, part)
     return target
 
 
-def _mpi_comm(flag):
+def _mpi_comm(flag: Optional[bool]) -> Any:
     if flag is False or (flag is None and not any(k in os.environ for k in _MPI_ENV)):
         return None
     from mpi4py import MPI
     return MPI.COMM_WORLD
 
 
-def run(vectors_dir="conformance/vectors", producer=None, consumer=None, rule=None, mpi=None, as_json=False,
-        out=sys.stdout, strict=None):
+def run(vectors_dir: Union[str, os.PathLike[str]] = VECTORS, producer: Union[None, bool, Target] = None,
+        consumer: Union[None, bool, Target] = None, rule: Optional[str] = None, mpi: Optional[bool] = None,
+        as_json: bool = False, out: IO[str] = sys.stdout, strict: Optional[bool] = None) -> int:
     """Runs the checks and prints the report (on rank 0 under MPI); returns the exit code.
     producer / consumer: callables, or None for gdap's own; pass producer=False or consumer=False
     to leave a mode out. The global sets are checked against gdap only when both are gdap's.
@@ -404,13 +420,13 @@ def run(vectors_dir="conformance/vectors", producer=None, consumer=None, rule=No
     global_gdap = producer is None and consumer is None
     if strict is None:
         strict = producer in (None, False, gdap_producer) and consumer in (None, False, gdap_consumer)
-    producer = gdap_producer if producer is None else producer or None
-    consumer = gdap_consumer if consumer is None else consumer or None
+    producing = gdap_producer if producer is None else producer if callable(producer) else None
+    consuming = gdap_consumer if consumer is None else consumer if callable(consumer) else None
     vectors = load_vectors(vectors_dir, rule)
     comm = _mpi_comm(mpi)
     me, size = (comm.Get_rank(), comm.Get_size()) if comm is not None else (0, 1)
-    part = run_part(vectors, producer, consumer, global_gdap, me, size, strict)
-    if comm is not None and producer is not None:
+    part = run_part(vectors, producing, consuming, global_gdap, me, size, strict)
+    if comm is not None and producing is not None:
         part += run_collective_mpi(vectors, part, comm)
     parts = comm.gather(part, root=0) if comm is not None else [part]
     code = 0
@@ -423,12 +439,13 @@ def run(vectors_dir="conformance/vectors", producer=None, consumer=None, rule=No
         else:
             out.write("gdap.conformance on %d rank%s\n%s\n" % (size, "" if size == 1 else "s", table(outcomes)))
         out.flush()
-    return comm.bcast(code, root=0) if comm is not None else code
+    return int(comm.bcast(code, root=0)) if comm is not None else code
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gdap.conformance", description=__doc__.splitlines()[0])
-    parser.add_argument("dir", nargs="?", default="conformance/vectors", help="vector directory or file")
+    parser.add_argument("dir", nargs="?", default=VECTORS,
+                        help="vector directory or file (default: the vectors installed with gdap)")
     parser.add_argument("--producer", help="module:function making a producer object (gdap: gdap's own)")
     parser.add_argument("--consumer", help="module:function reading a distbuffer (gdap: gdap's own)")
     parser.add_argument("--rule", help="only vectors with a rule matching this shell pattern or prefix")
@@ -439,8 +456,10 @@ def main(argv=None):
     parser.add_argument("--no-mpi", dest="mpi", action="store_false", help="never use MPI")
     args = parser.parse_args(argv)
     try:
-        producer = load_target(args.producer) if args.producer else (None if args.consumer is None else False)
-        consumer = load_target(args.consumer) if args.consumer else (None if args.producer is None else False)
+        producer: Union[None, bool, Target] = (load_target(args.producer) if args.producer
+                                               else (None if args.consumer is None else False))
+        consumer: Union[None, bool, Target] = (load_target(args.consumer) if args.consumer
+                                               else (None if args.producer is None else False))
         if args.producer == "gdap":
             producer = gdap_producer
         if args.consumer == "gdap":
