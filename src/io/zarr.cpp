@@ -31,6 +31,10 @@ static_assert(std::endian::native == std::endian::little, "gdap's Zarr codec wri
 namespace gdap::io {
 namespace {
 
+// A load decodes its units a batch at a time: at most this many shard files open at once (far
+// below any descriptor limit), and at most this many units listed (each a few small vectors).
+constexpr size_t kOpenShards = 64, kBatchUnits = 4096;
+
 namespace fs = std::filesystem;
 
 // The byte range [lo, hi) of a section's elements, relative to its element (0, ..., 0).
@@ -386,8 +390,9 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
       view.origin = copy.resize(static_cast<size_t>(hi - lo)) - lo;
     }
     const std::vector<int64_t> strides = c_strides(meta.unit, meta.itemsize), ratio = units_per_chunk(meta);
-    // Every unit to read, listed first (each shard's index read on the way), then decoded on
-    // io_threads() threads into parts of the copy that no other unit touches.
+    // The units to read are listed a batch at a time (each shard's index read on the way, its file
+    // kept open), then decoded on io_threads() threads into parts of the copy that no other unit
+    // touches; a batch holds at most kOpenShards shards, so that no load runs out of descriptors.
     struct Unit {
       const ShardReader* shard;     // the shard it lies in, or null for a whole chunk
       std::vector<int64_t> index;   // the chunk's index, or the inner chunk's inside its shard
@@ -396,6 +401,21 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
     std::vector<Unit> todo;
     std::deque<std::vector<AxisPieces>> groups;  // each shard's units, where todo's pieces point
     std::deque<ShardReader> shards;
+    const int workers = io_threads();
+    std::vector<Scratch> scratch(static_cast<size_t>(workers));
+    auto decode_batch = [&] {
+      parallel_for(static_cast<int64_t>(todo.size()), workers, [&](int64_t k, int worker) {
+        const Unit& u = todo[static_cast<size_t>(k)];
+        Scratch& s = scratch[static_cast<size_t>(worker)];
+        const std::optional<std::string_view> bytes =
+            u.shard != nullptr ? u.shard->inner(u.index, s) : read_chunk(chunk_path(path, meta, u.index), meta, s);
+        if (bytes) copy_from_unit(u.pieces, strides, view, meta.itemsize, bytes->data());
+        else fill_pieces(u.pieces, strides, view, meta.fill);
+      });
+      todo.clear();
+      shards.clear();
+      groups.clear();
+    };
     pieces = pieces_of(map, comm.rank, meta.unit, false);
     for_each_group(pieces, ratio, [&](const std::vector<int64_t>& outer, const std::vector<AxisPieces>& units) {
       const std::vector<AxisPieces>& kept = groups.emplace_back(units);
@@ -408,17 +428,9 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
         }
         todo.push_back({shard, std::move(at), p});
       });
+      if (shards.size() >= kOpenShards || todo.size() >= kBatchUnits) decode_batch();
     });
-    const int workers = io_threads();
-    std::vector<Scratch> scratch(static_cast<size_t>(std::clamp<int64_t>(static_cast<int64_t>(todo.size()), 1, workers)));
-    parallel_for(static_cast<int64_t>(todo.size()), workers, [&](int64_t k, int worker) {
-      const Unit& u = todo[static_cast<size_t>(k)];
-      Scratch& s = scratch[static_cast<size_t>(worker)];
-      const std::optional<std::string_view> bytes =
-          u.shard != nullptr ? u.shard->inner(u.index, s) : read_chunk(chunk_path(path, meta, u.index), meta, s);
-      if (bytes) copy_from_unit(u.pieces, strides, view, meta.itemsize, bytes->data());
-      else fill_pieces(u.pieces, strides, view, meta.fill);
-    });
+    decode_batch();
   });
   if (staged->on_device()) {
     staged->flush();

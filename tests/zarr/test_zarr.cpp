@@ -382,6 +382,26 @@ TEST(ZarrThreads, TheFirstCorruptInnerChunkInOrderIsNamed) {
   fs::remove_all(dir);
 }
 
+// A rank that reads many shards keeps only a batch of them open: 600 one-element shards (a cyclic
+// layout, one shard per block) load into one rank under a limit of 200 open files.
+TEST(ZarrThreads, ManyShardsLoadUnderALowDescriptorLimit) {
+  const std::string dir = fresh_dir("many_shards").string();
+  rt::Report report;
+  gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
+  save(rt::Layout{{rt::mt::cyclic(600, 2, 1)}}, rt::dtypes()[0], rt::Storage::created, dir, options, report);
+  ASSERT_TRUE(report.ok()) << report.text();
+  ASSERT_EQ(read_json(fs::path(dir) / "zarr.json")["chunk_grid"]["configuration"]["chunk_shape"], nlohmann::json::array({1}));
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &before), 0);
+  rlimit low = before;
+  low.rlim_cur = 200;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  load_and_check(rt::Layout{{rt::mt::block(600, 1)}}, rt::dtypes()[0], rt::Storage::created, dir, report);
+  setrlimit(RLIMIT_NOFILE, &before);
+  EXPECT_TRUE(report.ok()) << "rule: a load holds at most a batch of shard files open:\n" << report.text();
+  fs::remove_all(dir);
+}
+
 TEST(ZarrRefusals, ExistingStoreNeedsOverwrite) {
   const std::string dir = saved_rows("overwrite", GDAP_ZARR_RAW);
   const rt::Layout layout = rows_2x2();
