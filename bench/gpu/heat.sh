@@ -19,6 +19,8 @@ out=${OUT:-/tmp/gdap-bench-out}
 mkdir -p "$out"
 what=" ${*:-checks bench} "
 export CMAKE_PREFIX_PATH=$root/.deps/root/usr OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# blosc (and its lz4, snappy) travel in .deps/root too: the linker and the tests find them there.
+export LD_LIBRARY_PATH=$root/.deps/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/machine.txt"
 gpus=$(nvidia-smi -L | wc -l)
 [ "$gpus" -gt 4 ] && gpus=4

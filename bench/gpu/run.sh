@@ -18,6 +18,8 @@ cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/gdap-bench-out}
 mkdir -p "$out"
 export CMAKE_PREFIX_PATH=$PWD/.deps/root/usr
+# blosc (and its lz4, snappy) travel in .deps/root too: the linker and the tests find them there.
+export LD_LIBRARY_PATH=$PWD/.deps/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/machine.txt"
 nvidia-smi topo -m >>"$out/machine.txt" 2>&1
 # GDAP_BENCH_BUILD names a build that already has libgdap (tests/gpu/run.sh's build-gpu, RelWithDebInfo),

@@ -108,6 +108,29 @@ int64_t global_to_local_dim(const gdap_array& a, int64_t i, int64_t g) {
 }
 
 }  // namespace
+
+std::unique_ptr<gdap_array> create_array(gdap_dtype dtype, gdap_device device, const gdap_dim* dims, int64_t ndim) {
+  check_device(device);
+  const int64_t element_bytes = element_size(dtype);
+  Section s;
+  DimData d = dims_defining_shape(dims, ndim, "gdap_array_create", s.shape);
+  s.strides = compact_strides(s.shape);
+  s.dtype = dtype;
+  s.device = device;
+  const int64_t count = check_layout(s.shape, s.strides, element_bytes, 0, "new section");
+  const int64_t bytes = checked_mul(count, element_bytes, "allocation size");
+  auto a = make_array(std::move(s), std::move(d), GDAP_PROTOCOL_VERSION, false);
+  Allocation memory = allocate(device, bytes);  // last: nothing below can fail but make_shared
+  try {
+    a->storage = std::make_shared<Storage>(memory.release);
+  } catch (...) {
+    if (memory.release) memory.release();
+    throw;
+  }
+  a->section.base = memory.data;
+  return a;
+}
+
 }  // namespace gdap
 
 using gdap::fail;
@@ -142,25 +165,7 @@ GDAP_API gdap_status gdap_array_create(gdap_array** out, gdap_dtype dtype, gdap_
                                        int64_t ndim) {
   return guard([&] {
     require(out, "out");
-    gdap::check_device(device);
-    const int64_t element_bytes = gdap::element_size(dtype);
-    gdap::Section s;
-    gdap::DimData d = gdap::dims_defining_shape(dims, ndim, "gdap_array_create", s.shape);
-    s.strides = gdap::compact_strides(s.shape);
-    s.dtype = dtype;
-    s.device = device;
-    const int64_t count = gdap::check_layout(s.shape, s.strides, element_bytes, 0, "new section");
-    const int64_t bytes = gdap::checked_mul(count, element_bytes, "allocation size");
-    auto a = gdap::make_array(std::move(s), std::move(d), GDAP_PROTOCOL_VERSION, false);
-    gdap::Allocation memory = gdap::allocate(device, bytes);  // last: nothing below can fail but make_shared
-    try {
-      a->storage = std::make_shared<gdap::Storage>(memory.release);
-    } catch (...) {
-      if (memory.release) memory.release();
-      throw;
-    }
-    a->section.base = memory.data;
-    *out = a.release();
+    *out = gdap::create_array(dtype, device, dims, ndim).release();
   });
 }
 

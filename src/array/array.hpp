@@ -81,4 +81,8 @@ bool may_share_memory(const gdap_array& a, const gdap_array& b);
 // Nothing is taken: on a throw the caller still owns whatever `storage` would release.
 std::unique_ptr<gdap_array> make_array(Section section, DimData dims, std::string version, bool readonly);
 
+// A new section of gdap's own (gdap_array_create): shape from `ndim` dictionaries (borrowed for
+// the call), compact C order, zero-filled host memory or a CUDA allocation on `device`.
+std::unique_ptr<gdap_array> create_array(gdap_dtype dtype, gdap_device device, const gdap_dim* dims, int64_t ndim);
+
 }  // namespace gdap

@@ -2,6 +2,7 @@
 #include "array/device_memory.hpp"
 
 #include "core/checked.hpp"
+#include "cuda/device.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -23,34 +24,6 @@ Allocation host_allocation(int64_t bytes) {
 }
 
 #if GDAP_HAVE_CUDA
-// Makes `device` current while it lives and then makes the caller's device current again. Only
-// switches when needed, so that a caller on `device` sees no cudaSetDevice at all.
-class DeviceScope {
- public:
-  explicit DeviceScope(int device) {
-    error_ = cudaGetDevice(&previous_);
-    if (error_ == cudaSuccess && previous_ != device) {
-      error_ = cudaSetDevice(device);
-      switched_ = error_ == cudaSuccess;
-    }
-  }
-  ~DeviceScope() { (void)restore(); }  // a destructor has nobody to tell; allocate() restores itself
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
-  cudaError_t error() const { return error_; }
-  cudaError_t restore() {
-    if (!switched_) return cudaSuccess;
-    switched_ = false;
-    return cudaSetDevice(previous_);
-  }
-
- private:
-  int previous_ = 0;
-  bool switched_ = false;
-  cudaError_t error_ = cudaSuccess;
-};
-
 const char* kind_name(int32_t type) {
   switch (type) {
     case GDAP_DEVICE_CUDA: return "device";
@@ -62,16 +35,15 @@ const char* kind_name(int32_t type) {
 // Frees with `device` current (cudaFree needs the owning device's context); an error here cannot
 // be reported (it runs from a destructor or a DLPack deleter) and does not stop the free.
 void cuda_free(void* p, int32_t type, int device) {
-  DeviceScope scope(device);
+  const cuda::DeviceScope scope(device);
   (void)(type == GDAP_DEVICE_CUDA_HOST ? cudaFreeHost(p) : cudaFree(p));
 }
 
-[[noreturn]] void fail_cuda(cudaError_t err, const char* step, gdap_device device, int64_t bytes) {
-  // Reported through gdap's status: clear it from the runtime's last error, so that the caller's
-  // next cudaGetLastError does not blame the caller's own work (a sticky error stays regardless).
-  (void)cudaGetLastError();
-  fail(GDAP_ERR_DEVICE, "allocating {} bytes of CUDA {} memory on device {}: {} failed: {} ({})", bytes,
-       kind_name(device.type), device.id, step, cudaGetErrorString(err), cudaGetErrorName(err));
+// Reported through gdap's status, so cleared from the runtime's last error (error_text does): the
+// caller's next cudaGetLastError does not blame the caller's own work (a sticky error stays).
+[[noreturn]] void fail_cuda(int err, const char* step, gdap_device device, int64_t bytes) {
+  fail(GDAP_ERR_DEVICE, "allocating {} bytes of CUDA {} memory on device {}: {}", bytes, kind_name(device.type),
+       device.id, cuda::error_text(err, step));
 }
 
 Allocation cuda_allocation(gdap_device device, int64_t bytes) {
@@ -85,7 +57,7 @@ Allocation cuda_allocation(gdap_device device, int64_t bytes) {
     fail(GDAP_ERR_DEVICE, "allocating {} bytes of CUDA {} memory on device {}: there is no such device ({} CUDA "
          "device{})", bytes, kind_name(device.type), device.id, count, count == 1 ? "" : "s");
   }
-  DeviceScope scope(device.id);
+  cuda::DeviceScope scope(device.id);
   if (scope.error() != cudaSuccess) fail_cuda(scope.error(), "selecting the device", device, bytes);
   void* p = nullptr;
   cudaError_t err = cudaSuccess;
@@ -95,7 +67,7 @@ Allocation cuda_allocation(gdap_device device, int64_t bytes) {
     default: err = cudaMallocManaged(&p, size, cudaMemAttachGlobal); break;
   }
   if (err != cudaSuccess) fail_cuda(err, "the allocation", device, bytes);
-  if (const cudaError_t restored = scope.restore(); restored != cudaSuccess) {
+  if (const int restored = scope.restore(); restored != cudaSuccess) {
     cuda_free(p, device.type, device.id);
     fail_cuda(restored, "restoring the caller's current device", device, bytes);
   }

@@ -1,7 +1,9 @@
-// The memory layout of a local section, checked before gdap takes or wraps any memory: element
-// types and devices gdap can hold, compact strides, and the rule that every element's byte
-// offset fits int64 (so that no later index computation can wrap).
+// The memory layout of a local section, checked before gdap takes or wraps any memory: devices
+// gdap can hold, compact strides, and the rule that every element's byte offset fits int64 (so
+// that no later index computation can wrap). Element sizes are core/dtype.hpp's.
 #pragma once
+
+#include "core/dtype.hpp"
 
 #include <gdap/gdap.h>
 
@@ -9,10 +11,6 @@
 #include <vector>
 
 namespace gdap {
-
-// Bytes per element of a dtype gdap can hold: a code of gdap.h's enum at one of its DLPack widths
-// (bool is 8 bits), >= 1 lane. Throws GDAP_ERR_UNSUPPORTED naming the dtype otherwise.
-int64_t element_size(gdap_dtype dtype);
 
 // Throws GDAP_ERR_UNSUPPORTED naming the device type unless it is host, CUDA, CUDA pinned or
 // CUDA managed memory; GDAP_ERR_INVALID_ARGUMENT for a negative device id.

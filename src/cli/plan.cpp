@@ -1,11 +1,11 @@
 // gdap plan FROM TO [--dtype NAME] [--per-rank]: what redistributing an array from one distribution
 // to another would move, per rank and in all, as the planner counts it. Nothing is allocated or
-// moved: the counts come from the per-dimension overlaps (move::Planner::stats), so a plan for
+// moved: the counts come from the per-dimension overlaps (plan::Planner::stats), so a plan for
 // thousands of ranks costs milliseconds.
 #include "cli/commands.hpp"
 #include "cli/input.hpp"
 #include "cli/report.hpp"
-#include "move/plan.hpp"
+#include "plan/planner.hpp"
 
 #include <fmt/format.h>
 
@@ -70,12 +70,12 @@ std::string line(const Cells&... cells) {
   return fmt::format("{:>6}  {:>9}  {:>9}  {:>12}  {:>12}  {:>12}  {:>9}  {:>9}  {:>10}\n", cells...);
 }
 
-std::string row(const std::string& label, const move::RankStats& s) {
+std::string row(const std::string& label, const plan::RankStats& s) {
   return line(label, s.send_messages, s.recv_messages, s.send_bytes, s.recv_bytes, s.local_bytes, s.send_runs,
               s.recv_runs, s.local_runs);
 }
 
-std::string table(const move::PlanStats& stats, bool per_rank) {
+std::string table(const plan::PlanStats& stats, bool per_rank) {
   std::string out = line("rank", "send msgs", "recv msgs", "send bytes", "recv bytes", "local bytes", "send runs",
                          "recv runs", "local runs");
   if (per_rank) {
@@ -85,7 +85,7 @@ std::string table(const move::PlanStats& stats, bool per_rank) {
 }
 
 // One sentence on the whole move: what crosses between ranks and what stays on its rank.
-std::string summary(const move::RankStats& total) {
+std::string summary(const plan::RankStats& total) {
   const int64_t all = total.send_bytes + total.local_bytes;  // each owned element once
   const double kept = all == 0 ? 100.0 : 100.0 * static_cast<double>(total.local_bytes) / static_cast<double>(all);
   return fmt::format("between ranks: {} bytes in {} messages; within ranks: {} bytes ({:.1f}% of the array stays "
@@ -94,9 +94,9 @@ std::string summary(const move::RankStats& total) {
 }
 
 // The planner of the two maps; maps that do not describe the same array are invalid input.
-move::Planner planner(const gdap_map& from, const gdap_map& to, const PlanOptions& options) {
+plan::Planner planner(const gdap_map& from, const gdap_map& to, const PlanOptions& options) {
   try {
-    return move::Planner(from, to);
+    return plan::Planner(from, to);
   } catch (const Error& e) {
     throw Invalid(e.status(), fmt::format("cannot redistribute from '{}' to '{}': {}", options.from, options.to,
                                           e.what()));
@@ -114,7 +114,7 @@ int plan(const PlanOptions& options) {
   return run_command("plan", [&] {
     const MapPtr from = read_side("source", options.from);
     const MapPtr to = read_side("destination", options.to);
-    const move::PlanStats stats = planner(*from, *to, options).stats(size);
+    const plan::PlanStats stats = planner(*from, *to, options).stats(size);
     const MapShape shape = map_shape(from.get());
     const bool per_rank = options.per_rank || stats.nranks <= kMaxRankLines;
     fmt::print("plan: {} array of shape {} ({} bytes per element), from {} to {}; a group of {} rank{}\n\n",

@@ -6,6 +6,8 @@
 // (the in-process group crashed so) or waiting for a message that never comes.
 #pragma once
 
+#include "cuda/device.hpp"
+
 #include <array>
 #include <cstdint>
 #include <cstddef>
@@ -36,7 +38,9 @@ struct Region {
 
 // Marks one collective C call on `comm` while it lives. Only the outermost counts: the
 // redistributions inside gdap_gemm_execute are meetings of gdap_gemm_execute, and the memory they
-// touch is gdap's own or what gdap_gemm_execute declared.
+// touch is gdap's own or what gdap_gemm_execute declared. It also leaves the caller's current CUDA
+// device as it found it (cuda::CallerDevice): every collective call that may switch devices (the
+// engines, NCCL's control collectives) has one.
 class CollectiveCall {
  public:
   CollectiveCall(gdap_comm& comm, const char* name);
@@ -45,6 +49,7 @@ class CollectiveCall {
   CollectiveCall& operator=(const CollectiveCall&) = delete;
 
  private:
+  cuda::CallerDevice device_;
   gdap_comm& comm_;
   bool outermost_;
 };

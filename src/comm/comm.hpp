@@ -1,9 +1,10 @@
 // gdap_comm: one rank's handle on a group (in-process threads, MPI or NCCL). The base class
-// carries what every kind shares (rank, size, the CUDA stream, the executors' scratch) and the two
-// collectives the layers above need for control: allgather of bytes and barrier. Data movement
-// itself lives with the executors (src/move), which know each kind's engine.
+// carries what every kind shares (rank, size, the CUDA stream, the cache of what the layers above
+// keep between calls) and the two collectives the layers above need for control: allgather of
+// bytes and barrier. Data movement itself lives with the engines (src/exchange), one per kind.
 #pragma once
 
+#include "comm/cache.hpp"
 #include "comm/collective.hpp"
 
 #include <gdap/gdap.h>
@@ -14,16 +15,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-namespace gdap {
-
-// Whatever an executor keeps between calls on one communicator (staging buffers, uploaded copy
-// descriptors, CUDA events); destroyed with the communicator.
-struct Scratch {
-  virtual ~Scratch() = default;
-};
-
-}  // namespace gdap
 
 struct gdap_comm {
   gdap_comm(int64_t rank_, int64_t size_) : rank(rank_), size(size_) {}
@@ -48,11 +39,7 @@ struct gdap_comm {
   gdap_interrupt_check interrupt_check = nullptr;
   void* interrupt_user = nullptr;
   void* stream = nullptr;  // cudaStream_t for device work; NULL: the legacy default stream
-  std::unique_ptr<gdap::Scratch> scratch;
-  std::unique_ptr<gdap::Scratch> halo_scratch;  // the halo executors' own, so they never evict `scratch`
-  std::unique_ptr<gdap::Scratch> peer_scratch;  // NCCL's direct writes to peers (move/nccl_peer.cpp)
-  std::unique_ptr<gdap::Scratch> reduce_scratch;  // the reductions' buffer (move/allreduce.hpp, reduce_nccl.cpp)
-  std::unique_ptr<gdap::Scratch> maps;  // the global views the reductions gathered (comm/map_gather.hpp)
+  gdap::Cache cache;  // what the layers above keep between calls, freed with the communicator
   // The collective C call this rank is in, its meetings so far, how deeply calls are nested, and
   // the memory it declared it touches (comm/collective.hpp).
   const char* call = nullptr;
@@ -81,16 +68,6 @@ struct Share {
 };
 using Mismatch = std::function<std::string(size_t rank, std::string_view theirs, std::string_view first)>;
 std::vector<std::string> agree_gather(gdap_comm& comm, const std::function<Share()>& local, const Mismatch& mismatch);
-
-// The scratch of type S kept in `slot`: made (value-initialised) when the slot holds none or
-// another kind, which is freed first.
-template <typename S>
-S& kept_scratch(std::unique_ptr<Scratch>& slot) {
-  if (auto* s = dynamic_cast<S*>(slot.get())) return *s;
-  slot.reset();
-  slot = std::make_unique<S>();
-  return static_cast<S&>(*slot);
-}
 
 // The comm behind a C handle, or GDAP_ERR_INVALID_ARGUMENT naming `what` when NULL.
 gdap_comm& comm_ref(gdap_comm* comm, const char* what = "comm");

@@ -67,7 +67,7 @@ class GroupComm final : public gdap_comm {
   gdap_comm_kind kind() const override { return GDAP_COMM_GROUP; }
   std::vector<std::string> allgather(std::string_view mine) override;
   void barrier() override { group_->barrier(rank, {next_meeting(*this), &touched}, *this); }
-  // Every rank's pointer (see Group::exchange); the executors' rendezvous. Every rank must publish
+  // Every rank's pointer (see Group::exchange); the engines' rendezvous. Every rank must publish
   // the same type at a meeting.
   template <typename T>
   std::vector<const void*> exchange(const T* mine, const Group::Reader& read) {

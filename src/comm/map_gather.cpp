@@ -13,6 +13,7 @@
 namespace gdap {
 namespace {
 
+constexpr const char* kCacheKey = "comm.maps";     // the communicator's cache entry
 constexpr size_t kSlots = 8;                      // a solver's few distributions
 constexpr size_t kMaxEntryBytes = size_t{64} << 20;  // all ranks' dictionaries of one map
 constexpr size_t kMaxBytes = size_t{256} << 20;      // of all the remembered maps
@@ -147,7 +148,7 @@ void MapGather::add(std::string which, int64_t ndim, const gdap_dim* dims) {
 }
 
 std::string MapGather::offer() const {
-  const MapCache* cache = dynamic_cast<const MapCache*>(comm_.maps.get());
+  const MapCache* cache = comm_.cache.find<MapCache>(kCacheKey);
   std::string out;
   for (size_t s = 0; s < kSlots; ++s) append_word(out, cache != nullptr ? cache->slots[s].fingerprint : 0);
   for (const std::string& mine : mine_) {
@@ -162,7 +163,7 @@ std::string MapGather::offer() const {
 }
 
 std::vector<SharedMap> MapGather::finish(const std::vector<std::string>& offers) {
-  MapCache& cache = kept_scratch<MapCache>(comm_.maps);
+  MapCache& cache = comm_.cache.get<MapCache>(kCacheKey);
   std::vector<SharedMap> maps(mine_.size());
   std::vector<size_t> missing;
   for (size_t i = 0; i < mine_.size(); ++i) {

@@ -23,9 +23,9 @@ MpiComm::~MpiComm() {
   int finalized = 1;
   MPI_Finalized(&finalized);
   if (broken_) {
-    // Abandoned operations may still read or write the scratch buffers and use the communicator:
+    // Abandoned operations may still read or write the cached buffers and use the communicator:
     // both are left to the end of the process (or MPI_Abort) rather than freed under MPI's feet.
-    static_cast<void>(scratch.release());
+    cache.abandon();
     static_cast<void>(new std::vector<std::shared_ptr<void>>(std::move(abandoned_)));
     return;
   }

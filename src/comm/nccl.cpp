@@ -3,7 +3,7 @@
 #include "comm/wait.hpp"
 #include "comm/slots.hpp"
 #include "core/error.hpp"
-#include "move/device.hpp"
+#include "cuda/device.hpp"
 
 #include <gdap/gdap_cuda.h>
 
@@ -12,7 +12,7 @@
 
 namespace gdap {
 
-using move::check_cuda;
+using cuda::check_cuda;
 
 void check_nccl(ncclResult_t result, const char* what) {
   if (result == ncclSuccess) return;
@@ -22,7 +22,7 @@ void check_nccl(ncclResult_t result, const char* what) {
 NcclComm::NcclComm(ncclComm_t comm, void* user_stream, int device, int64_t rank_, int64_t size_)
     : gdap_comm(rank_, size_), comm_(comm), device_(device) {
   stream = user_stream;
-  move::set_device(device);
+  cuda::set_device(device);
   check_cuda(cudaStreamCreateWithFlags(&control_, cudaStreamNonBlocking), "cudaStreamCreate");
 }
 
@@ -41,7 +41,7 @@ NcclComm::~NcclComm() {
 
 void NcclComm::set_stream(void* s) {
   if (s == stream) return;
-  move::set_device(device_);
+  cuda::set_device(device_);
   if (switched_ == nullptr) check_cuda(cudaEventCreateWithFlags(&switched_, cudaEventDisableTiming), "cudaEventCreate");
   check_cuda(cudaEventRecord(switched_, static_cast<cudaStream_t>(stream)), "cudaEventRecord");
   check_cuda(cudaStreamWaitEvent(static_cast<cudaStream_t>(s), switched_, 0), "cudaStreamWaitEvent");
@@ -156,7 +156,7 @@ std::string NcclComm::gather_slots(std::string_view slot, const char* what) {
 std::vector<std::string> NcclComm::allgather(std::string_view mine) {
   check_usable();
   if (size == 1) return {std::string(mine)};  // nobody to meet: every call of one rank agrees with itself
-  move::set_device(device_);
+  cuda::set_device(device_);
   return allgather_in_slots(next_meeting(*this), mine, static_cast<size_t>(size),
                             [&](std::string_view slot) { return gather_slots(slot, "the NCCL allgather of control bytes"); });
 }

@@ -26,7 +26,7 @@ class NcclComm final : public gdap_comm {
   gdap_comm_kind kind() const override { return GDAP_COMM_NCCL; }
   std::vector<std::string> allgather(std::string_view mine) override;
   void barrier() override;
-  // The new stream waits for the work queued on the old one: the executors reuse their staging
+  // The new stream waits for the work queued on the old one: the engines reuse their staging
   // buffers, tables and reduction buffer from call to call, each call ordered on its stream only.
   void set_stream(void* s) override;
   ncclComm_t handle() const { return comm_; }

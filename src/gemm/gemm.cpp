@@ -1,4 +1,4 @@
-// The distributed GEMM's planning and C entry points. Planning decides, from the three global maps,
+// The distributed GEMM's planning and execution (the C entry points are capi.cpp). Planning decides, from the three global maps,
 // whether each operand fits SUMMA as it is (C 'b' or 'c' along both dimensions; A's rows laid out
 // as C's rows and its columns 'b' or 'c' over C's grid columns; B likewise) or must be moved into
 // a working layout by a redistribution plan, then lists the k-panels: the global k range cut at
@@ -6,8 +6,13 @@
 // agrees, redistributes what needs it, and hands the working sections to the engine of their memory.
 #include "gemm/gemm.hpp"
 
+#include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/versioned.hpp"
+#include "exchange/engine.hpp"
+#include "maps/dim_map.hpp"
+#include "maps/layouts.hpp"
+#include "maps/map.hpp"
 #include "protocol/dim.hpp"
 
 #include <algorithm>
@@ -18,17 +23,12 @@ namespace gdap::gemm {
 
 namespace {
 
-// A C API call made from inside gdap: its failure becomes an exception with its message.
-void check(gdap_status status) {
-  if (status != GDAP_SUCCESS) throw Error(status, gdap_last_error());
-}
-
 using Dims = std::vector<std::vector<gdap_dim>>;  // [rank][dimension]
 
-Dims dims_of(const gdap_map* map, int64_t nranks) {
+Dims dims_of(const gdap_map& map, int64_t nranks) {
   Dims all(static_cast<size_t>(nranks), std::vector<gdap_dim>(2));
   for (int64_t r = 0; r < nranks; ++r) {
-    for (int64_t i = 0; i < 2; ++i) check(gdap_map_dim(&all[r][i], map, r, i));
+    for (int64_t i = 0; i < 2; ++i) all[r][i] = map.dim(r, i);
   }
   return all;
 }
@@ -47,45 +47,24 @@ bool same_layout(const gdap_dim& x, const gdap_dim& y) {
   return x.block_size == y.block_size;
 }
 
-int64_t extent_of(const gdap_dim& d) {
-  int64_t e = 0;
-  check(gdap_dim_local_extent(&e, &d));
-  return e;
-}
-
-// An even block dimension of `size` over `parts`, coordinate `coord`.
-gdap_dim even_block(int64_t size, int64_t parts, int64_t coord) {
-  const int64_t step = (size + parts - 1) / parts;
-  const int64_t start = std::min(size, coord * step), stop = std::min(size, start + step);
-  gdap_dim d = GDAP_DIM_INIT;
-  check(gdap_dim_set_block(&d, size, parts, coord, start, stop));
-  return d;
-}
-
 // Builds a working map from every rank's two dictionaries.
-gdap_map* make_map(const Dims& dims) {
+std::unique_ptr<gdap_map> make_map(const Dims& dims) {
   std::vector<gdap_dim> flat;
   for (const auto& r : dims) flat.insert(flat.end(), r.begin(), r.end());
-  gdap_map* map = nullptr;
-  check(gdap_map_create(&map, static_cast<int64_t>(dims.size()), 2, flat.data()));
-  return map;
+  return std::make_unique<gdap_map>(static_cast<int64_t>(dims.size()), 2, flat.data());
 }
 
-int64_t plan_bytes(const gdap_plan* plan) {
-  gdap_plan_stats s = GDAP_PLAN_STATS_INIT;
-  check(gdap_plan_stats_get(&s, plan));
-  return s.send_bytes + s.recv_bytes;
-}
+int64_t plan_bytes(const gdap_plan& plan) { return plan.stats.send_bytes + plan.stats.recv_bytes; }
 
 // Moves operand `op` from the caller's `user` map into the working dictionaries `work`.
-void make_working(Operand& op, const gdap_map* user, const Dims& work, gdap_dtype dtype, int64_t rank, bool back) {
+void make_working(Operand& op, const gdap_map& user, const Dims& work, gdap_dtype dtype, int64_t rank, bool back) {
   op.work = make_map(work);
   op.work_dims = work[static_cast<size_t>(rank)];
-  check(gdap_plan_create(&op.in, user, op.work, dtype, rank));
-  op.bytes = plan_bytes(op.in);
+  op.in = plan::make_plan(user, *op.work, dtype, rank);
+  op.bytes = plan_bytes(*op.in);
   if (back) {
-    check(gdap_plan_create(&op.out, op.work, user, dtype, rank));
-    op.bytes += plan_bytes(op.out);
+    op.out = plan::make_plan(*op.work, user, dtype, rank);
+    op.bytes += plan_bytes(*op.out);
   }
 }
 
@@ -99,12 +78,7 @@ std::vector<Run> runs_of(const Dims& dims, int64_t dim, int64_t parts, Rep rep) 
   std::vector<Run> all;
   for (int64_t q = 0; q < parts; ++q) {
     const gdap_dim& d = dims[static_cast<size_t>(rep(q))][static_cast<size_t>(dim)];
-    int64_t count = 0;
-    check(gdap_dim_num_runs(&count, &d));
-    std::vector<gdap_run> runs(static_cast<size_t>(count));
-    int64_t written = 0;
-    if (count > 0) check(gdap_dim_runs(runs.data(), &written, &d, 0, count));
-    for (int64_t i = 0; i < written; ++i) all.push_back({runs[i].global_start, runs[i].length, q, runs[i].local_start});
+    for (const gdap_run& r : runs(d, 0, num_runs(d))) all.push_back({r.global_start, r.length, q, r.local_start});
   }
   std::sort(all.begin(), all.end(), [](const Run& x, const Run& y) { return x.start < y.start; });
   return all;
@@ -129,25 +103,67 @@ std::vector<Panel> cut_panels(const std::vector<Run>& a, const std::vector<Run>&
   return panels;
 }
 
-std::string dtype_text(gdap_dtype d) { return fmt::format("(code {}, {} bits, {} lanes)", d.code, d.bits, d.lanes); }
+// How the engines move panels: broadcasts from their owner, A's and B's under tags of their own.
+constexpr exchange::Style kPanelsOfA{"gemm panels of A", 0x6e41, 0, false, true};
+constexpr exchange::Style kPanelsOfB{"gemm panels of B", 0x6e42, 0, false, true};
 
-bool same_dtype(gdap_dtype x, gdap_dtype y) { return x.code == y.code && x.bits == y.bits && x.lanes == y.lanes; }
+// The segments of the programs, owned by them.
+struct Segments {
+  std::vector<exchange::Segment> all;
+};
 
-std::vector<int64_t> shape_of(const gdap_map* map) {
-  std::vector<int64_t> s(2);
-  check(gdap_map_global_shape(s.data(), map));
-  return s;
+// One panel's move as this rank takes part in it: a broadcast of the owner's `rows` x `cols`
+// block (the segments along each dimension) to the other ranks of its `group` (grid ranks, this
+// one among them): the owner copies it into its own buffer and sends that to each; the others
+// receive it. Nothing moves for an empty block.
+exchange::Program broadcast(const gdap_gemm& g, const exchange::Style& style, exchange::Segment rows,
+                            exchange::Segment cols, const std::vector<int64_t>& group, int64_t owner) {
+  using exchange::Part;
+  auto segments = std::make_shared<Segments>();
+  segments->all = {rows, cols};
+  exchange::Program p(g.rank, g.nranks, 2, g.element_size, style);
+  const std::span<const exchange::Segment> lists[] = {{&segments->all[0], 1}, {&segments->all[1], 1}};
+  const int64_t elements = rows.length * cols.length;
+  if (elements > 0 && owner == g.rank) {
+    p.add_message(Part::local, g.rank);
+    p.add_set(lists, elements);
+    for (int64_t peer : group) {
+      if (peer == g.rank) continue;
+      p.add_message(Part::send, peer);
+      p.add_set(lists, elements);
+    }
+  } else if (elements > 0) {
+    p.add_message(Part::recv, owner);
+    p.add_set(lists, elements);
+  }
+  p.keep(std::move(segments));
+  p.finish();
+  return p;
+}
+
+// Every panel's moves on this rank: A's panel from grid column a_col of this rank's grid row, all
+// local_m rows of its k-columns; B's from grid row b_row of this rank's grid column.
+void compile_moves(gdap_gemm& g) {
+  std::vector<int64_t> row_group, column_group;
+  for (int64_t j = 0; j < g.grid_cols; ++j) row_group.push_back(g.my_row * g.grid_cols + j);
+  for (int64_t i = 0; i < g.grid_rows; ++i) column_group.push_back(i * g.grid_cols + g.my_col);
+  for (const Panel& p : g.panels) {
+    g.a_moves.push_back(broadcast(g, kPanelsOfA, {0, g.local_m, 0, 0}, {p.k0, p.width, p.a_local, 0}, row_group,
+                                  g.my_row * g.grid_cols + p.a_col));
+    g.b_moves.push_back(broadcast(g, kPanelsOfB, {p.k0, p.width, p.b_local, 0}, {0, g.local_n, 0, 0}, column_group,
+                                  p.b_row * g.grid_cols + g.my_col));
+  }
 }
 
 // The part of the plan every rank computes the same from the maps (so errors are the same too).
-void plan_layouts(gdap_gemm& g, const gdap_map* a, const gdap_map* b, const gdap_map* c, int64_t width) {
+void plan_layouts(gdap_gemm& g, const gdap_map& a, const gdap_map& b, const gdap_map& c, int64_t width) {
   const int64_t P = g.nranks;
   const Dims ad = dims_of(a, P), bd = dims_of(b, P), cd = dims_of(c, P);
   g.a.user_dims = ad[g.rank];
   g.b.user_dims = bd[g.rank];
   g.c.user_dims = cd[g.rank];
   for (auto* op : {&g.a, &g.b, &g.c}) {
-    for (const gdap_dim& d : op->user_dims) op->user_shape.push_back(extent_of(d));
+    for (const gdap_dim& d : op->user_dims) op->user_shape.push_back(local_extent(d));
   }
   // C's grid, or a near-square one of even blocks.
   bool c_fits = true;
@@ -187,13 +203,14 @@ void plan_layouts(gdap_gemm& g, const gdap_map* a, const gdap_map* b, const gdap
     for (int64_t r = 0; r < P; ++r) bw[r] = {even_block(g.k, R, r / C), cw[r][1]};
     make_working(g.b, b, bw, g.dtype, g.rank, false);
   }
-  g.local_m = extent_of(cw[g.rank][0]);
-  g.local_n = extent_of(cw[g.rank][1]);
-  g.a_cols = extent_of(aw[g.rank][1]);
-  g.b_rows = extent_of(bw[g.rank][0]);
+  g.local_m = local_extent(cw[g.rank][0]);
+  g.local_n = local_extent(cw[g.rank][1]);
+  g.a_cols = local_extent(aw[g.rank][1]);
+  g.b_rows = local_extent(bw[g.rank][0]);
   const auto a_runs = runs_of(aw, 1, C, [](int64_t q) { return q; });
   const auto b_runs = runs_of(bw, 0, R, [C](int64_t q) { return q * C; });
   g.panels = cut_panels(a_runs, b_runs, g.k, width);
+  compile_moves(g);
   for (const Panel& p : g.panels) {
     g.max_width = std::max(g.max_width, p.width);
     if (p.a_col != g.my_col) g.panel_bytes += g.local_m * p.width * g.element_size;
@@ -206,16 +223,16 @@ void check_maps(const gdap_gemm& g, const gdap_map* a, const gdap_map* b, const 
   const gdap_map* maps[3] = {a, b, c};
   for (int i = 0; i < 3; ++i) {
     require(maps[i], names[i]);
-    int64_t ndim = 0, nranks = 0;
-    check(gdap_map_ndim(&ndim, maps[i]));
-    check(gdap_map_nranks(&nranks, maps[i]));
+    const int64_t ndim = maps[i]->ndim(), nranks = maps[i]->nranks;
     if (ndim != 2) fail(GDAP_ERR_INVALID_ARGUMENT, "{}'s map has {} dimensions; gemm multiplies matrices (2)", names[i], ndim);
     if (nranks != g.nranks) {
       fail(GDAP_ERR_INVALID_ARGUMENT, "incompatible grids: {}'s map spans {} ranks but the communicator has {}", names[i],
            nranks, g.nranks);
     }
   }
-  const auto as = shape_of(a), bs = shape_of(b), cs = shape_of(c);
+  const auto& as = a->global_shape;
+  const auto& bs = b->global_shape;
+  const auto& cs = c->global_shape;
   if (as[1] != bs[0]) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "shape mismatch: A is {} x {} and B is {} x {}: A's dimension 1 (K = {}) != B's "
          "dimension 0 ({})", as[0], as[1], bs[0], bs[1], as[1], bs[0]);
@@ -245,22 +262,20 @@ void check_section(const gdap_gemm& g, const gdap_array* x, const Operand& op, c
                                       : fmt::format("{}-d", x->section.shape.size()),
          op.user_shape[0], op.user_shape[1]);
   }
-  if (move::memory_of(x) == move::Memory::none) {
+  if (memory_of(x) == Memory::none) {
     fail(GDAP_ERR_UNSUPPORTED, "{} lives on device type {}, which gemm cannot use", name, x->section.device.type);
   }
 }
 
 // A working section for a redistributed operand, on `device`; reused between executions.
-gdap_array* working(gdap_array*& slot, const Operand& op, gdap_dtype dtype, gdap_device device) {
-  if (slot == nullptr) check(gdap_array_create(&slot, dtype, device, op.work_dims.data(), 2));
-  return slot;
+void working(std::unique_ptr<gdap_array>& slot, const Operand& op, gdap_dtype dtype, gdap_device device) {
+  if (!slot) slot = create_array(dtype, device, op.work_dims.data(), 2);
 }
 
 void drop_working(gdap_gemm& g) {
-  gdap_array_destroy(g.a_work);
-  gdap_array_destroy(g.b_work);
-  gdap_array_destroy(g.c_work);
-  g.a_work = g.b_work = g.c_work = nullptr;
+  g.a_work.reset();
+  g.b_work.reset();
+  g.c_work.reset();
 }
 
 void local_checks(gdap_gemm& g, const gdap_array* a, const gdap_array* b, gdap_array* c) {
@@ -268,13 +283,13 @@ void local_checks(gdap_gemm& g, const gdap_array* a, const gdap_array* b, gdap_a
   check_section(g, b, g.b, "B");
   check_section(g, c, g.c, "C");
   if (c->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "C is read-only; gemm writes it");
-  move::check_apart(*c, "C", *a, "A", "gdap_gemm_execute");
-  move::check_apart(*c, "C", *b, "B", "gdap_gemm_execute");
-  const move::Memory mem = move::memory_of(c);
-  if (move::memory_of(a) != mem || move::memory_of(b) != mem) {
+  check_apart(*c, "C", *a, "A", "gdap_gemm_execute");
+  check_apart(*c, "C", *b, "B", "gdap_gemm_execute");
+  const Memory mem = memory_of(c);
+  if (memory_of(a) != mem || memory_of(b) != mem) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "A, B and C must all be host-accessible or all on a CUDA device");
   }
-  if (mem == move::Memory::device) {
+  if (mem == Memory::device) {
     const int id = c->section.device.id;
     const char* names[3] = {"A", "B", "C"};
     const gdap_array* xs[3] = {a, b, c};
@@ -314,13 +329,13 @@ void execute(gdap_comm& comm, gdap_gemm& g, double alpha, const gdap_array* a, c
            comm.rank, comm.size);
     }
     local_checks(g, a, b, c);
-    move::touches(comm, "A", a, false);
-    move::touches(comm, "B", b, false);
-    move::touches(comm, "C", c, true);
+    exchange::touches(comm, "A", a, false);
+    exchange::touches(comm, "B", b, false);
+    exchange::touches(comm, "C", c, true);
   });
   // Every rank's sections must be in the same kind of memory (the engines pair host with host).
   // So must alpha and beta (a rank skipping the panels for alpha 0 would leave its peers waiting).
-  const char mine = move::memory_of(c) == move::Memory::device ? 'd' : 'h';
+  const char mine = memory_of(c) == Memory::device ? 'd' : 'h';
   std::string said(1, mine);
   said.append(reinterpret_cast<const char*>(&alpha), sizeof alpha).append(reinterpret_cast<const char*>(&beta), sizeof beta);
   const auto all = comm.allgather(said);
@@ -337,29 +352,32 @@ void execute(gdap_comm& comm, gdap_gemm& g, double alpha, const gdap_array* a, c
            "must pass the same", r, v[0], v[1], v[2], v[3]);
     }
   }
+  // The operands' redistributions and the panels run nested in this call (comm/collective.hpp): the
+  // memory they touch is A, B and C, declared above, or gdap's own working sections.
+  const CollectiveCall nested(comm, "gdap_gemm_execute");
   const gdap_array* wa = a;
   const gdap_array* wb = b;
   gdap_array* wc = c;
   if (g.a.in != nullptr) {
-    check(gdap_redistribute(&comm, g.a.in, a, g.a_work));
-    wa = g.a_work;
+    plan::redistribute(comm, g.a.in.get(), a, g.a_work.get());
+    wa = g.a_work.get();
   }
   if (g.b.in != nullptr) {
-    check(gdap_redistribute(&comm, g.b.in, b, g.b_work));
-    wb = g.b_work;
+    plan::redistribute(comm, g.b.in.get(), b, g.b_work.get());
+    wb = g.b_work.get();
   }
-  if (g.c.in != nullptr) check(gdap_redistribute(&comm, g.c.in, c, wc = g.c_work));
+  if (g.c.in != nullptr) plan::redistribute(comm, g.c.in.get(), c, wc = g.c_work.get());
   const Job job{comm, g, wa, wb, wc, alpha, beta};
   if (mine == 'd') {
     run_device(job);
   } else {
     run_host(job);
   }
-  if (g.c.out != nullptr) check(gdap_redistribute(&comm, g.c.out, g.c_work, c));
+  if (g.c.out != nullptr) plan::redistribute(comm, g.c.out.get(), g.c_work.get(), c);
 }
 
-gdap_gemm* create(gdap_comm& comm, const gdap_map* a, const gdap_map* b, const gdap_map* c, gdap_dtype dtype,
-                  const gdap_gemm_options* options) {
+std::unique_ptr<gdap_gemm> create(gdap_comm& comm, const gdap_map* a, const gdap_map* b, const gdap_map* c,
+                                  gdap_dtype dtype, const gdap_gemm_options* options) {
   auto g = std::make_unique<gdap_gemm>();
   agree(comm, [&] {
     g->rank = comm.rank;
@@ -380,68 +398,14 @@ gdap_gemm* create(gdap_comm& comm, const gdap_map* a, const gdap_map* b, const g
     g->element_size = dtype.bits / 8;
     g->mode = o.mode;
     check_maps(*g, a, b, c);
-    const auto as = shape_of(a), bs = shape_of(b);
-    g->m = as[0];
-    g->k = as[1];
-    g->n = bs[1];
-    plan_layouts(*g, a, b, c, o.panel_width == 0 ? 1024 : o.panel_width);
+    g->m = a->global_shape[0];
+    g->k = a->global_shape[1];
+    g->n = b->global_shape[1];
+    plan_layouts(*g, *a, *b, *c, o.panel_width == 0 ? 1024 : o.panel_width);
   });
-  return g.release();
+  return g;
 }
 
 }  // namespace gdap::gemm
 
-gdap_gemm::~gdap_gemm() {
-  gdap::gemm::release_device(*this);
-  gdap_array_destroy(a_work);
-  gdap_array_destroy(b_work);
-  gdap_array_destroy(c_work);
-  for (auto* op : {&a, &b, &c}) {
-    gdap_plan_destroy(op->in);
-    gdap_plan_destroy(op->out);
-    gdap_map_destroy(op->work);
-  }
-}
-
-// ---- C entry points ----
-
-extern "C" {
-
-GDAP_API gdap_status gdap_gemm_create(gdap_gemm** out, gdap_comm* comm, const gdap_map* a, const gdap_map* b,
-                                      const gdap_map* c, gdap_dtype dtype, const gdap_gemm_options* options) {
-  return gdap::guard([&] {
-    gdap_comm& cm = gdap::comm_ref(comm);
-    const gdap::CollectiveCall collective(cm, "gdap_gemm_create");
-    gdap::require(out, "out");
-    *out = gdap::gemm::create(cm, a, b, c, dtype, options);
-  });
-}
-
-GDAP_API gdap_status gdap_gemm_destroy(gdap_gemm* gemm) {
-  return gdap::guard([&] { delete gemm; });
-}
-
-GDAP_API gdap_status gdap_gemm_stats_get(gdap_gemm_stats* stats, const gdap_gemm* gemm) {
-  return gdap::guard([&] {
-    gdap::require(gemm, "gemm");
-    const gdap_gemm& g = *gemm;
-    gdap::write_versioned(stats,
-                          gdap_gemm_stats{sizeof(gdap_gemm_stats), 0, g.rank, g.nranks, g.grid_rows, g.grid_cols,
-                                          g.a.in != nullptr, g.b.in != nullptr, g.c.in != nullptr,
-                                          g.a.bytes + g.b.bytes + g.c.bytes, static_cast<int64_t>(g.panels.size()),
-                                          g.panel_bytes, g.local_m, g.local_n, 2 * g.local_m * g.local_n * g.k},
-                          "stats", "GDAP_GEMM_STATS_INIT");
-  });
-}
-
-GDAP_API gdap_status gdap_gemm_execute(gdap_comm* comm, gdap_gemm* gemm, double alpha, const gdap_array* a,
-                                       const gdap_array* b, double beta, gdap_array* c) {
-  return gdap::guard([&] {
-    gdap_comm& cm = gdap::comm_ref(comm);
-    const gdap::CollectiveCall collective(cm, "gdap_gemm_execute");
-    gdap::agree(cm, [&] { gdap::require(gemm, "gemm"); });
-    gdap::gemm::execute(cm, *gemm, alpha, a, b, beta, c);
-  });
-}
-
-}  // extern "C"
+gdap_gemm::~gdap_gemm() { gdap::gemm::release_device(*this); }

@@ -6,8 +6,11 @@
 #pragma once
 
 #include "array/array.hpp"
+#include "array/memory.hpp"
 #include "comm/comm.hpp"
-#include "move/redistribute.hpp"
+#include "maps/map.hpp"
+#include "exchange/program.hpp"
+#include "plan/redistribute.hpp"
 
 #include <gdap/gdap.h>
 
@@ -30,9 +33,9 @@ struct Panel {
 struct Operand {
   std::vector<int64_t> user_shape;  // this rank's local shape in the caller's map
   std::vector<gdap_dim> user_dims;  // this rank's dictionaries in the caller's map
-  gdap_map* work = nullptr;         // NULL: the caller's layout is used as is
-  gdap_plan* in = nullptr;          // caller -> work
-  gdap_plan* out = nullptr;         // work -> caller (C only)
+  std::unique_ptr<gdap_map> work;   // NULL: the caller's layout is used as is
+  std::unique_ptr<gdap_plan> in;    // caller -> work
+  std::unique_ptr<gdap_plan> out;   // work -> caller (C only)
   std::vector<gdap_dim> work_dims;  // this rank's dictionaries in the working map
   int64_t bytes = 0;                // sent + received by this rank through in and out
 };
@@ -60,12 +63,13 @@ struct gdap_gemm {
   int64_t a_cols = 0, b_rows = 0;             // local columns of working A, rows of working B
   gdap::gemm::Operand a, b, c;
   std::vector<gdap::gemm::Panel> panels;
+  // Per panel, this rank's part of moving it: A's along its grid row, B's along its grid column
+  // (exchange programs of broadcasts from the owner).
+  std::vector<gdap::exchange::Program> a_moves, b_moves;
   int64_t max_width = 0;
   int64_t panel_bytes = 0;  // received from other ranks per execution
   // Working sections allocated for redistributed operands, reused while the device stays the same.
-  gdap_array* a_work = nullptr;
-  gdap_array* b_work = nullptr;
-  gdap_array* c_work = nullptr;
+  std::unique_ptr<gdap_array> a_work, b_work, c_work;
   gdap_device work_device{};
   std::unique_ptr<gdap::gemm::Resources> host, device;
 };
@@ -81,6 +85,14 @@ struct Job {
   gdap_array* c;        // working C: local_m x local_n
   double alpha, beta;
 };
+
+// Collective: rank comm.rank's plan of C = A * B for matrices distributed by the three maps
+// (borrowed for the call); `options` may be NULL (gdap_gemm_create).
+std::unique_ptr<gdap_gemm> create(gdap_comm& comm, const gdap_map* a, const gdap_map* b, const gdap_map* c,
+                                  gdap_dtype dtype, const gdap_gemm_options* options);
+// Collective: C = alpha * A * B + beta * C with `plan`'s layouts (gdap_gemm_execute).
+void execute(gdap_comm& comm, gdap_gemm& plan, double alpha, const gdap_array* a, const gdap_array* b, double beta,
+             gdap_array* c);
 
 // Engines: each runs the whole SUMMA loop (or, with no panels or alpha 0, scales C by beta) after
 // the agreement, on the memory of this job's sections.

@@ -1,17 +1,13 @@
-// The host engine of the distributed GEMM: panels packed into contiguous row-major buffers, local
+// The host side of the distributed GEMM: panels packed into contiguous row-major buffers, local
 // products by BLAS (sgemm/dgemm, row-major through the transposed column-major call) or, in a
-// build without BLAS, a plain loop. Panels move by transport: the in-process group copies straight
-// from the owning rank's section (every rank's section is published once per execution and stays
-// valid until the closing barrier); MPI posts point-to-point messages from the owner to the other
-// ranks of its grid row (A) or column (B), the next panel's while the current one is multiplied.
+// build without BLAS, a plain loop. Panels move as broadcasts of the communicator's engine
+// (exchange/engine.hpp: the in-process group copies straight from the owning rank's section, MPI
+// sends the owner's packed panel to the other ranks of its grid row or column), the next panel's
+// while the current one is multiplied.
 #include "gemm/gemm.hpp"
 
-#include "comm/group.hpp"
 #include "core/error.hpp"
-
-#if GDAP_HAVE_MPI
-#include "comm/mpi.hpp"
-#endif
+#include "exchange/engine.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -77,6 +73,7 @@ void pack(const gdap_array& x, int64_t r0, int64_t rows, int64_t c0, int64_t col
   }
 }
 
+// Two buffers per operand: panel p moves into slot p % 2 while panel p - 1 is multiplied.
 template <typename T>
 struct Slots {
   std::shared_ptr<std::vector<T>> a[2], b[2];
@@ -87,108 +84,6 @@ struct Slots {
     }
   }
 };
-
-// How panels reach this rank: fetch starts moving panel `p` into slot `s`; ready waits for it.
-template <typename T>
-class Transport {
- public:
-  virtual ~Transport() = default;
-  virtual void fetch(const Panel& p, int s) = 0;
-  virtual void ready(int) {}
-  virtual void end() {}
-};
-
-template <typename T>
-class GroupTransport final : public Transport<T> {
- public:
-  struct Published {
-    const gdap_array* a;
-    const gdap_array* b;
-  };
-  GroupTransport(const Job& job, Slots<T>& slots) : job_(job), slots_(slots), comm_(dynamic_cast<GroupComm&>(job.comm)) {
-    mine_ = {job.a, job.b};
-    for (const void* p : comm_.exchange(&mine_, nullptr)) peers_.push_back(*static_cast<const Published*>(p));
-  }
-  void fetch(const Panel& p, int s) override {
-    const gdap_gemm& g = job_.plan;
-    const gdap_array& a = *peers_[static_cast<size_t>(g.my_row * g.grid_cols + p.a_col)].a;
-    const gdap_array& b = *peers_[static_cast<size_t>(p.b_row * g.grid_cols + g.my_col)].b;
-    pack(a, 0, g.local_m, p.a_local, p.width, slots_.a[s]->data());
-    pack(b, p.b_local, p.width, 0, g.local_n, slots_.b[s]->data());
-  }
-  // No rank may leave (and let its caller free its sections) while another still reads them.
-  void end() override { comm_.barrier(); }
-
- private:
-  const Job& job_;
-  Slots<T>& slots_;
-  GroupComm& comm_;
-  Published mine_{};
-  std::vector<Published> peers_;
-};
-
-#if GDAP_HAVE_MPI
-template <typename T>
-class MpiTransport final : public Transport<T> {
- public:
-  MpiTransport(const Job& job, Slots<T>& slots) : job_(job), slots_(slots), comm_(dynamic_cast<MpiComm&>(job.comm)) {
-    comm_.check_usable();
-  }
-  void fetch(const Panel& p, int s) override {
-    const gdap_gemm& g = job_.plan;
-    current_ = &requests_[s];
-    current_->clear();
-    const int64_t a_bytes = g.local_m * p.width * static_cast<int64_t>(sizeof(T));
-    const int64_t b_bytes = p.width * g.local_n * static_cast<int64_t>(sizeof(T));
-    T* abuf = slots_.a[s]->data();
-    T* bbuf = slots_.b[s]->data();
-    if (p.a_col == g.my_col) pack(*job_.a, 0, g.local_m, p.a_local, p.width, abuf);
-    if (p.b_row == g.my_row) pack(*job_.b, p.b_local, p.width, 0, g.local_n, bbuf);
-    if (a_bytes > 0) {
-      for (int64_t j = 0; j < g.grid_cols; ++j) {
-        const int64_t peer = g.my_row * g.grid_cols + j;
-        if (j == g.my_col) continue;
-        if (p.a_col == g.my_col) post(abuf, a_bytes, peer, kTagA, true);
-        else if (j == p.a_col) post(abuf, a_bytes, peer, kTagA, false);
-      }
-    }
-    if (b_bytes > 0) {
-      for (int64_t i = 0; i < g.grid_rows; ++i) {
-        const int64_t peer = i * g.grid_cols + g.my_col;
-        if (i == g.my_row) continue;
-        if (p.b_row == g.my_row) post(bbuf, b_bytes, peer, kTagB, true);
-        else if (i == p.b_row) post(bbuf, b_bytes, peer, kTagB, false);
-      }
-    }
-  }
-  void ready(int s) override {
-    if (requests_[s].empty()) return;
-    auto keep = std::make_shared<std::pair<std::shared_ptr<std::vector<T>>, std::shared_ptr<std::vector<T>>>>(
-        slots_.a[s], slots_.b[s]);
-    comm_.wait(requests_[s], "gemm panel broadcast", true, keep);
-    requests_[s].clear();
-  }
-
- private:
-  static constexpr int kTagA = 0x6e41, kTagB = 0x6e42;
-  void post(T* buf, int64_t bytes, int64_t peer, int tag, bool send) {
-    if (bytes > INT_MAX) fail(GDAP_ERR_UNSUPPORTED, "a panel of {} bytes exceeds MPI's count range; use a smaller "
-                                                    "panel_width", bytes);
-    MPI_Request r;
-    if (send) {
-      check_mpi(MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, static_cast<int>(peer), tag, comm_.handle(), &r), "MPI_Isend");
-    } else {
-      check_mpi(MPI_Irecv(buf, static_cast<int>(bytes), MPI_BYTE, static_cast<int>(peer), tag, comm_.handle(), &r), "MPI_Irecv");
-    }
-    current_->push_back(r);
-  }
-  const Job& job_;
-  Slots<T>& slots_;
-  MpiComm& comm_;
-  std::vector<MPI_Request> requests_[2];
-  std::vector<MPI_Request>* current_ = &requests_[0];  // the slot fetch is posting for
-};
-#endif
 
 template <typename T>
 void scale(T* c, int64_t m, int64_t n, int64_t ldc, T beta) {
@@ -217,26 +112,22 @@ void run(const Job& job) {
     scale(cp, g.local_m, g.local_n, ldc, beta);
   } else {
     Slots<T> slots(g.local_m * g.max_width, g.max_width * g.local_n);
-    std::unique_ptr<Transport<T>> t;
-    if (job.comm.kind() == GDAP_COMM_GROUP) {
-      t = std::make_unique<GroupTransport<T>>(job, slots);
-#if GDAP_HAVE_MPI
-    } else if (job.comm.kind() == GDAP_COMM_MPI) {
-      t = std::make_unique<MpiTransport<T>>(job, slots);
-#endif
-    } else {
-      fail(GDAP_ERR_UNSUPPORTED, "host sections need an in-process group or MPI communicator (NCCL moves device memory)");
-    }
-    auto fetch = [&](size_t p) { t->fetch(g.panels[p], static_cast<int>(p % 2)); };
+    const auto moves = exchange::engine_of(job.comm).broadcasts({{job.a, job.b}, Memory::host, nullptr});
+    auto fetch = [&](size_t p) {
+      const int s = static_cast<int>(p % 2);
+      const exchange::Move step[] = {{&g.a_moves[p], 0, reinterpret_cast<char*>(slots.a[s]->data()), slots.a[s]},
+                                     {&g.b_moves[p], 1, reinterpret_cast<char*>(slots.b[s]->data()), slots.b[s]}};
+      moves->start(step, s);
+    };
     fetch(0);
     for (size_t p = 0; p < g.panels.size(); ++p) {
       if (p + 1 < g.panels.size()) fetch(p + 1);
       const int s = static_cast<int>(p % 2);
-      t->ready(s);
+      moves->wait(s);
       local_gemm<T>(g.local_m, g.local_n, g.panels[p].width, alpha, slots.a[s]->data(), slots.b[s]->data(),
                     p == 0 ? beta : T(1), cp, ldc);
     }
-    t->end();
+    moves->end();
   }
   if (!direct) {
     T* dst = static_cast<T*>(c.data());

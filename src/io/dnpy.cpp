@@ -8,11 +8,11 @@
 
 #include "array/array.hpp"
 #include "array/device_memory.hpp"
+#include "array/memory.hpp"
 #include "comm/comm.hpp"
 #include "core/checked.hpp"
 #include "core/error.hpp"
-#include "move/device.hpp"
-#include "move/redistribute.hpp"
+#include "cuda/device.hpp"
 
 #include <fmt/format.h>
 
@@ -112,14 +112,14 @@ void save(gdap_comm& comm, const gdap_array& a, const std::string& path) {
   // The elements as C-ordered bytes: the section itself, or a packed copy.
   const char* origin = static_cast<const char*>(a.data());
   std::unique_ptr<Pinned> staged;
-  if (move::memory_of(&a) == move::Memory::device) {
-    move::synchronize_stream(comm.stream);  // queued writes to the section first
+  if (memory_of(&a) == Memory::device) {
+    cuda::synchronize_stream(comm.stream);  // queued writes to the section first
     const auto [lo, hi] = span_of(a);
     staged = std::make_unique<Pinned>(a, hi - lo);
-    if (hi > lo) move::copy_bytes(staged->memory.data, origin + lo, hi - lo);
+    if (hi > lo) cuda::copy_bytes(staged->memory.data, origin + lo, hi - lo);
     origin = static_cast<const char*>(staged->memory.data) - lo;
   } else if (a.section.device.type != GDAP_DEVICE_CPU) {
-    move::synchronize_stream(comm.stream);  // pinned or managed memory the device may still write
+    cuda::synchronize_stream(comm.stream);  // pinned or managed memory the device may still write
   }
   std::vector<char> packed;
   const char* payload = origin;
@@ -160,24 +160,22 @@ void check_rank(const DnpyHeader& h, const gdap_comm& comm, const std::string& p
   }
 }
 
-struct ArrayOwner {
-  gdap_array* array = nullptr;
-  ~ArrayOwner() { gdap_array_destroy(array); }
-};
-
-void load(gdap_comm& comm, gdap_device device, const std::string& path, ArrayOwner& made) {
+void load(gdap_comm& comm, gdap_device device, const std::string& path, std::unique_ptr<gdap_array>& made) {
   const Regular f = *open_regular(path, false);  // a FIFO or a device is refused, never waited on
   std::vector<unsigned char> head(static_cast<size_t>(std::min(f.size, kMaxDnpyHeads)));
   read_at(f, head.data(), static_cast<int64_t>(head.size()), 0, path);
   const DnpyHeader h = parse_dnpy(head, f.size, path);
   check_rank(h, comm, path);
-  const gdap_status s = gdap_array_create(&made.array, h.dtype, device, h.dims.data(), h.dims.ndim());
-  if (s != GDAP_SUCCESS) throw Error(s, fmt::format("{}: {}", path, gdap_last_error()));
-  gdap_array& a = *made.array;
+  try {
+    made = create_array(h.dtype, device, h.dims.data(), h.dims.ndim());
+  } catch (const Error& e) {
+    throw Error(e.status(), fmt::format("{}: {}", path, e.what()));
+  }
+  gdap_array& a = *made;
   a.version = h.version;
   if (h.payload_bytes == 0) return;
   // The payload, as the file holds it, in host memory the array's own (C order on the host) or a staging buffer.
-  const bool host = move::memory_of(&a) == move::Memory::host;
+  const bool host = memory_of(&a) == Memory::host;
   std::unique_ptr<Pinned> staged;
   char* raw = static_cast<char*>(a.data());
   std::vector<char> fortran;
@@ -206,7 +204,7 @@ void load(gdap_comm& comm, gdap_device device, const std::string& path, ArrayOwn
     });
   }
   if (!host) {
-    move::copy_bytes(a.data(), target, h.payload_bytes);
+    cuda::copy_bytes(a.data(), target, h.payload_bytes);
   }
 }
 
@@ -220,7 +218,7 @@ extern "C" GDAP_API gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array
     gdap::agree(c, [&] {
       gdap::require(section, "section");
       const std::string path = gdap::io::file_of(prefix, c.rank);
-      if (gdap::move::memory_of(section) == gdap::move::Memory::none) {
+      if (gdap::memory_of(section) == gdap::Memory::none) {
         gdap::fail(GDAP_ERR_UNSUPPORTED, "the section's memory (device type {}) cannot be read by gdap", section->section.device.type);
       }
       gdap::io::save(c, *section, path);
@@ -232,12 +230,11 @@ extern "C" GDAP_API gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
     const gdap::CollectiveCall collective(c, "gdap_load_dnpy");
-    gdap::io::ArrayOwner made;
+    std::unique_ptr<gdap_array> made;
     gdap::agree(c, [&] {
       gdap::require(out, "out");
       gdap::io::load(c, device, gdap::io::file_of(prefix, c.rank), made);
     });
-    *out = made.array;
-    made.array = nullptr;
+    *out = made.release();
   });
 }

@@ -7,13 +7,15 @@
 #include "io/zarr_pieces.hpp"
 
 #include "array/array.hpp"
+#include "array/memory.hpp"
 #include "comm/comm.hpp"
 #include "core/checked.hpp"
 #include "core/error.hpp"
 #include "core/versioned.hpp"
+#include "cuda/device.hpp"
+#include "maps/layouts.hpp"
 #include "maps/map.hpp"
-#include "move/device.hpp"
-#include "move/redistribute.hpp"
+#include "plan/redistribute.hpp"
 #include "protocol/dim.hpp"
 
 #include <fmt/format.h>
@@ -56,19 +58,19 @@ class Staged {
   Staged(const gdap_array& a, bool copy_in) : array_(a) {
     const int64_t item = a.section.dtype.bits / 8 * a.section.dtype.lanes;
     for (int64_t s : a.section.strides) view_.strides.push_back(checked_mul(s, item, "stride"));
-    if (move::memory_of(&a) != move::Memory::device) {
+    if (memory_of(&a) != Memory::device) {
       view_.origin = static_cast<char*>(a.data());
       return;
     }
     std::tie(lo_, hi_) = span_of(a);
     copy_.resize(static_cast<size_t>(hi_ - lo_));
-    if (copy_in && hi_ > lo_) move::copy_bytes(copy_.data(), static_cast<char*>(a.data()) + lo_, hi_ - lo_);
+    if (copy_in && hi_ > lo_) cuda::copy_bytes(copy_.data(), static_cast<char*>(a.data()) + lo_, hi_ - lo_);
     view_.origin = copy_.data() - lo_;
   }
   const HostView& view() const { return view_; }
   bool on_device() const { return !copy_.empty(); }
   void flush() const {
-    if (hi_ > lo_) move::copy_bytes(static_cast<char*>(array_.data()) + lo_, copy_.data(), hi_ - lo_);
+    if (hi_ > lo_) cuda::copy_bytes(static_cast<char*>(array_.data()) + lo_, copy_.data(), hi_ - lo_);
   }
 
  private:
@@ -94,7 +96,7 @@ void check_section(const gdap_comm& comm, const gdap_map& map, const gdap_array&
     fail(GDAP_ERR_UNSUPPORTED, "dtype (code {}, {} bits, {} lanes) has no Zarr v3 data_type", a.section.dtype.code,
          a.section.dtype.bits, a.section.dtype.lanes);
   }
-  if (move::memory_of(&a) == move::Memory::none) fail(GDAP_ERR_UNSUPPORTED, "the section's memory cannot be read by gdap");
+  if (memory_of(&a) == Memory::none) fail(GDAP_ERR_UNSUPPORTED, "the section's memory cannot be read by gdap");
 }
 
 // The chunk extent along each dimension when every chunk has one owner (equal blocks, cyclic
@@ -120,50 +122,34 @@ std::vector<gdap_dim> even_blocks(const gdap_map& map, int64_t rank) {
   std::vector<gdap_dim> dims;
   for (int64_t a = 0; a < map.ndim(); ++a) {
     const auto i = static_cast<size_t>(a);
-    const int64_t P = map.grid_shape[i], c = map.coord(rank, a), n = map.global_shape[i];
-    const int64_t w = (n + P - 1) / P;
-    gdap_dim d = GDAP_DIM_INIT;
-    d.dist_type = GDAP_DIST_BLOCK;
-    d.size = n;
-    d.proc_grid_size = P;
-    d.proc_grid_rank = c;
-    d.start = std::min(c * w, n);
-    d.stop = std::min((c + 1) * w, n);
-    dims.push_back(d);
+    dims.push_back(even_block(map.global_shape[i], map.grid_shape[i], map.coord(rank, a)));
   }
   return dims;
 }
 
-struct Owned {  // a C handle destroyed with its scope
-  gdap_map* map = nullptr;
-  gdap_plan* plan = nullptr;
-  gdap_array* array = nullptr;
-  ~Owned() {
-    gdap_array_destroy(array);
-    gdap_plan_destroy(plan);
-    gdap_map_destroy(map);
-  }
+// A section moved to equal blocks on its map's grid, and what it took.
+struct EvenBlocks {
+  std::unique_ptr<gdap_map> map;
+  std::unique_ptr<gdap_plan> plan;
+  std::unique_ptr<gdap_array> array;
 };
 
-void ok(gdap_status s) {
-  if (s != GDAP_SUCCESS) throw Error(s, gdap_last_error());
-}
-
 // Redistributes `section` to equal blocks on the same grid (collective), into `tmp`.
-void to_even_blocks(gdap_comm& comm, const gdap_map& map, const gdap_array& section, Owned& tmp) {
+void to_even_blocks(gdap_comm& comm, const gdap_map& map, const gdap_array& section, EvenBlocks& tmp) {
   std::vector<gdap_dim> all;
   for (int64_t r = 0; r < map.nranks; ++r) {
     const std::vector<gdap_dim> dims = even_blocks(map, r);
     all.insert(all.end(), dims.begin(), dims.end());
   }
   agree(comm, [&] {
-    ok(gdap_map_create(&tmp.map, map.nranks, map.ndim(), all.data()));
-    ok(gdap_plan_create(&tmp.plan, &map, tmp.map, section.section.dtype, comm.rank));
+    tmp.map = std::make_unique<gdap_map>(map.nranks, map.ndim(), all.data());
+    tmp.plan = plan::make_plan(map, *tmp.map, section.section.dtype, comm.rank);
     const std::vector<gdap_dim> mine = even_blocks(map, comm.rank);
-    ok(gdap_array_create(&tmp.array, section.section.dtype, section.section.device, mine.data(), map.ndim()));
+    tmp.array = create_array(section.section.dtype, section.section.device, mine.data(), map.ndim());
   });
-  ok(gdap_redistribute(&comm, tmp.plan, &section, tmp.array));
-  if (move::memory_of(&section) == move::Memory::device) move::synchronize_stream(comm.stream);
+  const CollectiveCall nested(comm, "gdap_redistribute");  // within the save: its sections are not the caller's
+  plan::redistribute(comm, tmp.plan.get(), &section, tmp.array.get());
+  if (memory_of(&section) == Memory::device) cuda::synchronize_stream(comm.stream);
 }
 
 bool store_exists(const std::string& path) {
@@ -330,13 +316,13 @@ void write_chunks(const std::string& path, const ZarrMeta& meta, const gdap_map&
 
 void save(gdap_comm& comm, const gdap_map& map, const gdap_array& section, const std::string& path, const gdap_zarr_options& o) {
   std::optional<std::vector<int64_t>> chunk = owner_chunks(map);
-  Owned tmp;
+  EvenBlocks tmp;
   const gdap_map* layout = &map;
   const gdap_array* data = &section;
   if (!chunk) {
     to_even_blocks(comm, map, section, tmp);
-    layout = tmp.map;
-    data = tmp.array;
+    layout = tmp.map.get();
+    data = tmp.array.get();
     chunk = owner_chunks(*layout);
     if (!chunk) fail(GDAP_ERR_INTERNAL, "equal blocks did not give one owner per chunk");
   }
@@ -352,7 +338,7 @@ void save(gdap_comm& comm, const gdap_map& map, const gdap_array& section, const
     }
   }
   const ZarrMeta meta = make_meta(map.global_shape, *chunk, inner, section.section.dtype, o);
-  if (move::memory_of(data) == move::Memory::device) move::synchronize_stream(comm.stream);  // queued writes first
+  if (memory_of(data) == Memory::device) cuda::synchronize_stream(comm.stream);  // queued writes first
   agree(comm, [&] { write_chunks(path, meta, *layout, comm.rank, *data); });
   agree(comm, [&] {
     if (comm.rank == 0) write_new(Dir::open(path, false), "zarr.json", meta_json(meta));
@@ -382,7 +368,7 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
     check_section(comm, map, section);
     const ZarrMeta meta = read_meta(path);
     check_store(meta, map, section, path);
-    if (move::memory_of(&section) == move::Memory::device) move::synchronize_stream(comm.stream);
+    if (memory_of(&section) == Memory::device) cuda::synchronize_stream(comm.stream);
     staged = std::make_unique<Staged>(section, true);
     view = staged->view();
     if (!staged->on_device()) {  // host: a private span (only owned elements are written and copied back)

@@ -1,7 +1,7 @@
 // The owned-run walk of Zarr save and load (see zarr_pieces.hpp).
 #include "io/zarr_pieces.hpp"
 
-#include "move/axis_side.hpp"
+#include "maps/axis_side.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -12,7 +12,7 @@ std::vector<AxisPieces> pieces_of(const gdap_map& map, int64_t rank, const std::
   std::vector<AxisPieces> out(static_cast<size_t>(map.ndim()));
   for (int64_t a = 0; a < map.ndim(); ++a) {
     const auto i = static_cast<size_t>(a);
-    const move::AxisSide side(map.axes[i], source);
+    const AxisSide side(map.axes[i], source);
     side.for_each_run(map.coord(rank, a), [&](int64_t g, int64_t len, int64_t l) {
       while (len > 0) {
         const int64_t c = g / unit[i], off = g % unit[i], n = std::min(len, unit[i] - off);

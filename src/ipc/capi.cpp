@@ -24,18 +24,7 @@ void fill_dims(HandleData& h, const gdap_array& a) {
       fail(GDAP_ERR_UNSUPPORTED, "{}: an IPC handle has a fixed size and cannot carry unstructured indices; "
            "share the section with a 'b' or 'c' description, or send the indices separately", dim_label(d, i));
     }
-    DimRecord& r = h.dims[i];
-    r.dist_type = d.dist_type;
-    r.periodic = d.periodic;
-    r.given = d.given;
-    r.size = d.size;
-    r.proc_grid_size = d.proc_grid_size;
-    r.proc_grid_rank = d.proc_grid_rank;
-    r.start = d.start;
-    r.stop = d.stop;
-    r.padding[0] = d.padding[0];
-    r.padding[1] = d.padding[1];
-    r.block_size = d.block_size;
+    for_each_field(h.dims[i], d, [](auto& to, const auto& from) { to = from; });
     h.shape[i] = a.section.shape[static_cast<size_t>(i)];
     h.strides[i] = a.section.strides[static_cast<size_t>(i)];
   }

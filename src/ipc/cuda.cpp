@@ -5,6 +5,7 @@
 // cuMemGetAddressRange, reached through cudart's entry-point query so libgdap links cudart only.
 #include "array/array.hpp"
 #include "core/error.hpp"
+#include "cuda/device.hpp"
 #include "ipc/handle.hpp"
 
 #include <cstring>
@@ -12,7 +13,6 @@
 #include <unistd.h>
 
 #if GDAP_HAVE_CUDA
-#include <cuda.h>
 #include <cuda_runtime_api.h>
 #endif
 
@@ -21,57 +21,20 @@ namespace gdap::ipc {
 #if GDAP_HAVE_CUDA
 namespace {
 
-[[noreturn]] void fail_cuda(gdap_status status, cudaError_t err, const std::string& what) {
-  (void)cudaGetLastError();  // reported through gdap: do not leave it for the caller's next check
-  fail(status, "{} failed: {} ({})", what, cudaGetErrorString(err), cudaGetErrorName(err));
-}
-
-// Makes `device` current for its lifetime, then the caller's device again.
-class DeviceScope {
- public:
-  explicit DeviceScope(int device) {
-    if (cudaGetDevice(&previous_) == cudaSuccess && previous_ != device) {
-      const cudaError_t err = cudaSetDevice(device);
-      if (err != cudaSuccess) fail_cuda(GDAP_ERR_DEVICE, err, fmt::format("cudaSetDevice({})", device));
-      switched_ = true;
-    }
+// Makes `device` current for its lifetime, then the caller's device again; throws if it cannot.
+struct OnDevice {
+  explicit OnDevice(int device) : scope(device) {
+    if (scope.error() != 0) cuda::fail_cuda(scope.error(), fmt::format("cudaSetDevice({})", device));
   }
-  ~DeviceScope() {
-    if (switched_) (void)cudaSetDevice(previous_);
-  }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int previous_ = 0;
-  bool switched_ = false;
+  cuda::DeviceScope scope;
 };
-
-using AddressRange = CUresult (*)(CUdeviceptr*, size_t*, CUdeviceptr);
 
 // The allocation that holds `p`: its base and size in bytes.
 void allocation_of(const void* p, void*& base, int64_t& bytes) {
-  static AddressRange range = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
-      fn = nullptr;
-    }
-    return reinterpret_cast<AddressRange>(fn);
-  }();
-  if (range == nullptr) fail(GDAP_ERR_DEVICE, "the CUDA driver does not provide cuMemGetAddressRange");
-  CUdeviceptr b = 0;
-  size_t size = 0;
-  const CUresult r = range(&b, &size, reinterpret_cast<CUdeviceptr>(p));
-  if (r != CUDA_SUCCESS) {
-    fail(GDAP_ERR_DEVICE, "cuMemGetAddressRange({}) failed (CUresult {}): the address is not in a CUDA allocation",
-         p, static_cast<int>(r));
+  if (!cuda::allocation_of(p, base, bytes)) {
+    fail(GDAP_ERR_DEVICE, "cuMemGetAddressRange({}) failed: the address is not in a CUDA allocation (or the driver "
+         "lacks the call)", p);
   }
-  base = reinterpret_cast<void*>(b);
-  bytes = static_cast<int64_t>(size);
 }
 
 std::string uuid_text(const unsigned char* u) {
@@ -83,7 +46,7 @@ std::string uuid_text(const unsigned char* u) {
 int device_with_uuid(const unsigned char* uuid) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) fail_cuda(GDAP_ERR_DEVICE, err, "cudaGetDeviceCount");
+  if (err != cudaSuccess) cuda::fail_cuda(err, "cudaGetDeviceCount");
   for (int d = 0; d < count; ++d) {
     cudaUUID_t id{};
     cudaDeviceProp prop{};
@@ -98,7 +61,7 @@ int device_with_uuid(const unsigned char* uuid) {
 
 void close_ipc(void* base, int64_t, int32_t device) {
   try {
-    DeviceScope scope(device);
+    const cuda::DeviceScope scope(device);
     (void)cudaIpcCloseMemHandle(base);
   } catch (...) {  // runs from a destructor: nobody to tell
   }
@@ -109,7 +72,7 @@ void close_ipc(void* base, int64_t, int32_t device) {
 
 void export_cuda(HandleData& h, const gdap_array& array) {
   const int device = array.section.device.id;
-  DeviceScope scope(device);
+  const OnDevice scope(device);
   void* base = nullptr;
   int64_t bytes = 0;
   const Span s = span(array);
@@ -123,12 +86,12 @@ void export_cuda(HandleData& h, const gdap_array& array) {
   cudaIpcMemHandle_t handle{};
   const cudaError_t err = cudaIpcGetMemHandle(&handle, base);
   if (err != cudaSuccess) {
-    fail_cuda(GDAP_ERR_DEVICE, err, fmt::format("cudaIpcGetMemHandle on the allocation at {} (memory from "
+    cuda::fail_cuda(err, fmt::format("cudaIpcGetMemHandle on the allocation at {} (memory from "
               "cudaMallocAsync pools or cuMemCreate cannot be shared this way; cudaMalloc memory can)", base));
   }
   cudaDeviceProp prop{};
   const cudaError_t perr = cudaGetDeviceProperties(&prop, device);
-  if (perr != cudaSuccess) fail_cuda(GDAP_ERR_DEVICE, perr, "cudaGetDeviceProperties");
+  if (perr != cudaSuccess) cuda::fail_cuda(perr, "cudaGetDeviceProperties");
   static_assert(sizeof handle <= sizeof h.cuda_ipc);
   std::memcpy(h.cuda_ipc, &handle, sizeof handle);
   std::memcpy(h.device_uuid, prop.uuid.bytes, 16);
@@ -143,13 +106,13 @@ Opened open_cuda(const HandleData& h) {
   }
   check_exporter_alive(h, "device memory");
   const int device = device_with_uuid(h.device_uuid);
-  DeviceScope scope(device);
+  const OnDevice scope(device);
   cudaIpcMemHandle_t handle{};
   std::memcpy(&handle, h.cuda_ipc, sizeof handle);
   void* base = nullptr;
   const cudaError_t err = cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess);
   if (err != cudaSuccess) {
-    fail_cuda(GDAP_ERR_DEVICE, err, fmt::format("cudaIpcOpenMemHandle on GPU {} (the exporter may have freed the "
+    cuda::fail_cuda(err, fmt::format("cudaIpcOpenMemHandle on GPU {} (the exporter may have freed the "
               "allocation)", device));
   }
   void* check_base = nullptr;

@@ -108,17 +108,7 @@ void check_node(const HandleData& h) {
 
 gdap_dim dim_of(const DimRecord& r) {
   gdap_dim d = GDAP_DIM_INIT;
-  d.dist_type = r.dist_type;
-  d.periodic = r.periodic;
-  d.given = r.given;
-  d.size = r.size;
-  d.proc_grid_size = r.proc_grid_size;
-  d.proc_grid_rank = r.proc_grid_rank;
-  d.start = r.start;
-  d.stop = r.stop;
-  d.padding[0] = r.padding[0];
-  d.padding[1] = r.padding[1];
-  d.block_size = r.block_size;
+  for_each_field(r, d, [](const auto& from, auto& to) { to = from; });
   return d;
 }
 

@@ -73,6 +73,23 @@ static_assert(offsetof(HandleData, strides) == 616 && offsetof(HandleData, dims)
 static_assert(offsetof(HandleData, exporter_start) == 1320 && offsetof(HandleData, shm_uid) == 1328);
 static_assert(offsetof(HandleData, reserved) == 1336);
 
+// Calls f(record's field, dictionary's field) for every field a record carries: how a record and a
+// gdap_dim copy into each other, either way.
+template <typename Record, typename Dim, typename F>
+void for_each_field(Record& r, Dim& d, F&& f) {
+  f(r.dist_type, d.dist_type);
+  f(r.periodic, d.periodic);
+  f(r.given, d.given);
+  f(r.size, d.size);
+  f(r.proc_grid_size, d.proc_grid_size);
+  f(r.proc_grid_rank, d.proc_grid_rank);
+  f(r.start, d.start);
+  f(r.stop, d.stop);
+  f(r.padding[0], d.padding[0]);
+  f(r.padding[1], d.padding[1]);
+  f(r.block_size, d.block_size);
+}
+
 // The dictionary a record carries, as a gdap_dim (GDAP_DIM_INIT elsewhere).
 gdap_dim dim_of(const DimRecord& r);
 

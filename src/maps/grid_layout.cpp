@@ -8,6 +8,7 @@
 #include "core/checked.hpp"
 #include "core/error.hpp"
 #include "core/versioned.hpp"
+#include "protocol/dim.hpp"
 
 #include <gdap/gdap.h>
 
@@ -99,7 +100,7 @@ void check_axis(int64_t i, const gdap_axis_layout& a) {
 }
 
 // Grid coordinate c's dictionary of a block axis whose owned lengths are `lengths`.
-gdap_dim block_dim(const gdap_axis_layout& a, const std::vector<int64_t>& lengths, int64_t c, int64_t owned_start) {
+gdap_dim axis_block_dim(const gdap_axis_layout& a, const std::vector<int64_t>& lengths, int64_t c, int64_t owned_start) {
   const int64_t g = a.grid_size, h = a.halo;
   const bool periodic = a.periodic != 0;
   // Towards a neighbour: communication padding; at a periodic edge: boundary padding inside the block.
@@ -107,10 +108,9 @@ gdap_dim block_dim(const gdap_axis_layout& a, const std::vector<int64_t>& length
   const int64_t owned_stop = owned_start + lengths[static_cast<size_t>(c)];
   const int64_t start = c > 0 ? owned_start - lower : 0;
   const int64_t stop = c + 1 < g ? owned_stop + upper : a.size;
-  gdap_dim d = GDAP_DIM_INIT;
-  gdap_dim_set_block(&d, a.size, g, c, start, stop);
-  if (h > 0) gdap_dim_set_padding(&d, lower, upper);
-  if (periodic) gdap_dim_set_periodic(&d, 1);
+  gdap_dim d = gdap::block_dim(a.size, g, c, start, stop);
+  if (h > 0) d = with_padding(d, lower, upper);
+  if (periodic) d = with_periodic(d, true);
   return d;
 }
 
@@ -120,10 +120,8 @@ std::vector<gdap_dim> axis_dims(int64_t i, const gdap_axis_layout& a) {
   dims.reserve(static_cast<size_t>(a.grid_size));
   if (a.dist_type == GDAP_DIST_CYCLIC) {
     for (int64_t c = 0; c < a.grid_size; ++c) {
-      gdap_dim d = GDAP_DIM_INIT;
       const int64_t start = checked_mul(c, a.block_size, "grid coordinate * block_size");
-      gdap_dim_set_cyclic(&d, a.size, a.grid_size, c, start, a.block_size == 1 ? 0 : a.block_size);
-      dims.push_back(d);
+      dims.push_back(cyclic_dim(a.size, a.grid_size, c, start, a.block_size == 1 ? 0 : a.block_size));
     }
     return dims;
   }
@@ -131,7 +129,7 @@ std::vector<gdap_dim> axis_dims(int64_t i, const gdap_axis_layout& a) {
   if (a.halo > 0) check_halo(i, a, lengths);
   int64_t at = 0;
   for (int64_t c = 0; c < a.grid_size; ++c) {
-    dims.push_back(block_dim(a, lengths, c, at));
+    dims.push_back(axis_block_dim(a, lengths, c, at));
     at += lengths[static_cast<size_t>(c)];
   }
   return dims;

@@ -3,14 +3,18 @@
 // on every rank (allgather, broadcast), and any rows on any rank (unstructured). The protocol has no
 // replicated 'b' or 'c' dimension, so the replicated layout is unstructured along dimension 0
 // (every rank holds every index, one_to_one false) and whole along the others.
+#include "maps/layouts.hpp"
+
 #include "maps/layout_build.hpp"
 #include "maps/map.hpp"
+#include "protocol/dim.hpp"
 
 #include "core/checked.hpp"
 #include "core/error.hpp"
 
 #include <gdap/gdap.h>
 
+#include <algorithm>
 #include <numeric>
 #include <vector>
 
@@ -29,13 +33,17 @@ void check_layout(int64_t nranks, int64_t ndim, const int64_t* shape) {
 // Dimensions 1.. of every rank: whole, on a grid of one.
 void whole_tail(std::vector<gdap_dim>& rank_dims, int64_t ndim, const int64_t* shape) {
   for (int64_t i = 1; i < ndim; ++i) {
-    gdap_dim d = GDAP_DIM_INIT;
-    gdap_dim_set_block(&d, shape[i], 1, 0, 0, shape[i]);
-    rank_dims.push_back(d);
+    rank_dims.push_back(block_dim(shape[i], 1, 0, 0, shape[i]));
   }
 }
 
 }  // namespace
+
+gdap_dim even_block(int64_t size, int64_t parts, int64_t coord) {
+  const int64_t step = (size + parts - 1) / parts;
+  const int64_t start = std::min(size, coord * step), stop = std::min(size, start + step);
+  return block_dim(size, parts, coord, start, stop);
+}
 
 int64_t layout_bytes(int64_t nranks, int64_t ndim, int64_t indices_per_rank) {
   const int64_t dims = checked_mul(checked_mul(nranks, ndim, "nranks * ndim"), int64_t{sizeof(gdap_dim)},
@@ -57,9 +65,7 @@ extern "C" GDAP_API gdap_status gdap_map_create_root(gdap_map** out, int64_t nra
       std::vector<gdap_dim> dims;
       for (int64_t r = 0; r < nranks; ++r) {
         const int64_t at = r <= root ? 0 : shape[0];  // ranks before the root hold [0, 0), after it [n, n)
-        gdap_dim d = GDAP_DIM_INIT;
-        gdap_dim_set_block(&d, shape[0], nranks, r, at, r == root ? shape[0] : at);
-        dims.push_back(d);
+        dims.push_back(gdap::block_dim(shape[0], nranks, r, at, r == root ? shape[0] : at));
         gdap::whole_tail(dims, ndim, shape);
       }
       *out = new gdap_map(nranks, ndim, dims.data());
@@ -77,9 +83,7 @@ extern "C" GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64
       std::iota(all.begin(), all.end(), int64_t{0});
       std::vector<gdap_dim> dims;
       for (int64_t r = 0; r < nranks; ++r) {
-        gdap_dim d = GDAP_DIM_INIT;
-        gdap_dim_set_unstructured(&d, shape[0], nranks, r, all.data(), shape[0], 0);
-        dims.push_back(d);
+        dims.push_back(gdap::unstructured_dim(shape[0], nranks, r, all.data(), shape[0], 0));
         gdap::whole_tail(dims, ndim, shape);
       }
       *out = new gdap_map(nranks, ndim, dims.data());
@@ -112,9 +116,8 @@ extern "C" GDAP_API gdap_status gdap_map_create_unstructured(gdap_map** out, int
       std::vector<gdap_dim> dims;
       int64_t at = 0;
       for (int64_t r = 0; r < nranks; ++r) {
-        gdap_dim d = GDAP_DIM_INIT;
-        gdap_dim_set_unstructured(&d, shape[0], nranks, r, counts[r] > 0 ? indices + at : nullptr, counts[r], one_to_one);
-        dims.push_back(d);
+        dims.push_back(gdap::unstructured_dim(shape[0], nranks, r, counts[r] > 0 ? indices + at : nullptr, counts[r],
+                                              one_to_one));
         gdap::whole_tail(dims, ndim, shape);
         at += counts[r];
       }

@@ -2,6 +2,8 @@
 #include "maps/map.hpp"
 #include "maps/owner_batch.hpp"
 
+#include "cuda/device.hpp"
+
 #include <cuda_runtime.h>
 
 #include <mutex>
@@ -28,13 +30,13 @@ struct DeviceTables {
 
 void release_device_tables(DeviceTables* tables) noexcept {
   if (tables == nullptr) return;
-  int current = 0;
-  const bool restore = cudaGetDevice(&current) == cudaSuccess;
-  if (cudaSetDevice(tables->device) == cudaSuccess) {
-    cudaFree(tables->axes);
-    cudaFree(tables->data);
+  {
+    const cuda::DeviceScope on(tables->device);
+    if (on.error() == cudaSuccess) {
+      cudaFree(tables->axes);
+      cudaFree(tables->data);
+    }
   }
-  if (restore) cudaSetDevice(current);
   delete tables;
 }
 
@@ -112,12 +114,9 @@ void flatten(const gdap_map& map, std::vector<FlatAxis>& axes, std::vector<int64
   }
 }
 
-// The message for a failed CUDA call. Also resets the thread's CUDA error state, so that an
-// error gdap reports is not reported again by the caller's next cudaGetLastError.
-std::string cuda_message(const char* what, cudaError_t err) {
-  cudaGetLastError();
-  return std::string(what) + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
-}
+// The message for a failed CUDA call (cuda::error_text also resets the thread's CUDA error state,
+// so that an error gdap reports is not reported again by the caller's next cudaGetLastError).
+std::string cuda_message(const std::string& what, cudaError_t err) { return cuda::error_text(err, what); }
 
 // Copies the flat tables to the current device on a private stream and waits for that stream
 // alone: the tables must be complete before any stream of the caller's reads them, and the
@@ -157,7 +156,7 @@ std::string tables_on(const gdap_map& map, int device, DeviceTables*& out) {
   const cudaError_t err = upload(*t, axes, data);
   if (err != cudaSuccess) {
     release_device_tables(t);
-    return cuda_message(("uploading the map's tables to CUDA device " + std::to_string(device)).c_str(), err);
+    return cuda_message("uploading the map's tables to CUDA device " + std::to_string(device), err);
   }
   map.device_tables.emplace_back(device, t);
   out = t;
@@ -169,7 +168,7 @@ std::string check_pointer(const void* p, const char* name, int device) {
   cudaPointerAttributes attr{};
   const cudaError_t err = cudaPointerGetAttributes(&attr, p);
   if (err != cudaSuccess) {
-    return cuda_message((std::string("asking CUDA where ") + name + " lives").c_str(), err);
+    return cuda_message(std::string("asking CUDA where ") + name + " lives", err);
   }
   switch (attr.type) {
     case cudaMemoryTypeManaged: return "";
@@ -218,7 +217,7 @@ std::string owner_batch_cuda(const gdap_map& map, int64_t* ranks, int64_t* local
   }
   err = cudaSetDevice(device_id);
   if (err != cudaSuccess) {
-    return cuda_message(("selecting CUDA device " + std::to_string(device_id) + " (device.id)").c_str(), err);
+    return cuda_message("selecting CUDA device " + std::to_string(device_id) + " (device.id)", err);
   }
   std::string message = launch(map, ranks, locals, globals, count, device_id, stream);
   err = cudaSetDevice(current);

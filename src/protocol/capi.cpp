@@ -7,16 +7,6 @@
 namespace gdap {
 namespace {
 
-// GDAP_DIM_INIT with the keys every dist_type has; the setters add their own.
-gdap_dim common_keys(int32_t dist_type, int64_t size, int64_t proc_grid_size, int64_t proc_grid_rank) {
-  gdap_dim d = GDAP_DIM_INIT;
-  d.dist_type = dist_type;
-  d.size = size;
-  d.proc_grid_size = proc_grid_size;
-  d.proc_grid_rank = proc_grid_rank;
-  return d;
-}
-
 gdap_dim valid_dim(const gdap_dim* dim) {
   gdap_dim d = read_dim(dim, 0);
   validate_dim(d, 0, -1);
@@ -24,7 +14,7 @@ gdap_dim valid_dim(const gdap_dim* dim) {
 }
 
 // padding and periodic are added to a dictionary gdap_dim_set_block made.
-gdap_dim& block_dim(gdap_dim* dim, const char* key) {
+gdap_dim& made_block(gdap_dim* dim, const char* key) {
   require(dim, "dim");
   if (dim->dist_type != GDAP_DIST_BLOCK) {
     const bool printable = dim->dist_type >= 32 && dim->dist_type < 127;
@@ -58,27 +48,21 @@ GDAP_API gdap_status gdap_dim_set_block(gdap_dim* dim, int64_t size, int64_t pro
                                         int64_t start, int64_t stop) {
   return guard([&] {
     require(dim, "dim");
-    gdap_dim d = gdap::common_keys(GDAP_DIST_BLOCK, size, proc_grid_size, proc_grid_rank);
-    d.start = start;
-    d.stop = stop;
-    *dim = d;
+    *dim = gdap::block_dim(size, proc_grid_size, proc_grid_rank, start, stop);
   });
 }
 
 GDAP_API gdap_status gdap_dim_set_padding(gdap_dim* dim, int64_t lower, int64_t upper) {
   return guard([&] {
-    gdap_dim& d = gdap::block_dim(dim, "padding");
-    d.padding[0] = lower;
-    d.padding[1] = upper;
-    d.given |= GDAP_KEY_PADDING;
+    gdap_dim& d = gdap::made_block(dim, "padding");
+    d = gdap::with_padding(d, lower, upper);
   });
 }
 
 GDAP_API gdap_status gdap_dim_set_periodic(gdap_dim* dim, int periodic) {
   return guard([&] {
-    gdap_dim& d = gdap::block_dim(dim, "periodic");
-    d.periodic = periodic != 0 ? 1 : 0;
-    d.given |= GDAP_KEY_PERIODIC;
+    gdap_dim& d = gdap::made_block(dim, "periodic");
+    d = gdap::with_periodic(d, periodic != 0);
   });
 }
 
@@ -86,13 +70,7 @@ GDAP_API gdap_status gdap_dim_set_cyclic(gdap_dim* dim, int64_t size, int64_t pr
                                          int64_t start, int64_t block_size) {
   return guard([&] {
     require(dim, "dim");
-    gdap_dim d = gdap::common_keys(GDAP_DIST_CYCLIC, size, proc_grid_size, proc_grid_rank);
-    d.start = start;
-    if (block_size != 0) {
-      d.block_size = block_size;
-      d.given |= GDAP_KEY_BLOCK_SIZE;
-    }
-    *dim = d;
+    *dim = gdap::cyclic_dim(size, proc_grid_size, proc_grid_rank, start, block_size);
   });
 }
 
@@ -101,14 +79,7 @@ GDAP_API gdap_status gdap_dim_set_unstructured(gdap_dim* dim, int64_t size, int6
                                                int one_to_one) {
   return guard([&] {
     require(dim, "dim");
-    gdap_dim d = gdap::common_keys(GDAP_DIST_UNSTRUCTURED, size, proc_grid_size, proc_grid_rank);
-    d.indices = indices;
-    d.num_indices = num_indices;
-    if (one_to_one >= 0) {
-      d.one_to_one = one_to_one != 0 ? 1 : 0;
-      d.given |= GDAP_KEY_ONE_TO_ONE;
-    }
-    *dim = d;
+    *dim = gdap::unstructured_dim(size, proc_grid_size, proc_grid_rank, indices, num_indices, one_to_one);
   });
 }
 

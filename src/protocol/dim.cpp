@@ -312,6 +312,57 @@ int64_t boundary_padding_upper(const gdap_dim& dim) {
   return dim.proc_grid_rank == dim.proc_grid_size - 1 ? dim.padding[1] : 0;
 }
 
+gdap_dim common_keys(int32_t dist_type, int64_t size, int64_t grid_size, int64_t grid_rank) {
+  gdap_dim d = GDAP_DIM_INIT;
+  d.dist_type = dist_type;
+  d.size = size;
+  d.proc_grid_size = grid_size;
+  d.proc_grid_rank = grid_rank;
+  return d;
+}
+
+gdap_dim block_dim(int64_t size, int64_t grid_size, int64_t grid_rank, int64_t start, int64_t stop) {
+  gdap_dim d = common_keys(GDAP_DIST_BLOCK, size, grid_size, grid_rank);
+  d.start = start;
+  d.stop = stop;
+  return d;
+}
+
+gdap_dim unstructured_dim(int64_t size, int64_t grid_size, int64_t grid_rank, const int64_t* indices,
+                          int64_t num_indices, int one_to_one) {
+  gdap_dim d = common_keys(GDAP_DIST_UNSTRUCTURED, size, grid_size, grid_rank);
+  d.indices = indices;
+  d.num_indices = num_indices;
+  if (one_to_one >= 0) {
+    d.one_to_one = one_to_one != 0 ? 1 : 0;
+    d.given |= GDAP_KEY_ONE_TO_ONE;
+  }
+  return d;
+}
+
+gdap_dim cyclic_dim(int64_t size, int64_t grid_size, int64_t grid_rank, int64_t start, int64_t block_size) {
+  gdap_dim d = common_keys(GDAP_DIST_CYCLIC, size, grid_size, grid_rank);
+  d.start = start;
+  if (block_size != 0) {
+    d.block_size = block_size;
+    d.given |= GDAP_KEY_BLOCK_SIZE;
+  }
+  return d;
+}
+
+gdap_dim with_padding(gdap_dim d, int64_t lower, int64_t upper) {
+  d.padding[0] = lower;
+  d.padding[1] = upper;
+  d.given |= GDAP_KEY_PADDING;
+  return d;
+}
+
+gdap_dim with_periodic(gdap_dim d, bool periodic) {
+  d.periodic = periodic ? 1 : 0;
+  d.given |= GDAP_KEY_PERIODIC;
+  return d;
+}
+
 int64_t cyclic_owned_count(int64_t size, int64_t grid_size, int64_t block_size, int64_t grid_rank) {
   if (size < 0 || grid_size < 1 || block_size < 1 || grid_rank < 0 || grid_rank >= grid_size) {
     fail(GDAP_ERR_INVALID_ARGUMENT,

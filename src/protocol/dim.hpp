@@ -50,6 +50,23 @@ int64_t owned_count(const gdap_dim& dim);
 // Buffer extent the dictionary implies (see gdap_dim_local_extent).
 int64_t local_extent(const gdap_dim& dim);
 
+// GDAP_DIM_INIT with the keys every dist_type has; the setters add their own.
+gdap_dim common_keys(int32_t dist_type, int64_t size, int64_t grid_size, int64_t grid_rank);
+
+// Dictionaries as the setters make them (unchecked, as gdap_dim_set_block and
+// gdap_dim_set_unstructured): a 'b' dimension of `size` over `grid_size` grid ranks, rank
+// `grid_rank` holding [start, stop); a 'u' one holding `num_indices` indices (borrowed by the
+// dictionary), `one_to_one` given when >= 0.
+gdap_dim block_dim(int64_t size, int64_t grid_size, int64_t grid_rank, int64_t start, int64_t stop);
+gdap_dim unstructured_dim(int64_t size, int64_t grid_size, int64_t grid_rank, const int64_t* indices,
+                          int64_t num_indices, int one_to_one);
+// A 'c' dimension as gdap_dim_set_cyclic makes it: block_size given unless 0.
+gdap_dim cyclic_dim(int64_t size, int64_t grid_size, int64_t grid_rank, int64_t start, int64_t block_size);
+// `d` (a 'b' dictionary) with padding, or periodic, given, as gdap_dim_set_padding and
+// gdap_dim_set_periodic add them.
+gdap_dim with_padding(gdap_dim d, int64_t lower, int64_t upper);
+gdap_dim with_periodic(gdap_dim d, bool periodic);
+
 // Owned count of grid rank `grid_rank` of a cyclic dimension of `size` over `grid_size` ranks
 // in blocks of `block_size` (the protocol's rule: the partial block goes to rank nb % P).
 int64_t cyclic_owned_count(int64_t size, int64_t grid_size, int64_t block_size, int64_t grid_rank);

@@ -653,7 +653,8 @@ TEST(Dtypes, UnknownCodesAndWidthsAreRefusedEverywhere) {
       {"complex is 32, 64 or 128 bits", {GDAP_DTYPE_COMPLEX, 16, 1}, "complex is not 16 bits wide"},
   };
   gdap_dim d = block(4, 1, 0, 0, 4);
-  const gdap_dim ring = gdap_test::periodic(padded(block(4, 1, 0, -1, 5), 1, 1));
+  // A one-rank periodic ring in DAP 0.10's form: its boundary padding counted in size (6 = 4 owned + 2).
+  const gdap_dim ring = gdap_test::periodic(padded(block(6, 1, 0, 0, 6), 1, 1));
   gdap_map *map = nullptr, *ring_map = nullptr;
   ASSERT_EQ(gdap_map_create(&map, 1, 1, &d), GDAP_SUCCESS);
   ASSERT_EQ(gdap_map_create(&ring_map, 1, 1, &ring), GDAP_SUCCESS) << gdap_last_error();

@@ -15,6 +15,8 @@ mkdir -p "$out"
   nvcc --version | tail -1
 } | tee "$out/machine.txt"
 export CMAKE_PREFIX_PATH=$PWD/.deps/root/usr
+# blosc (and its lz4, snappy) travel in .deps/root too: the linker and the tests find them there.
+export LD_LIBRARY_PATH=$PWD/.deps/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # Python packages the machine lacks (swig, zarr and its dependencies) travel as wheels in .whl
 # (made here by tests/gpu/prepare.sh); pip takes from them only what its python3 (there a venv
 # with CuPy, PyTorch, JAX, TensorStore and mpi4py) does not have: matplotlib draws the heat example's

@@ -483,7 +483,7 @@ TEST(LimitsHalo, HugePaddingAndWidthsAreClearErrors) {
   run_cases({
       {"limits: halo bytes of 2^50 cells of 65535-lane float64 overflow",
        [&] { return halo(wide, gdap_dtype{GDAP_DTYPE_FLOAT, 64, 65535}, 0, nullptr); }, GDAP_ERR_OVERFLOW,
-       {"halo bytes (elements * element size): 1125899906842624 * 524280 overflows int64"}},
+       {"halo exchange bytes (elements * element size): 1125899906842624 * 524280 overflows int64"}},
       {"limits: halo width cap negative",
        [&] {
          const int64_t caps[] = {-1};

@@ -5,7 +5,7 @@
 // halo, writes padding, drops or duplicates an element, or disagrees between the two ends fails.
 #pragma once
 
-#include "move/plan.hpp"
+#include "plan/planner.hpp"
 
 #include <gdap/gdap.h>
 
@@ -253,9 +253,9 @@ void for_each_index(std::span<const int64_t> extent, F&& f) {
 }
 
 // Moves data from `src` to `dst` buffers with `plans` (one per rank) and checks the result.
-inline void simulate(const Layout& src, const Layout& dst, const std::vector<gdap::move::RankPlan>& plans) {
-  using gdap::move::Block;
-  using gdap::move::Part;
+inline void simulate(const Layout& src, const Layout& dst, const std::vector<gdap::plan::RankPlan>& plans) {
+  using gdap::plan::Block;
+  using gdap::plan::Part;
   const size_t n = static_cast<size_t>(src.ndim());
   const int64_t nranks = std::max(src.nranks(), dst.nranks());
   ASSERT_EQ(static_cast<int64_t>(plans.size()), nranks);

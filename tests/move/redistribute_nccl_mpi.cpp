@@ -1,6 +1,6 @@
 // Redistribution and persistent halo exchange over NCCL with one process per GPU (labels gpu,
 // mpi): the engines' real setting, where NCCL's ranks are processes and the direct paths reach
-// peers through CUDA IPC (move/nccl_peer.cpp, move/halo_peer.cpp). Every destination element is
+// peers through CUDA IPC (exchange/peer_writes.cpp, exchange/bound_writes.cpp). Every destination element is
 // checked against its global index, padding against its sentinel, for: a small odd-sized matrix
 // (row blocks -> cyclic columns), a large one (12289^2 float64 row blocks -> padded column blocks),
 // the same sections again (mappings kept); then every halo case of this many ranks

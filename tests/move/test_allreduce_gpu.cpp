@@ -1,7 +1,7 @@
 // gdap_allreduce on device sections over NCCL: one thread and communicator per GPU
 // (ncclCommInitAll), every op on float64 and int32 sections of 1,000,003 elements, checked
 // element by element on the host; ranks passing different ops are every rank's error; a group of
-// device sections is refused clearly. Label gpu.
+// device sections is refused clearly, and so is a strided device section, on every rank. Label gpu.
 #include <gdap/gdap.h>
 #include <gdap/gdap_cuda.h>
 
@@ -146,6 +146,47 @@ TEST(AllreduceGpu, AGroupOfDeviceSectionsIsRefused) {
   EXPECT_NE(std::string(gdap_last_error()).find("NCCL"), std::string::npos) << gdap_last_error();
   gdap_array_destroy(a);
   gdap_comm_destroy(comm);
+}
+
+// NCCL reduces a device section in place, so it must be C-contiguous; that is checked inside the
+// agreement, so a rank with a strided section fails and so does every other rank (GDAP_ERR_REMOTE
+// naming it) before NCCL is called, rather than waiting in an all-reduce its peer never joins.
+TEST(AllreduceGpu, AStridedDeviceSectionIsEveryRanksError) {
+  const int gpus = device_count();
+  if (gpus < 2) GTEST_SKIP() << "needs 2 GPUs, found " << gpus;
+  std::vector<ncclComm_t> nccl(2);
+  int devices[] = {0, 1};
+  ASSERT_EQ(ncclCommInitAll(nccl.data(), 2, devices), ncclSuccess);
+  std::vector<gdap_status> got(2, GDAP_ERR_INTERNAL);
+  std::vector<std::string> said(2);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&, r] {
+      cudaSetDevice(r);
+      gdap_comm* comm = nullptr;
+      if (gdap_comm_from_nccl(&comm, nccl[static_cast<size_t>(r)], nullptr) != GDAP_SUCCESS) return;
+      gdap_comm_set_timeout(comm, 30);
+      double* data = nullptr;
+      cudaMalloc(&data, 16 * sizeof(double));
+      gdap_dim d = GDAP_DIM_INIT;
+      gdap_dim_set_block(&d, 8, 1, 0, 0, 8);
+      const int64_t stride = r == 1 ? 2 : 1;  // rank 1's 8 elements are every other double
+      gdap_array* a = nullptr;
+      if (gdap_array_wrap(&a, data, {GDAP_DTYPE_FLOAT, 64, 1}, {GDAP_DEVICE_CUDA, r}, &stride, &d, 1) == GDAP_SUCCESS) {
+        got[static_cast<size_t>(r)] = gdap_allreduce(comm, a, GDAP_REDUCE_SUM);
+        said[static_cast<size_t>(r)] = gdap_last_error();
+      }
+      gdap_array_destroy(a);
+      cudaFree(data);
+      gdap_comm_destroy(comm);
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(got[1], GDAP_ERR_UNSUPPORTED) << said[1];
+  EXPECT_NE(said[1].find("C-contiguous"), std::string::npos) << said[1];
+  EXPECT_EQ(got[0], GDAP_ERR_REMOTE) << said[0];
+  EXPECT_NE(said[0].find("rank 1"), std::string::npos) << said[0];
+  for (ncclComm_t c : nccl) ncclCommDestroy(c);
 }
 
 }  // namespace

@@ -6,8 +6,9 @@
 #include "move_layouts.hpp"
 
 #include "core/error.hpp"
-#include "move/copy.hpp"
-#include "move/plan.hpp"
+#include "exchange/copy.hpp"
+#include "exchange/program.hpp"
+#include "plan/planner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,10 +21,10 @@
 
 namespace {
 
-using gdap::move::Part;
-using gdap::move::Planner;
-using gdap::move::RankPlan;
-using gdap::move::RankStats;
+using gdap::plan::Part;
+using gdap::plan::Planner;
+using gdap::plan::RankPlan;
+using gdap::plan::RankStats;
 using move_test::Axis;
 using move_test::Layout;
 using move_test::MapHandle;
@@ -266,8 +267,8 @@ TEST(PlanStats, TwoRanksRowsToColumnsOf4x4Float32) {
   const auto rows = plan.segments(Part::send, m, 0), cols = plan.segments(Part::send, m, 1);
   ASSERT_EQ(rows.size(), 1u);
   ASSERT_EQ(cols.size(), 1u);
-  EXPECT_EQ(rows[0], (gdap::move::Segment{0, 2, 0, 0}));
-  EXPECT_EQ(cols[0], (gdap::move::Segment{2, 2, 2, 0}));
+  EXPECT_EQ(rows[0], (gdap::plan::Segment{0, 2, 0, 0}));
+  EXPECT_EQ(cols[0], (gdap::plan::Segment{2, 2, 2, 0}));
 }
 
 TEST(PlanStats, BlockToCyclicOf8Float64) {
@@ -282,8 +283,8 @@ TEST(PlanStats, BlockToCyclicOf8Float64) {
   const auto plan = p.planner.plan_rank(0);
   const auto segs = plan.segments(Part::send, plan.messages(Part::send)[0], 0);
   ASSERT_EQ(segs.size(), 2u);
-  EXPECT_EQ(segs[0], (gdap::move::Segment{1, 1, 1, 0}));
-  EXPECT_EQ(segs[1], (gdap::move::Segment{3, 1, 3, 1}));
+  EXPECT_EQ(segs[0], (gdap::plan::Segment{1, 1, 1, 0}));
+  EXPECT_EQ(segs[1], (gdap::plan::Segment{3, 1, 3, 1}));
 }
 
 TEST(PlanStats, Block2x2To1x4ColumnsOf4x4Float32) {
@@ -302,7 +303,7 @@ TEST(PlanStats, Block2x2To1x4ColumnsOf4x4Float32) {
   EXPECT_EQ(s.max.recv_bytes, 16);  // columns 1 and 2 arrive in two halves from two other ranks
 }
 
-// Copy programs of cyclic rows -> row blocks (64 x 8 float64 over 4 ranks): rank 0 sends rank 1
+// Copies of cyclic rows -> row blocks (64 x 8 float64 over 4 ranks): rank 0 sends rank 1
 // (rows 16-31) global rows 16, 20, 24 and 28, its local rows 4-7, one after another, which land 4
 // rows apart in rank 1's section. The message is 4 one-row blocks; they merge into one run on the
 // send side (sent without packing) and one strided copy of 4 rows on the receive side.
@@ -310,25 +311,25 @@ TEST(MessageCopies, ConsecutiveBlocksMergeIntoOneRunOrOneStridedCopy) {
   Planned p({{mt::cyclic(64, 4, 1), mt::block(8, 1)}}, {{mt::block(64, 4), mt::block(8, 1)}});
   const int64_t row_bytes = 8 * 8;
   const std::vector<int64_t> section_strides{8, 1};
-  const gdap::move::Side section_from{gdap::move::Side::source, section_strides};
-  const gdap::move::Side section_to{gdap::move::Side::destination, section_strides};
-  const gdap::move::Side packed{gdap::move::Side::packed, {}};
+  using gdap::exchange::End;
+  const End section_from{End::sender, section_strides};
+  const End section_to{End::receiver, section_strides};
+  const End packed{End::packed, {}};
 
   const RankPlan sender = p.planner.plan_rank(0);
-  const auto& to1 = sender.messages(Part::send)[0];
-  ASSERT_EQ(to1.peer, 1);
-  EXPECT_EQ(to1.blocks, 4);
-  std::vector<gdap::move::Copy2D> send;
-  gdap::move::message_copies(sender, Part::send, to1, section_from, packed, 8, send);
-  ASSERT_TRUE(gdap::move::single_run(send));
+  ASSERT_EQ(sender.messages(Part::send)[0].peer, 1);
+  EXPECT_EQ(sender.messages(Part::send)[0].blocks, 4);
+  const gdap::exchange::Program sent = sender.program(8, {});
+  std::vector<gdap::exchange::Copy2D> send;
+  sent.copies(sent.messages(Part::send)[0], section_from, packed, send);
+  ASSERT_TRUE(gdap::exchange::single_run(send));
   EXPECT_EQ(send[0].src, 4 * row_bytes);  // local row 4: global row 16
   EXPECT_EQ(send[0].row_bytes, 4 * row_bytes);
 
-  const RankPlan receiver = p.planner.plan_rank(1);
-  const auto& from0 = receiver.messages(Part::recv)[0];
-  ASSERT_EQ(from0.peer, 0);
-  std::vector<gdap::move::Copy2D> recv;
-  gdap::move::message_copies(receiver, Part::recv, from0, packed, section_to, 8, recv);
+  const gdap::exchange::Program received = p.planner.plan_rank(1).program(8, {});
+  ASSERT_EQ(received.messages(Part::recv)[0].peer, 0);
+  std::vector<gdap::exchange::Copy2D> recv;
+  received.copies(received.messages(Part::recv)[0], packed, section_to, recv);
   ASSERT_EQ(recv.size(), 1u);
   EXPECT_EQ(recv[0].rows, 4);
   EXPECT_EQ(recv[0].row_bytes, row_bytes);
@@ -342,7 +343,7 @@ TEST(MessageCopies, ConsecutiveBlocksMergeIntoOneRunOrOneStridedCopy) {
 // what the whole copies move, in both directions (packing and unpacking), cuts inside rows and
 // inside elements included.
 TEST(MessageCopies, ClippedPiecesMoveExactlyTheWholeMessage) {
-  using gdap::move::Copy2D;
+  using gdap::exchange::Copy2D;
   std::mt19937 rng(11);
   for (int trial = 0; trial < 200; ++trial) {
     auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
@@ -361,17 +362,17 @@ TEST(MessageCopies, ClippedPiecesMoveExactlyTheWholeMessage) {
     for (bool packing : {true, false}) {
       std::vector<Copy2D> whole;
       if (packing) {
-        gdap::move::box_copies(extent, section_at, strides, packed_at, compact, es, whole);
+        gdap::exchange::box_copies(extent, section_at, strides, packed_at, compact, es, whole);
       } else {
-        gdap::move::box_copies(extent, packed_at, compact, section_at, strides, es, whole);
+        gdap::exchange::box_copies(extent, packed_at, compact, section_at, strides, es, whole);
       }
       const int64_t from_bytes = packing ? section_bytes : packed_bytes, to_bytes = packing ? packed_bytes : section_bytes;
       std::vector<char> from(static_cast<size_t>(from_bytes)), want(static_cast<size_t>(to_bytes), 0), got = want;
       for (size_t i = 0; i < from.size(); ++i) from[i] = static_cast<char>(i * 7 + 3);
-      gdap::move::run_host_copies(whole, from.data(), want.data());
+      gdap::exchange::run_host_copies(whole, from.data(), want.data());
       for (size_t c = 0; c + 1 < cuts.size(); ++c) {
         std::vector<Copy2D> piece;
-        gdap::move::clip_packed(whole, /*packed_source=*/!packing, cuts[c], cuts[c + 1], piece);
+        gdap::exchange::clip_packed(whole, /*packed_source=*/!packing, cuts[c], cuts[c + 1], piece);
         int64_t moved = 0;
         for (const Copy2D& p : piece) {
           const int64_t base = packing ? p.dst : p.src, pitch = packing ? p.dst_pitch : p.src_pitch;
@@ -380,7 +381,7 @@ TEST(MessageCopies, ClippedPiecesMoveExactlyTheWholeMessage) {
           moved += p.rows * p.row_bytes;
         }
         EXPECT_EQ(moved, cuts[c + 1] - cuts[c]) << "trial " << trial << ", piece " << c;
-        gdap::move::run_host_copies(piece, from.data(), got.data());
+        gdap::exchange::run_host_copies(piece, from.data(), got.data());
       }
       ASSERT_EQ(got, want) << "trial " << trial << (packing ? ", packing" : ", unpacking");
     }

@@ -3,7 +3,7 @@
 // times are printed for the performance record.
 #include "move_layouts.hpp"
 
-#include "move/plan.hpp"
+#include "plan/planner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 
 namespace {
 
-using gdap::move::Part;
-using gdap::move::Planner;
+using gdap::plan::Part;
+using gdap::plan::Planner;
 namespace mt = move_test;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -117,7 +117,7 @@ TEST(PlanScale, BlockToCyclicOn1024RanksIsAllToAll) {
   EXPECT_EQ(plan.stats(4), stats.ranks[5]);
   const auto& m = plan.messages(Part::recv)[6];  // from rank 7 (self excluded): element 1024 * 7 + 5
   EXPECT_EQ(m.peer, 7);
-  EXPECT_EQ(plan.segments(Part::recv, m, 0)[0], (gdap::move::Segment{7 * 1024 + 5, 1, 5, 7}));
+  EXPECT_EQ(plan.segments(Part::recv, m, 0)[0], (gdap::plan::Segment{7 * 1024 + 5, 1, 5, 7}));
 }
 
 }  // namespace

@@ -242,6 +242,45 @@ TEST(RedistributeGpu, MixedMemoriesRefused) {
   }
 }
 
+// Rule: a collective call leaves the caller's current device as it was. The group engine switches
+// to its sections' device (here GPU 1) while the caller has GPU 0 current; after the call GPU 0 must
+// be current again (a PyTorch test found cuda:1 current before CallerDevice).
+TEST(RedistributeGpu, CallersDeviceKept) {
+  ASSERT_GE(device_count(), 2) << "this case needs 2 GPUs";
+  constexpr int64_t P = 2;
+  std::vector<gdap_comm*> comms(P);
+  CHECK_GDAP(gdap_comm_create_group(comms.data(), P));
+  std::vector<int> after(P, -1);
+  std::vector<std::thread> threads;
+  for (int64_t r = 0; r < P; ++r) {
+    threads.emplace_back([&, r] {
+      const std::vector<gdap_dim> s{block(kRows, P, r), whole(kCols)}, d{whole(kRows), block(kCols, P, r)};
+      gdap_map *src_map = nullptr, *dst_map = nullptr;
+      CHECK_GDAP(gdap_map_create_collective(&src_map, comms[r], 2, s.data()));
+      CHECK_GDAP(gdap_map_create_collective(&dst_map, comms[r], 2, d.data()));
+      gdap_plan* plan = nullptr;
+      CHECK_GDAP(gdap_plan_create(&plan, src_map, dst_map, kF64, r));
+      DeviceSection src, dst;
+      make_section(src, s, src_map, r, 1, true);
+      make_section(dst, d, dst_map, r, 1, false);
+      CHECK_CUDA(cudaSetDevice(0));
+      CHECK_GDAP(gdap_redistribute(comms[r], plan, src.array, dst.array));
+      CHECK_CUDA(cudaGetDevice(&after[r]));
+      int64_t wrong = 0;
+      check_section(dst, dst_map, r, wrong);
+      EXPECT_EQ(wrong, 0) << "rank " << r;
+      gdap_plan_destroy(plan);
+      gdap_map_destroy(src_map);
+      gdap_map_destroy(dst_map);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int64_t r = 0; r < P; ++r) {
+    EXPECT_EQ(after[r], 0) << "rank " << r << ": gdap_redistribute left device " << after[r] << " current";
+    gdap_comm_destroy(comms[r]);
+  }
+}
+
 }  // namespace
 
 namespace {

@@ -1,4 +1,4 @@
-// The reduction buffer's layouts (move/reduce_buffer.hpp): which one a result distribution gets,
+// The reduction buffer's layouts (reduce/reduce_buffer.hpp): which one a result distribution gets,
 // and that what a source writes is where the result's owner reads. For every global element of
 // a result, the buffer index a source rank writes it to (the sum of its source_terms) must be the
 // owner's segment start plus the index the owner reads it from (the sum of its result_terms),
@@ -7,7 +7,7 @@
 #include "move_layouts.hpp"
 
 #include "maps/map.hpp"
-#include "move/reduce_buffer.hpp"
+#include "reduce/reduce_buffer.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,8 +17,8 @@
 
 namespace {
 
-using gdap::move::BufferLayout;
-using gdap::move::Owned;
+using gdap::reduce::BufferLayout;
+using gdap::reduce::Owned;
 using move_test::Layout;
 
 // Every index of an axis, as a rank holding all of it would own them.
@@ -48,16 +48,16 @@ int64_t owner_of(const Layout& layout, const std::vector<int64_t>& global) {
 // distributed as `layout`; returns the layout for the caller's own checks.
 BufferLayout check_meeting(const Layout& layout, const std::vector<int64_t>& shape) {
   const move_test::MapHandle map(layout);
-  const BufferLayout b = gdap::move::buffer_layout(map.map, shape);
+  const BufferLayout b = gdap::reduce::buffer_layout(map.map, shape);
   const size_t n = shape.size();
   std::vector<std::vector<int64_t>> written(n);  // per axis and global index, the source's term
-  for (size_t j = 0; j < n; ++j) written[j] = gdap::move::expand(b.source_terms(j, whole_axis(shape[j])));
+  for (size_t j = 0; j < n; ++j) written[j] = gdap::reduce::expand(b.source_terms(j, whole_axis(shape[j])));
   // Per rank, per axis: global index -> the term the owner reads it with.
   std::vector<std::vector<std::map<int64_t, int64_t>>> read(static_cast<size_t>(layout.nranks()));
   for (int64_t r = 0; r < layout.nranks(); ++r) {
     for (size_t j = 0; j < n; ++j) {
-      const Owned o = gdap::move::owned_along(*map.map, static_cast<int64_t>(j), r, false);
-      const std::vector<int64_t> globals = o.each(true), terms = gdap::move::expand(b.result_terms(j, o));
+      const Owned o = gdap::reduce::owned_along(*map.map, static_cast<int64_t>(j), r, false);
+      const std::vector<int64_t> globals = o.each(true), terms = gdap::reduce::expand(b.result_terms(j, o));
       read[static_cast<size_t>(r)].emplace_back();
       for (size_t k = 0; k < globals.size(); ++k) read[static_cast<size_t>(r)][j][globals[k]] = terms[k];
     }
@@ -139,12 +139,12 @@ TEST(ReduceBuffer, PartialSourcesWriteWhereWholeOnesDo) {
   result.axes = {move_test::block(13, 4)};
   source.axes = {move_test::cyclic(13, 3, 2)};
   const move_test::MapHandle rmap(result), smap(source);
-  const BufferLayout b = gdap::move::buffer_layout(rmap.map, {13});
+  const BufferLayout b = gdap::reduce::buffer_layout(rmap.map, {13});
   ASSERT_GT(b.segment, 0);
-  const std::vector<int64_t> whole = gdap::move::expand(b.source_terms(0, whole_axis(13)));
+  const std::vector<int64_t> whole = gdap::reduce::expand(b.source_terms(0, whole_axis(13)));
   for (int64_t r = 0; r < 3; ++r) {
-    const Owned o = gdap::move::owned_along(*smap.map, 0, r, false);
-    const std::vector<int64_t> globals = o.each(true), terms = gdap::move::expand(b.source_terms(0, o));
+    const Owned o = gdap::reduce::owned_along(*smap.map, 0, r, false);
+    const std::vector<int64_t> globals = o.each(true), terms = gdap::reduce::expand(b.source_terms(0, o));
     ASSERT_EQ(terms.size(), globals.size());
     for (size_t k = 0; k < globals.size(); ++k) EXPECT_EQ(terms[k], whole[static_cast<size_t>(globals[k])]);
   }

@@ -1,0 +1,166 @@
+// Copies between sections and packed buffers (see copy.hpp).
+#include "exchange/copy.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace gdap::exchange {
+
+namespace {
+
+struct Dim {
+  int64_t extent, src_stride, dst_stride;  // strides in elements
+};
+
+// The box's dimensions with extent-1 ones dropped and contiguous neighbours fused.
+std::vector<Dim> merged(std::span<const int64_t> extent, std::span<const int64_t> ss, std::span<const int64_t> ds) {
+  std::vector<Dim> dims;
+  for (size_t i = 0; i < extent.size(); ++i) {
+    if (extent[i] == 1) continue;
+    const Dim d{extent[i], ss[i], ds[i]};
+    if (!dims.empty()) {
+      Dim& outer = dims.back();
+      if (outer.src_stride == d.src_stride * d.extent && outer.dst_stride == d.dst_stride * d.extent) {
+        outer = Dim{outer.extent * d.extent, d.src_stride, d.dst_stride};
+        continue;
+      }
+    }
+    dims.push_back(d);
+  }
+  return dims;
+}
+
+int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+}  // namespace
+
+// Appends `c` to `out`, folding it into the last copy when the two are one: a row that continues
+// the last single row on both sides lengthens it, and a row one pitch after the last copy's rows on
+// both sides adds a row to it. A message of consecutive blocks then becomes one run (sent without
+// packing) or one strided copy, not one copy per block.
+void append_merged(std::vector<Copy2D>& out, const Copy2D& c) {
+  if (!out.empty() && c.rows == 1) {
+    Copy2D& last = out.back();
+    if (last.rows == 1 && c.src == last.src + last.row_bytes && c.dst == last.dst + last.row_bytes) {
+      last.row_bytes += c.row_bytes;
+      last.src_pitch = last.dst_pitch = last.row_bytes;
+      return;
+    }
+    if (last.row_bytes == c.row_bytes) {
+      const int64_t src_pitch = last.rows == 1 ? c.src - last.src : last.src_pitch;
+      const int64_t dst_pitch = last.rows == 1 ? c.dst - last.dst : last.dst_pitch;
+      if (c.src == last.src + last.rows * src_pitch && c.dst == last.dst + last.rows * dst_pitch) {
+        last.src_pitch = src_pitch;
+        last.dst_pitch = dst_pitch;
+        ++last.rows;
+        return;
+      }
+    }
+  }
+  out.push_back(c);
+}
+
+void box_copies(std::span<const int64_t> extent, int64_t src, std::span<const int64_t> src_strides, int64_t dst,
+                std::span<const int64_t> dst_strides, int64_t element_size, std::vector<Copy2D>& out) {
+  for (int64_t e : extent) {
+    if (e == 0) return;
+  }
+  std::vector<Dim> dims = merged(extent, src_strides, dst_strides);
+  const int64_t es = element_size;
+  // The row: the innermost dimension if contiguous on both sides, else a single element.
+  int64_t row_bytes = es;
+  if (!dims.empty() && dims.back().src_stride == 1 && dims.back().dst_stride == 1) {
+    row_bytes = dims.back().extent * es;
+    dims.pop_back();
+  }
+  Copy2D c{src * es, dst * es, 1, row_bytes, row_bytes, row_bytes};
+  if (!dims.empty()) {
+    c.rows = dims.back().extent;
+    c.src_pitch = dims.back().src_stride * es;
+    c.dst_pitch = dims.back().dst_stride * es;
+    dims.pop_back();
+  }
+  // One copy per index of the remaining outer dimensions, in C order.
+  std::vector<int64_t> index(dims.size(), 0);
+  for (;;) {
+    Copy2D at = c;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      at.src += index[i] * dims[i].src_stride * es;
+      at.dst += index[i] * dims[i].dst_stride * es;
+    }
+    out.push_back(at);
+    size_t i = dims.size();
+    while (i > 0 && index[i - 1] + 1 == dims[i - 1].extent) index[--i] = 0;
+    if (i == 0) return;
+    ++index[i - 1];
+  }
+}
+
+void clip_packed(std::span<const Copy2D> copies, bool packed_source, int64_t lo, int64_t hi, std::vector<Copy2D>& out) {
+  for (const Copy2D& c : copies) {
+    if (c.rows <= 0 || c.row_bytes <= 0) continue;
+    const int64_t base = packed_source ? c.src : c.dst;
+    const int64_t pitch = c.rows > 1 ? (packed_source ? c.src_pitch : c.dst_pitch) : c.row_bytes;
+    // Row i spans [base + i * pitch, + row_bytes): rows [i, end) are the ones that meet [lo, hi).
+    int64_t i = std::max<int64_t>(0, floor_div(lo - base - c.row_bytes, pitch) + 1);
+    int64_t end = std::min<int64_t>(c.rows, floor_div(hi - base - 1, pitch) + 1);
+    auto part = [&](int64_t row, int64_t rows, int64_t from, int64_t to) {  // bytes [from, to) of each row
+      const int64_t sp = rows > 1 ? c.src_pitch : to - from, dp = rows > 1 ? c.dst_pitch : to - from;
+      out.push_back({c.src + row * c.src_pitch + from, c.dst + row * c.dst_pitch + from, rows, to - from, sp, dp});
+    };
+    if (i >= end) continue;
+    if (const int64_t start = base + i * pitch; start < lo) {  // the first row, cut by lo (and maybe hi)
+      part(i, 1, lo - start, std::min(c.row_bytes, hi - start));
+      ++i;
+    }
+    const int64_t tail = end > i && base + (end - 1) * pitch + c.row_bytes > hi ? --end : -1;  // cut by hi
+    if (i < end) part(i, end - i, 0, c.row_bytes);
+    if (tail >= 0) part(tail, 1, 0, hi - (base + tail * pitch));
+  }
+}
+
+void append_device_copies(std::vector<cuda::DeviceCopy>& out, std::span<const Copy2D> copies, const char* src, char* dst,
+                          bool remote) {
+  for (const Copy2D& c : copies) {
+    out.push_back({src + c.src, dst + c.dst, c.rows, c.row_bytes, c.src_pitch, c.dst_pitch, remote});
+  }
+}
+
+namespace {
+
+// Rows of `Bytes` each: a fixed-size copy the compiler inlines, where a memcpy call per row of a
+// strided face's few bytes cost more than the row itself.
+template <size_t Bytes>
+void copy_rows_of(const Copy2D& c, const char* s, char* d) {
+  for (int64_t r = 0; r < c.rows; ++r) std::memcpy(d + r * c.dst_pitch, s + r * c.src_pitch, Bytes);
+}
+
+void copy_rows(const Copy2D& c, const char* s, char* d) {
+  switch (c.row_bytes) {
+    case 4: return copy_rows_of<4>(c, s, d);
+    case 8: return copy_rows_of<8>(c, s, d);
+    case 16: return copy_rows_of<16>(c, s, d);
+    case 32: return copy_rows_of<32>(c, s, d);
+    case 64: return copy_rows_of<64>(c, s, d);
+    default:
+      for (int64_t r = 0; r < c.rows; ++r) {
+        std::memcpy(d + r * c.dst_pitch, s + r * c.src_pitch, static_cast<size_t>(c.row_bytes));
+      }
+  }
+}
+
+}  // namespace
+
+void run_host_copies(std::span<const Copy2D> copies, const char* src, char* dst) {
+  for (const Copy2D& c : copies) {
+    const char* s = src + c.src;
+    char* d = dst + c.dst;
+    if (c.rows > 1 && c.src_pitch == c.row_bytes && c.dst_pitch == c.row_bytes) {
+      std::memcpy(d, s, static_cast<size_t>(c.rows * c.row_bytes));
+      continue;
+    }
+    copy_rows(c, s, d);
+  }
+}
+
+}  // namespace gdap::exchange

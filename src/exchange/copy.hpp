@@ -1,0 +1,50 @@
+// Copies: an exchange program's blocks turned into strided 2-d byte copies between two memories,
+// the one form every engine runs (memcpy loops on the host, one batched kernel on a GPU). A Copy2D
+// is `rows` rows of `row_bytes`, row r at src + r * src_pitch and dst + r * dst_pitch.
+//
+// A block of N dimensions becomes one Copy2D per index of its outer dimensions after merging:
+// dimensions whose extent is 1 vanish, neighbours that are contiguous on both sides fuse, and the
+// innermost contiguous dimension becomes the row. So a block that is contiguous on both sides is
+// a single row, whatever its rank.
+#pragma once
+
+#include "cuda/copy_kernel.hpp"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace gdap::exchange {
+
+struct Copy2D {
+  int64_t src, dst;  // byte offsets of row 0 from each side's base (may be negative)
+  int64_t rows, row_bytes, src_pitch, dst_pitch;
+};
+
+// Copies for an N-d box of `extent` elements of `element_size` bytes from element offsets
+// `src` / `dst` with element strides `src_strides` / `dst_strides`; appended to `out`.
+void box_copies(std::span<const int64_t> extent, int64_t src, std::span<const int64_t> src_strides, int64_t dst,
+                std::span<const int64_t> dst_strides, int64_t element_size, std::vector<Copy2D>& out);
+
+// Appends `c` to `out`, folded into the last copy when it continues it (one longer row, or one
+// more row at the same pitches): how a message's consecutive blocks stay one copy.
+void append_merged(std::vector<Copy2D>& out, const Copy2D& c);
+
+// True if the copies are one row: the message is contiguous on both sides.
+inline bool single_run(const std::vector<Copy2D>& copies) { return copies.size() == 1 && copies[0].rows == 1; }
+
+// The bytes of `copies` whose packed offsets (the source side's if `packed_source`, else the
+// destination side's; the packed side of a copy is dense, pitch >= row_bytes) lie in [lo, hi),
+// appended to `out`: the rows wholly inside stay one copy, and a row cut by an end becomes a copy of
+// its own. How a message too big for one NCCL round is cut into pieces (nccl_staging.cpp).
+void clip_packed(std::span<const Copy2D> copies, bool packed_source, int64_t lo, int64_t hi, std::vector<Copy2D>& out);
+
+// Appends `copies` to `out` as device copies between absolute addresses: their offsets counted from
+// `src` and `dst`, `remote` when either side is another GPU's memory.
+void append_device_copies(std::vector<cuda::DeviceCopy>& out, std::span<const Copy2D> copies, const char* src, char* dst,
+                          bool remote = false);
+
+// Runs copies on host-accessible memory.
+void run_host_copies(std::span<const Copy2D> copies, const char* src, char* dst);
+
+}  // namespace gdap::exchange

@@ -1,0 +1,73 @@
+// The one place that looks at a communicator's kind: it makes that kind's engine, once, and keeps
+// it on the communicator. Also the checks every engine's agreement runs.
+#include "exchange/engines.hpp"
+
+#include "array/array.hpp"
+#include "comm/group.hpp"
+#include "core/error.hpp"
+
+#if GDAP_HAVE_MPI
+#include "comm/mpi.hpp"
+#endif
+#if GDAP_HAVE_NCCL
+#include "comm/nccl.hpp"
+#endif
+
+#include <fmt/format.h>
+
+namespace gdap::exchange {
+
+namespace {
+
+std::unique_ptr<Engine> make_engine_of(gdap_comm& comm) {
+  switch (comm.kind()) {
+    case GDAP_COMM_GROUP: return make_engine(dynamic_cast<GroupComm&>(comm));
+#if GDAP_HAVE_MPI
+    case GDAP_COMM_MPI: return make_engine(dynamic_cast<MpiComm&>(comm));
+#endif
+#if GDAP_HAVE_NCCL
+    case GDAP_COMM_NCCL: return make_engine(dynamic_cast<NcclComm&>(comm));
+#endif
+    default: break;
+  }
+  // Unreachable with a valid handle: a communicator of a kind this build lacks cannot be made.
+  fail(GDAP_ERR_UNSUPPORTED, "no engine for communicators of kind {} in this build", static_cast<int>(comm.kind()));
+}
+
+}  // namespace
+
+Engine& engine_of(gdap_comm& comm) {
+  std::unique_ptr<Scratch>& slot = comm.cache.slot("exchange.engine");
+  if (!slot) slot = make_engine_of(comm);
+  return static_cast<Engine&>(*slot);
+}
+
+void touches(gdap_comm& comm, const char* what, const gdap_array* a, bool written) {
+  if (a == nullptr) return;
+  const ByteSpan span = byte_span(*a);
+  if (!span.empty()) gdap::touches(comm, Region{what, span.first, span.last, written});
+}
+
+void Engine::check_all(const Program& program, const Sections& sections, const Agreement& agreement) const {
+  if (agreement.checks) agreement.checks();
+  const char* operation = program.style().name;
+  if (sections.src != nullptr) check_section(*sections.src, sections.src_name, operation, false);
+  if (sections.dst != nullptr && static_cast<const gdap_array*>(sections.dst) != sections.src) {
+    check_section(*sections.dst, sections.dst_name, operation, false);
+  }
+  const Memory s = memory_of(sections.src), d = memory_of(sections.dst);
+  if (s != Memory::none && d != Memory::none && s != d) {
+    fail(GDAP_ERR_UNSUPPORTED, "{} is in {} memory but {} in {} memory; both must be host-accessible or both on devices",
+         sections.src_name, memory_name(s), sections.dst_name, memory_name(d));
+  }
+}
+
+std::unique_ptr<Bound> Engine::bind(const Program& program, const Sections& sections, const Agreement& agreement) {
+  agree(comm_, [&] { check_all(program, sections, agreement); }, agreement.token, agreement.mismatch);
+  auto bound = std::make_unique<Bound>();
+  bound->program = &program;
+  bound->sections = sections;
+  return bound;
+}
+
+}  // namespace gdap::exchange

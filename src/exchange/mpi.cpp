@@ -1,0 +1,457 @@
+// The MPI engine, for host-accessible sections. Per wire message (program.hpp): one that is a
+// contiguous run of the section goes straight from or into it; one whose runs are long enough
+// (the program's Style::typed_run) goes as an MPI datatype over the section, which MPI packs and
+// unpacks in its own pipeline (one copy fewer than a buffer of ours; halos, bench/mpi/halo_mpi.c);
+// any other is packed into (unpacked from) one staging buffer per direction. Receives are posted
+// first, each send leaves as soon as it is packed, and the local copies run while messages are in
+// flight. Every wait is bounded by the communicator's timeout (MpiComm::wait).
+//
+// GDAP_MPI_EXCHANGE picks the exchange, so the choices can be measured side by side (bench/mpi):
+//   p2p (default): nonblocking point-to-point as above;
+//   alltoallv:     everything packed, one MPI_Alltoallv;
+//   datatype:      nothing packed: each wire message is an MPI derived datatype over the section.
+// Reductions are MPI's own: MPI_Iallreduce and MPI_Ireduce_scatter_block. A broadcast's owner
+// packs its part into its buffer once and sends the buffer to every receiver, who receives it
+// whole; a step's messages fly while the caller works on the previous step.
+#include "exchange/engines.hpp"
+
+#include "array/array.hpp"
+#include "comm/mpi.hpp"
+#include "core/error.hpp"
+#include "exchange/reduce_names.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+namespace gdap::exchange {
+namespace {
+
+enum class Mode { p2p, alltoallv, datatype };
+
+Mode exchange_mode() {
+  const char* mode = std::getenv("GDAP_MPI_EXCHANGE");
+  if (mode == nullptr || std::strcmp(mode, "p2p") == 0) return Mode::p2p;
+  if (std::strcmp(mode, "alltoallv") == 0) return Mode::alltoallv;
+  if (std::strcmp(mode, "datatype") == 0) return Mode::datatype;
+  fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_MPI_EXCHANGE is '{}'; it must be p2p, alltoallv or datatype", mode);
+}
+
+// MPI counts are int: larger messages go as several pieces (MPI keeps their order per pair). A
+// datatype goes as one message, so only wire messages of at most one piece become datatypes: both
+// ends then send and receive one in the same number of messages, whichever way each moves its bytes.
+constexpr int64_t kPiece = int64_t{1} << 30;
+
+// An MPI datatype freed with its owner (after MPI_Finalize there is nothing left to free). MPI lets
+// messages still pending with a freed datatype finish.
+class OwnedType {
+ public:
+  OwnedType() = default;
+  OwnedType(OwnedType&& o) noexcept : type_(std::exchange(o.type_, MPI_DATATYPE_NULL)) {}
+  OwnedType& operator=(OwnedType&& o) noexcept {
+    std::swap(type_, o.type_);
+    return *this;
+  }
+  ~OwnedType() {
+    if (type_ == MPI_DATATYPE_NULL) return;  // most routes have none
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Type_free(&type_);
+  }
+  MPI_Datatype get() const { return type_; }
+  MPI_Datatype* out() { return &type_; }
+
+ private:
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+};
+
+// One wire message's copies between its section and the packed buffer, and how it travels.
+struct Route {
+  int peer;
+  int64_t packed_offset;  // bytes into the staging buffer (the copies' packed side already counts it)
+  int64_t bytes;
+  std::vector<Copy2D> copies;
+  bool direct;     // one contiguous run: no staging
+  OwnedType type;  // over the section, or none: staged (or direct)
+};
+
+// The routes of a program for sections of given strides: they depend on nothing else, so a rank
+// keeps them between calls with the same program and strides.
+struct Routes final : Scratch {
+  std::vector<int64_t> key;
+  std::vector<Route> sends, recvs;
+  std::vector<Copy2D> local;
+  // Shared: an exchange abandoned at a timeout leaves them to MPI (MpiComm::wait keeps them).
+  std::shared_ptr<std::vector<char>> send_buffer, recv_buffer;
+};
+
+// The wire message's bytes in packed order over the section (`copies`' source side when sending,
+// their destination when receiving), as one MPI datatype; none where a buffer of ours does better
+// or MPI cannot take it: runs under `typed_run` bytes on average, more than kPiece bytes, or rows
+// at pitch 0 (a receive type must not overlap itself).
+OwnedType section_type(const std::vector<Copy2D>& copies, int64_t bytes, bool send, int64_t typed_run) {
+  OwnedType type;
+  int64_t rows = 0;
+  for (const Copy2D& c : copies) {
+    rows += c.rows;
+    if (c.rows > 1 && (send ? c.src_pitch : c.dst_pitch) == 0) return type;
+  }
+  if (typed_run <= 0 || rows == 0 || bytes / rows < typed_run || bytes > kPiece) return type;
+  std::vector<int> ones(copies.size(), 1);
+  std::vector<MPI_Aint> at;
+  std::vector<OwnedType> runs(copies.size());
+  std::vector<MPI_Datatype> handles;
+  for (size_t i = 0; i < copies.size(); ++i) {
+    const Copy2D& c = copies[i];
+    check_mpi(MPI_Type_create_hvector(static_cast<int>(c.rows), static_cast<int>(c.row_bytes), send ? c.src_pitch : c.dst_pitch,
+                                      MPI_BYTE, runs[i].out()),
+              "MPI_Type_create_hvector");
+    handles.push_back(runs[i].get());
+    at.push_back(send ? c.src : c.dst);
+  }
+  check_mpi(MPI_Type_create_struct(static_cast<int>(handles.size()), ones.data(), at.data(), handles.data(), type.out()),
+            "MPI_Type_create_struct");
+  check_mpi(MPI_Type_commit(type.out()), "MPI_Type_commit");
+  return type;
+}
+
+std::vector<Route> routes(const Program& program, Part part, std::span<const int64_t> strides) {
+  const bool send = part == Part::send;
+  const End section{send ? End::sender : End::receiver, strides};
+  const End packed{End::packed, {}};
+  const int64_t es = program.element_size();
+  std::vector<Route> out;
+  for (const Message& m : program.wire(part)) {
+    Route r{static_cast<int>(m.peer), m.offset * es, m.elements * es, {}, false, {}};
+    if (send) program.copies(m, section, packed, r.copies);
+    else program.copies(m, packed, section, r.copies);
+    r.direct = single_run(r.copies);
+    if (!r.direct) r.type = section_type(r.copies, r.bytes, send, program.style().typed_run);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+template <typename Post>
+void post_pieces(char* data, int64_t bytes, Post&& post) {
+  for (int64_t at = 0; at < bytes; at += kPiece) post(data + at, static_cast<int>(std::min(kPiece, bytes - at)));
+}
+
+// Per-peer counts and displacements of the packed buffers (a peer's wire messages lie one after
+// another), or false if one exceeds int.
+bool alltoallv_counts(const std::vector<Route>& routes, int n, std::vector<int>& counts, std::vector<int>& displs) {
+  counts.assign(static_cast<size_t>(n), 0);
+  displs.assign(static_cast<size_t>(n), 0);
+  std::vector<int64_t> total(static_cast<size_t>(n), 0), first(static_cast<size_t>(n), -1);
+  for (const Route& r : routes) {
+    const auto p = static_cast<size_t>(r.peer);
+    total[p] += r.bytes;
+    if (first[p] < 0) first[p] = r.packed_offset;
+  }
+  for (size_t p = 0; p < total.size(); ++p) {
+    if (total[p] > INT_MAX || first[p] > INT_MAX) return false;
+    counts[p] = static_cast<int>(total[p]);
+    displs[p] = static_cast<int>(std::max<int64_t>(first[p], 0));
+  }
+  return true;
+}
+
+// A derived datatype addressing one wire message's copies in its section: one block per row, at
+// byte displacements from the section's base (`source` picks the copies' src or dst side). Rows
+// are listed one by one rather than as strided vectors: Open MPI reorders a vector with a
+// negative stride (a reversed view), which tests/move caught.
+OwnedType message_type(const Route& r, bool source) {
+  std::vector<MPI_Aint> displacements;
+  int64_t row_bytes = 0;
+  bool uniform = true;
+  for (const Copy2D& c : r.copies) {
+    if (row_bytes != 0 && c.row_bytes != row_bytes) uniform = false;
+    row_bytes = c.row_bytes;
+    for (int64_t k = 0; k < c.rows; ++k) displacements.push_back((source ? c.src : c.dst) + k * (source ? c.src_pitch : c.dst_pitch));
+  }
+  if (row_bytes > INT_MAX || displacements.size() > static_cast<size_t>(INT_MAX)) {
+    fail(GDAP_ERR_OVERFLOW, "a message of {} runs of {} bytes exceeds an MPI count", displacements.size(), row_bytes);
+  }
+  OwnedType type;
+  const auto n = static_cast<int>(displacements.size());
+  if (uniform) {
+    check_mpi(MPI_Type_create_hindexed_block(n, static_cast<int>(row_bytes), displacements.data(), MPI_BYTE, type.out()),
+              "MPI_Type_create_hindexed_block");
+  } else {
+    std::vector<int> lengths;
+    for (const Copy2D& c : r.copies) lengths.insert(lengths.end(), static_cast<size_t>(c.rows), static_cast<int>(c.row_bytes));
+    check_mpi(MPI_Type_create_hindexed(n, lengths.data(), displacements.data(), MPI_BYTE, type.out()), "MPI_Type_create_hindexed");
+  }
+  check_mpi(MPI_Type_commit(type.out()), "MPI_Type_commit");
+  return type;
+}
+
+MPI_Datatype mpi_type(gdap_dtype t) {
+  return name_of(t, TypeNames<MPI_Datatype>{MPI_FLOAT, MPI_DOUBLE, MPI_INT8_T, MPI_UINT8_T, MPI_INT32_T, MPI_UINT32_T,
+                                            MPI_INT64_T, MPI_UINT64_T});
+}
+
+MPI_Op mpi_op(gdap_reduce_op op) { return name_of(op, OpNames<MPI_Op>{MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX}); }
+
+class MpiBroadcasts final : public Broadcasts {
+ public:
+  MpiBroadcasts(MpiComm& comm, std::vector<const gdap_array*> sections) : mpi_(comm), sections_(std::move(sections)) {
+    mpi_.check_usable();
+  }
+  void start(std::span<const Move> moves, int slot) override;
+  void wait(int slot) override;
+  void end() override {}
+
+ private:
+  void post(char* buffer, int64_t bytes, int64_t peer, int tag, bool send, int slot);
+  MpiComm& mpi_;
+  std::vector<const gdap_array*> sections_;
+  std::vector<MPI_Request> requests_[2];
+  std::vector<std::shared_ptr<void>> keep_[2];  // the slot's buffers, for an operation abandoned at a timeout
+};
+
+void MpiBroadcasts::post(char* buffer, int64_t bytes, int64_t peer, int tag, bool send, int slot) {
+  if (bytes > INT_MAX) {
+    fail(GDAP_ERR_UNSUPPORTED, "a broadcast of {} bytes exceeds MPI's count range; use smaller steps (gemm: a "
+         "smaller panel_width)", bytes);
+  }
+  MPI_Request r = MPI_REQUEST_NULL;
+  const int n = static_cast<int>(bytes), to = static_cast<int>(peer);
+  if (send) check_mpi(MPI_Isend(buffer, n, MPI_BYTE, to, tag, mpi_.handle(), &r), "MPI_Isend");
+  else check_mpi(MPI_Irecv(buffer, n, MPI_BYTE, to, tag, mpi_.handle(), &r), "MPI_Irecv");
+  requests_[slot].push_back(r);
+}
+
+void MpiBroadcasts::start(std::span<const Move> moves, int slot) {
+  requests_[slot].clear();
+  keep_[slot].clear();
+  for (const Move& m : moves) {
+    const Program& p = *m.program;
+    const int64_t es = p.element_size();
+    const int tag = p.style().tag;
+    if (!p.messages(Part::local).empty()) {
+      const gdap_array& from = *sections_[m.section];
+      run_host_copies(p.part_copies(Part::local, End{End::sender, from.section.strides}, End{End::packed, {}}),
+                      static_cast<const char*>(from.data()), m.buffer);
+    }
+    for (const Message& sent : p.messages(Part::send)) post(m.buffer, sent.elements * es, sent.peer, tag, true, slot);
+    for (const Message& got : p.messages(Part::recv)) post(m.buffer, got.elements * es, got.peer, tag, false, slot);
+    keep_[slot].push_back(m.keep);
+  }
+}
+
+void MpiBroadcasts::wait(int slot) {
+  if (requests_[slot].empty()) return;
+  mpi_.wait(requests_[slot], "a broadcast (gemm panels)", true,
+            std::make_shared<std::vector<std::shared_ptr<void>>>(keep_[slot]));
+  requests_[slot].clear();
+}
+
+class MpiEngine final : public Engine {
+ public:
+  explicit MpiEngine(MpiComm& comm) : Engine(comm), mpi_(comm) {}
+
+  void run(const Program& program, const Sections& sections, const Agreement& agreement) override;
+  void start(Bound& bound) override;
+  void check_section(const gdap_array& a, std::string_view which, std::string_view operation, bool reduce) const override;
+  void allreduce(void* data, int64_t count, const Reduce& r) override;
+  void reduce_scatter(const void* send, void* recv, int64_t segment, const Reduce& r) override;
+  int64_t reduce_scatter_in_place(void* buffer, int64_t segment, const Reduce& r) override;
+  std::unique_ptr<Broadcasts> broadcasts(const BroadcastSetup& setup) override {
+    if (setup.memory == Memory::device) {
+      fail(GDAP_ERR_UNSUPPORTED, "device sections need an in-process group or NCCL communicator (MPI moves host memory)");
+    }
+    return std::make_unique<MpiBroadcasts>(mpi_, setup.sections);
+  }
+
+ private:
+  Routes& routes_for(const Program& program, const Sections& sections);
+  void exchange(Mode mode, const Program& program, const Sections& sections, Routes& s);
+  void p2p(const Program& program, const Sections& sections, Routes& s);
+  void alltoallv(const Program& program, const Sections& sections, Routes& s);
+  void typed(const Program& program, const Sections& sections, Routes& s);
+
+  MpiComm& mpi_;
+};
+
+Routes& MpiEngine::routes_for(const Program& program, const Sections& sections) {
+  std::vector<int64_t> key{static_cast<int64_t>(program.serial())};
+  for (const gdap_array* a : {sections.src, static_cast<const gdap_array*>(sections.dst)}) {
+    if (a) key.insert(key.end(), a->section.strides.begin(), a->section.strides.end());
+    key.push_back(-1);
+  }
+  Routes* s = comm_.cache.find<Routes>(program.style().name);
+  if (s != nullptr && s->key == key) return *s;
+  auto made = std::make_unique<Routes>();
+  if (sections.src) made->sends = routes(program, Part::send, sections.src->section.strides);
+  if (sections.dst) made->recvs = routes(program, Part::recv, sections.dst->section.strides);
+  if (sections.src && sections.dst) {
+    made->local = program.part_copies(Part::local, End{End::sender, sections.src->section.strides},
+                                      End{End::receiver, sections.dst->section.strides});
+  }
+  made->send_buffer = std::make_shared<std::vector<char>>(static_cast<size_t>(program.bytes(Part::send)));
+  made->recv_buffer = std::make_shared<std::vector<char>>(static_cast<size_t>(program.bytes(Part::recv)));
+  made->key = std::move(key);
+  s = made.get();
+  comm_.cache.slot(program.style().name) = std::move(made);
+  return *s;
+}
+
+void MpiEngine::run(const Program& program, const Sections& sections, const Agreement& agreement) {
+  Mode mode = Mode::p2p;
+  Routes* routes = nullptr;
+  agree(comm_, [&] {
+    check_all(program, sections, agreement);
+    mode = exchange_mode();
+    routes = &routes_for(program, sections);
+  }, agreement.token, agreement.mismatch);
+  exchange(mode, program, sections, *routes);
+}
+
+void MpiEngine::start(Bound& bound) {
+  mpi_.check_usable();
+  const Mode mode = exchange_mode();
+  exchange(mode, *bound.program, bound.sections, routes_for(*bound.program, bound.sections));
+}
+
+void MpiEngine::exchange(Mode mode, const Program& program, const Sections& sections, Routes& s) {
+  switch (mode) {
+    case Mode::p2p: return p2p(program, sections, s);
+    case Mode::alltoallv: return alltoallv(program, sections, s);
+    case Mode::datatype: return typed(program, sections, s);
+  }
+}
+
+void MpiEngine::p2p(const Program& program, const Sections& sections, Routes& s) {
+  const MPI_Comm comm = mpi_.handle();
+  const int tag = program.style().tag;
+  const char* src = sections.src ? static_cast<const char*>(sections.src->data()) : nullptr;
+  char* dst = sections.dst ? static_cast<char*>(sections.dst->data()) : nullptr;
+  char* sent = s.send_buffer->data();
+  char* received = s.recv_buffer->data();
+  std::vector<MPI_Request> requests;
+  for (const Route& r : s.recvs) {
+    if (r.type.get() != MPI_DATATYPE_NULL) {
+      check_mpi(MPI_Irecv(dst, 1, r.type.get(), r.peer, tag, comm, &requests.emplace_back()), "MPI_Irecv");
+      continue;
+    }
+    char* into = r.direct ? dst + r.copies[0].dst : received + r.packed_offset;
+    post_pieces(into, r.bytes, [&](char* p, int n) {
+      check_mpi(MPI_Irecv(p, n, MPI_BYTE, r.peer, tag, comm, &requests.emplace_back()), "MPI_Irecv");
+    });
+  }
+  for (const Route& r : s.sends) {
+    if (r.type.get() != MPI_DATATYPE_NULL) {  // MPI only reads the section
+      check_mpi(MPI_Isend(src, 1, r.type.get(), r.peer, tag, comm, &requests.emplace_back()), "MPI_Isend");
+      continue;
+    }
+    char* from = sent + r.packed_offset;
+    if (r.direct) from = const_cast<char*>(src + r.copies[0].src);  // MPI only reads it
+    else run_host_copies(r.copies, src, sent);  // copies hold packed offsets
+    post_pieces(from, r.bytes, [&](char* p, int n) {
+      check_mpi(MPI_Isend(p, n, MPI_BYTE, r.peer, tag, comm, &requests.emplace_back()), "MPI_Isend");
+    });
+  }
+  run_host_copies(s.local, src, dst);
+  struct Keep {
+    std::shared_ptr<std::vector<char>> a, b;
+  };
+  mpi_.wait(requests, "the point-to-point exchange", true, std::make_shared<Keep>(Keep{s.send_buffer, s.recv_buffer}));
+  for (const Route& r : s.recvs) {
+    if (!r.direct && r.type.get() == MPI_DATATYPE_NULL) run_host_copies(r.copies, received, dst);
+  }
+}
+
+void MpiEngine::alltoallv(const Program& program, const Sections& sections, Routes& s) {
+  const MPI_Comm comm = mpi_.handle();
+  const int n = static_cast<int>(comm_.size);
+  // On the heap: an abandoned MPI_Ialltoallv (a rank that never came) may still read them.
+  struct Counts {
+    std::vector<int> sc, sd, rc, rd;
+    int fits = 0;
+    std::shared_ptr<std::vector<char>> send_buffer, recv_buffer;
+  };
+  auto c = std::make_shared<Counts>();
+  c->send_buffer = s.send_buffer;
+  c->recv_buffer = s.recv_buffer;
+  // Every rank must take the same branch: ask whether any rank's counts overflow.
+  c->fits = alltoallv_counts(s.sends, n, c->sc, c->sd) && alltoallv_counts(s.recvs, n, c->rc, c->rd);
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Iallreduce(MPI_IN_PLACE, &c->fits, 1, MPI_INT, MPI_MIN, comm, &request), "MPI_Iallreduce");
+  mpi_.wait({&request, 1}, "MPI_Iallreduce", false, c);
+  if (!c->fits) return p2p(program, sections, s);
+  const char* src = sections.src ? static_cast<const char*>(sections.src->data()) : nullptr;
+  char* dst = sections.dst ? static_cast<char*>(sections.dst->data()) : nullptr;
+  for (const Route& r : s.sends) run_host_copies(r.copies, src, s.send_buffer->data());
+  check_mpi(MPI_Ialltoallv(s.send_buffer->data(), c->sc.data(), c->sd.data(), MPI_BYTE, s.recv_buffer->data(),
+                           c->rc.data(), c->rd.data(), MPI_BYTE, comm, &request),
+            "MPI_Ialltoallv");
+  mpi_.wait({&request, 1}, "MPI_Ialltoallv", false, c);
+  run_host_copies(s.local, src, dst);
+  for (const Route& r : s.recvs) run_host_copies(r.copies, s.recv_buffer->data(), dst);
+}
+
+void MpiEngine::typed(const Program& program, const Sections& sections, Routes& s) {
+  const MPI_Comm comm = mpi_.handle();
+  const int tag = program.style().tag;
+  const char* src = sections.src ? static_cast<const char*>(sections.src->data()) : nullptr;
+  char* dst = sections.dst ? static_cast<char*>(sections.dst->data()) : nullptr;
+  std::vector<MPI_Request> requests;
+  std::vector<OwnedType> types;  // freed on return: MPI lets pending operations finish with them
+  for (const Route& r : s.recvs) {
+    types.push_back(message_type(r, false));
+    check_mpi(MPI_Irecv(dst, 1, types.back().get(), r.peer, tag, comm, &requests.emplace_back()), "MPI_Irecv");
+  }
+  for (const Route& r : s.sends) {
+    types.push_back(message_type(r, true));
+    check_mpi(MPI_Isend(src, 1, types.back().get(), r.peer, tag, comm, &requests.emplace_back()), "MPI_Isend");
+  }
+  run_host_copies(s.local, src, dst);
+  mpi_.wait(requests, "the point-to-point exchange (derived datatypes)", true);
+}
+
+void MpiEngine::check_section(const gdap_array& a, std::string_view which, std::string_view operation, bool) const {
+  const Memory m = memory_of(&a);
+  if (m == Memory::none) fail(GDAP_ERR_UNSUPPORTED, "{} lives on device type {}, which gdap cannot move", which, a.section.device.type);
+  if (m == Memory::device) {
+    fail(GDAP_ERR_UNSUPPORTED, "{} is in CUDA device memory: on an MPI communicator {} takes host-accessible "
+         "sections (host, pinned or managed memory); use an NCCL communicator (gdap_comm_from_nccl) for device "
+         "sections", which, operation);
+  }
+}
+
+// In pieces of at most INT_MAX elements, each wait bounded by the timeout.
+void MpiEngine::allreduce(void* data, int64_t count, const Reduce& r) {
+  const int64_t es = r.dtype.bits / 8;
+  for (int64_t at = 0; at < count; at += INT_MAX) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    const int n = static_cast<int>(std::min<int64_t>(INT_MAX, count - at));
+    check_mpi(MPI_Iallreduce(MPI_IN_PLACE, static_cast<char*>(data) + at * es, n, mpi_type(r.dtype), mpi_op(r.op),
+                             mpi_.handle(), &request),
+              "MPI_Iallreduce");
+    mpi_.wait({&request, 1}, "MPI_Iallreduce", false, r.keep);
+  }
+}
+
+void MpiEngine::reduce_scatter(const void* send, void* recv, int64_t segment, const Reduce& r) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ireduce_scatter_block(send != nullptr ? send : MPI_IN_PLACE, recv, static_cast<int>(segment),
+                                      mpi_type(r.dtype), mpi_op(r.op), mpi_.handle(), &request),
+            "MPI_Ireduce_scatter_block");
+  mpi_.wait({&request, 1}, "MPI_Ireduce_scatter_block", false, r.keep);
+}
+
+// MPI's in-place reduce-scatter leaves this rank's segment at the start of the buffer.
+int64_t MpiEngine::reduce_scatter_in_place(void* buffer, int64_t segment, const Reduce& r) {
+  if (segment == 0) return 0;
+  reduce_scatter(nullptr, buffer, segment, r);
+  return 0;
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> make_engine(MpiComm& comm) { return std::make_unique<MpiEngine>(comm); }
+
+}  // namespace gdap::exchange

@@ -1,0 +1,45 @@
+// C entry points of the distributed GEMM (the C++ API is gemm.hpp).
+#include "core/error.hpp"
+#include "core/versioned.hpp"
+#include "gemm/gemm.hpp"
+
+extern "C" {
+
+GDAP_API gdap_status gdap_gemm_create(gdap_gemm** out, gdap_comm* comm, const gdap_map* a, const gdap_map* b,
+                                      const gdap_map* c, gdap_dtype dtype, const gdap_gemm_options* options) {
+  return gdap::guard([&] {
+    gdap_comm& cm = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(cm, "gdap_gemm_create");
+    gdap::require(out, "out");
+    *out = gdap::gemm::create(cm, a, b, c, dtype, options).release();
+  });
+}
+
+GDAP_API gdap_status gdap_gemm_destroy(gdap_gemm* gemm) {
+  return gdap::guard([&] { delete gemm; });
+}
+
+GDAP_API gdap_status gdap_gemm_stats_get(gdap_gemm_stats* stats, const gdap_gemm* gemm) {
+  return gdap::guard([&] {
+    gdap::require(gemm, "gemm");
+    const gdap_gemm& g = *gemm;
+    gdap::write_versioned(stats,
+                          gdap_gemm_stats{sizeof(gdap_gemm_stats), 0, g.rank, g.nranks, g.grid_rows, g.grid_cols,
+                                          g.a.in != nullptr, g.b.in != nullptr, g.c.in != nullptr,
+                                          g.a.bytes + g.b.bytes + g.c.bytes, static_cast<int64_t>(g.panels.size()),
+                                          g.panel_bytes, g.local_m, g.local_n, 2 * g.local_m * g.local_n * g.k},
+                          "stats", "GDAP_GEMM_STATS_INIT");
+  });
+}
+
+GDAP_API gdap_status gdap_gemm_execute(gdap_comm* comm, gdap_gemm* gemm, double alpha, const gdap_array* a,
+                                       const gdap_array* b, double beta, gdap_array* c) {
+  return gdap::guard([&] {
+    gdap_comm& cm = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(cm, "gdap_gemm_execute");
+    gdap::agree(cm, [&] { gdap::require(gemm, "gemm"); });
+    gdap::gemm::execute(cm, *gemm, alpha, a, b, beta, c);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,45 @@
+// C entry points of redistribution: plans and gdap_redistribute (the C++ API is redistribute.hpp).
+#include "core/error.hpp"
+#include "core/versioned.hpp"
+#include "plan/redistribute.hpp"
+
+using gdap::guard;
+using gdap::require;
+
+extern "C" {
+
+GDAP_API gdap_status gdap_plan_create(gdap_plan** out, const gdap_map* src, const gdap_map* dst, gdap_dtype dtype,
+                                      int64_t rank) {
+  return guard([&] {
+    require(out, "out");
+    require(src, "src");
+    require(dst, "dst");
+    *out = gdap::plan::make_plan(*src, *dst, dtype, rank).release();
+  });
+}
+
+GDAP_API gdap_status gdap_plan_destroy(gdap_plan* plan) {
+  return guard([&] { delete plan; });
+}
+
+GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan* plan) {
+  return guard([&] {
+    require(plan, "plan");
+    const gdap::plan::RankStats& s = plan->stats;
+    gdap::write_versioned(stats,
+                          gdap_plan_stats{sizeof(gdap_plan_stats), 0, plan->plan.rank(), plan->plan.nranks(),
+                                          s.send_messages, s.recv_messages, s.send_bytes, s.recv_bytes, s.local_bytes,
+                                          s.send_runs, s.recv_runs, s.local_runs},
+                          "stats", "GDAP_PLAN_STATS_INIT");
+  });
+}
+
+GDAP_API gdap_status gdap_redistribute(gdap_comm* comm, const gdap_plan* plan, const gdap_array* src, gdap_array* dst) {
+  return guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    const gdap::CollectiveCall collective(c, "gdap_redistribute");
+    gdap::plan::redistribute(c, plan, src, dst);
+  });
+}
+
+}  // extern "C"

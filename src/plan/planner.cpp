@@ -1,0 +1,295 @@
+// Assembling N-d plans from per-dimension overlaps (see plan.hpp): the messages of a rank are the
+// Cartesian product of its per-dimension peer lists, so a rank costs its own overlaps plus
+// O(ndim) per message, and the whole-plan counts never touch a segment twice.
+#include "plan/planner.hpp"
+
+#include "core/checked.hpp"
+#include "core/dtype.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <string>
+
+namespace gdap::plan {
+namespace {
+
+// Per message of the product: its peer rank, its per-dimension peer indices and its counts.
+struct Product {
+  int64_t peer;
+  const std::vector<size_t>& index;
+  int64_t elements;
+  int64_t blocks;
+  int64_t runs;
+};
+
+// Calls f(const Product&) for every tuple of per-dimension peers, in increasing peer rank (C
+// order over coordinates is increasing rank). `peer_map` gives the peers' grid strides.
+template <typename F>
+void for_each_product(const std::vector<const AxisOverlap*>& axes, const gdap_map& peer_map, F&& f) {
+  const size_t n = axes.size();
+  for (const AxisOverlap* a : axes) {
+    if (a->peers.empty()) return;
+  }
+  std::vector<size_t> index(n, 0);
+  for (;;) {
+    int64_t peer = 0, elements = 1, blocks = 1, runs = 1;
+    size_t last_split = n;  // the last dimension that is not whole (n: none)
+    for (size_t i = 0; i < n; ++i) {
+      const AxisPeer& p = axes[i]->peers[index[i]];
+      peer += p.coord * peer_map.grid_stride[i];
+      elements = checked_mul(elements, p.elements, "elements in a message");
+      blocks = checked_mul(blocks, p.count, "blocks in a message");
+      if (!p.whole) last_split = i;
+    }
+    if (last_split < n) {
+      for (size_t i = 0; i < last_split; ++i) runs = checked_mul(runs, axes[i]->peers[index[i]].elements, "runs");
+      runs = checked_mul(runs, axes[last_split]->peers[index[last_split]].count, "runs");
+    }
+    f(Product{peer, index, elements, blocks, runs});
+    size_t i = n;
+    while (i > 0 && index[i - 1] + 1 == axes[i - 1]->peers.size()) index[--i] = 0;
+    if (i == 0) return;
+    ++index[i - 1];
+  }
+}
+
+std::vector<const AxisOverlap*> raw(const std::vector<std::shared_ptr<const AxisOverlap>>& axes) {
+  std::vector<const AxisOverlap*> out;
+  for (const auto& a : axes) out.push_back(a.get());
+  return out;
+}
+
+// Adds one message's counts to a stats record: `kind` picks the send, recv or local fields.
+void count(RankStats& s, Part kind, int64_t elements, int64_t blocks, int64_t runs, int64_t element_size) {
+  const int64_t bytes = checked_mul(elements, element_size, "bytes in a message");
+  switch (kind) {
+    case Part::send:
+      s.send_messages += 1;
+      s.send_elements = checked_add(s.send_elements, elements, "elements sent");
+      s.send_bytes = checked_add(s.send_bytes, bytes, "bytes sent");
+      s.send_blocks = checked_add(s.send_blocks, blocks, "blocks sent");
+      s.send_runs = checked_add(s.send_runs, runs, "runs sent");
+      return;
+    case Part::recv:
+      s.recv_messages += 1;
+      s.recv_elements = checked_add(s.recv_elements, elements, "elements received");
+      s.recv_bytes = checked_add(s.recv_bytes, bytes, "bytes received");
+      s.recv_blocks = checked_add(s.recv_blocks, blocks, "blocks received");
+      s.recv_runs = checked_add(s.recv_runs, runs, "runs received");
+      return;
+    case Part::local:
+      s.local_elements = checked_add(s.local_elements, elements, "elements copied locally");
+      s.local_bytes = checked_add(s.local_bytes, bytes, "bytes copied locally");
+      s.local_blocks = checked_add(s.local_blocks, blocks, "blocks copied locally");
+      s.local_runs = checked_add(s.local_runs, runs, "runs copied locally");
+      return;
+  }
+}
+
+// Field-wise combination of two records (sum or max).
+template <typename Op>
+void combine(RankStats& into, const RankStats& s, Op op) {
+  int64_t* a[] = {&into.send_messages, &into.recv_messages, &into.send_elements, &into.recv_elements,
+                  &into.local_elements, &into.send_bytes, &into.recv_bytes, &into.local_bytes,
+                  &into.send_blocks, &into.recv_blocks, &into.local_blocks, &into.send_runs,
+                  &into.recv_runs, &into.local_runs};
+  const int64_t b[] = {s.send_messages, s.recv_messages, s.send_elements, s.recv_elements, s.local_elements,
+                       s.send_bytes, s.recv_bytes, s.local_bytes, s.send_blocks, s.recv_blocks,
+                       s.local_blocks, s.send_runs, s.recv_runs, s.local_runs};
+  for (size_t k = 0; k < std::size(a); ++k) *a[k] = op(*a[k], b[k]);
+}
+
+void check_element_size(int64_t element_size) {
+  if (element_size < 1) fail(GDAP_ERR_INVALID_ARGUMENT, "element size ({} bytes) must be >= 1", element_size);
+}
+
+}  // namespace
+
+Planner::Planner(const gdap_map& src, const gdap_map& dst)
+    : src_(&src), dst_(&dst), nranks_(std::max(src.nranks, dst.nranks)) {
+  if (src.ndim() != dst.ndim()) {
+    fail(GDAP_ERR_INVALID_ARGUMENT,
+         "the source has {} dimensions ({}) but the destination has {} ({}); a redistribution keeps the global shape",
+         src.ndim(), shape_text(src.global_shape), dst.ndim(), shape_text(dst.global_shape));
+  }
+  for (int64_t i = 0; i < src.ndim(); ++i) {
+    const auto k = static_cast<size_t>(i);
+    if (src.global_shape[k] != dst.global_shape[k]) {
+      fail(GDAP_ERR_INVALID_ARGUMENT,
+           "dimension {}: the source's size ({}) != the destination's ({}); a redistribution keeps the global shape "
+           "(source {}, destination {})",
+           i, src.global_shape[k], dst.global_shape[k], shape_text(src.global_shape), shape_text(dst.global_shape));
+    }
+  }
+  src_axes_.reserve(src.axes.size());
+  dst_axes_.reserve(dst.axes.size());
+  for (size_t k = 0; k < src.axes.size(); ++k) {
+    src_axes_.emplace_back(src.axes[k], true);
+    dst_axes_.emplace_back(dst.axes[k], false);
+    // Both sides hold exactly [0, size) along every dimension (the maps checked it, unstructured
+    // indices included), so every index one side holds the other holds too.
+  }
+}
+
+AxisOverlap Planner::send_overlap(int64_t axis, int64_t src_coord) const {
+  if (axis < 0 || axis >= ndim()) fail(GDAP_ERR_OUT_OF_RANGE, "dimension {} is outside [0, {})", axis, ndim());
+  const AxisSide& s = src_axes_[static_cast<size_t>(axis)];
+  if (src_coord < 0 || src_coord >= s.grid_size()) {
+    fail(GDAP_ERR_OUT_OF_RANGE, "dimension {}: source grid coordinate {} is outside [0, {})", axis, src_coord,
+         s.grid_size());
+  }
+  return plan::send_overlap(s, dst_axes_[static_cast<size_t>(axis)], src_coord);
+}
+
+AxisOverlap Planner::recv_overlap(int64_t axis, int64_t dst_coord) const {
+  if (axis < 0 || axis >= ndim()) fail(GDAP_ERR_OUT_OF_RANGE, "dimension {} is outside [0, {})", axis, ndim());
+  const AxisSide& d = dst_axes_[static_cast<size_t>(axis)];
+  if (dst_coord < 0 || dst_coord >= d.grid_size()) {
+    fail(GDAP_ERR_OUT_OF_RANGE, "dimension {}: destination grid coordinate {} is outside [0, {})", axis, dst_coord,
+         d.grid_size());
+  }
+  return plan::recv_overlap(src_axes_[static_cast<size_t>(axis)], d, dst_coord);
+}
+
+RankPlan Planner::assemble(int64_t rank, AxesOf send_axes, AxesOf recv_axes) const {
+  RankPlan plan;
+  plan.rank_ = rank;
+  plan.nranks_ = nranks_;
+  plan.ndim_ = ndim();
+  plan.send_axes_ = std::move(send_axes);
+  plan.recv_axes_ = std::move(recv_axes);
+  const auto n = static_cast<size_t>(ndim());
+  auto add = [&](Part part, const Product& p) {
+    auto& list = plan.messages_[RankPlan::index(part)];
+    const int64_t offset = list.empty() || part == Part::local ? 0 : list.back().offset + list.back().elements;
+    list.push_back({p.peer, p.elements, p.blocks, p.runs, offset});
+    for (size_t i = 0; i < n; ++i) plan.axis_peer_[RankPlan::index(part)].push_back(static_cast<int64_t>(p.index[i]));
+  };
+  if (rank < src_->nranks) {
+    for_each_product(raw(plan.send_axes_), *dst_, [&](const Product& p) { add(p.peer == rank ? Part::local : Part::send, p); });
+  }
+  if (rank < dst_->nranks) {
+    for_each_product(raw(plan.recv_axes_), *src_, [&](const Product& p) {
+      if (p.peer != rank) add(Part::recv, p);
+    });
+  }
+  return plan;
+}
+
+RankPlan Planner::plan_rank(int64_t rank) const {
+  if (rank < 0 || rank >= nranks_) fail(GDAP_ERR_OUT_OF_RANGE, "rank {} is outside [0, {})", rank, nranks_);
+  AxesOf send_axes, recv_axes;
+  for (int64_t i = 0; i < ndim(); ++i) {
+    if (rank < src_->nranks) send_axes.push_back(std::make_shared<AxisOverlap>(send_overlap(i, src_->coord(rank, i))));
+    if (rank < dst_->nranks) recv_axes.push_back(std::make_shared<AxisOverlap>(recv_overlap(i, dst_->coord(rank, i))));
+  }
+  return assemble(rank, std::move(send_axes), std::move(recv_axes));
+}
+
+std::vector<RankPlan> Planner::plan_all() const {
+  const auto n = static_cast<size_t>(ndim());
+  std::vector<AxesOf> send_cache(n), recv_cache(n);  // [dimension][coordinate], filled on first use
+  for (size_t i = 0; i < n; ++i) {
+    send_cache[i].resize(static_cast<size_t>(src_axes_[i].grid_size()));
+    recv_cache[i].resize(static_cast<size_t>(dst_axes_[i].grid_size()));
+  }
+  std::vector<RankPlan> plans;
+  plans.reserve(static_cast<size_t>(nranks_));
+  for (int64_t r = 0; r < nranks_; ++r) {
+    AxesOf send_axes, recv_axes;
+    for (size_t i = 0; i < n; ++i) {
+      const auto axis = static_cast<int64_t>(i);
+      if (r < src_->nranks) {
+        auto& slot = send_cache[i][static_cast<size_t>(src_->coord(r, axis))];
+        if (!slot) slot = std::make_shared<AxisOverlap>(send_overlap(axis, src_->coord(r, axis)));
+        send_axes.push_back(slot);
+      }
+      if (r < dst_->nranks) {
+        auto& slot = recv_cache[i][static_cast<size_t>(dst_->coord(r, axis))];
+        if (!slot) slot = std::make_shared<AxisOverlap>(recv_overlap(axis, dst_->coord(r, axis)));
+        recv_axes.push_back(slot);
+      }
+    }
+    plans.push_back(assemble(r, std::move(send_axes), std::move(recv_axes)));
+  }
+  return plans;
+}
+
+PlanStats Planner::stats(int64_t element_size) const {
+  check_element_size(element_size);
+  const auto n = static_cast<size_t>(ndim());
+  std::vector<std::vector<AxisOverlap>> sends(n);  // [dimension][source coordinate]
+  for (size_t i = 0; i < n; ++i) {
+    for (int64_t c = 0; c < src_axes_[i].grid_size(); ++c) sends[i].push_back(send_overlap(static_cast<int64_t>(i), c));
+  }
+  PlanStats out;
+  out.nranks = nranks_;
+  out.element_size = element_size;
+  out.ranks.resize(static_cast<size_t>(nranks_));
+  std::vector<const AxisOverlap*> axes(n);
+  for (int64_t r = 0; r < src_->nranks; ++r) {
+    for (size_t i = 0; i < n; ++i) axes[i] = &sends[i][static_cast<size_t>(src_->coord(r, static_cast<int64_t>(i)))];
+    for_each_product(axes, *dst_, [&](const Product& p) {
+      if (p.peer == r) {
+        count(out.ranks[static_cast<size_t>(r)], Part::local, p.elements, p.blocks, p.runs, element_size);
+        return;
+      }
+      count(out.ranks[static_cast<size_t>(r)], Part::send, p.elements, p.blocks, p.runs, element_size);
+      count(out.ranks[static_cast<size_t>(p.peer)], Part::recv, p.elements, p.blocks, p.runs, element_size);
+    });
+  }
+  for (const RankStats& s : out.ranks) {
+    combine(out.total, s, [](int64_t a, int64_t b) { return checked_add(a, b, "plan total"); });
+    combine(out.max, s, [](int64_t a, int64_t b) { return std::max(a, b); });
+  }
+  return out;
+}
+
+size_t RankPlan::slot(Part part, const Message& m) const {
+  const auto& list = messages_[index(part)];
+  const std::less<const Message*> less;
+  if (list.empty() || less(&m, list.data()) || !less(&m, list.data() + list.size())) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "the message is not one of rank {}'s messages of this part", rank_);
+  }
+  return static_cast<size_t>(&m - list.data());
+}
+
+std::span<const Segment> RankPlan::segments(Part part, const Message& m, int64_t axis) const {
+  const size_t k = slot(part, m);
+  if (axis < 0 || axis >= ndim_) fail(GDAP_ERR_OUT_OF_RANGE, "dimension {} is outside [0, {})", axis, ndim_);
+  const AxisOverlap& overlap = *axes(part)[static_cast<size_t>(axis)];
+  const auto n = static_cast<size_t>(ndim_);
+  return overlap.segments_of(overlap.peers[static_cast<size_t>(axis_peer_[index(part)][k * n + static_cast<size_t>(axis)])]);
+}
+
+std::vector<std::span<const Segment>> RankPlan::lists(Part part, const Message& m) const {
+  std::vector<std::span<const Segment>> out;
+  for (int64_t i = 0; i < ndim_; ++i) out.push_back(segments(part, m, i));
+  return out;
+}
+
+exchange::Program RankPlan::program(int64_t element_size, const exchange::Style& style) const {
+  check_element_size(element_size);
+  exchange::Program p(rank_, nranks_, ndim_, element_size, style);
+  for (Part part : {Part::send, Part::recv, Part::local}) {
+    for (const Message& m : messages(part)) {
+      p.add_message(part, m.peer);
+      p.add_set(lists(part, m), m.elements);
+    }
+  }
+  for (const auto& axis : send_axes_) p.keep(axis);
+  for (const auto& axis : recv_axes_) p.keep(axis);
+  p.finish();
+  return p;
+}
+
+RankStats RankPlan::stats(int64_t element_size) const {
+  check_element_size(element_size);
+  RankStats s;
+  for (Part part : {Part::send, Part::recv, Part::local}) {
+    for (const Message& m : messages(part)) count(s, part, m.elements, m.blocks, m.runs, element_size);
+  }
+  return s;
+}
+
+}  // namespace gdap::plan
