@@ -2,6 +2,7 @@
 // Each rank writes the shards (or chunks) of its own blocks, so every file has one writer, and
 // reads only the units (a shard's inner chunks, or chunks) its owned elements fall in; both walk
 // its owned runs cut at unit boundaries (zarr_pieces.hpp).
+#include "io/parallel.hpp"
 #include "io/zarr_chunks.hpp"
 #include "io/zarr_pieces.hpp"
 
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -30,6 +32,10 @@ static_assert(std::endian::native == std::endian::little, "gdap's Zarr codec wri
 
 namespace gdap::io {
 namespace {
+
+// A load decodes its units a batch at a time: at most this many shard files open at once (far
+// below any descriptor limit), and at most this many units listed (each a few small vectors).
+constexpr size_t kOpenShards = 64, kBatchUnits = 4096;
 
 namespace fs = std::filesystem;
 
@@ -232,50 +238,79 @@ void gather_unit(const UnitPieces& pieces, const ZarrMeta& meta, const std::vect
   copy_to_unit(pieces, strides, view, meta.itemsize, bytes.data());
 }
 
-// Writes one shard (every inner chunk of outer chunk `outer`, in C order) from this rank's pieces.
+// Writes one shard (every inner chunk of outer chunk `outer`, in C order) from this rank's pieces:
+// `workers` inner chunks at a time gathered and encoded on as many threads, then written in order.
 void write_shard(const Dir& store, const ZarrMeta& meta, const std::vector<int64_t>& outer, const std::vector<AxisPieces>& units,
-                 const std::vector<int64_t>& strides, const HostView& view) {
+                 const std::vector<int64_t>& strides, const HostView& view, int workers) {
   const size_t nd = outer.size();
   const std::vector<int64_t> ratio = units_per_chunk(meta);
   std::vector<int64_t> within(nd, 0);
-  int64_t count = 1;
-  for (int64_t r : ratio) count *= r;
-  ShardWriter shard(store, chunk_key(meta, outer), meta);
-  std::vector<char> bytes(static_cast<size_t>(c_strides(meta.unit, meta.itemsize)[0] * meta.unit[0]));
+  std::vector<std::optional<UnitPieces>> inner;  // per inner chunk in C order: its pieces, none past the array's end
   UnitPieces pieces(nd);
-  for (int64_t k = 0; k < count; ++k) {
+  for (bool more = true; more;) {
     bool inside = true;
     for (size_t a = 0; a < nd && inside; ++a) {
       const auto it = units[a].find(outer[a] * ratio[a] + within[a]);
       inside = it != units[a].end();
       if (inside) pieces[a] = &it->second;
     }
-    if (inside) gather_unit(pieces, meta, strides, view, bytes);
-    shard.add(inside ? bytes.data() : nullptr);  // an inner chunk past the array's end has no bytes
-    for (size_t a = nd; a-- > 0;) {
-      if (++within[a] < ratio[a]) break;
-      within[a] = 0;
+    inner.push_back(inside ? std::optional<UnitPieces>(pieces) : std::nullopt);
+    more = false;
+    for (size_t a = nd; a-- > 0 && !more;) {
+      more = ++within[a] < ratio[a];
+      if (!more) within[a] = 0;
+    }
+  }
+  ShardWriter shard(store, chunk_key(meta, outer), meta);
+  struct Slot {
+    std::vector<char> bytes;
+    Buffer a, b;
+    std::string_view encoded;
+  };
+  std::vector<Slot> slots(static_cast<size_t>(workers));
+  for (Slot& slot : slots) slot.bytes.resize(static_cast<size_t>(strides[0] * meta.unit[0]));
+  const auto n = static_cast<int64_t>(inner.size());
+  for (int64_t first = 0; first < n; first += workers) {
+    const int64_t batch = std::min<int64_t>(workers, n - first);
+    parallel_for(batch, workers, [&](int64_t j, int) {
+      const std::optional<UnitPieces>& p = inner[static_cast<size_t>(first + j)];
+      if (!p) return;
+      Slot& slot = slots[static_cast<size_t>(j)];
+      gather_unit(*p, meta, strides, view, slot.bytes);
+      slot.encoded = shard.encode(slot.bytes.data(), slot.a, slot.b);
+    });
+    for (int64_t j = 0; j < batch; ++j) {
+      const bool has = inner[static_cast<size_t>(first + j)].has_value();  // one past the array's end has no bytes
+      shard.add(has ? std::optional<std::string_view>(slots[static_cast<size_t>(j)].encoded) : std::nullopt);
     }
   }
   shard.finish();
 }
 
-// Writes this rank's chunks (or shards) of a layout in which each one has one owner.
+// Writes this rank's chunks (or shards) of a layout in which each one has one owner, the chunks
+// (or a shard's inner chunks) spread over io_threads() threads.
 void write_chunks(const std::string& path, const ZarrMeta& meta, const gdap_map& map, int64_t rank, const gdap_array& a) {
   if (map.ndim() == 0 && rank != 0) return;  // the one element, written once
   const Staged staged(a, true);
   const Dir store = Dir::open(path, false);
   const std::vector<int64_t> strides = c_strides(meta.unit, meta.itemsize);
+  const int workers = io_threads();
   if (meta.codecs.sharding) {
     for_each_group(pieces_of(map, rank, meta.unit, true), units_per_chunk(meta), [&](const std::vector<int64_t>& outer, const std::vector<AxisPieces>& units) {
-      write_shard(store, meta, outer, units, strides, staged.view());
+      write_shard(store, meta, outer, units, strides, staged.view(), workers);
     });
     return;
   }
-  std::vector<char> bytes(static_cast<size_t>(meta.chunk_bytes));
-  for_each_unit(pieces_of(map, rank, meta.chunk, true), [&](const std::vector<int64_t>& index, const UnitPieces& pieces) {
-    gather_unit(pieces, meta, strides, staged.view(), bytes);
-    write_chunk(store, chunk_key(meta, index), meta, std::string_view(bytes.data(), bytes.size()));
+  const std::vector<AxisPieces> pieces = pieces_of(map, rank, meta.chunk, true);
+  std::vector<std::pair<std::vector<int64_t>, UnitPieces>> chunks;
+  for_each_unit(pieces, [&](const std::vector<int64_t>& index, const UnitPieces& p) { chunks.emplace_back(index, p); });
+  std::vector<std::vector<char>> bytes(static_cast<size_t>(std::min<int64_t>(workers, static_cast<int64_t>(chunks.size()))));
+  parallel_for(static_cast<int64_t>(chunks.size()), workers, [&](int64_t k, int worker) {
+    const auto& [index, p] = chunks[static_cast<size_t>(k)];
+    std::vector<char>& mine = bytes[static_cast<size_t>(worker)];
+    mine.resize(static_cast<size_t>(meta.chunk_bytes));
+    gather_unit(p, meta, strides, staged.view(), mine);
+    write_chunk(store, chunk_key(meta, index), meta, std::string_view(mine.data(), mine.size()));
   });
 }
 
@@ -341,26 +376,47 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
       view.origin = copy.resize(static_cast<size_t>(hi - lo)) - lo;
     }
     const std::vector<int64_t> strides = c_strides(meta.unit, meta.itemsize), ratio = units_per_chunk(meta);
-    Scratch scratch;
-    auto fill_from = [&](std::optional<std::string_view> bytes, const UnitPieces& p) {
-      if (bytes) copy_from_unit(p, strides, view, meta.itemsize, bytes->data());
-      else fill_pieces(p, strides, view, meta.fill);
+    // The units to read are listed a batch at a time (each shard's index read on the way, its file
+    // kept open), then decoded on io_threads() threads into parts of the copy that no other unit
+    // touches; a batch holds at most kOpenShards shards, so that no load runs out of descriptors.
+    struct Unit {
+      const ShardReader* shard;     // the shard it lies in, or null for a whole chunk
+      std::vector<int64_t> index;   // the chunk's index, or the inner chunk's inside its shard
+      UnitPieces pieces;
+    };
+    std::vector<Unit> todo;
+    std::deque<std::vector<AxisPieces>> groups;  // each shard's units, where todo's pieces point
+    std::deque<ShardReader> shards;
+    const int workers = io_threads();
+    std::vector<Scratch> scratch(static_cast<size_t>(workers));
+    auto decode_batch = [&] {
+      parallel_for(static_cast<int64_t>(todo.size()), workers, [&](int64_t k, int worker) {
+        const Unit& u = todo[static_cast<size_t>(k)];
+        Scratch& s = scratch[static_cast<size_t>(worker)];
+        const std::optional<std::string_view> bytes =
+            u.shard != nullptr ? u.shard->inner(u.index, s) : read_chunk(chunk_path(path, meta, u.index), meta, s);
+        if (bytes) copy_from_unit(u.pieces, strides, view, meta.itemsize, bytes->data());
+        else fill_pieces(u.pieces, strides, view, meta.fill);
+      });
+      todo.clear();
+      shards.clear();
+      groups.clear();
     };
     pieces = pieces_of(map, comm.rank, meta.unit, false);
     for_each_group(pieces, ratio, [&](const std::vector<int64_t>& outer, const std::vector<AxisPieces>& units) {
-      if (!meta.partial_shards()) {
-        for_each_unit(units, [&](const std::vector<int64_t>& index, const UnitPieces& p) {
-          fill_from(read_chunk(chunk_path(path, meta, index), meta, scratch), p);
-        });
-        return;
-      }
-      const ShardReader shard(chunk_path(path, meta, outer), meta);  // its index, then only the inner chunks needed
-      std::vector<int64_t> within(outer.size());
-      for_each_unit(units, [&](const std::vector<int64_t>& index, const UnitPieces& p) {
-        for (size_t i = 0; i < within.size(); ++i) within[i] = index[i] - outer[i] * ratio[i];
-        fill_from(shard.inner(within, scratch), p);
+      const std::vector<AxisPieces>& kept = groups.emplace_back(units);
+      const ShardReader* shard = nullptr;
+      if (meta.partial_shards()) shard = &shards.emplace_back(chunk_path(path, meta, outer), meta);  // its index only
+      for_each_unit(kept, [&](const std::vector<int64_t>& index, const UnitPieces& p) {
+        std::vector<int64_t> at = index;
+        if (shard != nullptr) {
+          for (size_t i = 0; i < at.size(); ++i) at[i] -= outer[i] * ratio[i];
+        }
+        todo.push_back({shard, std::move(at), p});
       });
+      if (shards.size() >= kOpenShards || todo.size() >= kBatchUnits) decode_batch();
     });
+    decode_batch();
   });
   if (staged->on_device()) {
     staged->flush();

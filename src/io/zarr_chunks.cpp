@@ -297,16 +297,19 @@ void write_chunk(const Dir& store, const std::vector<std::string>& key, const Za
 ShardWriter::ShardWriter(const Dir& store, const std::vector<std::string>& key, const ZarrMeta& meta)
     : meta_(meta), folder_(key_folder(store, key)), file_(folder_, key.back()) {}
 
-void ShardWriter::add(const char* inner) {
-  if (inner == nullptr) {
+std::string_view ShardWriter::encode(const char* inner, Buffer& a, Buffer& b) const {
+  const auto bytes = static_cast<size_t>(count(meta_.unit) * meta_.itemsize);
+  return encode_array(meta_.codecs.sharding->codecs, std::string_view(inner, bytes), a, b, folder_.path());
+}
+
+void ShardWriter::add(std::optional<std::string_view> encoded) {
+  if (!encoded) {
     index_.insert(index_.end(), {kEmpty, kEmpty});
     return;
   }
-  const auto bytes = static_cast<size_t>(count(meta_.unit) * meta_.itemsize);
-  const std::string_view encoded = encode_array(meta_.codecs.sharding->codecs, std::string_view(inner, bytes), a_, b_, folder_.path());
-  file_.write(encoded.data(), static_cast<int64_t>(encoded.size()));
-  index_.insert(index_.end(), {at_, encoded.size()});
-  at_ += encoded.size();
+  file_.write(encoded->data(), static_cast<int64_t>(encoded->size()));
+  index_.insert(index_.end(), {at_, encoded->size()});
+  at_ += encoded->size();
 }
 
 void ShardWriter::finish() {

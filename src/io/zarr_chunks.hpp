@@ -34,7 +34,8 @@ class ShardReader {
   // Opens the shard and reads and checks its index; an absent file is an empty shard.
   ShardReader(const std::string& file, const ZarrMeta& meta);
   // The inner chunk at `within` (its coordinates inside the shard's grid of inner chunks), decoded
-  // (bytes of meta.unit), or nothing when the index marks it empty (all fill value).
+  // (bytes of meta.unit), or nothing when the index marks it empty (all fill value). Safe to call
+  // from several threads at once, each with its own scratch.
   std::optional<std::string_view> inner(const std::vector<int64_t>& within, Scratch& scratch) const;
 
  private:
@@ -50,12 +51,17 @@ class ShardReader {
 void write_chunk(const Dir& store, const std::vector<std::string>& key, const ZarrMeta& meta, std::string_view bytes);
 
 // Writes one shard as a stream: the inner chunks in C order of the shard's inner grid, each
-// encoded as soon as it is given, then the index (after them, with its crc32c).
+// written as soon as it is given (encoded by encode(), on any thread), then the index (after them,
+// with its crc32c).
 class ShardWriter {
  public:
   ShardWriter(const Dir& store, const std::vector<std::string>& key, const ZarrMeta& meta);
-  // The next inner chunk (bytes of meta.unit), or nullptr for one that lies wholly outside the array.
-  void add(const char* inner);
+  // An inner chunk (bytes of meta.unit) encoded through the shard's chain, in `a` or `b`: safe to
+  // call from several threads at once, each with its own buffers.
+  std::string_view encode(const char* inner, Buffer& a, Buffer& b) const;
+  // Appends the next inner chunk in C order: its encoding, or nothing for one that lies wholly
+  // outside the array.
+  void add(std::optional<std::string_view> encoded);
   void finish();
 
  private:
@@ -64,7 +70,7 @@ class ShardWriter {
   NewFile file_;
   std::vector<uint64_t> index_;
   uint64_t at_ = 0;
-  Buffer a_, b_;  // encoding steps take turns writing them
+  Buffer a_, b_;  // the index's encoding steps take turns writing them
 };
 
 }  // namespace gdap::io

@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <thread>
 
 namespace {
@@ -314,6 +315,91 @@ TEST(ZarrRefusals, CorruptChunkOnOneRank) {
     expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_IO, "c/1/3");
     fs::remove_all(dir);
   }
+}
+
+// GDAP_IO_THREADS set for one scope (the group's threads are started inside it and joined before).
+struct IoThreads {
+  explicit IoThreads(const char* n) { ::setenv("GDAP_IO_THREADS", n, 1); }
+  ~IoThreads() { ::unsetenv("GDAP_IO_THREADS"); }
+};
+
+// A rank's chunks (and a shard's inner chunks) are decoded and encoded on several threads: the
+// store written with 1 thread and with 5 is the same file for file, and each loads everywhere.
+TEST(ZarrThreads, SerialAndThreadedStoresAreTheSame) {
+  for (int32_t layout_kind : {GDAP_ZARR_SHARDS, GDAP_ZARR_CHUNKS}) {
+    std::map<std::string, std::map<std::string, std::string>> stores;  // threads -> file -> bytes
+    for (const char* threads : {"1", "5"}) {
+      const IoThreads env(threads);
+      const std::string dir = fresh_dir(rt::cat("threads_", threads)).string();
+      rt::Report report;
+      gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
+      options.layout = layout_kind;
+      options.chunk_bytes = 16;  // 5 inner chunks per shard
+      save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir, options, report);
+      for (const rt::Layout& into : {rows_2x2(), rt::Layout{{rt::mt::block(10, 1), rt::mt::cyclic(9, 3, 1)}}}) {
+        if (report.ok()) load_and_check(into, rt::dtypes()[0], rt::Storage::created, dir, report);
+      }
+      EXPECT_TRUE(report.ok()) << "GDAP_IO_THREADS=" << threads << ":\n" << report.text();
+      for (const auto& e : fs::recursive_directory_iterator(dir)) {
+        if (!e.is_regular_file()) continue;
+        std::ifstream in(e.path(), std::ios::binary);
+        stores[threads][fs::relative(e.path(), dir).string()] = std::string(std::istreambuf_iterator<char>(in), {});
+      }
+      fs::remove_all(dir);
+    }
+    EXPECT_GT(stores["1"].size(), 1u);
+    EXPECT_EQ(stores["1"], stores["5"]) << "rule: threads change no byte of the store";
+  }
+}
+
+// Two corrupt inner chunks in one shard: the error names the first in C order, as the serial walk
+// did, whichever thread fails first.
+TEST(ZarrThreads, TheFirstCorruptInnerChunkInOrderIsNamed) {
+  const IoThreads env("4");
+  const std::string dir = fresh_dir("threads_corrupt").string();
+  rt::Report report;
+  gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
+  options.chunk_bytes = 16;  // inner chunks of 1 x 2: shard c/1/3 has 5, (0, 0) to (4, 0)
+  save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir, options, report);
+  ASSERT_TRUE(report.ok()) << report.text();
+  const fs::path shard = fs::path(dir) / "c" / "1" / "3";
+  std::string bytes;
+  {
+    std::ifstream in(shard, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t index = bytes.size() - (5 * 16 + 4);
+  for (size_t k : {1, 3}) {  // overwrite the zstd magic number of inner chunks (1, 0) and (3, 0)
+    uint64_t offset = 0;
+    std::memcpy(&offset, bytes.data() + index + 16 * k, 8);
+    ASSERT_LT(offset + 4, index);
+    std::memset(bytes.data() + offset, 0, 4);
+  }
+  std::ofstream(shard, std::ios::binary | std::ios::trunc) << bytes;
+  for (int round = 0; round < 5; ++round) {
+    expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_IO, "c/1/3: inner chunk (1, 0)");
+  }
+  fs::remove_all(dir);
+}
+
+// A rank that reads many shards keeps only a batch of them open: 600 one-element shards (a cyclic
+// layout, one shard per block) load into one rank under a limit of 200 open files.
+TEST(ZarrThreads, ManyShardsLoadUnderALowDescriptorLimit) {
+  const std::string dir = fresh_dir("many_shards").string();
+  rt::Report report;
+  gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
+  save(rt::Layout{{rt::mt::cyclic(600, 2, 1)}}, rt::dtypes()[0], rt::Storage::created, dir, options, report);
+  ASSERT_TRUE(report.ok()) << report.text();
+  ASSERT_EQ(read_json(fs::path(dir) / "zarr.json")["chunk_grid"]["configuration"]["chunk_shape"], nlohmann::json::array({1}));
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &before), 0);
+  rlimit low = before;
+  low.rlim_cur = 200;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  load_and_check(rt::Layout{{rt::mt::block(600, 1)}}, rt::dtypes()[0], rt::Storage::created, dir, report);
+  setrlimit(RLIMIT_NOFILE, &before);
+  EXPECT_TRUE(report.ok()) << "rule: a load holds at most a batch of shard files open:\n" << report.text();
+  fs::remove_all(dir);
 }
 
 TEST(ZarrRefusals, ExistingStoreNeedsOverwrite) {
