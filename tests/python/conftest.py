@@ -36,6 +36,26 @@ def dims():
     return {"block": block, "cyclic": cyclic, "unstructured": unstructured}
 
 
+def rank_errors(n, body):
+    """body(r) on n threads, one rank each; returns each rank's gdap.Error (None where it raised none)."""
+    import threading
+    import gdap
+    errors = [None] * n
+
+    def rank(r):
+        try:
+            body(r)
+        except gdap.Error as e:
+            errors[r] = e
+
+    threads = [threading.Thread(target=rank, args=(r,)) for r in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
 def mpi_run(script, nranks, timeout=300):
     """Runs `script` on `nranks` MPI processes and returns its output; skips where mpi4py or a
     launcher is missing unless the build has MPI (GDAP_TEST_REQUIRE_MPI: then it fails), and

@@ -5,7 +5,7 @@ import pytest
 
 import gdap
 from gdap import _gdap_c as c
-from conftest import block, cyclic, unstructured
+from conftest import block, cyclic, rank_errors, unstructured
 
 STATUS_CLASSES = [  # (status, class, built-in it also is)
     (c.GDAP_ERR_INVALID_ARGUMENT, gdap.InvalidArgumentError, ValueError),
@@ -172,22 +172,9 @@ def test_redistribute_into_its_own_source_is_refused():
 def test_ranks_of_a_group_reducing_one_array_are_refused():
     # Rule: on an in-process group, two ranks passing the same memory ([a] * n) are refused on every
     # rank, naming both, and nothing changes.
-    import threading
     comms = gdap.group(2)
     a = np.arange(4.0)
-    errors = [None, None]
-
-    def rank(r):
-        try:
-            gdap.allreduce(comms[r], a)
-        except gdap.Error as e:
-            errors[r] = e
-
-    threads = [threading.Thread(target=rank, args=(r,)) for r in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = rank_errors(2, lambda r: gdap.allreduce(comms[r], a))
     for e in errors:
         assert isinstance(e, gdap.InvalidArgumentError), e
         assert "rank 0's section and rank 1's section share memory" in str(e)

@@ -4,12 +4,12 @@ is one of the issue's reproducers, named after the rule of the protocol text it 
 B(n, P, r, s, e, **k) is the issue's shorthand for a block dimension dict."""
 import pathlib
 import re
-import threading
 
 import numpy as np
 import pytest
 
 import gdap
+from conftest import rank_errors
 
 
 def B(n, P, r, s, e, **k):
@@ -174,22 +174,11 @@ def test_a_reduction_over_out_of_range_indices_is_refused_up_front():
     """Issue 27: such indices reached the reductions and failed there with GDAP_ERR_INTERNAL."""
     comms = gdap.group(2)
     indices = [[0, 5], [1, 2]]  # 5 is past size 3
-    errors = [None, None]
-
-    def rank(r):
-        comms[r].set_timeout(30)
-        section = gdap.from_dlpack(np.ones(2), (U(3, 2, r, indices[r], one_to_one=True),))
-        result = gdap.empty((B(3, 2, r, [0, 2][r], [2, 3][r]),))
-        try:
-            gdap.reduce_scatter(comms[r], section, result)
-        except gdap.Error as e:
-            errors[r] = e
-
-    threads = [threading.Thread(target=rank, args=(r,)) for r in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    for c in comms:
+        c.set_timeout(30)
+    sections = [gdap.from_dlpack(np.ones(2), (U(3, 2, r, indices[r], one_to_one=True),)) for r in range(2)]
+    results = [gdap.empty((B(3, 2, r, [0, 2][r], [2, 3][r]),)) for r in range(2)]
+    errors = rank_errors(2, lambda r: gdap.reduce_scatter(comms[r], sections[r], results[r]))
     for e in errors:
         assert isinstance(e, (gdap.ProtocolError, gdap.RemoteError)), repr(e)
         assert not isinstance(e, gdap.InternalError)
