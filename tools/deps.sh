@@ -71,8 +71,9 @@ fi
 # install (same Python); the build is most of this script's time on a fresh machine.
 mpi4py_wheel() {
   if ! ls .deps/wheels/mpi4py-*.whl >/dev/null 2>&1; then
-    echo "deps: building mpi4py against the system MPI (a few minutes)"
-    .deps/venv/bin/python3 -m pip wheel -q --disable-pip-version-check --no-deps --no-binary mpi4py mpi4py -w .deps/wheels
+    # to stderr: the caller reads the wheel's path from this function's stdout
+    echo "deps: building mpi4py against the system MPI (a few minutes)" >&2
+    .deps/venv/bin/python3 -m pip wheel -q --disable-pip-version-check --no-deps --no-binary mpi4py mpi4py -w .deps/wheels >&2
   fi
   ls .deps/wheels/mpi4py-*.whl | tail -1
 }
