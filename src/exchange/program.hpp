@@ -30,9 +30,10 @@
 
 namespace gdap::exchange {
 
-// Global indices [global_start, global_start + length) sit at [src_local, src_local + length) of
-// the sender's section and at [dst_local, dst_local + length) of the receiver's (local indices
-// count from the section's first element, padding included).
+// `length` indices, the first of them global index global_start (the others need not follow it
+// globally), sit at [src_local, src_local + length) of the sender's section and at
+// [dst_local, dst_local + length) of the receiver's (local indices count from the section's first
+// element, padding included).
 struct Segment {
   int64_t global_start;
   int64_t length;

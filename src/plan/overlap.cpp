@@ -1,6 +1,7 @@
 // One-dimensional overlaps by a merge sweep (see overlap.hpp): walk one coordinate's runs in
 // global order, ask the other side which coordinates own each run's pieces, then group the pieces
-// by peer coordinate (stable, so each group stays in global order) and merge neighbours.
+// by peer coordinate (stable, so each group stays in global order) and merge neighbours that
+// continue one another in both local buffers.
 #include "plan/overlap.hpp"
 
 #include "core/error.hpp"
@@ -28,8 +29,9 @@ AxisOverlap group(std::vector<Tagged>& pieces, SrcExtent&& src_extent, DstExtent
       AxisPeer& peer = out.peers.back();
       Segment& last = out.segments.back();
       peer.elements += s.length;
-      if (last.global_start + last.length == s.global_start && last.src_local + last.length == s.src_local &&
-          last.dst_local + last.length == s.dst_local) {
+      // Local continuity is all a copy needs: segments that are one run on both sides merge even
+      // where the global index jumps (block-cyclic to the same block-cyclic: one run, not one per block).
+      if (last.src_local + last.length == s.src_local && last.dst_local + last.length == s.dst_local) {
         last.length += s.length;
       } else {
         out.segments.push_back(s);

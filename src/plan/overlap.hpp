@@ -5,9 +5,11 @@
 //
 // Canonical form (what makes the two ends of a message agree without metadata): the segments of
 // one (source coordinate, destination coordinate) pair are the maximal runs of the indices they
-// share in which the global index, the source local index and the destination local index all
-// step by +1, in increasing global order. The same list comes out whether it is computed from the
-// source coordinate (send_overlap) or from the destination coordinate (recv_overlap).
+// share, taken in increasing global order, in which the source local index and the destination
+// local index both step by +1 (the global index may jump: a segment's global_start is its first
+// global index). The same list comes out whether it is computed from the source coordinate
+// (send_overlap) or from the destination coordinate (recv_overlap): both see the same shared
+// indices in the same order, and merging reads only their local indices.
 #pragma once
 
 #include "exchange/program.hpp"
@@ -19,7 +21,7 @@
 
 namespace gdap::plan {
 
-// The exchange program's segment: global indices [global_start, global_start + length) at
+// The exchange program's segment: `length` shared indices, the first of them global_start, at
 // [src_local, +length) of the source section and [dst_local, +length) of the destination's.
 using exchange::Segment;
 

@@ -397,6 +397,20 @@ TEST(PlanStats, SameLayoutIsOneLocalRunPerRank) {
   EXPECT_EQ(s.total.local_blocks, 2);
 }
 
+// Block-cyclic to the same block-cyclic (COSTA's "same layout" case): a rank's blocks are apart in
+// the global array but one after another in its section on both sides, so its copy is one segment
+// per dimension, one block and one run, not one per block row.
+TEST(PlanStats, SameBlockCyclicLayoutIsOneLocalRunPerRank) {
+  const Layout layout{{mt::cyclic(64, 2, 4), mt::cyclic(48, 2, 8)}};
+  Planned p(layout, layout);
+  const auto s = p.planner.stats(8);
+  EXPECT_EQ(s.total.send_messages, 0);
+  EXPECT_EQ(s.total.local_bytes, 64 * 48 * 8);
+  EXPECT_EQ(s.total.local_blocks, 4);  // one per rank
+  EXPECT_EQ(s.total.local_runs, 4);
+  mt::simulate(layout, layout, p.planner.plan_all());
+}
+
 TEST(PlanStats, PaddingBreaksRuns) {
   // Same owned cells, but the destination's rows carry a halo cell (communication padding): the
   // copy is one block, contiguous in the source but one run per row in the padded destination.
