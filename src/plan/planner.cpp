@@ -99,14 +99,44 @@ void combine(RankStats& into, const RankStats& s, Op op) {
   for (size_t k = 0; k < std::size(a); ++k) *a[k] = op(*a[k], b[k]);
 }
 
+// Calls f(source rank, const Product&) for every message of the whole plan, local ones included
+// (the product's peer is a destination role), from every coordinate's source overlaps `sends`.
+template <typename F>
+void for_each_message(const gdap_map& src, const gdap_map& dst, const std::vector<std::vector<AxisOverlap>>& sends,
+                      F&& f) {
+  std::vector<const AxisOverlap*> axes(sends.size());
+  for (int64_t r = 0; r < src.nranks; ++r) {
+    for (size_t i = 0; i < sends.size(); ++i) axes[i] = &sends[i][static_cast<size_t>(src.coord(r, static_cast<int64_t>(i)))];
+    for_each_product(axes, dst, [&](const Product& p) { f(r, p); });
+  }
+}
+
+// Checks that `roles` is empty or a permutation of 0..n-1 and returns its inverse (empty for empty).
+std::vector<int64_t> inverse_of(const std::vector<int64_t>& roles, int64_t n) {
+  if (roles.empty()) return {};
+  if (static_cast<int64_t>(roles.size()) != n) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "roles has {} entries but the plan has {} ranks (one role per rank)", roles.size(), n);
+  }
+  std::vector<int64_t> holders(roles.size(), -1);
+  for (size_t r = 0; r < roles.size(); ++r) {
+    const int64_t role = roles[r];
+    if (role < 0 || role >= n) fail(GDAP_ERR_INVALID_ARGUMENT, "roles[{}] = {} is outside [0, {})", r, role, n);
+    int64_t& holder = holders[static_cast<size_t>(role)];
+    if (holder >= 0) fail(GDAP_ERR_INVALID_ARGUMENT, "roles[{}] = {} repeats roles[{}] (roles must be a permutation)", r, role, holder);
+    holder = static_cast<int64_t>(r);
+  }
+  return holders;
+}
+
 void check_element_size(int64_t element_size) {
   if (element_size < 1) fail(GDAP_ERR_INVALID_ARGUMENT, "element size ({} bytes) must be >= 1", element_size);
 }
 
 }  // namespace
 
-Planner::Planner(const gdap_map& src, const gdap_map& dst)
-    : src_(&src), dst_(&dst), nranks_(std::max(src.nranks, dst.nranks)) {
+Planner::Planner(const gdap_map& src, const gdap_map& dst, std::vector<int64_t> roles)
+    : src_(&src), dst_(&dst), nranks_(std::max(src.nranks, dst.nranks)), roles_(std::move(roles)) {
+  holders_ = inverse_of(roles_, nranks_);
   if (src.ndim() != dst.ndim()) {
     fail(GDAP_ERR_INVALID_ARGUMENT,
          "the source has {} dimensions ({}) but the destination has {} ({}); a redistribution keeps the global shape",
@@ -159,21 +189,46 @@ RankPlan Planner::assemble(int64_t rank, AxesOf send_axes, AxesOf recv_axes) con
   plan.send_axes_ = std::move(send_axes);
   plan.recv_axes_ = std::move(recv_axes);
   const auto n = static_cast<size_t>(ndim());
-  auto add = [&](Part part, const Product& p) {
+  auto add = [&](Part part, int64_t peer, const Product& p) {
     auto& list = plan.messages_[RankPlan::index(part)];
     const int64_t offset = list.empty() || part == Part::local ? 0 : list.back().offset + list.back().elements;
-    list.push_back({p.peer, p.elements, p.blocks, p.runs, offset});
+    list.push_back({peer, p.elements, p.blocks, p.runs, offset});
     for (size_t i = 0; i < n; ++i) plan.axis_peer_[RankPlan::index(part)].push_back(static_cast<int64_t>(p.index[i]));
   };
   if (rank < src_->nranks) {
-    for_each_product(raw(plan.send_axes_), *dst_, [&](const Product& p) { add(p.peer == rank ? Part::local : Part::send, p); });
+    for_each_product(raw(plan.send_axes_), *dst_, [&](const Product& p) {
+      const int64_t peer = holder(p.peer);
+      add(peer == rank ? Part::local : Part::send, peer, p);
+    });
+    if (!roles_.empty()) plan.sort_by_peer(Part::send);  // roles' holders need not increase with the roles
   }
-  if (rank < dst_->nranks) {
+  if (role(rank) < dst_->nranks) {
     for_each_product(raw(plan.recv_axes_), *src_, [&](const Product& p) {
-      if (p.peer != rank) add(Part::recv, p);
+      if (p.peer != rank) add(Part::recv, p.peer, p);
     });
   }
   return plan;
+}
+
+void RankPlan::sort_by_peer(Part part) {
+  auto& list = messages_[index(part)];
+  auto& peers = axis_peer_[index(part)];
+  const auto n = static_cast<size_t>(ndim_);
+  std::vector<size_t> order(list.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return list[a].peer < list[b].peer; });
+  std::vector<Message> sorted;
+  std::vector<int64_t> sorted_peers;
+  int64_t offset = 0;
+  for (size_t k : order) {
+    sorted.push_back(list[k]);
+    sorted.back().offset = offset;
+    offset += list[k].elements;
+    sorted_peers.insert(sorted_peers.end(), peers.begin() + static_cast<ptrdiff_t>(k * n),
+                        peers.begin() + static_cast<ptrdiff_t>((k + 1) * n));
+  }
+  list = std::move(sorted);
+  peers = std::move(sorted_peers);
 }
 
 RankPlan Planner::plan_rank(int64_t rank) const {
@@ -181,7 +236,7 @@ RankPlan Planner::plan_rank(int64_t rank) const {
   AxesOf send_axes, recv_axes;
   for (int64_t i = 0; i < ndim(); ++i) {
     if (rank < src_->nranks) send_axes.push_back(std::make_shared<AxisOverlap>(send_overlap(i, src_->coord(rank, i))));
-    if (rank < dst_->nranks) recv_axes.push_back(std::make_shared<AxisOverlap>(recv_overlap(i, dst_->coord(rank, i))));
+    if (role(rank) < dst_->nranks) recv_axes.push_back(std::make_shared<AxisOverlap>(recv_overlap(i, dst_->coord(role(rank), i))));
   }
   return assemble(rank, std::move(send_axes), std::move(recv_axes));
 }
@@ -204,9 +259,10 @@ std::vector<RankPlan> Planner::plan_all() const {
         if (!slot) slot = std::make_shared<AxisOverlap>(send_overlap(axis, src_->coord(r, axis)));
         send_axes.push_back(slot);
       }
-      if (r < dst_->nranks) {
-        auto& slot = recv_cache[i][static_cast<size_t>(dst_->coord(r, axis))];
-        if (!slot) slot = std::make_shared<AxisOverlap>(recv_overlap(axis, dst_->coord(r, axis)));
+      if (role(r) < dst_->nranks) {
+        const int64_t coord = dst_->coord(role(r), axis);
+        auto& slot = recv_cache[i][static_cast<size_t>(coord)];
+        if (!slot) slot = std::make_shared<AxisOverlap>(recv_overlap(axis, coord));
         recv_axes.push_back(slot);
       }
     }
@@ -215,29 +271,56 @@ std::vector<RankPlan> Planner::plan_all() const {
   return plans;
 }
 
-PlanStats Planner::stats(int64_t element_size) const {
-  check_element_size(element_size);
-  const auto n = static_cast<size_t>(ndim());
-  std::vector<std::vector<AxisOverlap>> sends(n);  // [dimension][source coordinate]
-  for (size_t i = 0; i < n; ++i) {
+std::vector<std::vector<AxisOverlap>> Planner::all_send_overlaps() const {
+  std::vector<std::vector<AxisOverlap>> sends(static_cast<size_t>(ndim()));
+  for (size_t i = 0; i < sends.size(); ++i) {
     for (int64_t c = 0; c < src_axes_[i].grid_size(); ++c) sends[i].push_back(send_overlap(static_cast<int64_t>(i), c));
   }
+  return sends;
+}
+
+std::vector<int64_t> Planner::keeping_roles() const {
+  struct Kept {
+    int64_t elements, rank, role;
+  };
+  std::vector<Kept> pairs;
+  for_each_message(*src_, *dst_, all_send_overlaps(), [&](int64_t r, const Product& p) { pairs.push_back({p.elements, r, p.peer}); });
+  std::sort(pairs.begin(), pairs.end(), [](const Kept& a, const Kept& b) {
+    if (a.elements != b.elements) return a.elements > b.elements;
+    return a.rank != b.rank ? a.rank < b.rank : a.role < b.role;
+  });
+  std::vector<int64_t> roles(static_cast<size_t>(nranks_), -1);
+  std::vector<bool> taken(static_cast<size_t>(nranks_), false);
+  for (const Kept& k : pairs) {
+    if (roles[static_cast<size_t>(k.rank)] >= 0 || taken[static_cast<size_t>(k.role)]) continue;
+    roles[static_cast<size_t>(k.rank)] = k.role;
+    taken[static_cast<size_t>(k.role)] = true;
+  }
+  int64_t next = 0;  // the roles nobody keeps anything of, in increasing order, to the ranks left
+  for (int64_t& role : roles) {
+    if (role >= 0) continue;
+    while (taken[static_cast<size_t>(next)]) ++next;
+    role = next;
+    taken[static_cast<size_t>(next)] = true;
+  }
+  return roles;
+}
+
+PlanStats Planner::stats(int64_t element_size) const {
+  check_element_size(element_size);
   PlanStats out;
   out.nranks = nranks_;
   out.element_size = element_size;
   out.ranks.resize(static_cast<size_t>(nranks_));
-  std::vector<const AxisOverlap*> axes(n);
-  for (int64_t r = 0; r < src_->nranks; ++r) {
-    for (size_t i = 0; i < n; ++i) axes[i] = &sends[i][static_cast<size_t>(src_->coord(r, static_cast<int64_t>(i)))];
-    for_each_product(axes, *dst_, [&](const Product& p) {
-      if (p.peer == r) {
-        count(out.ranks[static_cast<size_t>(r)], Part::local, p.elements, p.blocks, p.runs, element_size);
-        return;
-      }
-      count(out.ranks[static_cast<size_t>(r)], Part::send, p.elements, p.blocks, p.runs, element_size);
-      count(out.ranks[static_cast<size_t>(p.peer)], Part::recv, p.elements, p.blocks, p.runs, element_size);
-    });
-  }
+  for_each_message(*src_, *dst_, all_send_overlaps(), [&](int64_t r, const Product& p) {
+    const int64_t to = holder(p.peer);
+    if (to == r) {
+      count(out.ranks[static_cast<size_t>(r)], Part::local, p.elements, p.blocks, p.runs, element_size);
+      return;
+    }
+    count(out.ranks[static_cast<size_t>(r)], Part::send, p.elements, p.blocks, p.runs, element_size);
+    count(out.ranks[static_cast<size_t>(to)], Part::recv, p.elements, p.blocks, p.runs, element_size);
+  });
   for (const RankStats& s : out.ranks) {
     combine(out.total, s, [](int64_t a, int64_t b) { return checked_add(a, b, "plan total"); });
     combine(out.max, s, [](int64_t a, int64_t b) { return std::max(a, b); });

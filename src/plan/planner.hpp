@@ -15,6 +15,12 @@
 // ranks 0..N-1 of one group of N = max(source ranks, destination ranks) processes; a rank
 // outside one map holds nothing on that side (it only receives, or only sends).
 //
+// Roles (COSTA's relabeling). A plan may let rank r hold destination rank roles[r]'s section
+// instead of its own (roles: a permutation of 0..N-1; a role at or past the destination's rank
+// count holds nothing there). Only the destination side is relabeled. A caller adopts it by
+// renumbering its ranks afterwards (MPI_Comm_split with key roles[r]), so that the destination map
+// describes the renumbered ranks; keeping_roles() picks the roles that move the fewest elements.
+//
 // Replicas. For unstructured dimensions without one_to_one, an index is sent by its lowest source
 // holder only, and every destination holder receives it. Only owned indices move: padding and
 // halos are never read and never written.
@@ -103,6 +109,8 @@ class RankPlan {
  private:
   friend class Planner;
   static size_t index(Part part) { return static_cast<size_t>(part); }
+  // Puts a part's messages in increasing peer order (their entries and offsets with them).
+  void sort_by_peer(Part part);
   size_t slot(Part part, const Message& m) const;
 
   int64_t rank_ = 0, nranks_ = 0, ndim_ = 0;
@@ -123,9 +131,20 @@ class RankPlan {
 // O(grid sizes) plus O(n) per unstructured dimension of n held indices.
 class Planner {
  public:
-  Planner(const gdap_map& src, const gdap_map& dst);
+  // `roles`: empty (every rank its own role) or N entries, a permutation of 0..N-1 (see "Roles";
+  // GDAP_ERR_INVALID_ARGUMENT names the first entry that is out of range or repeated).
+  Planner(const gdap_map& src, const gdap_map& dst, std::vector<int64_t> roles = {});
 
   int64_t nranks() const { return nranks_; }
+  // The destination role rank `rank` plays, and the rank that plays destination role `role`.
+  int64_t role(int64_t rank) const { return roles_.empty() ? rank : roles_[static_cast<size_t>(rank)]; }
+  int64_t holder(int64_t role) const { return holders_.empty() ? role : holders_[static_cast<size_t>(role)]; }
+
+  // The roles that keep the most elements on their rank: greedy over the plan's messages, largest
+  // first (ties by source rank, then destination rank), the rest in increasing order. Every rank
+  // computes the same. An identity or rank-permuted redistribution keeps everything. Cost: every
+  // message of the whole plan (O(N^2) for an all-to-all), held at once.
+  std::vector<int64_t> keeping_roles() const;
   int64_t ndim() const { return static_cast<int64_t>(src_axes_.size()); }
   const gdap_map& source() const { return *src_; }
   const gdap_map& destination() const { return *dst_; }
@@ -150,10 +169,14 @@ class Planner {
   using AxesOf = std::vector<std::shared_ptr<const AxisOverlap>>;
   RankPlan assemble(int64_t rank, AxesOf send_axes, AxesOf recv_axes) const;
 
+  // The source overlaps of every coordinate: [dimension][source coordinate].
+  std::vector<std::vector<AxisOverlap>> all_send_overlaps() const;
+
   const gdap_map* src_;
   const gdap_map* dst_;
   int64_t nranks_;
   std::vector<AxisSide> src_axes_, dst_axes_;
+  std::vector<int64_t> roles_, holders_;  // empty: the identity
 };
 
 template <typename F>

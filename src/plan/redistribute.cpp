@@ -80,9 +80,14 @@ void check_call(gdap_comm& comm, const gdap_plan* plan, const gdap_array* src, c
 
 }  // namespace
 
-std::unique_ptr<gdap_plan> make_plan(const gdap_map& src, const gdap_map& dst, gdap_dtype dtype, int64_t rank) {
+std::unique_ptr<gdap_plan> make_plan(const gdap_map& src, const gdap_map& dst, gdap_dtype dtype, int64_t rank,
+                                     std::vector<int64_t> roles) {
   const int64_t element_size = gdap::element_size(dtype);
-  const Planner planner(src, dst);
+  uint64_t roles_digest = 0;  // 0 for the identity, given or implied, so that both plan alike
+  for (size_t r = 0; r < roles.size(); ++r) {
+    if (roles[r] != static_cast<int64_t>(r)) roles_digest = roles_digest * 1000003 + static_cast<uint64_t>(roles[r]) + r + 1;
+  }
+  const Planner planner(src, dst, std::move(roles));
   if (rank < 0 || rank >= planner.nranks()) {
     fail(GDAP_ERR_OUT_OF_RANGE, "rank {} is not in [0, {}) (the larger map's rank count)", rank, planner.nranks());
   }
@@ -97,9 +102,9 @@ std::unique_ptr<gdap_plan> make_plan(const gdap_map& src, const gdap_map& dst, g
   plan->dtype = dtype;
   plan->element_size = element_size;
   plan->src_shape = local_shape(src, rank);
-  plan->dst_shape = local_shape(dst, rank);
+  plan->dst_shape = local_shape(dst, planner.role(rank));
   plan->stats = plan->plan.stats(element_size);
-  plan->fingerprint = digest(src) * 31 + digest(dst) * 7 +
+  plan->fingerprint = digest(src) * 31 + digest(dst) * 7 + roles_digest * 131 +
                       ((uint64_t{dtype.code} << 32) | (uint64_t{dtype.bits} << 16) | dtype.lanes);
   return plan;
 }

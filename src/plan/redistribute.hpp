@@ -32,8 +32,11 @@ struct gdap_plan {
 namespace gdap::plan {
 
 // Rank `rank`'s plan of moving arrays of `dtype` from `src` to `dst` (both borrowed for the call).
-// GDAP_ERR_OUT_OF_RANGE for a rank outside [0, the larger map's rank count).
-std::unique_ptr<gdap_plan> make_plan(const gdap_map& src, const gdap_map& dst, gdap_dtype dtype, int64_t rank);
+// GDAP_ERR_OUT_OF_RANGE for a rank outside [0, the larger map's rank count). `roles`: empty, or
+// the destination role of every rank (planner.hpp, "Roles"): this rank's destination section is
+// then role roles[rank]'s.
+std::unique_ptr<gdap_plan> make_plan(const gdap_map& src, const gdap_map& dst, gdap_dtype dtype, int64_t rank,
+                                     std::vector<int64_t> roles = {});
 
 // Collective: every rank's `src` section moves into the `dst` sections as its plan says (NULL
 // where the rank is outside that map). Checks and agrees first: nothing moves unless every rank's

@@ -267,7 +267,10 @@ inline void check_block_start(const gdap::plan::Block& blk, const std::vector<in
 }
 
 // Moves data from `src` to `dst` buffers with `plans` (one per rank) and checks the result.
-inline void simulate(const Layout& src, const Layout& dst, const std::vector<gdap::plan::RankPlan>& plans) {
+// `roles`: empty, or the destination role of every rank (planner.hpp, "Roles"): rank r's destination
+// buffer is then role roles[r]'s.
+inline void simulate(const Layout& src, const Layout& dst, const std::vector<gdap::plan::RankPlan>& plans,
+                     const std::vector<int64_t>& roles = {}) {
   using gdap::plan::Block;
   using gdap::plan::Part;
   const size_t n = static_cast<size_t>(src.ndim());
@@ -276,7 +279,8 @@ inline void simulate(const Layout& src, const Layout& dst, const std::vector<gda
   std::vector<Buffer> in, out;
   for (int64_t r = 0; r < nranks; ++r) {
     in.emplace_back(src, std::min(r, src.nranks() - 1), kSourceHalo);
-    out.emplace_back(dst, std::min(r, dst.nranks() - 1), kUnwritten);
+    const int64_t role = roles.empty() ? r : roles[static_cast<size_t>(r)];
+    out.emplace_back(dst, std::min(role, dst.nranks() - 1), kUnwritten);
   }
   for (int64_t r = 0; r < src.nranks(); ++r) {
     Buffer& b = in[static_cast<size_t>(r)];
@@ -356,7 +360,8 @@ inline void simulate(const Layout& src, const Layout& dst, const std::vector<gda
     }
   }
   EXPECT_TRUE(mailbox.empty()) << mailbox.size() << " messages were sent but never received";
-  for (int64_t r = 0; r < dst.nranks(); ++r) {
+  for (int64_t r = 0; r < nranks; ++r) {
+    if ((roles.empty() ? r : roles[static_cast<size_t>(r)]) >= dst.nranks()) continue;  // holds nothing there
     const Buffer& b = out[static_cast<size_t>(r)];
     b.for_each_cell([&](size_t off, const auto& g) {
       if (g) {

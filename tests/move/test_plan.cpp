@@ -491,4 +491,81 @@ TEST(PlanReuse, PlansOutliveTheirMapsAndPlanner) {
   for (int run = 0; run < 2; ++run) mt::simulate(src, dst, plans);  // executed twice from one plan
 }
 
+// ---- roles (COSTA's relabeling: planner.hpp, "Roles") ----
+
+// Row blocks of 4 rows each, dealt to the 4 ranks in the order 2, 0, 3, 1 (an unstructured first
+// dimension), to ordinary row blocks: without roles every row crosses ranks; with the keeping
+// roles nothing crosses, and the plan is one local copy per rank.
+Layout permuted_rows() {
+  return Layout{{mt::unstructured(16, {{8, 9, 10, 11}, {0, 1, 2, 3}, {12, 13, 14, 15}, {4, 5, 6, 7}}, true),
+                 mt::block(3, 1)}};
+}
+
+TEST(PlanRoles, RankPermutedRedistributionMovesNothingWithKeepingRoles) {
+  const Layout src = permuted_rows(), dst{{mt::block(16, 4), mt::block(3, 1)}};
+  Planned plain(src, dst);
+  EXPECT_EQ(plain.planner.stats(8).total.send_bytes, 16 * 3 * 8);
+  const std::vector<int64_t> roles = plain.planner.keeping_roles();
+  EXPECT_EQ(roles, (std::vector<int64_t>{2, 0, 3, 1}));  // rank r keeps the block it holds
+  MapHandle s(src), d(dst);
+  const Planner relabeled(*s.map, *d.map, roles);
+  const auto stats = relabeled.stats(8);
+  EXPECT_EQ(stats.total.send_bytes, 0);
+  EXPECT_EQ(stats.total.local_bytes, 16 * 3 * 8);
+  EXPECT_EQ(stats.total.local_runs, 4);  // each rank's 4 x 3 rows are one run on both sides
+  mt::simulate(src, dst, relabeled.plan_all(), roles);
+  for (int64_t r = 0; r < 4; ++r) EXPECT_EQ(relabeled.plan_rank(r).stats(8), stats.ranks[static_cast<size_t>(r)]);
+}
+
+// Identity: the keeping roles are the identity; an all-to-all that keeps the same amount on every
+// pairing (rows to columns) keeps the identity too (ties go to the lowest role).
+TEST(PlanRoles, IdentityAndUniformAllToAllKeepTheIdentity) {
+  const Layout rows{{mt::block(8, 4), mt::block(8, 1)}}, cols{{mt::block(8, 1), mt::block(8, 4)}};
+  EXPECT_EQ(Planned(rows, rows).planner.keeping_roles(), (std::vector<int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(Planned(rows, cols).planner.keeping_roles(), (std::vector<int64_t>{0, 1, 2, 3}));
+}
+
+// Roles move what they can keep and send the rest correctly: random layouts of one shape and
+// random roles, every element checked; the stats of the whole plan match the rank plans'.
+TEST(PlanRoles, RandomRolesMoveCorrectly) {
+  std::mt19937_64 rng(7);
+  const std::vector<Layout> layouts{
+      Layout{{mt::block(12, 2), mt::cyclic(10, 2, 3)}}, Layout{{mt::cyclic(12, 4, 1), mt::block(10, 1)}},
+      Layout{{mt::shuffled(12, 2, 5, false), mt::block(10, 2)}}, Layout{{mt::block(12, 1), mt::block(10, 4)}}};
+  for (int trial = 0; trial < 24; ++trial) {
+    SCOPED_TRACE(trial);
+    const Layout& src = layouts[rng() % layouts.size()];
+    const Layout& dst = layouts[rng() % layouts.size()];
+    std::vector<int64_t> roles(4);
+    for (int64_t r = 0; r < 4; ++r) roles[static_cast<size_t>(r)] = r;
+    std::shuffle(roles.begin(), roles.end(), rng);
+    if (trial % 3 == 0) roles = Planned(src, dst).planner.keeping_roles();
+    MapHandle s(src), d(dst);
+    const Planner planner(*s.map, *d.map, roles);
+    mt::simulate(src, dst, planner.plan_all(), roles);
+    const auto stats = planner.stats(4);
+    for (int64_t r = 0; r < 4; ++r) EXPECT_EQ(planner.plan_rank(r).stats(4), stats.ranks[static_cast<size_t>(r)]);
+    const int64_t kept = Planner(*s.map, *d.map, Planned(src, dst).planner.keeping_roles()).stats(4).total.local_bytes;
+    EXPECT_GE(kept, Planned(src, dst).planner.stats(4).total.local_bytes) << "the keeping roles keep at least the identity's";
+  }
+}
+
+// Rank counts differ: 2 source ranks, 4 destination ranks; roles relabel all 4.
+TEST(PlanRoles, DifferentRankCounts) {
+  const Layout src{{mt::block(8, 2), mt::block(6, 1)}}, dst{{mt::block(8, 4), mt::block(6, 1)}};
+  const std::vector<int64_t> roles = Planned(src, dst).planner.keeping_roles();
+  EXPECT_EQ(roles, (std::vector<int64_t>{0, 2, 1, 3}));  // rank 1 holds rows 4-7, destination rank 2's first
+  MapHandle s(src), d(dst);
+  mt::simulate(src, dst, Planner(*s.map, *d.map, roles).plan_all(), roles);
+}
+
+TEST(PlanRoles, RolesThatAreNoPermutationAreRefusedByEntry) {
+  MapHandle a(Layout{{mt::block(8, 4)}}), b(Layout{{mt::cyclic(8, 4, 1)}});
+  expect_error([&] { Planner(*a.map, *b.map, {0, 1, 2}); }, GDAP_ERR_INVALID_ARGUMENT,
+               "roles has 3 entries but the plan has 4 ranks");
+  expect_error([&] { Planner(*a.map, *b.map, {0, 4, 2, 1}); }, GDAP_ERR_INVALID_ARGUMENT, "roles[1] = 4 is outside [0, 4)");
+  expect_error([&] { Planner(*a.map, *b.map, {0, 2, 2, 1}); }, GDAP_ERR_INVALID_ARGUMENT,
+               "roles[2] = 2 repeats roles[1] (roles must be a permutation)");
+}
+
 }  // namespace
