@@ -18,6 +18,7 @@ struct PlanOptions {
   std::string from, to;  // JSON files with every rank's dim_data
   std::string dtype = "float64";
   bool per_rank = false;  // one line per rank even for many ranks
+  bool keep_roles = false;  // also what relabeling the destination ranks saves
 };
 
 // What redistributing an array from one distribution to another moves: messages, bytes and runs

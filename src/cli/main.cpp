@@ -50,6 +50,8 @@ int main(int argc, char** argv) {
   plan->add_option("--dtype", plan_options.dtype, "Element type (NumPy name: float64, int32, complex128, ...)")
       ->capture_default_str();
   plan->add_flag("--per-rank", plan_options.per_rank, "One line per rank even for more than 16 ranks");
+  plan->add_flag("--keep-roles", plan_options.keep_roles,
+                 "Also count the move with the destination ranks relabeled to keep the most in place");
 
   gdap::cli::DemoOptions options;
   std::string grid = "2x2";
