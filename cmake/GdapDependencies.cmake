@@ -73,7 +73,7 @@ endif()
 
 # The Zarr codecs' libraries, each optional: zstd (libzstd-dev), blosc (c-blosc 1, libblosc-dev) and
 # zlib (zlib1g-dev, the gzip codec). Without one, stores that use its codec are refused by name
-# (GDAP_ERR_UNSUPPORTED) and gdap_save_zarr cannot write it.
+# (GDAP_ERR_UNSUPPORTED) and gdap_zarr_save cannot write it.
 foreach(_codec ZSTD BLOSC ZLIB)
   set(GDAP_HAVE_${_codec} OFF)
   if(NOT GDAP_WITH_${_codec} STREQUAL "OFF")

@@ -29,11 +29,11 @@ module gdap_c_api
   ! Library version (semantic): a minor release adds functions and appends struct fields only.
   integer(c_int), parameter, public :: GDAP_VERSION_MAJOR = 0
   ! minor version: functions added, fields appended
-  integer(c_int), parameter, public :: GDAP_VERSION_MINOR = 1
+  integer(c_int), parameter, public :: GDAP_VERSION_MINOR = 2
   integer(c_int), parameter, public :: GDAP_VERSION_PATCH = 0  ! patch version: fixes only
 
   ! The version as one number, major * 10000 + minor * 100 + patch; compare with gdap_version().
-  integer(c_int), parameter, public :: GDAP_VERSION_NUMBER = 100
+  integer(c_int), parameter, public :: GDAP_VERSION_NUMBER = 200
 
   ! The Distributed Array Protocol version gdap produces.
   character(len=*), parameter, public :: GDAP_PROTOCOL_VERSION = '0.10.0'
@@ -117,7 +117,7 @@ module gdap_c_api
   ! gdap_reduce_axes only, float32/64: the sum over the count of elements
   integer(c_int), parameter, public :: GDAP_REDUCE_MEAN = 5
 
-  ! gdap_zarr_codec: Codecs gdap_save_zarr can write (gdap_load_zarr reads these and more: docs/zarr.md).
+  ! gdap_zarr_codec: Codecs gdap_zarr_save can write (gdap_zarr_load reads these and more: docs/zarr.md).
   integer(c_int32_t), parameter, public :: GDAP_ZARR_RAW = 0  ! "bytes" (little endian) only: uncompressed
   integer(c_int32_t), parameter, public :: GDAP_ZARR_ZSTD = 1  ! "bytes" then "zstd" (zarr-python's default)
   ! "bytes" then "blosc" with lz4 (numcodecs' default), shuffled by `shuffle`
@@ -125,7 +125,7 @@ module gdap_c_api
   ! "bytes" then "blosc" with zstd, shuffled by `shuffle`
   integer(c_int32_t), parameter, public :: GDAP_ZARR_BLOSC_ZSTD = 3
 
-  ! gdap_zarr_layout: How gdap_save_zarr lays out the store's files.
+  ! gdap_zarr_layout: How gdap_zarr_save lays out the store's files.
   ! one shard ("sharding_indexed") per rank's block, of inner chunks of at most chunk_bytes (default): a
   ! reader of any layout reads only the inner chunks it needs
   integer(c_int32_t), parameter, public :: GDAP_ZARR_SHARDS = 0
@@ -269,7 +269,7 @@ module gdap_c_api
     integer(c_int64_t) :: local_bytes = 0  ! bytes copied within the rank (a periodic wrap onto itself)
   end type gdap_halo_stats
 
-  !> Options of gdap_save_zarr.
+  !> Options of gdap_zarr_save.
   !> Defaults: GDAP_ZARR_OPTIONS_INIT (struct_size 40 bytes).
   type, bind(C), public :: gdap_zarr_options
     ! set by the caller to sizeof(gdap_zarr_options) (GDAP_ZARR_OPTIONS_INIT)
@@ -339,8 +339,8 @@ module gdap_c_api
       gdap_comm_barrier, gdap_map_create_collective, gdap_plan_create, gdap_plan_destroy, &
       gdap_plan_stats_get, gdap_redistribute, gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes, &
       gdap_halo_create, gdap_halo_destroy, gdap_halo_stats_get, gdap_halo_exchange, gdap_halo_exchange_init, &
-      gdap_exchange_start, gdap_exchange_destroy, gdap_save_dnpy, gdap_load_dnpy, gdap_save_zarr, &
-      gdap_load_zarr, gdap_zarr_shape, gdap_gemm_create, gdap_gemm_destroy, gdap_gemm_stats_get, &
+      gdap_exchange_start, gdap_exchange_destroy, gdap_dnpy_save, gdap_dnpy_load, gdap_zarr_save, &
+      gdap_zarr_load, gdap_zarr_shape_read, gdap_gemm_create, gdap_gemm_destroy, gdap_gemm_stats_get, &
       gdap_gemm_execute, gdap_array_create_shm, gdap_ipc_export, gdap_ipc_open, gdap_comm_from_mpi, &
       gdap_comm_from_nccl
 
@@ -1159,26 +1159,26 @@ module gdap_c_api
     end function gdap_exchange_destroy
 
     !> Collective.
-    function gdap_save_dnpy(comm, section, prefix) bind(C, name='gdap_save_dnpy') result(res)
+    function gdap_dnpy_save(comm, section, prefix) bind(C, name='gdap_dnpy_save') result(res)
       import :: c_char, c_int, c_ptr
       type(c_ptr), value :: comm
       type(c_ptr), value :: section
       character(kind=c_char), intent(in) :: prefix(*)
       integer(c_int) :: res
-    end function gdap_save_dnpy
+    end function gdap_dnpy_save
 
     !> Collective.
-    function gdap_load_dnpy(comm, out, prefix, device) bind(C, name='gdap_load_dnpy') result(res)
+    function gdap_dnpy_load(out, comm, prefix, device) bind(C, name='gdap_dnpy_load') result(res)
       import :: c_char, c_int, c_ptr, gdap_device
-      type(c_ptr), value :: comm
       type(c_ptr), intent(inout) :: out
+      type(c_ptr), value :: comm
       character(kind=c_char), intent(in) :: prefix(*)
       type(gdap_device), value :: device
       integer(c_int) :: res
-    end function gdap_load_dnpy
+    end function gdap_dnpy_load
 
     !> Collective.
-    function gdap_save_zarr(comm, map, section, path, options) bind(C, name='gdap_save_zarr') result(res)
+    function gdap_zarr_save(comm, map, section, path, options) bind(C, name='gdap_zarr_save') result(res)
       import :: c_char, c_int, c_ptr, gdap_zarr_options
       type(c_ptr), value :: comm
       type(c_ptr), value :: map
@@ -1186,29 +1186,30 @@ module gdap_c_api
       character(kind=c_char), intent(in) :: path(*)
       type(gdap_zarr_options), intent(in), optional :: options
       integer(c_int) :: res
-    end function gdap_save_zarr
+    end function gdap_zarr_save
 
     !> Collective.
-    function gdap_load_zarr(comm, map, section, path) bind(C, name='gdap_load_zarr') result(res)
+    function gdap_zarr_load(comm, map, section, path) bind(C, name='gdap_zarr_load') result(res)
       import :: c_char, c_int, c_ptr
       type(c_ptr), value :: comm
       type(c_ptr), value :: map
       type(c_ptr), value :: section
       character(kind=c_char), intent(in) :: path(*)
       integer(c_int) :: res
-    end function gdap_load_zarr
+    end function gdap_zarr_load
 
     !> Reads the global shape and dtype of the Zarr v3 array at `path` (its zarr.json), so that a caller can
-    !> build a map for gdap_load_zarr.
-    function gdap_zarr_shape(path, ndim, shape, capacity, dtype) bind(C, name='gdap_zarr_shape') result(res)
+    !> build a map for gdap_zarr_load.
+    function gdap_zarr_shape_read(shape, ndim, dtype, path, &
+        capacity) bind(C, name='gdap_zarr_shape_read') result(res)
       import :: c_char, c_int, c_int64_t, gdap_dtype
-      character(kind=c_char), intent(in) :: path(*)
-      integer(c_int64_t), intent(inout) :: ndim
       integer(c_int64_t), intent(inout), optional :: shape(*)
-      integer(c_int64_t), value :: capacity
+      integer(c_int64_t), intent(inout) :: ndim
       type(gdap_dtype), intent(inout), optional :: dtype
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int64_t), value :: capacity
       integer(c_int) :: res
-    end function gdap_zarr_shape
+    end function gdap_zarr_shape_read
 
     !> Collective.
     function gdap_gemm_create(out, comm, a, b, c, dtype, &

@@ -68,6 +68,27 @@ static void gdap_py_raise(int status, const char* message) {
 
 static void gdap_py_raise_status(gdap_status status) { gdap_py_raise((int)status, gdap_last_error()); }
 
+/* A str argument (or None: NULL) as the C string gdap reads; 0, or -1 with TypeError, or ValueError
+ * for a str holding a NUL character (its C string would end there and name another file or
+ * segment: "out/x\0y" would write out/x_0.dnpy). */
+static int gdap_py_c_string(PyObject* input, const char* what, char** out) {
+  *out = NULL;
+  if (input == Py_None) return 0;
+  Py_ssize_t n = 0;
+  const char* s = PyUnicode_Check(input) ? PyUnicode_AsUTF8AndSize(input, &n) : NULL;
+  if (s == NULL) {
+    if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s must be a str or None, not %s", what, Py_TYPE(input)->tp_name);
+    return -1;
+  }
+  if ((Py_ssize_t)strlen(s) != n) {
+    PyErr_Format(PyExc_ValueError, "%s holds a NUL character at position %zd: a C string would end there", what,
+                 (Py_ssize_t)strlen(s));
+    return -1;
+  }
+  *out = (char*)s;
+  return 0;
+}
+
 /* ---- results: a list of outputs while the wrapper runs, collapsed when it returns -------- */
 
 static int gdap_py_append(PyObject* outputs, PyObject* value) {
@@ -467,24 +488,9 @@ static void gdap_py_owned_tensor_deleter(struct DLManagedTensorVersioned* self) 
 
 /* ---- string inputs: a str (or None for NULL) -------------------------------------------------- */
 
-/* A str holding a NUL character raises ValueError: its C string would end there and name another
- * file or segment ("out/x\0y" would write out/x_0.dnpy). */
+/* A str holding a NUL character raises ValueError (gdap_py_c_string). */
 %typemap(in) const char* prefix, const char* path, const char* name, const char* version {
-  $1 = NULL;
-  if ($input != Py_None) {
-    Py_ssize_t n = 0;
-    const char* s = PyUnicode_Check($input) ? PyUnicode_AsUTF8AndSize($input, &n) : NULL;
-    if (s == NULL) {
-      if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "$1_name must be a str or None, not %s", Py_TYPE($input)->tp_name);
-      SWIG_fail;
-    }
-    if ((Py_ssize_t)strlen(s) != n) {
-      PyErr_Format(PyExc_ValueError, "$1_name holds a NUL character at position %zd: a C string would end there",
-                   (Py_ssize_t)strlen(s));
-      SWIG_fail;
-    }
-    $1 = (char*)s;
-  }
+  if (gdap_py_c_string($input, "$1_name", &$1) != 0) SWIG_fail;
 }
 
 /* ---- scalar outputs ------------------------------------------------------------------------ */
@@ -917,32 +923,36 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
   }
 }
 
-/* gdap_zarr_shape: the shape comes back as a tuple, sized by asking for ndim first (arg1 is the path). */
-%typemap(in, numinputs=0) (int64_t* ndim, int64_t* shape, int64_t capacity) (int64_t temp) {
+/* gdap_zarr_shape_read: the path in, the shape (a tuple, sized by asking for ndim first) and the dtype
+ * out; the capacity follows from the shape, so Python does not pass it. */
+%typemap(in, numinputs=0) (int64_t* shape, int64_t* ndim) (int64_t temp) {
   temp = 0;
-  $1 = &temp;
-  $2 = NULL;
-  $3 = 0;
+  $1 = NULL;
+  $2 = &temp;
 }
-%typemap(check) (int64_t* ndim, int64_t* shape, int64_t capacity) {
+%typemap(in) (const char* path, int64_t capacity) {
+  if (gdap_py_c_string($input, "path", &$1) != 0) SWIG_fail;
+  $2 = 0;
+}
+%typemap(check) (int64_t* shape, int64_t* ndim) {
   int64_t n = 0;
-  if (gdap_zarr_shape(arg1, &n, NULL, 0, NULL) == GDAP_ERR_BUFFER_TOO_SMALL && n > 0) {
-    $2 = (int64_t*)PyMem_Calloc((size_t)n, sizeof(int64_t));
-    if ($2 == NULL) {
+  if (gdap_zarr_shape_read(NULL, &n, NULL, arg4, 0) == GDAP_ERR_BUFFER_TOO_SMALL && n > 0) {
+    $1 = (int64_t*)PyMem_Calloc((size_t)n, sizeof(int64_t));
+    if ($1 == NULL) {
       PyErr_NoMemory();
       SWIG_fail;
     }
-    $3 = n;
+    arg5 = n;
   }
 }
-%typemap(argout) (int64_t* ndim, int64_t* shape, int64_t capacity) {
-  PyObject* t = PyTuple_New((Py_ssize_t)*$1);
+%typemap(argout) (int64_t* shape, int64_t* ndim) {
+  PyObject* t = PyTuple_New((Py_ssize_t)*$2);
   if (t == NULL) SWIG_fail;
-  for (int64_t i = 0; i < *$1; ++i) PyTuple_SET_ITEM(t, (Py_ssize_t)i, PyLong_FromLongLong((long long)$2[i]));
+  for (int64_t i = 0; i < *$2; ++i) PyTuple_SET_ITEM(t, (Py_ssize_t)i, PyLong_FromLongLong((long long)$1[i]));
   if (gdap_py_append($result, t) != 0) SWIG_fail;
 }
-%typemap(freearg) (int64_t* ndim, int64_t* shape, int64_t capacity) {
-  PyMem_Free($2);
+%typemap(freearg) (int64_t* shape, int64_t* ndim) {
+  PyMem_Free($1);
 }
 
 /* The dictionaries must number ndim, so gdap never reads past the block. A negative ndim goes

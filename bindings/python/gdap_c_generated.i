@@ -147,9 +147,16 @@ GDAP_WITHOUT_GIL(gdap_reduce_axes)
 GDAP_WITHOUT_GIL(gdap_halo_exchange)
 GDAP_WITHOUT_GIL(gdap_halo_exchange_init)
 GDAP_WITHOUT_GIL(gdap_exchange_start)
-GDAP_WITHOUT_GIL(gdap_save_dnpy)
-GDAP_WITHOUT_GIL(gdap_load_dnpy)
-GDAP_WITHOUT_GIL(gdap_save_zarr)
-GDAP_WITHOUT_GIL(gdap_load_zarr)
+GDAP_WITHOUT_GIL(gdap_dnpy_save)
+GDAP_WITHOUT_GIL(gdap_dnpy_load)
+GDAP_WITHOUT_GIL(gdap_zarr_save)
+GDAP_WITHOUT_GIL(gdap_zarr_load)
 GDAP_WITHOUT_GIL(gdap_gemm_create)
 GDAP_WITHOUT_GIL(gdap_gemm_execute)
+
+/* ---- deprecated names: not wrapped (Python has the functions that replace them) ------------ */
+%ignore gdap_save_dnpy; /* use gdap_dnpy_save */
+%ignore gdap_load_dnpy; /* use gdap_dnpy_load */
+%ignore gdap_save_zarr; /* use gdap_zarr_save */
+%ignore gdap_load_zarr; /* use gdap_zarr_load */
+%ignore gdap_zarr_shape; /* use gdap_zarr_shape_read */

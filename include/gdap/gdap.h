@@ -49,9 +49,17 @@ extern "C" {
 #define GDAP_API
 #endif
 
+/** Marks a name kept for one release after a rename ("Deprecated names" at the end): compilers warn
+ *  where it is used and name what replaces it. */
+#if defined(__GNUC__) || defined(__clang__)
+#define GDAP_DEPRECATED(replacement) __attribute__((deprecated("use " #replacement)))
+#else
+#define GDAP_DEPRECATED(replacement)
+#endif
+
 /** Library version (semantic): a minor release adds functions and appends struct fields only. */
 #define GDAP_VERSION_MAJOR 0
-#define GDAP_VERSION_MINOR 1 /**< minor version: functions added, fields appended */
+#define GDAP_VERSION_MINOR 2 /**< minor version: functions added, fields appended */
 #define GDAP_VERSION_PATCH 0 /**< patch version: fixes only */
 /** The version as one number, major * 10000 + minor * 100 + patch; compare with gdap_version(). */
 #define GDAP_VERSION_NUMBER (GDAP_VERSION_MAJOR * 10000 + GDAP_VERSION_MINOR * 100 + GDAP_VERSION_PATCH)
@@ -1016,7 +1024,7 @@ GDAP_API gdap_status gdap_exchange_destroy(gdap_exchange* exchange);
  * agreed: every rank returns one (the others GDAP_ERR_REMOTE naming the failing rank). `prefix` and
  * `section` are borrowed.
  */
-GDAP_API gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array* section, const char* prefix);
+GDAP_API gdap_status gdap_dnpy_save(gdap_comm* comm, const gdap_array* section, const char* prefix);
 
 /**
  * Collective: every rank reads `<prefix>_<rank>.dnpy` (written by gdap, DistArray or any writer of
@@ -1032,14 +1040,14 @@ GDAP_API gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array* section, 
  * `*out` is set only when every rank read its file; the caller destroys it with gdap_array_destroy.
  * Returns when the data is in place. `prefix` is borrowed.
  */
-GDAP_API gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out, const char* prefix, gdap_device device);
+GDAP_API gdap_status gdap_dnpy_load(gdap_array** out, gdap_comm* comm, const char* prefix, gdap_device device);
 
 /* ---------------------------------------------------------------------------------------------
  * Zarr v3 stores: collective save and load of a distributed array, each rank reading or writing
  * only the chunks it needs. See docs/io.md ("Zarr v3").
  * ------------------------------------------------------------------------------------------- */
 
-/** Codecs gdap_save_zarr can write (gdap_load_zarr reads these and more: docs/zarr.md). */
+/** Codecs gdap_zarr_save can write (gdap_zarr_load reads these and more: docs/zarr.md). */
 typedef enum gdap_zarr_codec {
   GDAP_ZARR_RAW = 0,        /**< "bytes" (little endian) only: uncompressed */
   GDAP_ZARR_ZSTD = 1,       /**< "bytes" then "zstd" (zarr-python's default) */
@@ -1047,7 +1055,7 @@ typedef enum gdap_zarr_codec {
   GDAP_ZARR_BLOSC_ZSTD = 3  /**< "bytes" then "blosc" with zstd, shuffled by `shuffle` */
 } gdap_zarr_codec;
 
-/** How gdap_save_zarr lays out the store's files. */
+/** How gdap_zarr_save lays out the store's files. */
 typedef enum gdap_zarr_layout {
   GDAP_ZARR_SHARDS = 0, /**< one shard ("sharding_indexed") per rank's block, of inner chunks of at most
                              chunk_bytes (default): a reader of any layout reads only the inner chunks it needs */
@@ -1062,9 +1070,10 @@ typedef enum gdap_zarr_shuffle {
 } gdap_zarr_shuffle;
 
 /**
- * Options of gdap_save_zarr. Fields may be appended after struct_size in minor releases; gdap reads
+ * Options of gdap_zarr_save. Fields may be appended after struct_size in minor releases; gdap reads
  * only the fields the caller's struct_size covers and gives the others their defaults (those of
- * GDAP_ZARR_OPTIONS_INIT). A struct_size too small for `overwrite`, or beyond 4096, is refused.
+ * GDAP_ZARR_OPTIONS_INIT). A struct_size the versioned-struct policy refuses (below 24, the size of
+ * 0.1's struct, not a multiple of 8, or above GDAP_MAX_STRUCT_SIZE) is GDAP_ERR_INVALID_ARGUMENT.
  */
 typedef struct gdap_zarr_options {
   uint32_t struct_size;   /**< set by the caller to sizeof(gdap_zarr_options) (GDAP_ZARR_OPTIONS_INIT) */
@@ -1104,7 +1113,7 @@ typedef struct gdap_zarr_options {
  * GDAP_ERR_UNSUPPORTED for a codec this build lacks). Dtypes: bool, int8-64, uint8-64,
  * float16/32/64, complex64/128. Everything is borrowed; `section` is only read.
  */
-GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* map, const gdap_array* section,
+GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* map, const gdap_array* section,
                                     const char* path, const gdap_zarr_options* options /*or NULL*/);
 
 /**
@@ -1127,16 +1136,17 @@ GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* map, const 
  * returns an error, the others GDAP_ERR_REMOTE naming it). Padding is not touched. Device sections
  * are staged through host memory. Everything is borrowed.
  */
-GDAP_API gdap_status gdap_load_zarr(gdap_comm* comm, const gdap_map* map, gdap_array* section, const char* path);
+GDAP_API gdap_status gdap_zarr_load(gdap_comm* comm, const gdap_map* map, gdap_array* section, const char* path);
 
 /**
  * Reads the global shape and dtype of the Zarr v3 array at `path` (its zarr.json), so that a caller
- * can build a map for gdap_load_zarr. `*ndim` receives the number of dimensions; `shape` (may be
- * NULL when `capacity` is 0) receives up to `capacity` extents: GDAP_ERR_BUFFER_TOO_SMALL if it is
- * too short (with `*ndim` set). `dtype` may be NULL. Not collective. Borrowed arguments.
+ * can build a map for gdap_zarr_load. `shape` (may be NULL when `capacity` is 0) receives up to
+ * `capacity` extents and `*ndim` the number of dimensions: GDAP_ERR_BUFFER_TOO_SMALL if `shape` is
+ * too short (with `*ndim` set, so a caller may ask with capacity 0 first). `dtype` may be NULL.
+ * Not collective. Borrowed arguments.
  */
-GDAP_API gdap_status gdap_zarr_shape(const char* path, int64_t* ndim, int64_t* shape /*[capacity] or NULL*/,
-                                     int64_t capacity, gdap_dtype* dtype /*or NULL*/);
+GDAP_API gdap_status gdap_zarr_shape_read(int64_t* shape /*[capacity] or NULL*/, int64_t* ndim,
+                                          gdap_dtype* dtype /*or NULL*/, const char* path, int64_t capacity);
 
 /* ---------------------------------------------------------------------------------------------
  * Distributed GEMM (layer 5): C = alpha * A * B + beta * C, SUMMA over a 2-d process grid
@@ -1297,6 +1307,32 @@ GDAP_API gdap_status gdap_ipc_export(void* handle /*[capacity]*/, int64_t capaci
  * array the caller destroys with gdap_array_destroy.
  */
 GDAP_API gdap_status gdap_ipc_open(gdap_array** out, const void* handle /*[size]*/, int64_t size);
+
+/* ---------------------------------------------------------------------------------------------
+ * Deprecated names: the 0.1 names of the functions 0.2 renamed to gdap_<noun>_<verb> with their
+ * out-parameters first (docs/abi.md, "Names"). Each does what its replacement does, with the 0.1
+ * parameter order; the library exports them for one release (removed in 0.3), and the bindings
+ * wrap only the replacements.
+ * ------------------------------------------------------------------------------------------- */
+
+/** Deprecated: gdap_dnpy_save (same parameters). */
+GDAP_API GDAP_DEPRECATED(gdap_dnpy_save) gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array* section,
+                                                                    const char* prefix);
+/** Deprecated: gdap_dnpy_load(out, comm, prefix, device). */
+GDAP_API GDAP_DEPRECATED(gdap_dnpy_load) gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out,
+                                                                    const char* prefix, gdap_device device);
+/** Deprecated: gdap_zarr_save (same parameters). */
+GDAP_API GDAP_DEPRECATED(gdap_zarr_save) gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* map,
+                                                                    const gdap_array* section, const char* path,
+                                                                    const gdap_zarr_options* options /*or NULL*/);
+/** Deprecated: gdap_zarr_load (same parameters). */
+GDAP_API GDAP_DEPRECATED(gdap_zarr_load) gdap_status gdap_load_zarr(gdap_comm* comm, const gdap_map* map,
+                                                                    gdap_array* section, const char* path);
+/** Deprecated: gdap_zarr_shape_read(shape, ndim, dtype, path, capacity). */
+GDAP_API GDAP_DEPRECATED(gdap_zarr_shape_read) gdap_status gdap_zarr_shape(const char* path, int64_t* ndim,
+                                                                           int64_t* shape /*[capacity] or NULL*/,
+                                                                           int64_t capacity,
+                                                                           gdap_dtype* dtype /*or NULL*/);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,4 +1,4 @@
-// gdap_save_dnpy and gdap_load_dnpy (gdap.h, ".dnpy files"): each rank writes or reads its own
+// gdap_dnpy_save and gdap_dnpy_load (gdap.h, ".dnpy files"): each rank writes or reads its own
 // `<prefix>_<rank>.dnpy`, the per-rank format of DistArray. Host sections are written straight from
 // (or read straight into) their memory when C-contiguous; device sections are staged through
 // pinned host memory, one copy each way. Errors are agreed over the communicator, so that every
@@ -211,10 +211,10 @@ void load(gdap_comm& comm, gdap_device device, const std::string& path, std::uni
 }  // namespace
 }  // namespace gdap::io
 
-extern "C" GDAP_API gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array* section, const char* prefix) {
+extern "C" GDAP_API gdap_status gdap_dnpy_save(gdap_comm* comm, const gdap_array* section, const char* prefix) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
-    const gdap::CollectiveCall collective(c, "gdap_save_dnpy");
+    const gdap::CollectiveCall collective(c, "gdap_dnpy_save");
     gdap::agree(c, [&] {
       gdap::require(section, "section");
       const std::string path = gdap::io::file_of(prefix, c.rank);
@@ -226,10 +226,10 @@ extern "C" GDAP_API gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array
   });
 }
 
-extern "C" GDAP_API gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out, const char* prefix, gdap_device device) {
+extern "C" GDAP_API gdap_status gdap_dnpy_load(gdap_array** out, gdap_comm* comm, const char* prefix, gdap_device device) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
-    const gdap::CollectiveCall collective(c, "gdap_load_dnpy");
+    const gdap::CollectiveCall collective(c, "gdap_dnpy_load");
     std::unique_ptr<gdap_array> made;
     gdap::agree(c, [&] {
       gdap::require(out, "out");
@@ -237,4 +237,13 @@ extern "C" GDAP_API gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out
     });
     *out = made.release();
   });
+}
+
+// The 0.1 names, kept for one release (gdap.h, "Deprecated names").
+extern "C" GDAP_API gdap_status gdap_save_dnpy(gdap_comm* comm, const gdap_array* section, const char* prefix) {
+  return gdap_dnpy_save(comm, section, prefix);
+}
+
+extern "C" GDAP_API gdap_status gdap_load_dnpy(gdap_comm* comm, gdap_array** out, const char* prefix, gdap_device device) {
+  return gdap_dnpy_load(out, comm, prefix, device);
 }

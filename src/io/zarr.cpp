@@ -463,11 +463,11 @@ std::string checked_path(const char* path) {
 }  // namespace
 }  // namespace gdap::io
 
-extern "C" GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* map, const gdap_array* section,
+extern "C" GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* map, const gdap_array* section,
                                                const char* path, const gdap_zarr_options* options) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
-    const gdap::CollectiveCall collective(c, "gdap_save_zarr");
+    const gdap::CollectiveCall collective(c, "gdap_zarr_save");
     std::string where;
     gdap_zarr_options o{};
     gdap::agree(c, [&] {
@@ -482,10 +482,10 @@ extern "C" GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* 
   });
 }
 
-extern "C" GDAP_API gdap_status gdap_load_zarr(gdap_comm* comm, const gdap_map* map, gdap_array* section, const char* path) {
+extern "C" GDAP_API gdap_status gdap_zarr_load(gdap_comm* comm, const gdap_map* map, gdap_array* section, const char* path) {
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
-    const gdap::CollectiveCall collective(c, "gdap_load_zarr");
+    const gdap::CollectiveCall collective(c, "gdap_zarr_load");
     std::string where;
     gdap::agree(c, [&] {
       gdap::require(map, "map");
@@ -496,8 +496,8 @@ extern "C" GDAP_API gdap_status gdap_load_zarr(gdap_comm* comm, const gdap_map* 
   });
 }
 
-extern "C" GDAP_API gdap_status gdap_zarr_shape(const char* path, int64_t* ndim, int64_t* shape, int64_t capacity,
-                                                gdap_dtype* dtype) {
+extern "C" GDAP_API gdap_status gdap_zarr_shape_read(int64_t* shape, int64_t* ndim, gdap_dtype* dtype, const char* path,
+                                                     int64_t capacity) {
   return gdap::guard([&] {
     gdap::require(ndim, "ndim");
     if (capacity < 0) gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "capacity {} is negative", capacity);
@@ -509,4 +509,19 @@ extern "C" GDAP_API gdap_status gdap_zarr_shape(const char* path, int64_t* ndim,
     if (capacity < n) gdap::fail(GDAP_ERR_BUFFER_TOO_SMALL, "the store has {} dimensions, shape holds {}", n, capacity);
     std::copy(meta.shape.begin(), meta.shape.end(), shape);
   });
+}
+
+// The 0.1 names, kept for one release (gdap.h, "Deprecated names").
+extern "C" GDAP_API gdap_status gdap_save_zarr(gdap_comm* comm, const gdap_map* map, const gdap_array* section,
+                                               const char* path, const gdap_zarr_options* options) {
+  return gdap_zarr_save(comm, map, section, path, options);
+}
+
+extern "C" GDAP_API gdap_status gdap_load_zarr(gdap_comm* comm, const gdap_map* map, gdap_array* section, const char* path) {
+  return gdap_zarr_load(comm, map, section, path);
+}
+
+extern "C" GDAP_API gdap_status gdap_zarr_shape(const char* path, int64_t* ndim, int64_t* shape, int64_t capacity,
+                                                gdap_dtype* dtype) {
+  return gdap_zarr_shape_read(shape, ndim, dtype, path, capacity);
 }

@@ -317,7 +317,7 @@ json chain_json(const Chain& chain) {
   return codecs;
 }
 
-// The bytes-to-bytes codecs gdap_save_zarr writes: the one the caller picked, if any, then
+// The bytes-to-bytes codecs gdap_zarr_save writes: the one the caller picked, if any, then
 // "crc32c", so that a flipped bit in any chunk is an error naming it rather than another value.
 std::vector<BytesCodec> written_codecs(const gdap_zarr_options& o, int64_t itemsize) {
   std::vector<BytesCodec> out;

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The exported ABI is exactly what the headers declare: the GDAP_API functions of include/gdap/
 (abi/gen_map.py), the names in abi/gdap.map's global lists, and the dynamic symbols the built
-libgdap.so defines must be one set, each exported symbol carries a GDAP_ version node, and the
-library exports nothing else (no C++, fmt or nlohmann symbols). Prints every difference.
+libgdap.so defines must be one set, each exported symbol carries the GDAP_ version node the map
+lists it under (a program linked against 0.1 asks for gdap_save_dnpy@GDAP_0.1), and the library
+exports nothing else (no C++, fmt or nlohmann symbols). Prints every difference.
 Usage: check_abi.py LIBGDAP"""
 import pathlib
 import re
@@ -19,43 +20,46 @@ def declared():
 
 
 def listed():
+    """name -> the version node abi/gdap.map lists it under."""
     text = re.sub(r"/\*.*?\*/|#[^\n]*", "", (root / "abi" / "gdap.map").read_text(), flags=re.S)
-    names = set()
-    for block in re.findall(r"global:(.*?)(?:local:|})", text, flags=re.S):
-        names |= set(re.findall(r"([A-Za-z_]\w*)\s*;", block))
+    names = {}
+    for node, block in re.findall(r"(GDAP_[\w.]+)\s*{\s*global:(.*?)(?:local:|})", text, flags=re.S):
+        names.update((name, node) for name in re.findall(r"([A-Za-z_]\w*)\s*;", block))
     return names
 
 
 def exported(library):
     nm = subprocess.run(["nm", "-D", "--defined-only", library], check=True, capture_output=True,
                         text=True).stdout
-    symbols, unversioned = set(), []
+    symbols = {}
     for line in nm.splitlines():
         fields = line.split()
         if len(fields) < 2 or fields[-2] == "A":  # version nodes themselves (GDAP_0.1)
             continue
         name, _, version = fields[-1].partition("@")
-        symbols.add(name)
-        if not version.lstrip("@").startswith("GDAP_"):
-            unversioned.append(fields[-1])
-    return symbols, unversioned
+        symbols[name] = version.lstrip("@")
+    return symbols
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     headers, mapfile = declared(), listed()
-    library, unversioned = exported(sys.argv[1])
+    versions = exported(sys.argv[1])
+    library = set(versions)
     failures = []
-    for what, a, b in (("declared in include/gdap/ but missing from abi/gdap.map", headers, mapfile),
-                       ("listed in abi/gdap.map but declared in no header", mapfile, headers),
+    for what, a, b in (("declared in include/gdap/ but missing from abi/gdap.map", headers, set(mapfile)),
+                       ("listed in abi/gdap.map but declared in no header", set(mapfile), headers),
                        ("declared but not exported by " + sys.argv[1], headers, library),
                        ("exported but not declared (leaked symbols)", library, headers)):
         extra = sorted(a - b)
         if extra:
             failures.append(what + ":\n" + "\n".join("    " + name for name in extra))
-    if unversioned:
-        failures.append("exported without a GDAP_ version node:\n" + "\n".join("    " + s for s in unversioned))
+    misversioned = sorted("%s@%s (abi/gdap.map: %s)" % (name, versions[name] or "no version", mapfile[name])
+                          for name in library & set(mapfile) if versions[name] != mapfile[name])
+    if misversioned:
+        failures.append("exported without the version node abi/gdap.map lists it under:\n"
+                        + "\n".join("    " + s for s in misversioned))
     print("abi: %d functions declared, %d listed in abi/gdap.map, %d exported"
           % (len(headers), len(mapfile), len(library)))
     for f in failures:

@@ -140,7 +140,7 @@ TEST(Versioned, EveryEntryPointRefusesAnAbsurdStructSize) {
   gdap_array* section = nullptr;
   ASSERT_EQ(gdap_map_create(&one, 1, 1, &whole), GDAP_SUCCESS);
   ASSERT_EQ(gdap_array_create(&section, {GDAP_DTYPE_FLOAT, 64, 1}, {GDAP_DEVICE_CPU, 0}, &whole, 1), GDAP_SUCCESS);
-  EXPECT_EQ(gdap_save_zarr(comm, one, section, "never-written.zarr", &zarr), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(gdap_zarr_save(comm, one, section, "never-written.zarr", &zarr), GDAP_ERR_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(gdap_last_error(), "options->struct_size is 2147483640")) << gdap_last_error();
   EXPECT_FALSE(std::filesystem::exists("never-written.zarr"));
 

@@ -66,7 +66,7 @@ contains
     call check(d%struct_size == c_sizeof(d), 'default struct_size equals c_sizeof')
     call check(gdap_dim_init(d) == GDAP_SUCCESS, 'gdap_dim_init')
     call check(d%struct_size == 104 .and. d%block_size == 1, 'gdap_dim_init fills GDAP_DIM_INIT')
-    call check(gdap_version() >= 100, 'gdap_version is 0.1.0 or later')
+    call check(gdap_version() == GDAP_VERSION_NUMBER, 'gdap_version is the header''s GDAP_VERSION_NUMBER')
     call check(gdap_protocol_version_check('0.10.0'//c_null_char) == GDAP_SUCCESS, 'protocol 0.10.0 accepted')
     call check(gdap_protocol_version_check('1.0.0'//c_null_char) == GDAP_ERR_VERSION, 'protocol 1.0.0 refused')
     call check(gdap_status_name(GDAP_ERR_PROTOCOL) == 'GDAP_ERR_PROTOCOL', 'status names')
@@ -413,25 +413,26 @@ contains
     call check(gdap_array_wrap_fortran(src, c_loc(a), f64, dims) == GDAP_SUCCESS, 'wrap the source (zarr)')
     call check(gdap_array_wrap_fortran(dst, c_loc(b), f64, dims) == GDAP_SUCCESS, 'wrap the destination (zarr)')
     options%overwrite = 1
-    call check(gdap_save_zarr(comms(1), map, src, path//c_null_char, options) == GDAP_SUCCESS, &
-               'gdap_save_zarr: '//gdap_error_message())
-    call check(gdap_zarr_shape(path//c_null_char, ndim, shape, 4_c_int64_t, dtype) == GDAP_SUCCESS, 'gdap_zarr_shape')
+    call check(gdap_zarr_save(comms(1), map, src, path//c_null_char, options) == GDAP_SUCCESS, &
+               'gdap_zarr_save: '//gdap_error_message())
+    call check(gdap_zarr_shape_read(shape, ndim, dtype, path//c_null_char, 4_c_int64_t) == GDAP_SUCCESS, &
+               'gdap_zarr_shape_read')
     call check(ndim == 2 .and. shape(1) == 4 .and. shape(2) == 6 .and. dtype%bits == 64, 'the store is 4 x 6 float64')
-    call check(gdap_load_zarr(comms(1), map, dst, path//c_null_char) == GDAP_SUCCESS, 'gdap_load_zarr')
+    call check(gdap_zarr_load(comms(1), map, dst, path//c_null_char) == GDAP_SUCCESS, 'gdap_zarr_load')
     call check(all(b == a), 'every element came back')
     options%codec = GDAP_ZARR_BLOSC_LZ4
     options%shuffle = GDAP_ZARR_BITSHUFFLE
     options%chunk_bytes = 48
     b = -1
-    call check(gdap_save_zarr(comms(1), map, src, path//c_null_char, options) == GDAP_SUCCESS, &
-               'gdap_save_zarr, blosc shards of 48-byte inner chunks: '//gdap_error_message())
-    call check(gdap_load_zarr(comms(1), map, dst, path//c_null_char) == GDAP_SUCCESS, 'gdap_load_zarr (blosc shards)')
+    call check(gdap_zarr_save(comms(1), map, src, path//c_null_char, options) == GDAP_SUCCESS, &
+               'gdap_zarr_save, blosc shards of 48-byte inner chunks: '//gdap_error_message())
+    call check(gdap_zarr_load(comms(1), map, dst, path//c_null_char) == GDAP_SUCCESS, 'gdap_zarr_load (blosc shards)')
     call check(all(b == a), 'every element came back through blosc shards')
     options%layout = GDAP_ZARR_CHUNKS
     options%codec = 9
-    call check(gdap_save_zarr(comms(1), map, src, path//c_null_char, options) == GDAP_ERR_INVALID_ARGUMENT, &
+    call check(gdap_zarr_save(comms(1), map, src, path//c_null_char, options) == GDAP_ERR_INVALID_ARGUMENT, &
                'an unknown codec is refused')
-    call check(gdap_load_zarr(comms(1), map, dst, 'no_such.zarr'//c_null_char) == GDAP_ERR_IO, 'a missing store')
+    call check(gdap_zarr_load(comms(1), map, dst, 'no_such.zarr'//c_null_char) == GDAP_ERR_IO, 'a missing store')
     call check(index(gdap_error_message(), 'no_such.zarr/zarr.json') > 0, 'the error names the file')
     call check(gdap_array_destroy(src) == GDAP_SUCCESS, 'destroy the source (zarr)')
     call check(gdap_array_destroy(dst) == GDAP_SUCCESS, 'destroy the destination (zarr)')
@@ -452,15 +453,15 @@ contains
     call whole_blocks(dims, extent)
     a = reshape([(real(i, c_double), i = 1, 24)], [6, 4])
     call check(gdap_array_wrap_fortran(src, c_loc(a), f64, dims) == GDAP_SUCCESS, 'wrap the source (dnpy)')
-    call check(gdap_save_dnpy(comms(1), src, prefix//c_null_char) == GDAP_SUCCESS, 'gdap_save_dnpy: '//gdap_error_message())
+    call check(gdap_dnpy_save(comms(1), src, prefix//c_null_char) == GDAP_SUCCESS, 'gdap_dnpy_save: '//gdap_error_message())
     dst = c_null_ptr
-    call check(gdap_load_dnpy(comms(1), dst, prefix//c_null_char, gdap_device(GDAP_DEVICE_CPU, 0)) == GDAP_SUCCESS, &
-               'gdap_load_dnpy: '//gdap_error_message())
+    call check(gdap_dnpy_load(dst, comms(1), prefix//c_null_char, gdap_device(GDAP_DEVICE_CPU, 0)) == GDAP_SUCCESS, &
+               'gdap_dnpy_load: '//gdap_error_message())
     call check(gdap_array_data(data, dst) == GDAP_SUCCESS, 'data of the loaded section')
     call c_f_pointer(data, b, [6, 4])
     call check(all(b == a), 'every element came back (dnpy)')
     call check(gdap_array_destroy(dst) == GDAP_SUCCESS, 'destroy the loaded section (dnpy)')
-    call check(gdap_load_dnpy(comms(1), dst, 'no_such'//c_null_char, gdap_device(GDAP_DEVICE_CPU, 0)) == GDAP_ERR_IO, &
+    call check(gdap_dnpy_load(dst, comms(1), 'no_such'//c_null_char, gdap_device(GDAP_DEVICE_CPU, 0)) == GDAP_ERR_IO, &
                'a missing .dnpy file')
     call check(index(gdap_error_message(), 'no_such_0.dnpy') > 0, 'the error names the file (dnpy)')
     call check(gdap_array_destroy(src) == GDAP_SUCCESS, 'destroy the source (dnpy)')

@@ -2,7 +2,7 @@
 // the length of zarr.json, which follows (NUL bytes included: a NUL and garbage after the document
 // must be refused, not ignored); the rest is the file of chunk (0, ..., 0). Through the metadata
 // reader (every codec chain: transpose, bytes, sharding_indexed, zstd, blosc, gzip, crc32c),
-// gdap_zarr_shape and the chunk decoder, or for a shard read in parts its index and first inner
+// gdap_zarr_shape_read and the chunk decoder, or for a shard read in parts its index and first inner
 // chunks. Any crash, leak or sanitizer report is a bug; errors are the expected outcome for most
 // inputs. The store lives in a private temporary folder.
 #include "core/error.hpp"
@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   put(path + "/zarr.json", bytes, meta_size);
   int64_t ndim = 0, shape[8] = {};
   gdap_dtype dtype{};
-  gdap_zarr_shape(path.c_str(), &ndim, shape, 8, &dtype);
+  gdap_zarr_shape_read(shape, &ndim, &dtype, path.c_str(), 8);
   try {
     const gdap::io::ZarrMeta meta = gdap::io::read_meta(path);
     int64_t unit = meta.itemsize;

@@ -1,4 +1,4 @@
-// gdap_save_dnpy and gdap_load_dnpy through the in-process group (one thread per rank): a table of
+// gdap_dnpy_save and gdap_dnpy_load through the in-process group (one thread per rank): a table of
 // layouts (every distribution type, padding, periodic, 2-d grids, 0-d, empty sections, strided
 // sources, every dtype) saved and loaded back, bytes and dictionaries compared; the exact bytes
 // DistArray 0.6 writes for a known case; a Fortran-ordered payload; and malformed files, each
@@ -177,8 +177,8 @@ std::vector<std::string> round_trip(const Layout& layout, gdap_dtype dtype, cons
     fill(src, r);
     const std::vector<unsigned char> before = bytes_of(src);
     gdap_array* back = nullptr;
-    if (gdap_save_dnpy(group[r], src, prefix.c_str()) != GDAP_SUCCESS) f = std::string("save: ") + gdap_last_error();
-    else if (gdap_load_dnpy(group[r], &back, prefix.c_str(), kHost) != GDAP_SUCCESS) f = std::string("load: ") + gdap_last_error();
+    if (gdap_dnpy_save(group[r], src, prefix.c_str()) != GDAP_SUCCESS) f = std::string("save: ") + gdap_last_error();
+    else if (gdap_dnpy_load(&back, group[r], prefix.c_str(), kHost) != GDAP_SUCCESS) f = std::string("load: ") + gdap_last_error();
     else if (bytes_of(back) != before) f = "loaded bytes differ";
     else if (bytes_of(src) != before) f = "the source changed";
     else if (const std::string d = dims_differ(src, back); !d.empty()) f = d;
@@ -228,7 +228,7 @@ TEST(Dnpy, BytesAreDistArrays) {
   v[1] = -2;
   v[2] = 1e300;
   const std::string prefix = prefix_for("bytes");
-  ASSERT_EQ(gdap_save_dnpy(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
+  ASSERT_EQ(gdap_dnpy_save(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
   std::string dict = "{'__version__': '0.10.0', 'dim_data': ({'dist_type': 'b', 'size': 3, 'proc_grid_rank': 0, "
                      "'proc_grid_size': 1, 'start': 0, 'stop': 3},), }";
   dict += std::string(16 - (10 + dict.size() + 1) % 16, ' ') + "\n";
@@ -258,7 +258,7 @@ struct Sample {
     gdap_array_data(reinterpret_cast<void**>(&v), a);
     v[0] = 1;
     v[1] = 2;
-    EXPECT_EQ(gdap_save_dnpy(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
+    EXPECT_EQ(gdap_dnpy_save(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
     gdap_array_destroy(a);
     good = slurp(path);
   }
@@ -267,7 +267,7 @@ struct Sample {
     spit(path, bytes);
     Group group(1);
     gdap_array* out = reinterpret_cast<gdap_array*>(0x1);  // must stay untouched on failure
-    const gdap_status s = gdap_load_dnpy(group[0], &out, prefix.c_str(), kHost);
+    const gdap_status s = gdap_dnpy_load(&out, group[0], prefix.c_str(), kHost);
     why = s == GDAP_SUCCESS ? "" : gdap_last_error();
     if (s == GDAP_SUCCESS) gdap_array_destroy(out);
     else EXPECT_EQ(out, reinterpret_cast<gdap_array*>(0x1)) << "out changed on failure";
@@ -377,7 +377,7 @@ TEST(Dnpy, MissingFileOnOneRankFailsAll) {
   Group group(3);
   std::vector<gdap_status> st(3);
   std::vector<gdap_array*> out(3, nullptr);
-  on_threads(3, [&](int64_t r) { st[static_cast<size_t>(r)] = gdap_load_dnpy(group[r], &out[static_cast<size_t>(r)], prefix.c_str(), kHost); });
+  on_threads(3, [&](int64_t r) { st[static_cast<size_t>(r)] = gdap_dnpy_load(&out[static_cast<size_t>(r)], group[r], prefix.c_str(), kHost); });
   EXPECT_EQ(st[1], GDAP_ERR_IO);
   EXPECT_EQ(st[0], GDAP_ERR_REMOTE);
   EXPECT_EQ(st[2], GDAP_ERR_REMOTE);
@@ -396,7 +396,7 @@ TEST(Dnpy, FileOfAnotherRankIsRefused) {
   std::vector<std::string> why(3);
   on_threads(3, [&](int64_t r) {
     gdap_array* out = nullptr;
-    if (gdap_load_dnpy(group[r], &out, prefix.c_str(), kHost) != GDAP_SUCCESS) why[static_cast<size_t>(r)] = gdap_last_error();
+    if (gdap_dnpy_load(&out, group[r], prefix.c_str(), kHost) != GDAP_SUCCESS) why[static_cast<size_t>(r)] = gdap_last_error();
     gdap_array_destroy(out);
   });
   EXPECT_NE(why[0].find("rank 2's, not rank 0's"), std::string::npos) << why[0];
@@ -409,7 +409,7 @@ TEST(Dnpy, FortranOrderPayload) {
   gdap_array* a = nullptr;
   ASSERT_EQ(gdap_array_create(&a, kF64, kHost, dims.data(), 2), GDAP_SUCCESS);
   const std::string prefix = prefix_for("fortran");
-  ASSERT_EQ(gdap_save_dnpy(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
+  ASSERT_EQ(gdap_dnpy_save(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
   gdap_array_destroy(a);
   std::string bytes = slurp(prefix + "_0.dnpy");
   const size_t at = bytes.find("'fortran_order': False");
@@ -419,7 +419,7 @@ TEST(Dnpy, FortranOrderPayload) {
   bytes.replace(bytes.size() - 48, 48, reinterpret_cast<const char*>(column_major), 48);
   spit(prefix + "_0.dnpy", bytes);
   gdap_array* back = nullptr;
-  ASSERT_EQ(gdap_load_dnpy(group[0], &back, prefix.c_str(), kHost), GDAP_SUCCESS) << gdap_last_error();
+  ASSERT_EQ(gdap_dnpy_load(&back, group[0], prefix.c_str(), kHost), GDAP_SUCCESS) << gdap_last_error();
   const double* v = nullptr;
   gdap_array_data(reinterpret_cast<void**>(const_cast<double**>(&v)), back);
   for (int i = 0; i < 2; ++i) {
@@ -438,9 +438,9 @@ TEST(Dnpy, StridedSourceIsPacked) {
   gdap_array* a = nullptr;
   ASSERT_EQ(gdap_array_wrap(&a, storage, kF64, kHost, strides, dims.data(), 2), GDAP_SUCCESS) << gdap_last_error();
   const std::string prefix = prefix_for("strided");
-  ASSERT_EQ(gdap_save_dnpy(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
+  ASSERT_EQ(gdap_dnpy_save(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
   gdap_array* back = nullptr;
-  ASSERT_EQ(gdap_load_dnpy(group[0], &back, prefix.c_str(), kHost), GDAP_SUCCESS) << gdap_last_error();
+  ASSERT_EQ(gdap_dnpy_load(&back, group[0], prefix.c_str(), kHost), GDAP_SUCCESS) << gdap_last_error();
   EXPECT_EQ(bytes_of(back), bytes_of(a));
   const std::string file = slurp(prefix + "_0.dnpy");
   const double want[6] = {0, 6, 1, 7, 2, 8};
@@ -459,7 +459,7 @@ TEST(Dnpy, HeaderTooLongOnSave) {
   gdap_array* a = nullptr;
   ASSERT_EQ(gdap_array_create(&a, kF64, kHost, &d, 1), GDAP_SUCCESS) << gdap_last_error();
   const std::string prefix = prefix_for("toolong");
-  EXPECT_EQ(gdap_save_dnpy(group[0], a, prefix.c_str()), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(gdap_dnpy_save(group[0], a, prefix.c_str()), GDAP_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(gdap_last_error()).find("65535"), std::string::npos) << gdap_last_error();
   EXPECT_FALSE(fs::exists(prefix + "_0.dnpy"));
   gdap_array_destroy(a);
@@ -474,12 +474,12 @@ TEST(Dnpy, NonRegularFilesAreRefusedWithoutBlocking) {
   ASSERT_EQ(mkfifo(s.path.c_str(), 0600), 0);
   Group group(1);
   gdap_array* out = nullptr;
-  EXPECT_EQ(gdap_load_dnpy(group[0], &out, s.prefix.c_str(), kHost), GDAP_ERR_IO) << "rule: a FIFO is refused";
+  EXPECT_EQ(gdap_dnpy_load(&out, group[0], s.prefix.c_str(), kHost), GDAP_ERR_IO) << "rule: a FIFO is refused";
   EXPECT_NE(std::string(gdap_last_error()).find("is a FIFO (named pipe), not a regular file"), std::string::npos)
       << gdap_last_error();
   fs::remove(s.path);
   fs::create_directory(s.path);
-  EXPECT_EQ(gdap_load_dnpy(group[0], &out, s.prefix.c_str(), kHost), GDAP_ERR_IO) << "rule: a folder is refused";
+  EXPECT_EQ(gdap_dnpy_load(&out, group[0], s.prefix.c_str(), kHost), GDAP_ERR_IO) << "rule: a folder is refused";
   EXPECT_NE(std::string(gdap_last_error()).find("is a directory"), std::string::npos) << gdap_last_error();
   EXPECT_EQ(out, nullptr);
   fs::remove(s.path);
@@ -499,7 +499,7 @@ TEST(Dnpy, SaveNeverWritesThroughAPlantedLink) {
   const gdap_dim d = block(3, 1, 0, 0, 3);
   gdap_array* a = nullptr;
   ASSERT_EQ(gdap_array_create(&a, kF64, kHost, &d, 1), GDAP_SUCCESS) << gdap_last_error();
-  EXPECT_EQ(gdap_save_dnpy(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
+  EXPECT_EQ(gdap_dnpy_save(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
   EXPECT_EQ(slurp(victim), "victim") << "rule: a link at the old temporary name is not followed";
   EXPECT_EQ(slurp(victim2), "victim2") << "rule: a link at the file's name is replaced, not written through";
   EXPECT_FALSE(fs::is_symlink(path));
@@ -525,7 +525,7 @@ TEST(Dnpy, FailedSaveLeavesNoTemporary) {
     const gdap_dim d = block(10000, 1, 0, 0, 10000);
     gdap_array* a = nullptr;
     if (gdap_array_create(&a, kF64, kHost, &d, 1) != GDAP_SUCCESS) _exit(2);
-    const gdap_status st = gdap_save_dnpy(group[0], a, prefix.c_str());
+    const gdap_status st = gdap_dnpy_save(group[0], a, prefix.c_str());
     const bool named = std::string(gdap_last_error()).find("write failed") != std::string::npos;
     gdap_array_destroy(a);
     _exit(st == GDAP_ERR_IO && named ? 0 : 1);
@@ -542,11 +542,11 @@ TEST(Dnpy, FailedSaveLeavesNoTemporary) {
 TEST(Dnpy, NullArguments) {
   Group group(1);
   gdap_array* out = nullptr;
-  EXPECT_EQ(gdap_load_dnpy(group[0], &out, nullptr, kHost), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(gdap_dnpy_load(&out, group[0], nullptr, kHost), GDAP_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(gdap_last_error()).find("prefix"), std::string::npos);
-  EXPECT_EQ(gdap_load_dnpy(group[0], nullptr, "x", kHost), GDAP_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(gdap_save_dnpy(group[0], nullptr, "x"), GDAP_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(gdap_save_dnpy(nullptr, nullptr, "x"), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(gdap_dnpy_load(nullptr, group[0], "x", kHost), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(gdap_dnpy_save(group[0], nullptr, "x"), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(gdap_dnpy_save(nullptr, nullptr, "x"), GDAP_ERR_INVALID_ARGUMENT);
 }
 
 }  // namespace

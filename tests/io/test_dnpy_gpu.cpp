@@ -1,4 +1,4 @@
-// gdap_save_dnpy / gdap_load_dnpy with CUDA device sections (label gpu; fails, never skips, without
+// gdap_dnpy_save / gdap_dnpy_load with CUDA device sections (label gpu; fails, never skips, without
 // a CUDA device): a 2-rank block x block-cyclic array in device memory is saved (staged through
 // pinned memory) and must give the same file as the same values saved from the host; then loaded
 // back onto the device, onto pinned and managed memory, each copied to the host and compared.
@@ -62,8 +62,8 @@ TEST(DnpyGpu, DeviceSectionsThroughPinnedMemory) {
       gdap_array_data(&h, host);
       cudaMemcpy(d, values.data(), 21 * sizeof(double), cudaMemcpyHostToDevice);
       std::memcpy(h, values.data(), 21 * sizeof(double));
-      if (gdap_save_dnpy(comms[static_cast<size_t>(r)], dev, dev_prefix.c_str()) != GDAP_SUCCESS ||
-          gdap_save_dnpy(comms[static_cast<size_t>(r)], host, host_prefix.c_str()) != GDAP_SUCCESS) {
+      if (gdap_dnpy_save(comms[static_cast<size_t>(r)], dev, dev_prefix.c_str()) != GDAP_SUCCESS ||
+          gdap_dnpy_save(comms[static_cast<size_t>(r)], host, host_prefix.c_str()) != GDAP_SUCCESS) {
         f = std::string("save: ") + gdap_last_error();
       } else if (slurp(dev_prefix + "_" + std::to_string(r) + ".dnpy") != slurp(host_prefix + "_" + std::to_string(r) + ".dnpy")) {
         f = "the device section's file differs from the host section's";
@@ -71,7 +71,7 @@ TEST(DnpyGpu, DeviceSectionsThroughPinnedMemory) {
       for (int32_t type : {GDAP_DEVICE_CUDA, GDAP_DEVICE_CUDA_HOST, GDAP_DEVICE_CUDA_MANAGED}) {
         if (!f.empty()) break;
         gdap_array* back = nullptr;
-        if (gdap_load_dnpy(comms[static_cast<size_t>(r)], &back, dev_prefix.c_str(), {type, 0}) != GDAP_SUCCESS) {
+        if (gdap_dnpy_load(&back, comms[static_cast<size_t>(r)], dev_prefix.c_str(), {type, 0}) != GDAP_SUCCESS) {
           f = std::string("load: ") + gdap_last_error();
           break;
         }

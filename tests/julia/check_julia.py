@@ -14,7 +14,8 @@ compiler's view of the ABI (tests/bindings/c_view.py) and the header model (tool
    them (computed here from the Julia source) are the ones the C compiler gives (offsetof, sizeof).
 5. Every C constant has a Julia constant of the same name and value, and every _INIT constant holds
    the values the C macro holds.
-6. The Julia examples in docs/examples parse, and every function they call is exported by the GDAP
+6. Project.toml's version is the header's GDAP_VERSION_*.
+7. The Julia examples in docs/examples parse, and every function they call is exported by the GDAP
    module or is one of the Base functions listed in BASE.
 Prints "julia binding: N passed, M failed" and exits 1 on any failure.
 
@@ -108,8 +109,10 @@ def named_children(node):
 
 
 def exported_symbols():
-    block = ABI_MAP.read_text().split("global:", 1)[1].split("local:", 1)[0]
-    return set(re.findall(r"(gdap_\w+)\s*;", block))
+    """The names of every version node's global list in abi/gdap.map."""
+    text = re.sub(r"/\*.*?\*/", "", ABI_MAP.read_text(), flags=re.S)
+    return {name for block in re.findall(r"global:(.*?)(?:local:|})", text, flags=re.S)
+            for name in re.findall(r"(gdap_\w+)\s*;", block)}
 
 
 class Sources:
@@ -365,6 +368,10 @@ def main():
         check_ccall(checker, api, exported, path, node, ccall_args, source, wrapped)
     check_structs(checker, api, view, sources)
     check_constants(checker, api, view, sources)
+    project = re.search(r'^version = "([^"]+)"', (JULIA_DIR / "GDAP" / "Project.toml").read_text(), flags=re.M)
+    library = "%d.%d.%d" % tuple(view["constants"]["GDAP_VERSION_" + p] for p in ("MAJOR", "MINOR", "PATCH"))
+    checker.check(project is not None and project.group(1) == library, "rule: the package's version is the "
+                  "library's: Project.toml says %s, gdap.h %s" % (project and project.group(1), library))
     examples = sorted(EXAMPLES_DIR.glob("*.jl"))
     checker.check(bool(examples), "Julia examples found under docs/examples")
     for path in examples:

@@ -74,7 +74,7 @@ def protocol_version_check(version: str) -> None:
 
 
 def library_version() -> tuple[str, int]:
-    """The loaded libgdap's version as (string, number): ("0.1.0", 100)."""
+    """The loaded libgdap's version as (string, number): ("0.2.0", 200)."""
     return _gdap_c.gdap_version_string(), _gdap_c.gdap_version()
 
 

@@ -1,4 +1,4 @@
-""".dnpy files: DistArray's per-rank save format (gdap_save_dnpy, gdap_load_dnpy). Each rank writes
+""".dnpy files: DistArray's per-rank save format (gdap_dnpy_save, gdap_dnpy_load). Each rank writes
 or reads its own `<prefix>_<rank>.dnpy` (its __version__, dim_data and local buffer, padding
 included), byte for byte as DistArray 0.6's localapi.save_dnpy / load_dnpy write and read them."""
 from __future__ import annotations
@@ -37,7 +37,7 @@ def save_dnpy(comm: Comm, section: SectionLike, prefix: Union[str, os.PathLike[s
     except Exception as e:
         local, failure = None, failure or e
     try:
-        _c.gdap_save_dnpy(comm._h(), local._h() if local is not None else None, name)
+        _c.gdap_dnpy_save(comm._h(), local._h() if local is not None else None, name)
     except Exception:
         if failure is None:
             raise
@@ -55,7 +55,7 @@ def load_dnpy(comm: Comm, prefix: Union[str, os.PathLike[str]], device: DeviceLi
     byte offset and the key; nothing is returned unless every rank read its file."""
     name, failure = collective_name(prefix, "prefix")
     try:
-        return LocalArray(_c.gdap_load_dnpy(comm._h(), name, device_to_c(device)))
+        return LocalArray(_c.gdap_dnpy_load(comm._h(), name, device_to_c(device)))
     except Exception:
         if failure is None:
             raise

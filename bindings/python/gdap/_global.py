@@ -707,7 +707,7 @@ class GlobalArray:
         src = self.settled()
         ctx = self._ctx
         options = (_CODECS[codec], int(level), bool(overwrite))
-        ctx.run(lambda r: _c.gdap_save_zarr(ctx.comm(r)._h(), src._layout._h(), src._sections[r]._h(), str(path),
+        ctx.run(lambda r: _c.gdap_zarr_save(ctx.comm(r)._h(), src._layout._h(), src._sections[r]._h(), str(path),
                                             options))
 
     @classmethod
@@ -721,14 +721,14 @@ class GlobalArray:
             layout = _block_layout(tuple(shape), _count_ranks(devices, comm, nranks))
         out = cls.empty(_check_layout(layout, shape), dtype, devices=devices, comm=comm, device=device)
         ctx = out._ctx
-        ctx.run(lambda r: _c.gdap_load_zarr(ctx.comm(r)._h(), layout._h(), out._sections[r]._h(), str(path)))
+        ctx.run(lambda r: _c.gdap_zarr_load(ctx.comm(r)._h(), layout._h(), out._sections[r]._h(), str(path)))
         return out
 
     def save_dnpy(self, prefix: Any) -> None:
         """Collective: every rank writes its section to `<prefix>_<rank>.dnpy` (DistArray's format)."""
         src = self.settled()
         ctx = self._ctx
-        ctx.run(lambda r: _c.gdap_save_dnpy(ctx.comm(r)._h(), src._sections[r]._h(), str(prefix)))
+        ctx.run(lambda r: _c.gdap_dnpy_save(ctx.comm(r)._h(), src._sections[r]._h(), str(prefix)))
 
     @classmethod
     def load_dnpy(cls, prefix: Any, *, devices: Devices = None, comm: Any = None,
@@ -740,7 +740,7 @@ class GlobalArray:
         else:
             ctx = devices if isinstance(devices, Controller) else Controller.of(
                 devices if devices is not None else int(nranks or 1))
-        loaded = ctx.run(lambda r: LocalArray(_c.gdap_load_dnpy(ctx.comm(r)._h(), str(prefix),
+        loaded = ctx.run(lambda r: LocalArray(_c.gdap_dnpy_load(ctx.comm(r)._h(), str(prefix),
                                                                 device_to_c(ctx.device(r)))))
         if ctx.spmd:
             return cls._from_local_section(loaded[ctx.ranks[0]], None, ctx.comm(ctx.ranks[0]), None)

@@ -1,5 +1,5 @@
-"""Zarr v3 stores: collective save and load of a distributed array (gdap_save_zarr,
-gdap_load_zarr, gdap_zarr_shape). Each rank writes or reads only the chunks it needs; the files
+"""Zarr v3 stores: collective save and load of a distributed array (gdap_zarr_save,
+gdap_zarr_load, gdap_zarr_shape_read). Each rank writes or reads only the chunks it needs; the files
 are ordinary Zarr v3 stores that zarr-python and TensorStore read and write."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def zarr_shape(path: Union[str, os.PathLike[str]]) -> tuple[Shape, np.dtype]:
     """(shape, dtype) of the Zarr v3 array at `path`, from its zarr.json: enough to build a
     GlobalMap for load_zarr. FileIOError for a missing or malformed store, UnsupportedError for a
     data type, grid or codec gdap does not read."""
-    shape, code_bits_lanes = _c.gdap_zarr_shape(c_name(path, "path"))
+    shape, code_bits_lanes = _c.gdap_zarr_shape_read(c_name(path, "path"))
     return tuple(shape), dtype_from_c(code_bits_lanes)
 
 
@@ -55,7 +55,7 @@ def save_zarr(comm: Comm, gmap: GlobalMap, section: SectionLike, path: Union[str
     name, failure = collective_name(path, "path")
     local, made_here = _section(section, gmap, comm.rank, None)
     try:
-        _c.gdap_save_zarr(comm._h(), gmap._h(), None if local is None else local._h(), name, options)
+        _c.gdap_zarr_save(comm._h(), gmap._h(), None if local is None else local._h(), name, options)
     except Exception:
         if failure is None:
             raise
@@ -76,7 +76,7 @@ def load_zarr(comm: Comm, gmap: GlobalMap, path: Union[str, os.PathLike[str]], s
     name, failure = collective_name(path, "path")
     if failure is not None:  # into the collective all the same (no section: refused on every rank), then raise
         try:
-            _c.gdap_load_zarr(comm._h(), gmap._h(), None, None)
+            _c.gdap_zarr_load(comm._h(), gmap._h(), None, None)
         except Exception:
             pass
         raise failure
@@ -86,7 +86,7 @@ def load_zarr(comm: Comm, gmap: GlobalMap, path: Union[str, os.PathLike[str]], s
         made = section = empty(gmap.dim_data(comm.rank), dtype, device)
     local, made_here = _section(section, gmap, comm.rank, None)
     try:
-        _c.gdap_load_zarr(comm._h(), gmap._h(), None if local is None else local._h(), name)
+        _c.gdap_zarr_load(comm._h(), gmap._h(), None if local is None else local._h(), name)
     except BaseException:
         if made is not None:
             made.close()

@@ -458,7 +458,7 @@ contains
     good = settle(s)
     z%codec = GDAP_ZARR_RAW
     z%overwrite = 1
-    if (good) good = ok(gdap_save_zarr(s%comm, s%map, s%field(s%cur), path//c_null_char, z), s, 'gdap_save_zarr')
+    if (good) good = ok(gdap_zarr_save(s%comm, s%map, s%field(s%cur), path//c_null_char, z), s, 'gdap_zarr_save')
     if (good) good = write_record(s, path//'.heat', .false.)
     if (good .and. s%rank == 0) print '(a,i0,2a)', 'heat: step ', s%step, ' checkpoint ', path
   end function checkpoint
@@ -491,7 +491,7 @@ contains
     if (len_trim(s%o%restart) > 0) then
       none%hi = 0
       good = fill(s, 0, none)  ! NaN everywhere, until the load and the exchange write it
-      if (good) good = ok(gdap_load_zarr(s%comm, s%map, s%field(0), trim(s%o%restart)//c_null_char), s, 'gdap_load_zarr')
+      if (good) good = ok(gdap_zarr_load(s%comm, s%map, s%field(0), trim(s%o%restart)//c_null_char), s, 'gdap_zarr_load')
     else
       good = fill(s, 0, s%owned)
     end if
@@ -828,8 +828,8 @@ contains
     end if
     if (len_trim(o%restart) > 0) then
       shape = 0
-      if (.not. ok(gdap_zarr_shape(trim(o%restart)//c_null_char, ndim, shape, 3_c_int64_t, dtype), s, &
-                   'gdap_zarr_shape')) return
+      if (.not. ok(gdap_zarr_shape_read(shape, ndim, dtype, trim(o%restart)//c_null_char, 3_c_int64_t), s, &
+                   'gdap_zarr_shape_read')) return
       do d = 1, s%o%ndim
         if (ndim /= s%o%ndim .or. shape(d) /= heat_problem_size(s%problem, d - 1) .or. dtype%bits /= s%o%bits) then
           good = fail(s, 'checkpoint '//trim(o%restart)//' does not hold the array its record describes')

@@ -343,7 +343,7 @@ static int checkpoint(rank_state* s) {
   gdap_zarr_options z = GDAP_ZARR_OPTIONS_INIT;
   z.codec = GDAP_ZARR_RAW;
   z.overwrite = 1;
-  GDAP(gdap_save_zarr(s->comm, s->map, s->field[s->cur], path, &z));
+  GDAP(gdap_zarr_save(s->comm, s->map, s->field[s->cur], path, &z));
   snprintf(record, sizeof record, "%s.heat", path);
   TRY(write_record(s, record, 0));
   if (s->rank == 0 && !s->o->bench) printf("heat: step %lld checkpoint %s\n", (long long)s->step, path);
@@ -374,7 +374,7 @@ static int initial(rank_state* s) {
   if (s->o->restart) {
     const heat_box none = {{0, 0, 0}, {0, 0, 0}};
     TRY(fill(s, 0, &none)); /* NaN everywhere, until the load and the exchange write it */
-    GDAP(gdap_load_zarr(s->comm, s->map, s->field[0], s->o->restart));
+    GDAP(gdap_zarr_load(s->comm, s->map, s->field[0], s->o->restart));
   } else {
     TRY(fill(s, 0, &s->owned));
   }
@@ -626,7 +626,7 @@ int heat_run_rank(const heat_options* o, gdap_comm* comm, void* comm_stream, int
   if (o->restart) {
     int64_t ndim = 0, shape[3] = {0, 0, 0};
     gdap_dtype dtype;
-    GDAP(gdap_zarr_shape(o->restart, &ndim, shape, 3, &dtype));
+    GDAP(gdap_zarr_shape_read(shape, &ndim, &dtype, o->restart, 3));
     for (int d = 0; d < mine.ndim; ++d)
       if (ndim != mine.ndim || shape[d] != heat_problem_size(&s->problem, d) || dtype.bits != mine.bits)
         return fail(s, "checkpoint %s holds a %lld-d float%d array of extent %lld along dimension %d; its record "

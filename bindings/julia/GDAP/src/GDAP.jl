@@ -560,14 +560,14 @@ end
 """Collective: writes the distributed array whose sections are `a` on each rank (of map `map`) to
 the Zarr v3 store at `path`, each rank writing its own shards (or chunks). Keywords as `ZarrOptions`."""
 function save_zarr(a::DAPArray, map::GlobalMap, c::Comm, path::AbstractString; kw...)
-    check(gdap_save_zarr(c.handle, map.handle, a.handle, path, Ref(ZarrOptions(; kw...))))
+    check(gdap_zarr_save(c.handle, map.handle, a.handle, path, Ref(ZarrOptions(; kw...))))
     return nothing
 end
 
 """Collective: fills the owned elements of `a` (this rank's section of `map`) from the Zarr v3
 store at `path`; nothing is written unless every rank read everything it needs."""
 function load_zarr!(a::DAPArray, map::GlobalMap, c::Comm, path::AbstractString)
-    check(gdap_load_zarr(c.handle, map.handle, a.handle, path))
+    check(gdap_zarr_load(c.handle, map.handle, a.handle, path))
     return a
 end
 
@@ -575,10 +575,10 @@ end
 function zarr_shape(path::AbstractString)
     ndim = Ref{Int64}(0)
     dtype = Ref(DType(0, 0, 0))
-    status = gdap_zarr_shape(path, ndim, Ptr{Int64}(C_NULL), 0, dtype)
+    status = gdap_zarr_shape_read(Ptr{Int64}(C_NULL), ndim, dtype, path, 0)
     shape = zeros(Int64, ndim[])
     if status != 0
-        GC.@preserve shape check(gdap_zarr_shape(path, ndim, pointer(shape), length(shape), dtype))
+        GC.@preserve shape check(gdap_zarr_shape_read(pointer(shape), ndim, dtype, path, length(shape)))
     end
     return Tuple(shape), dtype[]
 end
@@ -586,7 +586,7 @@ end
 """Collective: every rank writes its section `a` (dim_data, protocol version and every element,
 padding included) to `<prefix>_<rank>.dnpy`, DistArray's per-rank file format."""
 function save_dnpy(a::DAPArray, c::Comm, prefix::AbstractString)
-    check(gdap_save_dnpy(c.handle, a.handle, prefix))
+    check(gdap_dnpy_save(c.handle, a.handle, prefix))
     return nothing
 end
 
@@ -594,7 +594,7 @@ end
 C-contiguous `DAPArray` on `device`, with the file's dim_data, dtype and protocol version."""
 function load_dnpy(c::Comm, prefix::AbstractString; device::Device=CPU)
     out = Ref{Ptr{Cvoid}}(C_NULL)
-    check(gdap_load_dnpy(c.handle, out, prefix, device))
+    check(gdap_dnpy_load(out, c.handle, prefix, device))
     return adopt(out[], nothing)
 end
 

@@ -16,11 +16,11 @@
 
 # Library version (semantic): a minor release adds functions and appends struct fields only.
 const GDAP_VERSION_MAJOR = Cint(0)
-const GDAP_VERSION_MINOR = Cint(1)  # minor version: functions added, fields appended
+const GDAP_VERSION_MINOR = Cint(2)  # minor version: functions added, fields appended
 const GDAP_VERSION_PATCH = Cint(0)  # patch version: fixes only
 
 # The version as one number, major * 10000 + minor * 100 + patch; compare with gdap_version().
-const GDAP_VERSION_NUMBER = Cint(100)
+const GDAP_VERSION_NUMBER = Cint(200)
 
 # The Distributed Array Protocol version gdap produces.
 const GDAP_PROTOCOL_VERSION = "0.10.0"
@@ -87,14 +87,14 @@ const GDAP_REDUCE_MIN = Cint(3)
 const GDAP_REDUCE_MAX = Cint(4)
 const GDAP_REDUCE_MEAN = Cint(5)  # gdap_reduce_axes only, float32/64: the sum over the count of elements
 
-# gdap_zarr_codec: Codecs gdap_save_zarr can write (gdap_load_zarr reads these and more: docs/zarr.md).
+# gdap_zarr_codec: Codecs gdap_zarr_save can write (gdap_zarr_load reads these and more: docs/zarr.md).
 const GDAP_ZARR_RAW = Int32(0)  # "bytes" (little endian) only: uncompressed
 const GDAP_ZARR_ZSTD = Int32(1)  # "bytes" then "zstd" (zarr-python's default)
 # "bytes" then "blosc" with lz4 (numcodecs' default), shuffled by `shuffle`
 const GDAP_ZARR_BLOSC_LZ4 = Int32(2)
 const GDAP_ZARR_BLOSC_ZSTD = Int32(3)  # "bytes" then "blosc" with zstd, shuffled by `shuffle`
 
-# gdap_zarr_layout: How gdap_save_zarr lays out the store's files.
+# gdap_zarr_layout: How gdap_zarr_save lays out the store's files.
 # one shard ("sharding_indexed") per rank's block, of inner chunks of at most chunk_bytes (default): a reader
 # of any layout reads only the inner chunks it needs
 const GDAP_ZARR_SHARDS = Int32(0)
@@ -237,7 +237,7 @@ end
 const GDAP_HALO_STATS_INIT = gdap_halo_stats(UInt32(sizeof(gdap_halo_stats)), UInt32(0), Int64(0), Int64(0),
     Int64(0), Int64(0), Int64(0), Int64(0), Int64(0))
 
-# Options of gdap_save_zarr.
+# Options of gdap_zarr_save.
 struct gdap_zarr_options
     struct_size::UInt32  # set by the caller to sizeof(gdap_zarr_options) (GDAP_ZARR_OPTIONS_INIT)
     reserved_head::UInt32  # 0
@@ -678,30 +678,30 @@ gdap_exchange_start(exchange) = ccall((:gdap_exchange_start, libgdap), Cint, (Pt
 gdap_exchange_destroy(exchange) = ccall((:gdap_exchange_destroy, libgdap), Cint, (Ptr{Cvoid},), exchange)
 
 # Collective.
-gdap_save_dnpy(comm, section, prefix) =
-    ccall((:gdap_save_dnpy, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Cstring), comm, section, prefix)
+gdap_dnpy_save(comm, section, prefix) =
+    ccall((:gdap_dnpy_save, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Cstring), comm, section, prefix)
 
 # Collective.
-gdap_load_dnpy(comm, out, prefix, device) =
-    ccall((:gdap_load_dnpy, libgdap), Cint, (Ptr{Cvoid}, Ref{Ptr{Cvoid}}, Cstring, gdap_device),
-          comm, out, prefix, device)
+gdap_dnpy_load(out, comm, prefix, device) =
+    ccall((:gdap_dnpy_load, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Cstring, gdap_device),
+          out, comm, prefix, device)
 
 # Collective.
-gdap_save_zarr(comm, map, section, path, options) =
-    ccall((:gdap_save_zarr, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Cstring,
+gdap_zarr_save(comm, map, section, path, options) =
+    ccall((:gdap_zarr_save, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Cstring,
           Ptr{gdap_zarr_options}),
           comm, map, section, path, options)
 
 # Collective.
-gdap_load_zarr(comm, map, section, path) =
-    ccall((:gdap_load_zarr, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Cstring),
+gdap_zarr_load(comm, map, section, path) =
+    ccall((:gdap_zarr_load, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Cstring),
           comm, map, section, path)
 
 # Reads the global shape and dtype of the Zarr v3 array at `path` (its zarr.json), so that a caller can build
-# a map for gdap_load_zarr.
-gdap_zarr_shape(path, ndim, shape, capacity, dtype) =
-    ccall((:gdap_zarr_shape, libgdap), Cint, (Cstring, Ref{Int64}, Ptr{Int64}, Int64, Ptr{gdap_dtype}),
-          path, ndim, shape, capacity, dtype)
+# a map for gdap_zarr_load.
+gdap_zarr_shape_read(shape, ndim, dtype, path, capacity) =
+    ccall((:gdap_zarr_shape_read, libgdap), Cint, (Ptr{Int64}, Ref{Int64}, Ptr{gdap_dtype}, Cstring, Int64),
+          shape, ndim, dtype, path, capacity)
 
 # Collective.
 gdap_gemm_create(out, comm, a, b, c, dtype, options) =
