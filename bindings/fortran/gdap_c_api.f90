@@ -336,13 +336,13 @@ module gdap_c_api
       gdap_array_readonly, gdap_array_dim, gdap_array_version, gdap_array_global_to_local, &
       gdap_array_local_to_global, gdap_comm_create_group, gdap_comm_destroy, gdap_comm_rank, gdap_comm_size, &
       gdap_comm_kind_get, gdap_comm_set_stream, gdap_comm_set_timeout, gdap_comm_set_interrupt, &
-      gdap_comm_barrier, gdap_map_create_collective, gdap_plan_create, gdap_plan_destroy, &
-      gdap_plan_stats_get, gdap_redistribute, gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes, &
-      gdap_halo_create, gdap_halo_destroy, gdap_halo_stats_get, gdap_halo_exchange, gdap_halo_exchange_init, &
-      gdap_exchange_start, gdap_exchange_destroy, gdap_dnpy_save, gdap_dnpy_load, gdap_zarr_save, &
-      gdap_zarr_load, gdap_zarr_shape_read, gdap_gemm_create, gdap_gemm_destroy, gdap_gemm_stats_get, &
-      gdap_gemm_execute, gdap_array_create_shm, gdap_ipc_export, gdap_ipc_open, gdap_comm_from_mpi, &
-      gdap_comm_from_nccl
+      gdap_comm_barrier, gdap_map_create_collective, gdap_plan_create, gdap_plan_roles_keeping, &
+      gdap_plan_create_with_roles, gdap_plan_destroy, gdap_plan_stats_get, gdap_redistribute, &
+      gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes, gdap_halo_create, gdap_halo_destroy, &
+      gdap_halo_stats_get, gdap_halo_exchange, gdap_halo_exchange_init, gdap_exchange_start, &
+      gdap_exchange_destroy, gdap_dnpy_save, gdap_dnpy_load, gdap_zarr_save, gdap_zarr_load, &
+      gdap_zarr_shape_read, gdap_gemm_create, gdap_gemm_destroy, gdap_gemm_stats_get, gdap_gemm_execute, &
+      gdap_array_create_shm, gdap_ipc_export, gdap_ipc_open, gdap_comm_from_mpi, gdap_comm_from_nccl
 
   interface
 
@@ -1039,6 +1039,32 @@ module gdap_c_api
       integer(c_int64_t), value :: rank
       integer(c_int) :: res
     end function gdap_plan_create
+
+    !> Writes the destination roles that keep the most elements on their rank (COSTA's relabeling).
+    function gdap_plan_roles_keeping(roles, nroles, src, &
+        dst) bind(C, name='gdap_plan_roles_keeping') result(res)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), intent(inout) :: roles(*)
+      integer(c_int64_t), value :: nroles
+      type(c_ptr), value :: src
+      type(c_ptr), value :: dst
+      integer(c_int) :: res
+    end function gdap_plan_roles_keeping
+
+    !> gdap_plan_create with destination roles: rank `rank`'s destination section is that of `dst`'s rank
+    !> roles[rank] (gdap_plan_roles_keeping says why).
+    function gdap_plan_create_with_roles(out, src, dst, dtype, rank, roles, &
+        nroles) bind(C, name='gdap_plan_create_with_roles') result(res)
+      import :: c_int, c_int64_t, c_ptr, gdap_dtype
+      type(c_ptr), intent(inout) :: out
+      type(c_ptr), value :: src
+      type(c_ptr), value :: dst
+      type(gdap_dtype), value :: dtype
+      integer(c_int64_t), value :: rank
+      integer(c_int64_t), intent(in) :: roles(*)
+      integer(c_int64_t), value :: nroles
+      integer(c_int) :: res
+    end function gdap_plan_create_with_roles
 
     !> Destroys a plan.
     function gdap_plan_destroy(plan) bind(C, name='gdap_plan_destroy') result(res)

@@ -186,7 +186,7 @@ static int gdap_py_i64_from_seq(PyObject* input, const char* what, int allow_non
   }
   for (Py_ssize_t i = 0; i < n; ++i) {
     char entry[120];
-    if (strcmp(what, "axes") == 0) {
+    if (strcmp(what, "axes") == 0 || strcmp(what, "roles") == 0) {  /* one entry per axis / rank */
       snprintf(entry, sizeof entry, "%s[%zd]", what, i);
     } else {  /* one entry per dimension */
       snprintf(entry, sizeof entry, "dimension %zd: %s[%zd]", i, what, i);
@@ -588,6 +588,31 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
   $2 = $1 == NULL ? 0 : gdap_py_i64_len($1);
 }
 %typemap(freearg) (const int64_t* axes, int64_t naxes) {
+  gdap_py_i64_free($1);
+}
+
+/* Destination roles: in, a sequence of ints (gdap_plan_create_with_roles); out, as many as the
+ * int given for them (gdap_plan_roles_keeping), returned as a tuple. */
+%typemap(in) (const int64_t* roles, int64_t nroles) {
+  if (gdap_py_i64_from_seq($input, "roles", 0, (int64_t**)&$1) != 0) SWIG_fail;
+  $2 = gdap_py_i64_len($1);
+}
+%typemap(freearg) (const int64_t* roles, int64_t nroles) {
+  gdap_py_i64_free($1);
+}
+%typemap(in) (int64_t* roles, int64_t nroles) {
+  if (gdap_py_i64_from_obj($input, "nroles", &$2) != 0) SWIG_fail;
+  if ($2 < 0) {
+    gdap_py_raise(GDAP_ERR_INVALID_ARGUMENT, "nroles must be >= 0");
+    SWIG_fail;
+  }
+  $1 = gdap_py_i64_alloc($2);
+  if ($1 == NULL) SWIG_fail;
+}
+%typemap(argout) (int64_t* roles, int64_t nroles) {
+  if (gdap_py_append($result, gdap_py_i64_tuple($1, $2)) != 0) SWIG_fail;
+}
+%typemap(freearg) (int64_t* roles, int64_t nroles) {
   gdap_py_i64_free($1);
 }
 

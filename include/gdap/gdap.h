@@ -758,6 +758,32 @@ typedef struct gdap_plan gdap_plan;
 GDAP_API gdap_status gdap_plan_create(gdap_plan** out, const gdap_map* src, const gdap_map* dst, gdap_dtype dtype,
                                       int64_t rank);
 
+/**
+ * Writes the destination roles that keep the most elements on their rank (COSTA's relabeling).
+ * With roles, rank r holds destination rank roles[r]'s section instead of its own, which a caller
+ * adopts by renumbering its ranks after the move (e.g. MPI_Comm_split with key roles[r]) so that
+ * `dst` describes the renumbered ranks. The roles are chosen greedily over the plan's messages,
+ * largest first; an identity or rank-permuted redistribution then moves nothing between ranks.
+ * `roles` is the caller's, `nroles` entries: the larger map's rank count, else
+ * GDAP_ERR_INVALID_ARGUMENT (roles untouched).
+ * Every rank computes the same roles; nothing is communicated. The maps are borrowed. Cost: every
+ * message of the whole plan (O(ranks^2) for an all-to-all), held at once.
+ */
+GDAP_API gdap_status gdap_plan_roles_keeping(int64_t* roles /*[nroles]*/, int64_t nroles, const gdap_map* src,
+                                             const gdap_map* dst);
+
+/**
+ * gdap_plan_create with destination roles: rank `rank`'s destination section is that of `dst`'s
+ * rank roles[rank] (gdap_plan_roles_keeping says why). `roles` (borrowed for the call) holds
+ * `nroles` entries, a permutation of 0 .. nroles - 1 with nroles the larger map's rank count;
+ * GDAP_ERR_INVALID_ARGUMENT names the first entry out of range or repeated. Every rank's plan of
+ * one redistribution must have the same roles (gdap_redistribute refuses otherwise, on every rank).
+ * On success `*out` is a new plan the caller destroys with gdap_plan_destroy.
+ */
+GDAP_API gdap_status gdap_plan_create_with_roles(gdap_plan** out, const gdap_map* src, const gdap_map* dst,
+                                                 gdap_dtype dtype, int64_t rank, const int64_t* roles /*[nroles]*/,
+                                                 int64_t nroles);
+
 /** Destroys a plan. NULL is a no-op. */
 GDAP_API gdap_status gdap_plan_destroy(gdap_plan* plan);
 

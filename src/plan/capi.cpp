@@ -3,6 +3,9 @@
 #include "core/versioned.hpp"
 #include "plan/redistribute.hpp"
 
+#include <algorithm>
+#include <vector>
+
 using gdap::guard;
 using gdap::require;
 
@@ -15,6 +18,35 @@ GDAP_API gdap_status gdap_plan_create(gdap_plan** out, const gdap_map* src, cons
     require(src, "src");
     require(dst, "dst");
     *out = gdap::plan::make_plan(*src, *dst, dtype, rank).release();
+  });
+}
+
+GDAP_API gdap_status gdap_plan_roles_keeping(int64_t* roles, int64_t nroles, const gdap_map* src, const gdap_map* dst) {
+  return guard([&] {
+    require(roles, "roles");
+    require(src, "src");
+    require(dst, "dst");
+    const std::vector<int64_t> keeping = gdap::plan::Planner(*src, *dst).keeping_roles();
+    if (nroles != static_cast<int64_t>(keeping.size())) {
+      gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "nroles is {} but the plan has {} ranks (one role per rank)", nroles,
+                 keeping.size());
+    }
+    std::copy(keeping.begin(), keeping.end(), roles);
+  });
+}
+
+GDAP_API gdap_status gdap_plan_create_with_roles(gdap_plan** out, const gdap_map* src, const gdap_map* dst,
+                                                 gdap_dtype dtype, int64_t rank, const int64_t* roles, int64_t nroles) {
+  return guard([&] {
+    require(out, "out");
+    require(src, "src");
+    require(dst, "dst");
+    require(roles, "roles");
+    const int64_t nranks = std::max(src->nranks, dst->nranks);
+    if (nroles != nranks) {
+      gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "nroles is {} but the plan has {} ranks (one role per rank)", nroles, nranks);
+    }
+    *out = gdap::plan::make_plan(*src, *dst, dtype, rank, std::vector<int64_t>(roles, roles + nroles)).release();
   });
 }
 

@@ -204,7 +204,7 @@ contains
     type(gdap_dim) :: src(2), dst(2)
     type(c_ptr) :: from, to, plan
     type(gdap_plan_stats) :: st
-    integer(c_int64_t) :: r
+    integer(c_int64_t) :: r, roles(2)
     do r = 0, 1
       call halves(r, src(r + 1))
       call alternate(r, dst(r + 1))
@@ -220,6 +220,17 @@ contains
                'sends 1 and 3, receives 6 and 8, keeps 0, 2 and 4 (8 bytes each)')
     call check(st%local_runs == 3, 'kept elements are 3 runs (strided in the source)')
     call check(gdap_plan_destroy(plan) == GDAP_SUCCESS, 'destroy the plan')
+    ! Each rank keeps 3 of its 5 elements as its own role and 2 as the other's: the keeping roles are
+    ! the identity; swapped roles keep 2.
+    roles = -1
+    call check(gdap_plan_roles_keeping(roles, 2_c_int64_t, from, to) == GDAP_SUCCESS, 'gdap_plan_roles_keeping')
+    call check(all(roles == [0_c_int64_t, 1_c_int64_t]), 'the keeping roles are the identity')
+    roles = [1_c_int64_t, 0_c_int64_t]
+    call check(gdap_plan_create_with_roles(plan, from, to, f64, 0_c_int64_t, roles, 2_c_int64_t) == GDAP_SUCCESS, &
+               'plan with swapped roles')
+    call check(gdap_plan_stats_get(st, plan) == GDAP_SUCCESS, 'stats of the swapped plan')
+    call check(st%local_bytes == 16 .and. st%send_bytes == 24, 'swapped: keeps 1 and 3, sends 0, 2 and 4')
+    call check(gdap_plan_destroy(plan) == GDAP_SUCCESS, 'destroy the swapped plan')
     call destroy_maps(from, to)
   end subroutine plan_counts_block_to_cyclic
 

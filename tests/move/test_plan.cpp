@@ -568,4 +568,36 @@ TEST(PlanRoles, RolesThatAreNoPermutationAreRefusedByEntry) {
                "roles[2] = 2 repeats roles[1] (roles must be a permutation)");
 }
 
+// The C entry points: the keeping roles written into the caller's array; plans with roles; the
+// refusals name what was wrong and leave *out untouched.
+TEST(PlanRoles, CFunctionsWriteTheRolesAndRefuseBadArguments) {
+  MapHandle s(permuted_rows()), d(Layout{{mt::block(16, 4), mt::block(3, 1)}});
+  std::vector<int64_t> roles(4, -1);
+  ASSERT_EQ(gdap_plan_roles_keeping(roles.data(), 4, s.map, d.map), GDAP_SUCCESS) << gdap_last_error();
+  EXPECT_EQ(roles, (std::vector<int64_t>{2, 0, 3, 1}));
+  std::vector<int64_t> untouched(5, -1);
+  EXPECT_EQ(gdap_plan_roles_keeping(untouched.data(), 5, s.map, d.map), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gdap_last_error()).find("nroles is 5 but the plan has 4 ranks"), std::string::npos);
+  EXPECT_EQ(untouched, std::vector<int64_t>(5, -1));
+  EXPECT_EQ(gdap_plan_roles_keeping(nullptr, 4, s.map, d.map), GDAP_ERR_INVALID_ARGUMENT);
+
+  const gdap_dtype f64{GDAP_DTYPE_FLOAT, 64, 1};
+  for (int64_t r = 0; r < 4; ++r) {
+    gdap_plan* plan = nullptr;
+    ASSERT_EQ(gdap_plan_create_with_roles(&plan, s.map, d.map, f64, r, roles.data(), 4), GDAP_SUCCESS) << gdap_last_error();
+    gdap_plan_stats st = GDAP_PLAN_STATS_INIT;
+    ASSERT_EQ(gdap_plan_stats_get(&st, plan), GDAP_SUCCESS);
+    EXPECT_EQ(st.send_bytes, 0) << "rank " << r;
+    EXPECT_EQ(st.local_bytes, 4 * 3 * 8) << "rank " << r;
+    gdap_plan_destroy(plan);
+  }
+  gdap_plan* plan = nullptr;
+  const int64_t repeated[] = {0, 1, 1, 3};
+  EXPECT_EQ(gdap_plan_create_with_roles(&plan, s.map, d.map, f64, 0, repeated, 4), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gdap_last_error()).find("roles[2] = 1 repeats roles[1]"), std::string::npos) << gdap_last_error();
+  EXPECT_EQ(gdap_plan_create_with_roles(&plan, s.map, d.map, f64, 0, roles.data(), 3), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gdap_last_error()).find("nroles is 3 but the plan has 4 ranks"), std::string::npos);
+  EXPECT_EQ(plan, nullptr);
+}
+
 }  // namespace

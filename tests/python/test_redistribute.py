@@ -11,7 +11,7 @@ import pytest
 
 import gdap
 from gdap import _gdap_c
-from conftest import block, cyclic
+from conftest import block, cyclic, unstructured
 
 SHAPE = (9, 7)  # uneven on purpose: blocks and cycles of different lengths
 TIMEOUT = 30.0  # seconds a rank waits for the others: a bug fails the test instead of hanging it
@@ -257,6 +257,68 @@ def test_different_rank_counts_ranks_outside_a_map_pass_none():
         return wrong_elements(dst_map, comm.rank, dst)
 
     assert raise_first(on_ranks(gdap.group(4), body)) == [[]] * 4
+
+
+# ---- destination roles (COSTA's relabeling): rank r holds destination rank roles[r]'s section
+
+DEALT = ((4, 5, 6), (0, 1, 2), (7, 8), (3,))  # rows of SHAPE dealt to 4 ranks out of order
+
+
+def dealt_rows(rank):
+    """Rank `rank`'s dim_data of SHAPE: the rows DEALT[rank] (unstructured), columns whole."""
+    return (unstructured(9, DEALT[rank], grid=4, rank=rank), block(7, 0, 7))
+
+
+def row_blocks(rank):
+    """Rank `rank`'s dim_data of SHAPE: rows 0-2, 3, 4-6, 7-8 (irregular blocks), columns whole."""
+    bounds = ((0, 3), (3, 4), (4, 7), (7, 9))[rank]
+    return (block(9, *bounds, grid=4, rank=rank), block(7, 0, 7))
+
+
+def test_keeping_roles_make_a_rank_permuted_move_local():
+    # Rule: an identity or rank-permuted redistribution moves nothing between ranks with the
+    # keeping roles; each rank's destination section is its role's, every element checked.
+    src_map = gdap.GlobalMap([dealt_rows(r) for r in range(4)])
+    dst_map = gdap.GlobalMap([row_blocks(r) for r in range(4)])
+    roles = gdap.keeping_roles(src_map, dst_map)
+    assert roles == (2, 0, 3, 1)
+    assert gdap.keeping_roles(dst_map, dst_map) == (0, 1, 2, 3)
+
+    def body(comm):
+        plain = gdap.Plan(src_map, dst_map, np.float64, comm)
+        plan = gdap.Plan(src_map, dst_map, np.float64, comm, roles=roles)
+        assert plan.role == roles[comm.rank] and plan.dst_shape == dst_map.local_shape(plan.role)
+        dst = gdap.redistribute(comm, plan, global_values(src_map, comm.rank), np.zeros(plan.dst_shape))
+        return plain.stats["send_bytes"], plan.stats, wrong_elements(dst_map, plan.role, dst)
+
+    results = raise_first(on_ranks(gdap.group(4), body))
+    assert sum(sent for sent, _, _ in results) == 9 * 7 * 8  # without roles every row crosses ranks
+    assert [stats["send_bytes"] for _, stats, _ in results] == [0] * 4
+    assert sum(stats["local_bytes"] for _, stats, _ in results) == 9 * 7 * 8
+    assert [wrong for _, _, wrong in results] == [[]] * 4
+
+
+def test_roles_that_are_no_permutation_are_refused_naming_the_entry():
+    gmap = gdap.GlobalMap([row_blocks(r) for r in range(4)])
+    with pytest.raises(gdap.InvalidArgumentError, match=r"roles\[2\] = 1 repeats roles\[1\]"):
+        gdap.Plan(gmap, gmap, np.float64, 0, roles=(0, 1, 1, 3))
+    with pytest.raises(gdap.InvalidArgumentError, match="nroles is 3 but the plan has 4 ranks"):
+        gdap.Plan(gmap, gmap, np.float64, 0, roles=(0, 1, 2))
+    with pytest.raises(gdap.InvalidArgumentError, match=r"roles\[1\] must be an integer, not str"):
+        gdap.Plan(gmap, gmap, np.float64, 0, roles=(0, "one", 2, 3))
+
+
+def test_ranks_with_different_roles_stop_every_rank():
+    # Rule: every rank's plan of one move has the same roles; otherwise no rank moves anything.
+    gmap = gdap.GlobalMap([row_blocks(r) for r in range(4)])
+
+    def body(comm):
+        roles = (1, 0, 2, 3) if comm.rank == 3 else (0, 1, 2, 3)
+        plan = gdap.Plan(gmap, gmap, np.float64, comm, roles=roles)
+        gdap.redistribute(comm, plan, global_values(gmap, comm.rank), np.zeros(plan.dst_shape))
+
+    results = on_ranks(gdap.group(4), body)
+    assert all(isinstance(r, gdap.Error) for r in results), results
 
 
 def test_a_rank_with_a_wrong_section_stops_every_rank():

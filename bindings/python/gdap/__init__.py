@@ -15,6 +15,7 @@ array elements.
                     GlobalMap.collective(comm, dim_data) builds it from each rank's own
   Comm, group       communicators: an in-process group of threads (group(n)), MPI (mpi4py), NCCL
   Plan, redistribute    one rank's part of a redistribution and its collective execution
+  keeping_roles     destination roles that keep the most in place (a relabeled Plan moves least)
   gather, scatter, allgather, broadcast   the same moves to and from GlobalMap.root / .replicated
   allreduce         element-wise sum / prod / min / max of every rank's section, in place
   reduce_scatter    the same over replicated or overlapping sections, into a distributed result
@@ -48,7 +49,7 @@ from ._errors import (BufferTooSmallError, CollectiveInterruptedError, Collectiv
                       ProtocolError, RemoteError, SizeOverflowError, UnsupportedError, VersionError)
 from ._local import (PROTOCOL_VERSION, LocalArray, empty, from_distarray, from_dlpack, wrap)
 from ._map import GlobalMap, grid_coords_to_rank, grid_rank_to_coords
-from ._redistribute import (Plan, allgather, allreduce, broadcast, gather, redistribute, reduce_axes, reduce_scatter,
+from ._redistribute import (Plan, allgather, keeping_roles, allreduce, broadcast, gather, redistribute, reduce_axes, reduce_scatter,
                             scatter)
 from ._halo import Halo, HaloExchange, halo_exchange
 from ._gemm import Gemm, gemm
@@ -81,7 +82,7 @@ def library_version() -> tuple[str, int]:
 __all__ = [
     "LocalArray", "GlobalMap", "from_distarray", "from_dlpack", "empty", "wrap", "validate",
     "protocol_version_check", "library_version", "PROTOCOL_VERSION",
-    "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "redistribute", "gather", "scatter", "allgather", "broadcast", "allreduce", "reduce_scatter", "reduce_axes", "Halo", "HaloExchange", "halo_exchange", "Gemm", "gemm", "from_cupyx", "to_cupyx",
+    "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "keeping_roles", "redistribute", "gather", "scatter", "allgather", "broadcast", "allreduce", "reduce_scatter", "reduce_axes", "Halo", "HaloExchange", "halo_exchange", "Gemm", "gemm", "from_cupyx", "to_cupyx",
     "layout", "GlobalArray", "distribute", "Controller", "from_jax", "to_jax", "from_dtensor", "to_dtensor",
     "save_zarr", "load_zarr", "zarr_shape", "save_dnpy", "load_dnpy",
     "empty_shm", "ipc_export", "ipc_open", "IPC_HANDLE_SIZE", "IPC_MAX_NDIM",

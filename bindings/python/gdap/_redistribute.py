@@ -29,19 +29,32 @@ class Plan(Handle):
     `dst` (GlobalMaps of the same global shape, on grids of any shapes and rank counts: the
     group is the larger count). `rank` is an int or this rank's Comm.
 
-    Read-only and reusable. InvalidArgumentError when the global shapes differ, ProtocolError
-    when the source lacks an index the destination owns, OutOfRangeError for a rank outside the
-    group. `stats` says what the rank sends, receives and copies within itself.
+    `roles` (optional): rank r holds destination rank roles[r]'s section instead of its own (a
+    permutation of range(nranks), the same on every rank; keeping_roles(src, dst) gives the one
+    that moves least). A caller adopts it by renumbering its ranks afterwards, so that `dst`
+    describes the renumbered ranks; `role` is this rank's.
+
+    Read-only and reusable. InvalidArgumentError when the global shapes differ or the roles are
+    no permutation, ProtocolError when the source lacks an index the destination owns,
+    OutOfRangeError for a rank outside the group. `stats` says what the rank sends, receives and
+    copies within itself.
     """
 
-    def __init__(self, src: GlobalMap, dst: GlobalMap, dtype: DTypeLike, rank: Union[int, Comm]) -> None:
+    def __init__(self, src: GlobalMap, dst: GlobalMap, dtype: DTypeLike, rank: Union[int, Comm],
+                 roles: Optional[Sequence[int]] = None) -> None:
         for name, m in (("src", src), ("dst", dst)):
             if not isinstance(m, GlobalMap):
                 raise TypeError("%s must be a GlobalMap, not %s" % (name, type(m).__name__))
         rank = rank.rank if not isinstance(rank, int) else rank
-        self._adopt(_c.gdap_plan_create(src._h(), dst._h(), dtype_to_c(dtype), rank), _c.gdap_plan_destroy)
+        if roles is None:
+            self._adopt(_c.gdap_plan_create(src._h(), dst._h(), dtype_to_c(dtype), rank), _c.gdap_plan_destroy)
+        else:
+            roles = tuple(roles)
+            self._adopt(_c.gdap_plan_create_with_roles(src._h(), dst._h(), dtype_to_c(dtype), rank, roles),
+                        _c.gdap_plan_destroy)
         # The C plan keeps what it needs; the maps are kept to describe the sections redistribute wraps.
         self.src, self.dst = src, dst
+        self.roles: Optional[tuple[int, ...]] = roles
         self._dtype = np.dtype(dtype)
 
     @property
@@ -69,9 +82,15 @@ class Plan(Handle):
         return _local_shape(self.src, self.rank)
 
     @property
+    def role(self) -> int:
+        """The destination rank whose section this rank holds (its own rank without roles)."""
+        return self.rank if self.roles is None else self.roles[self.rank]
+
+    @property
     def dst_shape(self) -> Optional[Shape]:
-        """This rank's local shape in the destination distribution; None if it holds nothing there."""
-        return _local_shape(self.dst, self.rank)
+        """This rank's local shape in the destination distribution (its role's); None if it holds
+        nothing there."""
+        return _local_shape(self.dst, self.role)
 
     def __repr__(self) -> str:
         if self._handle is None:
@@ -108,10 +127,21 @@ def redistribute(comm: Comm, plan: Plan, src: SectionLike, dst: SectionLike) -> 
     If any rank's arguments are wrong, no rank moves anything: that rank raises its own error
     and the others RemoteError naming it.
     """
-    rank = plan.rank
+    rank, role = plan.rank, plan.role
     together(lambda s, d: _c.gdap_redistribute(comm._h(), plan._h(), s, d),
-             [lambda: _section(src, plan.src, rank, plan.dtype), lambda: _section(dst, plan.dst, rank, plan.dtype)])
+             [lambda: _section(src, plan.src, rank, plan.dtype), lambda: _section(dst, plan.dst, role, plan.dtype)])
     return dst
+
+
+def keeping_roles(src: GlobalMap, dst: GlobalMap) -> tuple[int, ...]:
+    """The destination roles that keep the most elements on their rank (COSTA's relabeling; see
+    Plan): roles[r] is the destination rank whose section rank r should hold. Every rank computes
+    the same; nothing is communicated. An identity or rank-permuted redistribution then moves
+    nothing between ranks."""
+    for name, m in (("src", src), ("dst", dst)):
+        if not isinstance(m, GlobalMap):
+            raise TypeError("%s must be a GlobalMap, not %s" % (name, type(m).__name__))
+    return tuple(_c.gdap_plan_roles_keeping(max(src.nranks, dst.nranks), src._h(), dst._h()))
 
 
 def together(call: Callable[..., object], makers: Sequence[Maker]) -> None:

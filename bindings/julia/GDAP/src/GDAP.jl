@@ -21,7 +21,7 @@ export Dim, DType, Device, Run, GDAPError, DAPArray, GlobalMap, root_map, replic
 export AxisLayout, balance_grid, block_map, cyclic_map, unstructured_map
 export block, cyclic, unstructured, undistributed, validate, owned_count
 export local_view, distarray, cuda_pointer, owner, destroy!
-export Comm, Plan, PlanStats, group, comm_rank, comm_size, barrier, stats, redistribute!, allreduce!
+export Comm, Plan, PlanStats, keeping_roles, group, comm_rank, comm_size, barrier, stats, redistribute!, allreduce!
 export reduce_scatter!, reduce_axes!
 export Halo, HaloOptions, HaloStats, halo_exchange!, HaloExchange, start!
 export ZarrOptions, save_zarr, load_zarr!, zarr_shape
@@ -479,12 +479,40 @@ mutable struct Plan
     handle::Ptr{Cvoid}
 end
 
-function Plan(src::GlobalMap, dst::GlobalMap, ::Type{T}, rank::Integer) where {T}
+"""
+    Plan(src, dst, T, rank; roles=nothing)
+
+With `roles` (a permutation of `0:n-1`, n the larger map's rank count, the same on every rank),
+rank `r` holds destination rank `roles[r+1]`'s section (see `keeping_roles`).
+"""
+function Plan(src::GlobalMap, dst::GlobalMap, ::Type{T}, rank::Integer; roles=nothing) where {T}
     out = Ref{Ptr{Cvoid}}(C_NULL)
-    check(gdap_plan_create(out, src.handle, dst.handle, DType(T), rank))
+    if roles === nothing
+        check(gdap_plan_create(out, src.handle, dst.handle, DType(T), rank))
+    else
+        r = Vector{Int64}(roles)
+        GC.@preserve r check(gdap_plan_create_with_roles(out, src.handle, dst.handle, DType(T), rank, pointer(r),
+                                                          length(r)))
+    end
     plan = Plan(out[])
     finalizer(destroy!, plan)
     return plan
+end
+
+"""
+    keeping_roles(src, dst) -> Vector{Int64}
+
+The destination roles that keep the most elements on their rank (COSTA's relabeling): rank `r`
+should hold destination rank `roles[r+1]`'s section. The same on every rank; nothing is sent.
+"""
+function keeping_roles(src::GlobalMap, dst::GlobalMap)
+    counts = [Ref{Int64}(0), Ref{Int64}(0)]
+    check(gdap_map_nranks(counts[1], src.handle))
+    check(gdap_map_nranks(counts[2], dst.handle))
+    n = max(counts[1][], counts[2][])
+    roles = Vector{Int64}(undef, n)
+    GC.@preserve roles check(gdap_plan_roles_keeping(pointer(roles), n, src.handle, dst.handle))
+    return roles
 end
 
 function destroy!(p::Plan)

@@ -622,6 +622,18 @@ gdap_plan_create(out, src, dst, dtype, rank) =
     ccall((:gdap_plan_create, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Ptr{Cvoid}, gdap_dtype, Int64),
           out, src, dst, dtype, rank)
 
+# Writes the destination roles that keep the most elements on their rank (COSTA's relabeling).
+gdap_plan_roles_keeping(roles, nroles, src, dst) =
+    ccall((:gdap_plan_roles_keeping, libgdap), Cint, (Ptr{Int64}, Int64, Ptr{Cvoid}, Ptr{Cvoid}),
+          roles, nroles, src, dst)
+
+# gdap_plan_create with destination roles: rank `rank`'s destination section is that of `dst`'s rank
+# roles[rank] (gdap_plan_roles_keeping says why).
+gdap_plan_create_with_roles(out, src, dst, dtype, rank, roles, nroles) =
+    ccall((:gdap_plan_create_with_roles, libgdap), Cint, (Ref{Ptr{Cvoid}}, Ptr{Cvoid}, Ptr{Cvoid}, gdap_dtype,
+          Int64, Ptr{Int64}, Int64),
+          out, src, dst, dtype, rank, roles, nroles)
+
 # Destroys a plan.
 gdap_plan_destroy(plan) = ccall((:gdap_plan_destroy, libgdap), Cint, (Ptr{Cvoid},), plan)
 
