@@ -33,7 +33,7 @@ struct DemoOptions {
 };
 
 struct ConformanceOptions {
-  std::string dir = "conformance/vectors";  // a directory of vector files, or one file
+  std::string dir;   // a directory of vector files, or one file; empty: the installed ones
   std::string rule;                         // only vectors with a rule matching this (glob or prefix)
   bool as_json = false;
 };

@@ -62,8 +62,8 @@ int main(int argc, char** argv) {
 
   gdap::cli::ConformanceOptions conformance_options;
   auto* conformance = app.add_subcommand("conformance", "Check this library against the protocol's conformance vectors");
-  conformance->add_option("dir", conformance_options.dir, "Directory of vector files (or one file)")
-      ->capture_default_str();
+  conformance->add_option("dir", conformance_options.dir,
+                          "Directory of vector files (or one file); default: the installed vectors");
   conformance->add_flag("--json", conformance_options.as_json, "Print the result as JSON");
   conformance->add_option("--rule", conformance_options.rule,
                           "Only vectors exercising a matching rule (shell pattern, or a prefix such as dim.b)");
