@@ -28,8 +28,7 @@ int plan(const PlanOptions& options);
 struct DemoOptions {
   int64_t rows = 12;
   int64_t cols = 16;
-  int64_t grid_rows = 2;
-  int64_t grid_cols = 2;
+  std::string grid = "2x2";  // the process grid, ROWSxCOLS
 };
 
 struct ConformanceOptions {

@@ -7,7 +7,7 @@
 #   pkg-config the C example built with `pkg-config --cflags --libs gdap`, and with --static
 #   f90 line   the Fortran example built with the line written in its own file
 #   python     the installed package: the threads example and python -m gdap.conformance
-#   tools      gdap conformance (the installed vectors)
+#   tools      gdap conformance (the installed vectors) and gdap-demo
 #   files      the license installed, named by the CMake package and gdap.pc
 # Usage: run.sh BUILD_DIR SCRATCH_DIR PYTHON
 set -euo pipefail
@@ -73,6 +73,7 @@ fi
 
 if [ -x "$prefix/bin/gdap" ]; then
   echo "gdap conformance: $("$prefix/bin/gdap" conformance | tail -1)"
+  echo "gdap-demo: $("$prefix/bin/gdap-demo" | tail -1)"
 fi
 
 grep -q "BSD 3-Clause" "$prefix/share/doc/gdap/LICENSE"
