@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prints the exported-function names declared with GDAP_API in the public headers, sorted.
-Used by tests/abi to check that abi/gdap.map lists exactly these."""
+Used by tests/c/check_abi.py (ctest c.abi_symbols) to check that abi/gdap.map lists exactly these."""
 import pathlib, re, sys
 root = pathlib.Path(__file__).resolve().parent.parent
 names = set()

@@ -4,6 +4,14 @@
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)
 find_package(fmt REQUIRED)
+# fmt is used header-only: nothing of it is linked into or exported from libgdap. OFF links the
+# shared libfmt instead, and every source compiles about a second faster: tools/demo.sh's build of
+# gdap-demo takes that (a program, not a library anyone links).
+option(GDAP_FMT_HEADER_ONLY "Use fmt header-only (OFF: link libfmt.so, for a faster build of programs)" ON)
+set(GDAP_FMT fmt::fmt-header-only)
+if(NOT GDAP_FMT_HEADER_ONLY)
+  set(GDAP_FMT fmt::fmt)
+endif()
 find_package(nlohmann_json 3.10 REQUIRED)
 
 # DLPack >= 1.0 (DLManagedTensorVersioned). Debian's libdlpack-dev is 0.6, too old, so by default

@@ -38,5 +38,15 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gdapConfig.cmake ${CMAKE_CURRENT_BINAR
 
 # Relocatable: the prefix is found from the .pc file's own place, so `cmake --install --prefix` works.
 file(RELATIVE_PATH GDAP_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+# pkg-config --static: libgdap.a's private dependencies (GDAP_LINK_FILES) as linker arguments.
+set(GDAP_PC_LIBS_PRIVATE "")
+foreach(item ${GDAP_LINK_FILES})
+  if(item MATCHES "^[-/]")
+    string(APPEND GDAP_PC_LIBS_PRIVATE " ${item}")
+  else()
+    string(APPEND GDAP_PC_LIBS_PRIVATE " -l${item}")
+  endif()
+endforeach()
+string(STRIP "${GDAP_PC_LIBS_PRIVATE}" GDAP_PC_LIBS_PRIVATE)
 configure_file(cmake/gdap.pc.in ${CMAKE_CURRENT_BINARY_DIR}/gdap.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gdap.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -15,7 +15,7 @@ target_include_directories(gdap_layer_options INTERFACE ${PROJECT_SOURCE_DIR}/in
 target_compile_definitions(gdap_layer_options INTERFACE GDAP_BUILDING_LIBRARY)
 target_compile_options(gdap_layer_options INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion>)
-target_link_libraries(gdap_layer_options INTERFACE fmt::fmt-header-only nlohmann_json::nlohmann_json)
+target_link_libraries(gdap_layer_options INTERFACE ${GDAP_FMT} nlohmann_json::nlohmann_json)
 if(GDAP_HAVE_CUDA)
   target_compile_definitions(gdap_layer_options INTERFACE GDAP_HAVE_CUDA=1)
   target_link_libraries(gdap_layer_options INTERFACE CUDA::cudart)
@@ -55,9 +55,18 @@ function(gdap_layer name)
   set_property(GLOBAL APPEND PROPERTY gdap_layers ${target})
 endfunction()
 
-# The objects of every layer, for the libraries: $<TARGET_OBJECTS:...> of each.
+# The objects of every layer, for the libraries: $<TARGET_OBJECTS:...> of each; with TOP, those of
+# layer TOP and of every layer below it (what a program running only that far links: gdap-demo).
 function(gdap_layer_objects out)
-  get_property(layers GLOBAL PROPERTY gdap_layers)
+  if(ARGC GREATER 1)
+    get_property(folders GLOBAL PROPERTY gdap_layer_sees_${ARGV1})
+    if(NOT folders)
+      message(FATAL_ERROR "gdap_layer_objects: no layer ${ARGV1}")
+    endif()
+    list(TRANSFORM folders PREPEND gdap_ OUTPUT_VARIABLE layers)
+  else()
+    get_property(layers GLOBAL PROPERTY gdap_layers)
+  endif()
   set(objects "")
   foreach(target IN LISTS layers)
     list(APPEND objects $<TARGET_OBJECTS:${target}>)

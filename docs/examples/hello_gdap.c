@@ -1,5 +1,6 @@
 /* Two ranks share a 1-d array of 10 doubles in blocks: describe rank 1's section, check it,
- * let gdap allocate it, and ask the global map who owns element 7. Build: cc hello_gdap.c -lgdap */
+ * let gdap allocate it, and ask the global map who owns element 7.
+ * Build: cc hello_gdap.c $(pkg-config --cflags --libs gdap) */
 #include <gdap/gdap.h>
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 ! A Fortran array shared with gdap without a copy: rank 1's section of a 6 x 10 array whose rows
 ! are in blocks of 3 over 2 ranks and whose columns are whole, held in a(10, 3) (Fortran keeps the
 ! C shape reversed). gdap says where a global element lives, and hands back the array's own memory.
-! Build: gfortran hello_gdap.f90 -I<prefix>/include/gdap/fortran -lgdap_fortran -lgdap
+! Build: gfortran hello_gdap.f90 -I<prefix>/include/gdap/fortran -L<prefix>/lib -Wl,-rpath,<prefix>/lib -lgdap_fortran -lgdap
 program hello_gdap
   use, intrinsic :: iso_c_binding
   use gdap

@@ -18,7 +18,12 @@
  *  - Handles are opaque; gdap_x_destroy(NULL) is a no-op. Distinct handles may be used from
  *    distinct threads at once; one handle is safe to read from several threads, but not to
  *    read and destroy at once.
- *  - No function in this header is collective: each works on the data of one process.
+ *  - Collective functions must be called by every rank of their communicator, in the same order;
+ *    each says "Collective" in its comment: gdap_comm_barrier, gdap_map_create_collective,
+ *    gdap_redistribute, gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes, gdap_halo_exchange,
+ *    gdap_halo_exchange_init, gdap_exchange_start, gdap_gemm_create, gdap_gemm_execute,
+ *    gdap_save_dnpy, gdap_load_dnpy, gdap_save_zarr and gdap_load_zarr. Every other function works
+ *    on the data of one process.
  */
 #ifndef GDAP_H
 #define GDAP_H
@@ -1070,7 +1075,7 @@ GDAP_API gdap_status gdap_dnpy_load(gdap_array** out, gdap_comm* comm, const cha
 
 /* ---------------------------------------------------------------------------------------------
  * Zarr v3 stores: collective save and load of a distributed array, each rank reading or writing
- * only the chunks it needs. See docs/io.md ("Zarr v3").
+ * only the chunks it needs. See docs/zarr.md.
  * ------------------------------------------------------------------------------------------- */
 
 /** Codecs gdap_zarr_save can write (gdap_zarr_load reads these and more: docs/zarr.md). */

@@ -1,16 +1,9 @@
-// Checking the CLI's input through the public C API, and turning failures into exit codes
-// (see input.hpp).
+// Checking the CLI's input through the public C API (see input.hpp).
 #include "cli/input.hpp"
 
 #include <fmt/format.h>
 
-#include <exception>
-
 namespace gdap::cli {
-
-void check(gdap_status status) {
-  if (status != GDAP_SUCCESS) throw Error(status, gdap_last_error());
-}
 
 void check_rank(const RankInput& rank, size_t r) {
   auto invalid = [&](gdap_status s) {
@@ -62,26 +55,6 @@ MapPtr read_whole_map(const std::string& path, const char* command) {
                             path, command));
   }
   return checked_map(input);
-}
-
-int run_command(const char* command, const std::function<int()>& body,
-                const std::function<void(const std::string&)>& on_invalid) {
-  try {
-    return body();
-  } catch (const Invalid& e) {
-    fmt::print(stderr, "invalid: {}\n", e.what());
-    if (on_invalid) on_invalid(e.what());
-    return 1;
-  } catch (const Error& e) {
-    fmt::print(stderr, "gdap {}: {}\n", command, e.what());
-    return e.status() == GDAP_ERR_IO ? 2 : 1;
-  } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "gdap {}: out of memory\n", command);
-    return 1;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "gdap {}: unexpected failure: {}\n", command, e.what());
-    return 1;
-  }
 }
 
 }  // namespace gdap::cli

@@ -28,12 +28,11 @@ int plan(const PlanOptions& options);
 struct DemoOptions {
   int64_t rows = 12;
   int64_t cols = 16;
-  int64_t grid_rows = 2;
-  int64_t grid_cols = 2;
+  std::string grid = "2x2";  // the process grid, ROWSxCOLS
 };
 
 struct ConformanceOptions {
-  std::string dir = "conformance/vectors";  // a directory of vector files, or one file
+  std::string dir;   // a directory of vector files, or one file; empty: the installed ones
   std::string rule;                         // only vectors with a rule matching this (glob or prefix)
   bool as_json = false;
 };

@@ -447,6 +447,19 @@ std::vector<std::filesystem::path> vector_files(const std::string& path) {
   return files;
 }
 
+// Without a DIR: the vectors installed beside this program (<prefix>/share/gdap/conformance/vectors,
+// found from /proc/self/exe), else those of the source tree it was built from.
+std::string default_vectors() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path installed = exe.parent_path().parent_path() / GDAP_INSTALLED_VECTORS;
+  if (!ec && fs::is_directory(installed, ec)) return installed.string();
+  if (fs::is_directory(GDAP_SOURCE_VECTORS, ec)) return GDAP_SOURCE_VECTORS;
+  throw Error(GDAP_ERR_IO, fmt::format("no conformance vectors at '{}' (installed) or '{}' (source tree); name a "
+                                       "directory of vector files", installed.string(), GDAP_SOURCE_VECTORS));
+}
+
 json read_json(const std::filesystem::path& file) {
   const std::string text = read_json_text(file.string());
   try {
@@ -498,14 +511,15 @@ void print_json(const std::vector<Outcome>& outcomes, int64_t failed) {
 
 int conformance(const ConformanceOptions& options) {
   return run_command("conformance", [&] {
+    const std::string dir = options.dir.empty() ? default_vectors() : options.dir;
     std::vector<Outcome> outcomes;
-    for (const auto& file : vector_files(options.dir)) {
+    for (const auto& file : vector_files(dir)) {
       const json doc = read_json(file);
       for (const json& v : doc.at("vectors")) {
         if (rule_selected(v.at("rules").get<std::vector<std::string>>(), options.rule)) outcomes.push_back(run_vector(v));
       }
     }
-    if (outcomes.empty()) throw Error(GDAP_ERR_IO, fmt::format("no vector in '{}' matches --rule '{}'", options.dir,
+    if (outcomes.empty()) throw Error(GDAP_ERR_IO, fmt::format("no vector in '{}' matches --rule '{}'", dir,
                                                                options.rule));
     const auto failed = std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return !o.failure.empty(); });
     options.as_json ? print_json(outcomes, failed) : print_table(outcomes, failed);

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -25,6 +26,10 @@ namespace {
 
 constexpr int64_t kMaxElements = int64_t{1} << 24;  // 128 MiB of float64
 constexpr int64_t kMaxRanks = 256;
+
+struct Shape {  // the demo's array and process grid
+  int64_t rows = 0, cols = 0, grid_rows = 0, grid_cols = 0;
+};
 
 using ArrayPtr = std::unique_ptr<gdap_array, gdap_status (*)(gdap_array*)>;
 
@@ -42,7 +47,7 @@ struct Section {  // one rank's state
 };
 
 struct Demo {
-  DemoOptions options;
+  Shape shape;
   int64_t nranks = 0;
   int gpus = 0;  // step 5 runs on the GPUs when there are any
   std::vector<gdap_comm*> comms;  // the in-process group, one per rank
@@ -61,7 +66,7 @@ std::pair<int64_t, int64_t> block_bounds(int64_t size, int64_t parts, int64_t k)
 
 // Step 0 (main thread): each rank's dim_data, block x block on a C-order grid.
 void describe_layout(Demo& d) {
-  const DemoOptions& o = d.options;
+  const Shape& o = d.shape;
   for (int64_t rank = 0; rank < d.nranks; ++rank) {
     const int64_t gr = rank / o.grid_cols, gc = rank % o.grid_cols;
     const auto [r0, r1] = block_bounds(o.rows, o.grid_rows, gr);
@@ -156,8 +161,8 @@ int64_t check_every_element(const Demo& d) {
     views.push_back(v);
   }
   int64_t wrong = 0;
-  for (int64_t i = 0; i < d.options.rows; ++i) {
-    for (int64_t j = 0; j < d.options.cols; ++j) {
+  for (int64_t i = 0; i < d.shape.rows; ++i) {
+    for (int64_t j = 0; j < d.shape.cols; ++j) {
       const int64_t global[2] = {i, j};
       int64_t rank = -1, local[2];
       check(gdap_map_owner(&rank, local, d.map.get(), global));
@@ -169,7 +174,7 @@ int64_t check_every_element(const Demo& d) {
 }
 
 // Block-cyclic along both axes of the same grid, blocks of about a quarter of a rank's share.
-std::vector<gdap_dim> block_cyclic_dims(const DemoOptions& o, int64_t rank) {
+std::vector<gdap_dim> block_cyclic_dims(const Shape& o, int64_t rank) {
   const int64_t gr = rank / o.grid_cols, gc = rank % o.grid_cols;
   const int64_t br = std::max<int64_t>(1, o.rows / (4 * o.grid_rows)), bc = std::max<int64_t>(1, o.cols / (4 * o.grid_cols));
   const gdap_dim init = GDAP_DIM_INIT;
@@ -220,7 +225,7 @@ int64_t count_wrong(const gdap_array* array) {
 void redistribute_rank(Demo& d, int64_t rank) {
   Section& s = d.sections[static_cast<size_t>(rank)];
   gdap_comm* comm = d.comms[static_cast<size_t>(rank)];
-  s.cyclic_dims = block_cyclic_dims(d.options, rank);
+  s.cyclic_dims = block_cyclic_dims(d.shape, rank);
   gdap_map *from = nullptr, *to = nullptr;
   check(gdap_map_create_collective(&from, comm, 2, s.dims.data()));
   MapPtr from_owner(from, gdap_map_destroy);
@@ -314,7 +319,16 @@ bool all_zero_copy(const Demo& d) {
   return true;
 }
 
-std::string check_options(const DemoOptions& o) {
+// "RxC" with two positive integers, e.g. "2x2"; false for anything else.
+bool parse_grid(const std::string& text, int64_t& rows, int64_t& cols) {
+  const char* end = text.data() + text.size();
+  auto [x, e1] = std::from_chars(text.data(), end, rows);
+  if (e1 != std::errc() || x == end || *x != 'x') return false;
+  auto [done, e2] = std::from_chars(x + 1, end, cols);
+  return e2 == std::errc() && done == end && rows > 0 && cols > 0;
+}
+
+std::string check_options(const Shape& o) {
   if (o.rows < 1 || o.cols < 1) return "--rows and --cols must be at least 1";
   if (o.rows > kMaxElements / o.cols) return fmt::format("the demo array is limited to {} elements", kMaxElements);
   if (o.grid_rows < 1 || o.grid_cols < 1 || o.grid_rows > kMaxRanks / o.grid_cols) {
@@ -324,7 +338,7 @@ std::string check_options(const DemoOptions& o) {
 }
 
 int run_demo(Demo& d) {
-  const DemoOptions& o = d.options;
+  const Shape& o = d.shape;
   fmt::print("gdap {} demo: a {} x {} float64 array, block x block over a {} x {} process grid;\n"
              "{} ranks as threads of one process, host memory\n\n",
              gdap_version_string(), o.rows, o.cols, o.grid_rows, o.grid_cols, d.nranks);
@@ -354,13 +368,18 @@ int run_demo(Demo& d) {
 }  // namespace
 
 int demo(const DemoOptions& options) {
-  if (const std::string problem = check_options(options); !problem.empty()) {
+  Shape shape{options.rows, options.cols, 0, 0};
+  if (!parse_grid(options.grid, shape.grid_rows, shape.grid_cols)) {
+    fmt::print(stderr, "gdap demo: --grid must be two positive integers like 2x2, not '{}'\n", options.grid);
+    return 2;
+  }
+  if (const std::string problem = check_options(shape); !problem.empty()) {
     fmt::print(stderr, "gdap demo: {}\n", problem);
     return 2;
   }
   Demo d;
-  d.options = options;
-  d.nranks = options.grid_rows * options.grid_cols;
+  d.shape = shape;
+  d.nranks = shape.grid_rows * shape.grid_cols;
   d.sections.resize(static_cast<size_t>(d.nranks));
   return run_command("demo", [&] { return run_demo(d); });
 }

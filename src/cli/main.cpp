@@ -1,28 +1,14 @@
 // The gdap command-line tool: validate and describe distributions (JSON dim_data), plan a
 // redistribution between two of them, check the library against the conformance vectors, and the demo.
 // Exit codes: 0 success, 1 invalid input or a failed check, 2 unreadable input or bad usage.
-#include "cli/commands.hpp"
+#include "cli/demo_options.hpp"
 
 #include <gdap/gdap.h>
 
 #include <CLI/CLI.hpp>
 
-#include <charconv>
 #include <cstdio>
 #include <string>
-
-namespace {
-
-// "RxC" with two positive integers, e.g. "2x2"; false for anything else.
-bool parse_grid(const std::string& text, int64_t& rows, int64_t& cols) {
-  const char* end = text.data() + text.size();
-  auto [x, e1] = std::from_chars(text.data(), end, rows);
-  if (e1 != std::errc() || x == end || *x != 'x') return false;
-  auto [done, e2] = std::from_chars(x + 1, end, cols);
-  return e2 == std::errc() && done == end && rows > 0 && cols > 0;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"gdap: the Distributed Array Protocol (DAP " GDAP_PROTOCOL_VERSION ") for host and GPU arrays"};
@@ -53,17 +39,14 @@ int main(int argc, char** argv) {
   plan->add_flag("--keep-roles", plan_options.keep_roles,
                  "Also count the move with the destination ranks relabeled to keep the most in place");
 
-  gdap::cli::DemoOptions options;
-  std::string grid = "2x2";
+  gdap::cli::DemoOptions demo_options;
   auto* demo = app.add_subcommand("demo", "Ranks as threads of one process share a block x block array, zero-copy");
-  demo->add_option("--rows", options.rows, "Global rows")->capture_default_str();
-  demo->add_option("--cols", options.cols, "Global columns")->capture_default_str();
-  demo->add_option("--grid", grid, "Process grid, ROWSxCOLS")->capture_default_str();
+  gdap::cli::add_demo_options(*demo, demo_options);
 
   gdap::cli::ConformanceOptions conformance_options;
   auto* conformance = app.add_subcommand("conformance", "Check this library against the protocol's conformance vectors");
-  conformance->add_option("dir", conformance_options.dir, "Directory of vector files (or one file)")
-      ->capture_default_str();
+  conformance->add_option("dir", conformance_options.dir,
+                          "Directory of vector files (or one file); default: the installed vectors");
   conformance->add_flag("--json", conformance_options.as_json, "Print the result as JSON");
   conformance->add_option("--rule", conformance_options.rule,
                           "Only vectors exercising a matching rule (shell pattern, or a prefix such as dim.b)");
@@ -78,9 +61,5 @@ int main(int argc, char** argv) {
   if (*describe) return gdap::cli::describe(file, svg_path);
   if (*plan) return gdap::cli::plan(plan_options);
   if (*conformance) return gdap::cli::conformance(conformance_options);
-  if (!parse_grid(grid, options.grid_rows, options.grid_cols)) {
-    std::fprintf(stderr, "gdap demo: --grid must be two positive integers like 2x2, not '%s'\n", grid.c_str());
-    return 2;
-  }
-  return gdap::cli::demo(options);
+  return gdap::cli::demo(demo_options);
 }
