@@ -22,7 +22,8 @@
   do {                                                                                                   \
     if (int s_ = static_cast<int>(call); s_ != 0) {                                                      \
       std::fprintf(stderr, "%s:%d: %s failed (%d): %s\n", __FILE__, __LINE__, #call, s_, gdap_last_error()); \
-      std::exit(1);                                                                                      \
+      std::fflush(stderr);                                                                               \
+      std::_Exit(1); /* not exit(): other GPUs' threads are still running */                            \
     }                                                                                                    \
   } while (0)
 

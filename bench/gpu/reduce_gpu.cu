@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 #include <string>
 #include <thread>
 #include <vector>
@@ -92,8 +93,12 @@ int main() {
       gdap_array *a = nullptr, *out = nullptr;
       CK(gdap_array_create(&a, f32, dev, d, 2));
       const int64_t nkept = c.axis == 1 ? c.rows : c.axis == 0 ? c.cols : 1;
+      // The kept axis replicated on every GPU: unstructured over the GPUs, each holding every index
+      // (a block over a grid of one rank would describe one rank, which 4 ranks may not give).
+      std::vector<int64_t> every(static_cast<size_t>(nkept));
+      std::iota(every.begin(), every.end(), int64_t{0});
       gdap_dim kept = GDAP_DIM_INIT;
-      CK(gdap_dim_set_block(&kept, nkept, 1, 0, 0, nkept));
+      if (c.axis >= 0) CK(gdap_dim_set_unstructured(&kept, nkept, gpus, r, every.data(), nkept, 0));
       CK(gdap_array_create(&out, f32, dev, &kept, c.axis < 0 ? 0 : 1));
       void *data = nullptr, *result = nullptr;
       CK(gdap_array_data(&data, a));
