@@ -42,9 +42,7 @@ class Plan(Handle):
 
     def __init__(self, src: GlobalMap, dst: GlobalMap, dtype: DTypeLike, rank: Union[int, Comm],
                  roles: Optional[Sequence[int]] = None) -> None:
-        for name, m in (("src", src), ("dst", dst)):
-            if not isinstance(m, GlobalMap):
-                raise TypeError("%s must be a GlobalMap, not %s" % (name, type(m).__name__))
+        _require_maps(src, dst)
         rank = rank.rank if not isinstance(rank, int) else rank
         if roles is None:
             self._adopt(_c.gdap_plan_create(src._h(), dst._h(), dtype_to_c(dtype), rank), _c.gdap_plan_destroy)
@@ -133,14 +131,19 @@ def redistribute(comm: Comm, plan: Plan, src: SectionLike, dst: SectionLike) -> 
     return dst
 
 
+def _require_maps(src: object, dst: object) -> None:
+    """TypeError naming the argument when src or dst is not a GlobalMap."""
+    for name, m in (("src", src), ("dst", dst)):
+        if not isinstance(m, GlobalMap):
+            raise TypeError("%s must be a GlobalMap, not %s" % (name, type(m).__name__))
+
+
 def keeping_roles(src: GlobalMap, dst: GlobalMap) -> tuple[int, ...]:
     """The destination roles that keep the most elements on their rank (COSTA's relabeling; see
     Plan): roles[r] is the destination rank whose section rank r should hold. Every rank computes
     the same; nothing is communicated. An identity or rank-permuted redistribution then moves
     nothing between ranks."""
-    for name, m in (("src", src), ("dst", dst)):
-        if not isinstance(m, GlobalMap):
-            raise TypeError("%s must be a GlobalMap, not %s" % (name, type(m).__name__))
+    _require_maps(src, dst)
     return tuple(_c.gdap_plan_roles_keeping(max(src.nranks, dst.nranks), src._h(), dst._h()))
 
 
