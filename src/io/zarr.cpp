@@ -22,11 +22,14 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <utility>
+#include <vector>
 
 static_assert(std::endian::native == std::endian::little, "gdap's Zarr codec writes host order as little endian");
 
@@ -51,8 +54,41 @@ std::pair<int64_t, int64_t> span_of(const gdap_array& a) {
   return {lo, hi};
 }
 
+// Whether writing `elements` elements of the section overwrites every byte of its span: its strides
+// are dense (some order of its axes is C order, without gaps or overlaps) and the span holds exactly
+// that many elements. A load that covers the span need not copy a device section in first.
+bool covers_span(const gdap_array& a, int64_t elements) {
+  std::vector<std::pair<int64_t, int64_t>> axes;  // (|stride|, extent) of the axes longer than 1
+  for (size_t i = 0; i < a.section.shape.size(); ++i) {
+    if (a.section.shape[i] > 1) axes.emplace_back(std::abs(a.section.strides[i]), a.section.shape[i]);
+  }
+  std::sort(axes.begin(), axes.end());
+  int64_t dense = 1;
+  for (const auto& [stride, extent] : axes) {
+    if (stride != dense) return false;
+    dense *= extent;
+  }
+  const auto [lo, hi] = span_of(a);
+  return dense == elements && hi - lo == elements * (a.section.dtype.bits / 8 * a.section.dtype.lanes);
+}
+
+// How many elements per-dimension pieces name: the product of each dimension's total length.
+int64_t count_of(const std::vector<AxisPieces>& pieces) {
+  int64_t n = 1;
+  for (const AxisPieces& axis : pieces) {
+    int64_t along = 0;
+    for (const auto& [unit, list] : axis) {
+      for (const Piece& p : list) along += p.length;
+    }
+    n *= along;
+  }
+  return n;
+}
+
 // The section's elements readable and writable on the host: the section itself for host
-// memory, or a host copy of its span for device memory (written back by `flush`).
+// memory, or a host copy of its span for device memory (written back by `flush`). The copy is not
+// zeroed (a device section of gigabytes would be cleared for nothing): `copy_in` false is for a
+// caller that overwrites the whole span.
 class Staged {
  public:
   Staged(const gdap_array& a, bool copy_in) : array_(a) {
@@ -63,20 +99,21 @@ class Staged {
       return;
     }
     std::tie(lo_, hi_) = span_of(a);
-    copy_.resize(static_cast<size_t>(hi_ - lo_));
-    if (copy_in && hi_ > lo_) cuda::copy_bytes(copy_.data(), static_cast<char*>(a.data()) + lo_, hi_ - lo_);
-    view_.origin = copy_.data() - lo_;
+    if (hi_ == lo_) return;  // nothing to stage: an empty section is left as the host's
+    copy_ = std::make_unique_for_overwrite<char[]>(static_cast<size_t>(hi_ - lo_));  // not zeroed
+    if (copy_in) cuda::copy_bytes(copy_.get(), static_cast<char*>(a.data()) + lo_, hi_ - lo_);
+    view_.origin = copy_.get() - lo_;
   }
   const HostView& view() const { return view_; }
-  bool on_device() const { return !copy_.empty(); }
+  bool on_device() const { return copy_ != nullptr; }
   void flush() const {
-    if (hi_ > lo_) cuda::copy_bytes(static_cast<char*>(array_.data()) + lo_, copy_.data(), hi_ - lo_);
+    if (hi_ > lo_) cuda::copy_bytes(static_cast<char*>(array_.data()) + lo_, copy_.get(), hi_ - lo_);
   }
 
  private:
   const gdap_array& array_;
   HostView view_;
-  std::vector<char> copy_;
+  std::unique_ptr<char[]> copy_;
   int64_t lo_ = 0, hi_ = 0;
 };
 
@@ -369,7 +406,8 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
     const ZarrMeta meta = read_meta(path);
     check_store(meta, map, section, path);
     if (memory_of(&section) == Memory::device) cuda::synchronize_stream(comm.stream);
-    staged = std::make_unique<Staged>(section, true);
+    pieces = pieces_of(map, comm.rank, meta.unit, false);
+    staged = std::make_unique<Staged>(section, !covers_span(section, count_of(pieces)));
     view = staged->view();
     if (!staged->on_device()) {  // host: a private span (only owned elements are written and copied back)
       const auto [lo, hi] = span_of(section);
@@ -402,7 +440,6 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
       shards.clear();
       groups.clear();
     };
-    pieces = pieces_of(map, comm.rank, meta.unit, false);
     for_each_group(pieces, ratio, [&](const std::vector<int64_t>& outer, const std::vector<AxisPieces>& units) {
       const std::vector<AxisPieces>& kept = groups.emplace_back(units);
       const ShardReader* shard = nullptr;
