@@ -7,7 +7,8 @@
 // (halo/halo_check.hpp), bound and started three times with repainting between starts. All of it
 // three times: direct writes, a rank that turns them off (GDAP_NCCL_PEER=0: every rank falls back
 // to NCCL's send/receive), and on again. Exits 77 (skipped, and ctest says so) with fewer GPUs
-// than ranks.
+// than ranks. With GDAP_TEST_SEPARATE_HOSTS=1 each process plays a host of its own (the multi-node
+// path: NCCL send/receive, no CUDA IPC): the same checks twice, and direct writes refused.
 #include "halo/halo_device.hpp"
 
 #include <gdap/gdap.h>
@@ -134,6 +135,36 @@ void run_all(gdap_comm* comm, int device, int64_t r, int64_t P) {
   }
 }
 
+// Ranks on different hosts, GDAP_NCCL_PEER=1 on rank 0: binding a halo fails on every rank (direct
+// writes need one host), rank 0 naming why; nothing is exchanged.
+void refuses_direct_writes(gdap_comm* comm, int64_t r, int64_t P) {
+  std::vector<std::string> wrong;
+  halo_test::run_device_rank(halo_test::cases(P).front(), comm, r, static_cast<int>(r), wrong, true, comm_stream);
+  bool init_failed = false, named = false;
+  for (const std::string& w : wrong) {
+    init_failed = init_failed || w.find("gdap_halo_exchange_init") != std::string::npos;
+    named = named || w.find("GDAP_NCCL_PEER=1 asks for direct writes") != std::string::npos;
+  }
+  if (!init_failed || (r == 0 && !named)) {
+    std::fprintf(stderr, "rank %lld: direct writes between hosts were not refused as they must be%s%s\n",
+                 static_cast<long long>(r), wrong.empty() ? "" : ": ", wrong.empty() ? "" : wrong.front().c_str());
+    ++failures;
+  }
+}
+
+// Every rank's verdict, then the end of the program's resources.
+int finish(gdap_comm* comm, ncclComm_t nccl, cudaStream_t stream, int size, const char* how) {
+  gdap_comm_destroy(comm);
+  ncclCommDestroy(nccl);
+  cudaStreamDestroy(stream);
+  int all = 0, rank = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) std::printf("redistribute_nccl_mpi on %d processes%s: %s\n", size, how, all == 0 ? "passed" : "FAILED");
+  MPI_Finalize();
+  return all == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -145,6 +176,15 @@ int main(int argc, char** argv) {
     if (rank == 0) std::printf("skipped: %d processes need as many GPUs (%d visible)\n", size, gpus);
     MPI_Finalize();
     return 77;
+  }
+  // GDAP_TEST_SEPARATE_HOSTS=1: every process plays a host of its own, for gdap (GDAP_TEST_HOST) and
+  // for NCCL (NCCL_HOSTID, read at its first call), as ranks of a job over several nodes are; with
+  // NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1 NCCL then moves everything over its network transport.
+  const bool hosts = std::getenv("GDAP_TEST_SEPARATE_HOSTS") != nullptr;
+  if (hosts) {
+    const std::string host = "gdap-test-host-" + std::to_string(rank);
+    setenv("GDAP_TEST_HOST", host.c_str(), 1);
+    setenv("NCCL_HOSTID", host.c_str(), 1);
   }
   cudaSetDevice(rank);
   ncclUniqueId id;
@@ -163,6 +203,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rank %d: %s\n", rank, gdap_last_error());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  if (hosts) {
+    // Ranks on different hosts: direct writes cannot be had, and asking for them is an error.
+    run_all(comm, rank, rank, size);
+    if (rank == 0) setenv("GDAP_NCCL_PEER", "1", 1);
+    refuses_direct_writes(comm, rank, size);
+    unsetenv("GDAP_NCCL_PEER");
+    run_all(comm, rank, rank, size);
+    return finish(comm, nccl, stream, size, " (each process a host of its own)");
+  }
   if (rank == 0) setenv("GDAP_NCCL_PEER", "1", 1);       // halos: direct writes or an error
   run_all(comm, rank, rank, size);                        // direct writes through CUDA IPC
   unsetenv("GDAP_NCCL_PEER");
@@ -172,12 +221,5 @@ int main(int argc, char** argv) {
   if (rank == 0) setenv("GDAP_NCCL_PEER", "1", 1);
   run_all(comm, rank, rank, size);                        // and take the direct path again
   unsetenv("GDAP_NCCL_PEER");
-  gdap_comm_destroy(comm);
-  ncclCommDestroy(nccl);
-  cudaStreamDestroy(stream);
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) std::printf("redistribute_nccl_mpi on %d processes: %s\n", size, all == 0 ? "passed" : "FAILED");
-  MPI_Finalize();
-  return all == 0 ? 0 : 1;
+  return finish(comm, nccl, stream, size, "");
 }
