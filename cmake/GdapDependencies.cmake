@@ -61,18 +61,29 @@ if(NOT GDAP_WITH_CUDA STREQUAL "OFF")
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)
     set(GDAP_HAVE_CUDA ON)
+    # cuBLAS is loaded when first needed (src/cuda/lazy_cublas.cpp), by the name its major version
+    # gives, else from the toolkit's directory.
+    set(GDAP_CUBLAS_SONAME "libcublas.so.${CUDAToolkit_VERSION_MAJOR}")
+    set(GDAP_CUBLAS_FALLBACK "${CUDAToolkit_LIBRARY_DIR}/${GDAP_CUBLAS_SONAME}")
   elseif(GDAP_WITH_CUDA STREQUAL "ON")
     message(FATAL_ERROR "GDAP_WITH_CUDA=ON but no CUDA compiler was found")
   endif()
 endif()
 
-# NCCL (needs CUDA).
+# NCCL (needs CUDA): its header; libgdap does not link the library but loads it when first needed
+# (src/cuda/lazy_nccl.cpp), by the name nccl.h's major version gives, else from the directory found
+# here. GDAP_NCCL_LIBRARY is for the programs that call NCCL themselves (tests, benchmarks).
 set(GDAP_HAVE_NCCL OFF)
 if(GDAP_HAVE_CUDA AND NOT GDAP_WITH_NCCL STREQUAL "OFF")
   find_path(GDAP_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/include)
   find_library(GDAP_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/lib/x86_64-linux-gnu)
   if(GDAP_NCCL_INCLUDE_DIR AND GDAP_NCCL_LIBRARY)
     set(GDAP_HAVE_NCCL ON)
+    file(STRINGS "${GDAP_NCCL_INCLUDE_DIR}/nccl.h" _gdap_nccl_major REGEX "^#define NCCL_MAJOR ")
+    string(REGEX MATCH "[0-9]+" _gdap_nccl_major "${_gdap_nccl_major}")
+    set(GDAP_NCCL_SONAME "libnccl.so.${_gdap_nccl_major}")
+    get_filename_component(_gdap_nccl_dir "${GDAP_NCCL_LIBRARY}" DIRECTORY)
+    set(GDAP_NCCL_FALLBACK "${_gdap_nccl_dir}/${GDAP_NCCL_SONAME}")
   endif()
 endif()
 if(GDAP_WITH_NCCL STREQUAL "ON" AND NOT GDAP_HAVE_NCCL)

@@ -18,7 +18,7 @@ target_compile_options(gdap_layer_options INTERFACE
 target_link_libraries(gdap_layer_options INTERFACE ${GDAP_FMT} nlohmann_json::nlohmann_json)
 if(GDAP_HAVE_CUDA)
   target_compile_definitions(gdap_layer_options INTERFACE GDAP_HAVE_CUDA=1)
-  target_link_libraries(gdap_layer_options INTERFACE CUDA::cudart)
+  target_link_libraries(gdap_layer_options INTERFACE CUDA::cudart_static)
 endif()
 if(GDAP_HAVE_MPI)
   target_compile_definitions(gdap_layer_options INTERFACE GDAP_HAVE_MPI=1 OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)

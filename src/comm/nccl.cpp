@@ -4,6 +4,7 @@
 #include "comm/slots.hpp"
 #include "core/error.hpp"
 #include "cuda/device.hpp"
+#include "cuda/lazy_library.hpp"
 
 #include <gdap/gdap_cuda.h>
 
@@ -169,6 +170,7 @@ extern "C" GDAP_API gdap_status gdap_comm_from_nccl(gdap_comm** out, void* nccl_
   return gdap::guard([&] {
     gdap::require(out, "out");
     gdap::require(nccl_comm, "nccl_comm");
+    gdap::cuda::require_nccl("gdap_comm_from_nccl");  // loaded on first use (cuda/lazy_library.hpp)
     auto* comm = static_cast<ncclComm_t>(nccl_comm);
     int rank = 0, size = 0, device = 0;
     gdap::check_nccl(ncclCommUserRank(comm, &rank), "ncclCommUserRank");

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "cuda/device.hpp"
+#include "cuda/lazy_library.hpp"
 #include "exchange/engine.hpp"
 
 #include <cublas_v2.h>
@@ -106,6 +107,7 @@ void scale(const gdap_gemm& g, DeviceResources& r, double beta, void* c, int64_t
 }  // namespace
 
 void run_device(const Job& job) {
+  cuda::require_cublas("gdap_gemm_execute on device sections");  // loaded on first use (lazy_library.hpp)
   gdap_gemm& g = job.plan;
   const int dev = job.c->section.device.id;
   cuda::set_device(dev);

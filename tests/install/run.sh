@@ -8,7 +8,7 @@
 #   f90 line   the Fortran example built with the line written in its own file
 #   python     the installed package: the threads example and python -m gdap.conformance
 #   tools      gdap conformance (the installed vectors) and gdap-demo
-#   files      the license installed, named by the CMake package and gdap.pc
+#   files      the license installed, named by the CMake package and gdap.pc; no NEEDED CUDA library
 # Usage: run.sh BUILD_DIR SCRATCH_DIR PYTHON
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -80,4 +80,12 @@ grep -q "BSD 3-Clause" "$prefix/share/doc/gdap/LICENSE"
 grep -q '^License: BSD-3-Clause' "$libdir/pkgconfig/gdap.pc"
 grep -q 'set(gdap_LICENSE "BSD-3-Clause")' "$libdir/cmake/gdap/gdapConfig.cmake"
 echo "installed files: license named"
+# A build with CUDA installs a libgdap and tools that load where CUDA is absent: no NEEDED CUDA library
+# (the runtime is linked statically, cuBLAS and NCCL are loaded on first use).
+for f in "$libdir"/libgdap.so "$prefix"/bin/gdap "$prefix"/bin/gdap-demo; do
+  [ -e "$f" ] || continue
+  if readelf -d "$f" | grep NEEDED | grep -E 'lib(cudart|cublas|cublasLt|nccl)\.so'; then
+    echo "installed $f links a CUDA library"; exit 1
+  fi
+done
 echo "install consumers: all built and ran"
