@@ -6,7 +6,7 @@
 # Usage: run.sh [harness arguments, e.g. --rows 8192 --cols 4096 --device cuda]
 # Environment: PYTHON (default <repo>/.deps/venv/bin/python3), RANKS (default 4), CODECS (default
 # "zstd blosc-lz4"), GDAP_BENCH_BUILD, GDAP_IO_THREADS (gdap's chunk threads per rank; default: the
-# hardware threads, at most 8).
+# rank's share of the machine's cores among its ranks, 1 to 8).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${GDAP_BENCH_BUILD:-$root/build}

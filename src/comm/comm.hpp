@@ -38,6 +38,10 @@ struct gdap_comm {
   double timeout = 300;  // seconds this rank waits for its peers at a collective call
   gdap_interrupt_check interrupt_check = nullptr;
   void* interrupt_user = nullptr;
+  // Ranks of this communicator that share this rank's machine (and so its cores): the in-process
+  // group's all, MPI's node-local ones; 1 where unknown (NCCL). Thread pools per rank divide the
+  // cores by it (io/parallel.hpp).
+  int64_t node_ranks = 1;
   void* stream = nullptr;  // cudaStream_t for device work; NULL: the legacy default stream
   gdap::Cache cache;  // what the layers above keep between calls, freed with the communicator
   // The collective C call this rank is in, its meetings so far, how deeply calls are nested, and

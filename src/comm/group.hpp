@@ -63,7 +63,9 @@ class Group {
 
 class GroupComm final : public gdap_comm {
  public:
-  GroupComm(std::shared_ptr<Group> group, int64_t my_rank) : gdap_comm(my_rank, group->size()), group_(std::move(group)) {}
+  GroupComm(std::shared_ptr<Group> group, int64_t my_rank) : gdap_comm(my_rank, group->size()), group_(std::move(group)) {
+    node_ranks = size;  // every rank is a thread of this process
+  }
   gdap_comm_kind kind() const override { return GDAP_COMM_GROUP; }
   std::vector<std::string> allgather(std::string_view mine) override;
   void barrier() override { group_->barrier(rank, {next_meeting(*this), &touched}, *this); }

@@ -177,6 +177,17 @@ extern "C" GDAP_API gdap_status gdap_comm_from_mpi(gdap_comm** out, int comm) {
     int rank = 0, size = 0;
     MPI_Comm_rank(dup, &rank);
     MPI_Comm_size(dup, &size);
-    *out = new gdap::MpiComm(dup, rank, size);
+    // The ranks on this node share its cores (io/parallel.hpp sizes each rank's threads by them).
+    MPI_Comm local = MPI_COMM_NULL;
+    if (const int code = MPI_Comm_split_type(dup, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local); code != MPI_SUCCESS) {
+      MPI_Comm_free(&dup);
+      gdap::check_mpi(code, "MPI_Comm_split_type");
+    }
+    int node_ranks = 1;
+    MPI_Comm_size(local, &node_ranks);
+    MPI_Comm_free(&local);
+    auto* made = new gdap::MpiComm(dup, rank, size);
+    made->node_ranks = node_ranks;
+    *out = made;
   });
 }

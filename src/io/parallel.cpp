@@ -4,6 +4,8 @@
 
 #include "core/error.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -16,15 +18,26 @@
 
 namespace gdap::io {
 
-int io_threads() {
+namespace {
+
+// The cores this process may run on (its affinity mask; the hardware's threads if unknown).
+int64_t usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  return std::max(1U, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
+int io_threads(int64_t node_ranks) {
   if (const char* env = std::getenv("GDAP_IO_THREADS"); env != nullptr && *env != '\0') {
     char* end = nullptr;
     const long n = std::strtol(env, &end, 10);
     if (*end != '\0' || n < 1 || n > 64) fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_IO_THREADS='{}': not a whole number from 1 to 64", env);
     return static_cast<int>(n);
   }
-  const unsigned hw = std::thread::hardware_concurrency();
-  return static_cast<int>(std::clamp(hw, 1U, 8U));
+  return static_cast<int>(std::clamp<int64_t>(usable_cores() / std::max<int64_t>(node_ranks, 1), 1, 8));
 }
 
 void parallel_for(int64_t n, int workers, const std::function<void(int64_t, int)>& task) {

@@ -11,9 +11,10 @@
 namespace gdap::io {
 
 // How many threads a rank's chunk work uses: GDAP_IO_THREADS when set (1 keeps the serial path;
-// a value that is not a whole number from 1 to 64 is an error naming it), else the machine's
-// hardware threads, at most 8.
-int io_threads();
+// a value that is not a whole number from 1 to 64 is an error naming it), else this process's
+// share of the cores it may run on (sched_getaffinity) among the `node_ranks` ranks on its machine,
+// at least 1 and at most 8: more threads than cores only wait for each other's turn.
+int io_threads(int64_t node_ranks = 1);
 
 // Runs task(i, worker) for every i in [0, n), on up to `workers` threads (the caller's among them),
 // worker < workers. When tasks fail, every task before the first failing one still runs, none

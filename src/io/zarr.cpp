@@ -325,13 +325,13 @@ void write_shard(const Dir& store, const ZarrMeta& meta, const std::vector<int64
 }
 
 // Writes this rank's chunks (or shards) of a layout in which each one has one owner, the chunks
-// (or a shard's inner chunks) spread over io_threads() threads.
-void write_chunks(const std::string& path, const ZarrMeta& meta, const gdap_map& map, int64_t rank, const gdap_array& a) {
+// (or a shard's inner chunks) spread over `workers` threads.
+void write_chunks(const std::string& path, const ZarrMeta& meta, const gdap_map& map, int64_t rank, const gdap_array& a,
+                  int workers) {
   if (map.ndim() == 0 && rank != 0) return;  // the one element, written once
   const Staged staged(a, true);
   const Dir store = Dir::open(path, false);
   const std::vector<int64_t> strides = c_strides(meta.unit, meta.itemsize);
-  const int workers = io_threads();
   if (meta.codecs.sharding) {
     for_each_group(pieces_of(map, rank, meta.unit, true), units_per_chunk(meta), [&](const std::vector<int64_t>& outer, const std::vector<AxisPieces>& units) {
       write_shard(store, meta, outer, units, strides, staged.view(), workers);
@@ -376,7 +376,7 @@ void save(gdap_comm& comm, const gdap_map& map, const gdap_array& section, const
   }
   const ZarrMeta meta = make_meta(map.global_shape, *chunk, inner, section.section.dtype, o);
   if (memory_of(data) == Memory::device) cuda::synchronize_stream(comm.stream);  // queued writes first
-  agree(comm, [&] { write_chunks(path, meta, *layout, comm.rank, *data); });
+  agree(comm, [&] { write_chunks(path, meta, *layout, comm.rank, *data, io_threads(comm.node_ranks)); });
   agree(comm, [&] {
     if (comm.rank == 0) write_new(Dir::open(path, false), "zarr.json", meta_json(meta));
   });
@@ -395,13 +395,26 @@ void check_store(const ZarrMeta& meta, const gdap_map& map, const gdap_array& a,
   if (a.readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "the section is read-only");
 }
 
-void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::string& path) {
+std::string checked_path(const char* path) {
+  require(path, "path");
+  if (*path == '\0') fail(GDAP_ERR_INVALID_ARGUMENT, "path is empty");
+  return path;
+}
+
+// One agreement for the whole load (the arguments' checks among its local work): every further
+// meeting of the ranks costs, on a loaded machine, the time for every rank to run again.
+void load(gdap_comm& comm, const gdap_map* map_arg, gdap_array* section_arg, const char* path_arg) {
   // Everything is read into a copy first, so that a failure on any rank leaves every section as it was.
   std::unique_ptr<Staged> staged;
   Buffer copy;
   HostView view;
   std::vector<AxisPieces> pieces;
   agree(comm, [&] {
+    require(map_arg, "map");
+    require(section_arg, "section");
+    const std::string path = checked_path(path_arg);
+    const gdap_map& map = *map_arg;
+    const gdap_array& section = *section_arg;
     check_section(comm, map, section);
     const ZarrMeta meta = read_meta(path);
     check_store(meta, map, section, path);
@@ -415,7 +428,7 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
     }
     const std::vector<int64_t> strides = c_strides(meta.unit, meta.itemsize), ratio = units_per_chunk(meta);
     // The units to read are listed a batch at a time (each shard's index read on the way, its file
-    // kept open), then decoded on io_threads() threads into parts of the copy that no other unit
+    // kept open), then decoded on io_threads() threads (this rank's share of the cores) into parts of the copy that no other unit
     // touches; a batch holds at most kOpenShards shards, so that no load runs out of descriptors.
     struct Unit {
       const ShardReader* shard;     // the shard it lies in, or null for a whole chunk
@@ -425,7 +438,7 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
     std::vector<Unit> todo;
     std::deque<std::vector<AxisPieces>> groups;  // each shard's units, where todo's pieces point
     std::deque<ShardReader> shards;
-    const int workers = io_threads();
+    const int workers = io_threads(comm.node_ranks);
     std::vector<Scratch> scratch(static_cast<size_t>(workers));
     auto decode_batch = [&] {
       parallel_for(static_cast<int64_t>(todo.size()), workers, [&](int64_t k, int worker) {
@@ -460,8 +473,9 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
     return;
   }
   // Host: the owned elements from the copy into the section.
+  const gdap_map& map = *map_arg;
   const HostView& target = staged->view();
-  const int64_t item = section.section.dtype.bits / 8;
+  const int64_t item = section_arg->section.dtype.bits / 8;
   if (map.ndim() == 0) {
     std::memcpy(target.origin, view.origin, static_cast<size_t>(item));
     return;
@@ -491,12 +505,6 @@ void load(gdap_comm& comm, const gdap_map& map, gdap_array& section, const std::
   walk(0, 0);
 }
 
-std::string checked_path(const char* path) {
-  require(path, "path");
-  if (*path == '\0') fail(GDAP_ERR_INVALID_ARGUMENT, "path is empty");
-  return path;
-}
-
 }  // namespace
 }  // namespace gdap::io
 
@@ -523,13 +531,7 @@ extern "C" GDAP_API gdap_status gdap_zarr_load(gdap_comm* comm, const gdap_map* 
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
     const gdap::CollectiveCall collective(c, "gdap_zarr_load");
-    std::string where;
-    gdap::agree(c, [&] {
-      gdap::require(map, "map");
-      gdap::require(section, "section");
-      where = gdap::io::checked_path(path);
-    });
-    gdap::io::load(c, *map, *section, where);
+    gdap::io::load(c, map, section, path);
   });
 }
 

@@ -1,13 +1,17 @@
 // io/parallel.hpp, the threads a rank's Zarr chunks are decoded and encoded on: every task runs
 // once, each worker number is used by one thread at a time, the error rethrown is the first
 // failing task's in order (what a serial walk would report) whichever thread failed first, and
-// GDAP_IO_THREADS is read as documented (1 keeps the serial path; a bad value is named).
+// GDAP_IO_THREADS is read as documented (1 keeps the serial path; a bad value is named), and by
+// default a rank takes its share of the cores among the ranks on its machine.
 #include "io/parallel.hpp"
 
 #include "core/error.hpp"
 
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -89,6 +93,20 @@ TEST(IoThreads, EnvironmentOverride) {
   ::unsetenv("GDAP_IO_THREADS");
   EXPECT_GE(io_threads(), 1);
   EXPECT_LE(io_threads(), 8) << "rule: by default the hardware's threads, at most 8";
+}
+
+TEST(IoThreads, DefaultIsThisRanksShareOfItsCores) {
+  ::unsetenv("GDAP_IO_THREADS");
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+  const int cores = CPU_COUNT(&set);
+  EXPECT_EQ(io_threads(1), std::clamp(cores, 1, 8)) << "rule: one rank on the machine: the cores it may run on, at most 8";
+  EXPECT_EQ(io_threads(2), std::clamp(cores / 2, 1, 8)) << "rule: two ranks on the machine share its cores";
+  EXPECT_EQ(io_threads(int64_t{cores} * 4), 1) << "rule: more ranks than cores: one thread each, never none";
+  ::setenv("GDAP_IO_THREADS", "3", 1);
+  EXPECT_EQ(io_threads(int64_t{cores} * 4), 3) << "rule: the override wins over the share";
+  ::unsetenv("GDAP_IO_THREADS");
 }
 
 }  // namespace
