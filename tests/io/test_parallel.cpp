@@ -92,7 +92,7 @@ TEST(IoThreads, EnvironmentOverride) {
   }
   ::unsetenv("GDAP_IO_THREADS");
   EXPECT_GE(io_threads(), 1);
-  EXPECT_LE(io_threads(), 8) << "rule: by default the hardware's threads, at most 8";
+  EXPECT_LE(io_threads(), 8) << "rule: by default at most 8";
 }
 
 TEST(IoThreads, DefaultIsThisRanksShareOfItsCores) {
