@@ -451,8 +451,9 @@ void load(gdap_comm& comm, const gdap_map* map_arg, gdap_array* section_arg, con
     }
     const std::vector<int64_t> strides = c_strides(meta.unit, meta.itemsize), ratio = units_per_chunk(meta);
     // The units to read are listed a batch at a time (each shard's index read on the way, its file
-    // kept open), then decoded on io_threads() threads (this rank's share of the cores) into parts of the copy that no other unit
-    // touches; a batch holds at most kOpenShards shards, so that no load runs out of descriptors.
+    // kept open), then decoded on io_threads() threads (this rank's share of the cores) into parts
+    // of the copy that no other unit touches; a batch holds at most kOpenShards shards, so that no
+    // load runs out of descriptors.
     struct Unit {
       const ShardReader* shard;     // the shard it lies in, or null for a whole chunk
       std::vector<int64_t> index;   // the chunk's index, or the inner chunk's inside its shard
