@@ -44,7 +44,8 @@ constexpr size_t kOpenShards = 64, kBatchUnits = 4096;
 
 namespace fs = std::filesystem;
 
-// A load's private copy of a section: tens of MiB filled once and freed. In transparent huge pages
+// A load's private copy of a section, or the host staging of a device section: tens of MiB to
+// gigabytes filled once and freed. In transparent huge pages
 // where the kernel offers them on request (madvise), so that filling it takes one page fault per
 // 2 MiB instead of one per 4 KiB, and freeing it is as cheap.
 class LargeBuffer {
@@ -123,20 +124,21 @@ class Staged {
     }
     std::tie(lo_, hi_) = span_of(a);
     if (hi_ == lo_) return;  // nothing to stage: an empty section is left as the host's
-    copy_ = std::make_unique_for_overwrite<char[]>(static_cast<size_t>(hi_ - lo_));  // not zeroed
-    if (copy_in) cuda::copy_bytes(copy_.get(), static_cast<char*>(a.data()) + lo_, hi_ - lo_);
-    view_.origin = copy_.get() - lo_;
+    host_ = copy_.allocate(static_cast<size_t>(hi_ - lo_));  // not zeroed
+    if (copy_in) cuda::copy_bytes(host_, static_cast<char*>(a.data()) + lo_, hi_ - lo_);
+    view_.origin = host_ - lo_;
   }
   const HostView& view() const { return view_; }
-  bool on_device() const { return copy_ != nullptr; }
+  bool on_device() const { return host_ != nullptr; }
   void flush() const {
-    if (hi_ > lo_) cuda::copy_bytes(static_cast<char*>(array_.data()) + lo_, copy_.get(), hi_ - lo_);
+    if (hi_ > lo_) cuda::copy_bytes(static_cast<char*>(array_.data()) + lo_, host_, hi_ - lo_);
   }
 
  private:
   const gdap_array& array_;
   HostView view_;
-  std::unique_ptr<char[]> copy_;
+  LargeBuffer copy_;
+  char* host_ = nullptr;  // copy_'s bytes, or null for a host section (or an empty one)
   int64_t lo_ = 0, hi_ = 0;
 };
 
