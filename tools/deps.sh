@@ -52,8 +52,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-python_packages=(apache-tvm-ffi jax matplotlib numpy pytest swig tree-sitter tree-sitter-c tree-sitter-julia zarr mypy)
-python_modules=tvm_ffi,jax,matplotlib,numpy,pytest,swig,tree_sitter,tree_sitter_c,tree_sitter_julia,zarr,mypy
+python_packages=(apache-tvm-ffi jax matplotlib numpy pytest swig tensorstore tree-sitter tree-sitter-c tree-sitter-julia zarr mypy)
+python_modules=tvm_ffi,jax,matplotlib,numpy,pytest,swig,tensorstore,tree_sitter,tree_sitter_c,tree_sitter_julia,zarr,mypy
 if $demo; then python_packages=(apache-tvm-ffi); python_modules=tvm_ffi; fi
 if ! .deps/venv/bin/python3 -c 'import sys' 2>/dev/null; then
   rm -rf .deps/venv

@@ -35,7 +35,7 @@ run_ctest --test-dir build --output-on-failure -LE gpu -j"$jobs"
 # Python suite against that installed package, not the build tree.
 echo "== pip install . into a fresh virtual environment (build-pip/venv), and the Python suite against it"
 rm -rf build-pip && python3 -m venv build-pip/venv
-build-pip/venv/bin/python3 -m pip install -q --disable-pip-version-check . pytest zarr jax
+build-pip/venv/bin/python3 -m pip install -q --disable-pip-version-check . pytest zarr jax tensorstore
 log=$(mktemp)
 (cd build-pip && venv/bin/python3 -c 'import gdap; print("installed gdap", gdap.__version__, "at", gdap.__file__)' &&
   venv/bin/python3 ../docs/examples/redistribute_threads.py && venv/bin/python3 -m pytest -p no:cacheprovider -q -m "not gpu" ../tests/python) 2>&1 | tee "$log"

@@ -70,7 +70,11 @@ def values(shape, dtype):
 
 def gdap_reads_as_zarr_does(path):
     """Loads the store at `path` into every layout; each rank's section must be zarr-python's read."""
-    want = zarr.open_array(str(path), mode="r")[...]
+    gdap_reads(path, zarr.open_array(str(path), mode="r")[...])
+
+
+def gdap_reads(path, want):
+    """Loads the store at `path` into every layout; each rank's section must be its part of `want`."""
     shape, dtype = gdap.zarr_shape(path)
     assert shape == want.shape and dtype == want.dtype
     for name, n, dims in layouts(want.shape):
@@ -160,10 +164,10 @@ WRITTEN_BY_GDAP = [
 ]
 
 
-@pytest.mark.parametrize("codec,shuffle", WRITTEN_BY_GDAP)
-@pytest.mark.parametrize("layout", ["shards of 2 MiB inner chunks", "shards of 48-byte inner chunks", "chunks"])
-@pytest.mark.parametrize("dtype", ["float64", "int16", "complex64", "bool"])
-def test_zarr_python_reads_what_gdap_writes(tmp_path, codec, shuffle, layout, dtype):
+def saved_by_gdap(tmp_path, codec, shuffle, layout, dtype):
+    """Yields (layout name, store, the whole array) after gdap saved the array from each of three
+    distributions with `codec`, `shuffle` and `layout` (shards of 2 MiB or 48-byte inner chunks, or
+    one chunk per block)."""
     full = values(SHAPE, dtype)
     for name, n, dims in layouts(SHAPE):
         path = tmp_path / ("%s.zarr" % name.replace(" ", "_"))
@@ -171,6 +175,14 @@ def test_zarr_python_reads_what_gdap_writes(tmp_path, codec, shuffle, layout, dt
         run(n, lambda comm: gdap.save_zarr(comm, gmap, section_of(full, dims(comm.rank)).copy(), path, codec=codec,
                                            shuffle=shuffle, shards=layout != "chunks",
                                            chunk_bytes=48 if "48" in layout else 0))
+        yield name, path, full
+
+
+@pytest.mark.parametrize("codec,shuffle", WRITTEN_BY_GDAP)
+@pytest.mark.parametrize("layout", ["shards of 2 MiB inner chunks", "shards of 48-byte inner chunks", "chunks"])
+@pytest.mark.parametrize("dtype", ["float64", "int16", "complex64", "bool"])
+def test_zarr_python_reads_what_gdap_writes(tmp_path, codec, shuffle, layout, dtype):
+    for name, path, full in saved_by_gdap(tmp_path, codec, shuffle, layout, dtype):
         z = zarr.open_array(str(path), mode="r")
         assert same(z[...], full), (name, z[...], full)
         names = [c.to_dict()["name"] for c in z.metadata.codecs]
