@@ -1,9 +1,11 @@
-// Single-process, multi-GPU redistribution of a float32 16384 x 16384 matrix (0.5 GiB per GPU on
-// 2 GPUs): row blocks -> column blocks, and row blocks -> row block-cyclic(256). Times gdap's
-// in-process group (peer-copy kernels, pull and push) and gdap over NCCL (one communicator per
-// GPU from ncclCommInitAll) in one run, beside the floor: the bytes that must cross between GPUs
-// over the measured two-way peer bandwidth (every GPU copying to every other at once).
-// Prints a markdown table; bench/gpu/run.sh adds the cupyx.distributed.array figures.
+// Single-process, multi-GPU redistribution of a float32 16384 x 16384 matrix over every GPU (or the
+// first GDAP_BENCH_GPUS): row blocks -> column blocks and -> row block-cyclic(256), and two
+// fine-grained moves: cyclic rows -> column blocks, and row blocks -> column block-cyclic(16) (runs
+// of 64 bytes). Times gdap's in-process group (peer-copy kernels, pull and push) and gdap over NCCL
+// (one communicator per GPU from ncclCommInitAll) in one run, beside two floors: an NCCL all-to-all
+// of the same bytes (grouped ncclSend/ncclRecv, the bytes spread evenly over the ordered pairs), and
+// the bytes that must cross between GPUs over the measured peer bandwidth (every GPU copying to every
+// other at once). Prints a markdown table; bench/gpu/run.sh adds the cupyx.distributed.array figures.
 #include "bench.hpp"
 
 #include <gdap/gdap.h>
@@ -56,13 +58,17 @@ const std::vector<Case> kCases = {
      [](int64_t r, int64_t P) { return std::vector{whole(), block(P, r)}; }},
     {"rows -> row block-cyclic(256)", [](int64_t r, int64_t P) { return std::vector{block(P, r), whole()}; },
      [](int64_t r, int64_t P) { return std::vector{cyclic(P, r, 256), whole()}; }},
+    {"cyclic rows -> cols", [](int64_t r, int64_t P) { return std::vector{cyclic(P, r, 1), whole()}; },
+     [](int64_t r, int64_t P) { return std::vector{whole(), block(P, r)}; }},
+    {"rows -> col block-cyclic(16)", [](int64_t r, int64_t P) { return std::vector{block(P, r), whole()}; },
+     [](int64_t r, int64_t P) { return std::vector{whole(), cyclic(P, r, 16)}; }},
 };
 
 // Fills a section with a value derived from each element's global index (on the device).
-__global__ void fill_kernel(float* data, int64_t rows, int64_t cols, const int64_t* row_global, int64_t col0) {
+__global__ void fill_kernel(float* data, int64_t rows, int64_t cols, const int64_t* row_global, const int64_t* col_global) {
   for (int64_t k = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; k < rows * cols; k += int64_t{gridDim.x} * blockDim.x) {
     const int64_t i = k / cols, j = k % cols;
-    data[k] = static_cast<float>((row_global[i] * 7 + (col0 + j) * 13) % 1000003);
+    data[k] = static_cast<float>((row_global[i] * 7 + col_global[j] * 13) % 1000003);
   }
 }
 
@@ -75,46 +81,49 @@ struct Rank {
   gdap_array *src = nullptr, *dst = nullptr;
 };
 
-void fill(gdap_array* a) {
-  int64_t shape[2];
+// The global index of each local index along `axis` of a's section.
+std::vector<int64_t> globals(gdap_array* a, int axis) {
+  int64_t shape[2], g[2], l[2] = {0, 0};
   CK(gdap_array_shape(shape, a));
-  std::vector<int64_t> rows(static_cast<size_t>(shape[0]));
-  int64_t g[2], l[2] = {0, 0};
-  for (int64_t i = 0; i < shape[0]; ++i) {
-    l[0] = i;
+  std::vector<int64_t> out(static_cast<size_t>(shape[axis]));
+  for (int64_t i = 0; i < shape[axis]; ++i) {
+    l[axis] = i;
     CK(gdap_array_local_to_global(g, a, l));
-    rows[static_cast<size_t>(i)] = g[0];
+    out[static_cast<size_t>(i)] = g[axis];
   }
-  l[0] = 0;
-  CK(gdap_array_local_to_global(g, a, l));
-  int64_t* d_rows = nullptr;
-  CK(cudaMalloc(&d_rows, rows.size() * sizeof(int64_t)));
-  CK(cudaMemcpy(d_rows, rows.data(), rows.size() * sizeof(int64_t), cudaMemcpyHostToDevice));
-  void* data = nullptr;
-  CK(gdap_array_data(&data, a));
-  fill_kernel<<<1024, 256>>>(static_cast<float*>(data), shape[0], shape[1], d_rows, g[1]);
-  CK(cudaDeviceSynchronize());
-  CK(cudaFree(d_rows));
+  return out;
 }
 
-// Every destination element equals the value its global index was given (only for column
-// starts that are contiguous, which holds for every case here: columns are blocks or whole).
+int64_t* on_device(const std::vector<int64_t>& v) {
+  int64_t* d = nullptr;
+  CK(cudaMalloc(&d, v.size() * sizeof(int64_t) + 8));
+  CK(cudaMemcpy(d, v.data(), v.size() * sizeof(int64_t), cudaMemcpyHostToDevice));
+  return d;
+}
+
+void fill(gdap_array* a) {
+  const std::vector<int64_t> rows = globals(a, 0), cols = globals(a, 1);
+  int64_t *d_rows = on_device(rows), *d_cols = on_device(cols);
+  void* data = nullptr;
+  CK(gdap_array_data(&data, a));
+  fill_kernel<<<1024, 256>>>(static_cast<float*>(data), static_cast<int64_t>(rows.size()), static_cast<int64_t>(cols.size()),
+                             d_rows, d_cols);
+  CK(cudaDeviceSynchronize());
+  CK(cudaFree(d_rows));
+  CK(cudaFree(d_cols));
+}
+
+// Every destination element equals the value its global index was given.
 int64_t wrong_elements(gdap_array* a) {
-  int64_t shape[2];
-  CK(gdap_array_shape(shape, a));
-  std::vector<float> host(static_cast<size_t>(shape[0] * shape[1]));
+  const std::vector<int64_t> rows = globals(a, 0), cols = globals(a, 1);
+  std::vector<float> host(rows.size() * cols.size());
   void* data = nullptr;
   CK(gdap_array_data(&data, a));
   CK(cudaMemcpy(host.data(), data, host.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  int64_t wrong = 0, g[2], l[2] = {0, 0};
-  CK(gdap_array_local_to_global(g, a, l));
-  const int64_t col0 = g[1];
-  for (int64_t i = 0; i < shape[0]; ++i) {
-    l[0] = i;
-    CK(gdap_array_local_to_global(g, a, l));
-    for (int64_t j = 0; j < shape[1]; ++j) {
-      const auto want = static_cast<float>((g[0] * 7 + (col0 + j) * 13) % 1000003);
-      wrong += host[static_cast<size_t>(i * shape[1] + j)] != want;
+  int64_t wrong = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (size_t j = 0; j < cols.size(); ++j) {
+      wrong += host[i * cols.size() + j] != static_cast<float>((rows[i] * 7 + cols[j] * 13) % 1000003);
     }
   }
   return wrong;
@@ -207,22 +216,65 @@ double peer_bandwidth(int P, int64_t bytes) {
   return static_cast<double>(bytes) * P * (P - 1) / median(times) / 1e9;
 }
 
+// An NCCL all-to-all of `pair_bytes` between every ordered pair of GPUs (grouped ncclSend/ncclRecv
+// from contiguous buffers, one thread driving every communicator): the median ms.
+double alltoall_ms(const std::vector<ncclComm_t>& nccl, int64_t pair_bytes) {
+  const int P = static_cast<int>(nccl.size());
+  std::vector<char*> send(static_cast<size_t>(P)), recv(static_cast<size_t>(P));
+  std::vector<cudaStream_t> streams(static_cast<size_t>(P));
+  for (int r = 0; r < P; ++r) {
+    CK(cudaSetDevice(r));
+    CK(cudaStreamCreateWithFlags(&streams[static_cast<size_t>(r)], cudaStreamNonBlocking));
+    CK(cudaMalloc(&send[static_cast<size_t>(r)], static_cast<size_t>(pair_bytes) * P));
+    CK(cudaMalloc(&recv[static_cast<size_t>(r)], static_cast<size_t>(pair_bytes) * P));
+  }
+  std::vector<double> times;
+  for (int it = 0; it < kWarmup + kRepeats; ++it) {
+    const auto t0 = std::chrono::steady_clock::now();
+    CK(ncclGroupStart());
+    for (int r = 0; r < P; ++r) {
+      for (int p = 0; p < P; ++p) {
+        if (p == r) continue;
+        const auto i = static_cast<size_t>(r);
+        CK(ncclSend(send[i] + p * pair_bytes, static_cast<size_t>(pair_bytes), ncclChar, p, nccl[i], streams[i]));
+        CK(ncclRecv(recv[i] + p * pair_bytes, static_cast<size_t>(pair_bytes), ncclChar, p, nccl[i], streams[i]));
+      }
+    }
+    CK(ncclGroupEnd());
+    for (cudaStream_t st : streams) CK(cudaStreamSynchronize(st));
+    const auto t1 = std::chrono::steady_clock::now();
+    if (it >= kWarmup) times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  for (int r = 0; r < P; ++r) {
+    CK(cudaSetDevice(r));
+    cudaFree(send[static_cast<size_t>(r)]);
+    cudaFree(recv[static_cast<size_t>(r)]);
+    cudaStreamDestroy(streams[static_cast<size_t>(r)]);
+  }
+  return median(times);
+}
+
 }  // namespace
 
 int main() {
   int P = 0;
   CK(cudaGetDeviceCount(&P));
+  if (const char* n = std::getenv("GDAP_BENCH_GPUS")) P = std::min(P, std::atoi(n));
   if (P < 2) {
     std::fprintf(stderr, "needs at least 2 GPUs, found %d\n", P);
     return 2;
   }
-  P = 2;
-  const int64_t half = kN * kN * 4 / 4;  // bytes each GPU sends to the other in rows -> cols
-  const double bandwidth = peer_bandwidth(P, half);
-  std::printf("peer bandwidth, all %d GPUs copying to each other at once: %.0f GB/s\n\n", P, bandwidth);
+  const int64_t pair = kN * kN * 4 / P / P;  // bytes each GPU sends each other in rows -> cols
+  const double bandwidth = peer_bandwidth(P, pair);
+  const char* order = std::getenv("GDAP_PEER_ORDER");
+  std::printf("%d GPUs; peer bandwidth, all copying to each other at once: %.0f GB/s; GDAP_PEER_ORDER=%s\n\n", P, bandwidth,
+              order ? order : "(default)");
   std::vector<ncclComm_t> nccl(static_cast<size_t>(P));
-  CK(ncclCommInitAll(nccl.data(), P, nullptr));
-  std::printf("| case | engine | median ms | GB/s across | floor ms | x floor | wrong |\n|---|---|---|---|---|---|---|\n");
+  std::vector<int> devices(static_cast<size_t>(P));
+  for (int r = 0; r < P; ++r) devices[static_cast<size_t>(r)] = r;
+  CK(ncclCommInitAll(nccl.data(), P, devices.data()));
+  std::printf("| case | engine | median ms | GB/s across | floor ms | x floor | all-to-all ms | gdap / all-to-all rate | wrong |\n"
+              "|---|---|---|---|---|---|---|---|---|\n");
   for (const Case& c : kCases) {
     struct Mode {
       const char* name;
@@ -241,14 +293,17 @@ int main() {
     };
     const std::vector<Mode> modes = {
         {"gdap group (pull)", "pull", group_comm}, {"gdap group (push)", "push", group_comm}, {"gdap NCCL", "pull", nccl_comm}};
+    double a2a = 0;
     for (const Mode& m : modes) {
       setenv("GDAP_GROUP_COPY", m.group_copy, 1);
       CK(gdap_comm_create_group(group.data(), P));  // time_mode destroys every rank's communicator
       int64_t wrong = 0, bytes = 0;
       const double ms = time_mode(c, P, m.make, wrong, bytes);
+      if (a2a == 0) a2a = alltoall_ms(nccl, bytes / P / (P - 1));
       const double floor_ms = static_cast<double>(bytes) / (bandwidth * 1e9) * 1e3;
-      std::printf("| %s | %s | %.3f | %.0f | %.3f | %.2f | %lld |\n", c.name.c_str(), m.name, ms,
-                  static_cast<double>(bytes) / (ms * 1e-3) / 1e9, floor_ms, ms / floor_ms, static_cast<long long>(wrong));
+      std::printf("| %s | %s | %.3f | %.0f | %.3f | %.2f | %.3f | %.2f | %lld |\n", c.name.c_str(), m.name, ms,
+                  static_cast<double>(bytes) / (ms * 1e-3) / 1e9, floor_ms, ms / floor_ms, a2a, a2a / ms,
+                  static_cast<long long>(wrong));
       std::fflush(stdout);
     }
   }

@@ -194,6 +194,11 @@ int sm_count() {
 
 cudaStream_t as_stream(void* stream) { return static_cast<cudaStream_t>(stream); }
 
+// Blocks per SM the kernel launches at most: 32 beat 16 by 1-10% on 4 x H100 for every
+// redistribution measured (docs/PERFORMANCE.md), more than one wave of resident blocks keeping the
+// links busy while the tails of earlier tiles drain.
+constexpr int64_t kBlocksPerSm = 32;
+
 }  // namespace
 
 struct DeviceBatch::Impl {
@@ -281,7 +286,7 @@ void DeviceBatch::upload(std::vector<int64_t> key, const std::vector<DeviceCopy>
   b.count = n, b.tiles = tiles;
   // One set of blocks walks every tile, remote ones first so the link is busy from the start:
   // measured on 2 x H200 against giving the local copies blocks of their own (docs/PERFORMANCE.md).
-  b.blocks = static_cast<int>(std::min<int64_t>(tiles, int64_t{sm_count()} * 16));
+  b.blocks = static_cast<int>(std::min<int64_t>(tiles, int64_t{sm_count()} * kBlocksPerSm));
   b.key = std::move(key);
 }
 

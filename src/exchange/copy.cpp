@@ -1,7 +1,10 @@
 // Copies between sections and packed buffers (see copy.hpp).
 #include "exchange/copy.hpp"
 
+#include "core/error.hpp"
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace gdap::exchange {
@@ -123,6 +126,57 @@ void append_device_copies(std::vector<cuda::DeviceCopy>& out, std::span<const Co
                           bool remote) {
   for (const Copy2D& c : copies) {
     out.push_back({src + c.src, dst + c.dst, c.rows, c.row_bytes, c.src_pitch, c.dst_pitch, remote});
+  }
+}
+
+PeerOrder peer_order() {
+  const char* env = std::getenv("GDAP_PEER_ORDER");
+  if (env == nullptr || *env == '\0' || std::strcmp(env, "interleave") == 0) return PeerOrder::interleave;
+  if (std::strcmp(env, "next") == 0) return PeerOrder::next;
+  if (std::strcmp(env, "increasing") == 0) return PeerOrder::increasing;
+  fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_PEER_ORDER='{}': not one of interleave, next, increasing", env);
+}
+
+namespace {
+
+// `c` cut into pieces of about `piece` bytes, appended to `out`.
+void cut(const cuda::DeviceCopy& c, int64_t piece, std::vector<cuda::DeviceCopy>& out) {
+  if (c.row_bytes >= piece) {
+    const int64_t slice = std::max<int64_t>(16, piece / 16 * 16);
+    for (int64_t r = 0; r < c.rows; ++r) {
+      for (int64_t at = 0; at < c.row_bytes; at += slice) {
+        out.push_back({c.src + r * c.src_pitch + at, c.dst + r * c.dst_pitch + at, 1, std::min(slice, c.row_bytes - at),
+                       c.src_pitch, c.dst_pitch, c.remote});
+      }
+    }
+    return;
+  }
+  const int64_t rows = std::max<int64_t>(1, piece / std::max<int64_t>(c.row_bytes, 1));
+  for (int64_t r = 0; r < c.rows; r += rows) {
+    out.push_back({c.src + r * c.src_pitch, c.dst + r * c.dst_pitch, std::min(rows, c.rows - r), c.row_bytes, c.src_pitch,
+                   c.dst_pitch, c.remote});
+  }
+}
+
+}  // namespace
+
+std::vector<cuda::DeviceCopy> order_device_copies(std::vector<std::vector<cuda::DeviceCopy>> per_peer, int64_t piece) {
+  std::vector<cuda::DeviceCopy> out;
+  if (peer_order() != PeerOrder::interleave) {
+    for (const auto& copies : per_peer) out.insert(out.end(), copies.begin(), copies.end());
+    return out;
+  }
+  for (auto& copies : per_peer) {
+    std::vector<cuda::DeviceCopy> pieces;
+    for (const cuda::DeviceCopy& c : copies) cut(c, piece, pieces);
+    copies = std::move(pieces);
+  }
+  for (size_t k = 0;; ++k) {
+    bool any = false;
+    for (const auto& copies : per_peer) {
+      if (k < copies.size()) out.push_back(copies[k]), any = true;
+    }
+    if (!any) return out;
   }
 }
 

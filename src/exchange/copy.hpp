@@ -44,6 +44,24 @@ void clip_packed(std::span<const Copy2D> copies, bool packed_source, int64_t lo,
 void append_device_copies(std::vector<cuda::DeviceCopy>& out, std::span<const Copy2D> copies, const char* src, char* dst,
                           bool remote = false);
 
+// How a copy kernel orders the messages of several peers (GDAP_PEER_ORDER, read at each call):
+// `interleave` (the default) deals the peers' copies out in pieces of about a MiB, one peer's piece
+// after another's, so that every rank writes to all its peers at once; `next` moves one peer's
+// copies after another's, starting at the next rank (from_next_peer), so that the ranks write a
+// permutation of each other; `increasing` keeps the planner's increasing peer order (what the
+// in-process group did before 2026-11-27). On 4 x H100 interleaving took rows -> columns from
+// 0.80-0.83 ms to 0.61-0.65 ms (docs/PERFORMANCE.md); the others stay for measuring beside it.
+// Throws GDAP_ERR_INVALID_ARGUMENT for any other value.
+enum class PeerOrder { interleave, next, increasing };
+PeerOrder peer_order();
+
+// The device copies of each peer's messages (`per_peer`, in the order peer_order() walks the
+// peers) as one list in that order: concatenated, or for `interleave` cut into pieces of about
+// `piece` bytes (whole rows, or slices of one long row at multiples of 16 bytes, so that no piece
+// loses its alignment) and dealt round-robin.
+std::vector<cuda::DeviceCopy> order_device_copies(std::vector<std::vector<cuda::DeviceCopy>> per_peer,
+                                                  int64_t piece = int64_t{1} << 20);
+
 // Runs copies on host-accessible memory.
 void run_host_copies(std::span<const Copy2D> copies, const char* src, char* dst);
 

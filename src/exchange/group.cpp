@@ -229,7 +229,7 @@ DeviceScratch& GroupEngine::device_scratch(const Program& program, int device) {
 
 // Calls f(copies, from, to) for each message this rank copies: its local copies, then its
 // receives (pull: the peer's sender -> its own receiver) or its sends (push: its own sender -> the
-// peer's receiver).
+// peer's receiver), in peer_order(): from the next rank on unless GDAP_PEER_ORDER=increasing.
 template <typename F>
 void GroupEngine::for_each_transfer(const Program& program, const Sections& mine,
                                     const std::vector<const Published*>& all, bool push, F&& f) const {
@@ -239,10 +239,10 @@ void GroupEngine::for_each_transfer(const Program& program, const Sections& mine
     f(copies, from, to);
   };
   for (const Message& m : program.messages(Part::local)) one(m, mine.src, mine.dst);
-  if (push) {
-    for (const Message& m : program.messages(Part::send)) one(m, mine.src, all[static_cast<size_t>(m.peer)]->dst);
-  } else {
-    for (const Message& m : program.messages(Part::recv)) one(m, all[static_cast<size_t>(m.peer)]->src, mine.dst);
+  for (const Message* m : kernel_order(program.messages(push ? Part::send : Part::recv), comm_.rank, comm_.size)) {
+    const Published& peer = *all[static_cast<size_t>(m->peer)];
+    if (push) one(*m, mine.src, peer.dst);
+    else one(*m, peer.src, mine.dst);
   }
 }
 
@@ -264,14 +264,14 @@ void GroupEngine::queue_copies(DeviceScratch& scratch, const Program& program, c
     }
   }
   if (!scratch.batch.holds(key)) {
-    std::vector<cuda::DeviceCopy> device_copies;
+    std::vector<std::vector<cuda::DeviceCopy>> per_message;
     for_each_transfer(program, mine, all, push, [&](const std::vector<Copy2D>& copies, const gdap_array* from, const gdap_array* to) {
       const int peer = (push ? to : from)->section.device.id;
       cuda::enable_peer_access(scratch.device, peer);
-      append_device_copies(device_copies, copies, static_cast<const char*>(from->data()), static_cast<char*>(to->data()),
-                           peer != scratch.device);
+      append_device_copies(per_message.emplace_back(), copies, static_cast<const char*>(from->data()),
+                           static_cast<char*>(to->data()), peer != scratch.device);
     });
-    scratch.batch.upload(std::move(key), device_copies, stream);
+    scratch.batch.upload(std::move(key), order_device_copies(std::move(per_message)), stream);
   }
   scratch.batch.launch(stream);
   scratch.done.record(stream);

@@ -66,19 +66,6 @@ class PeerMappings {
 // on a rank only once every rank's stream has reached it, so it orders the direct writes.
 void peer_bracket(NcclComm& comm, char* flag);
 
-// Rank `me`'s messages (anything with a `peer`) in the order its copy kernel writes them: to
-// me + 1 first, then me + 2, ... (mod `ranks`). The kernel walks its copies in order, so every rank
-// writing to the same peer first would crowd that peer's links while others idle.
-template <typename Messages>
-auto from_next_peer(const Messages& messages, int64_t me, int64_t ranks) {
-  std::vector<const std::ranges::range_value_t<Messages>*> out;
-  for (const auto& m : messages) out.push_back(&m);
-  std::stable_sort(out.begin(), out.end(), [&](const auto* a, const auto* b) {
-    return (a->peer - me + ranks) % ranks < (b->peer - me + ranks) % ranks;
-  });
-  return out;
-}
-
 // An offer as it travels in an allgather: a header H (trivially copyable, with a `version` that
 // changes with its layout) followed by `head.*count` entries E.
 template <typename H, typename E>

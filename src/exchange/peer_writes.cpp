@@ -88,27 +88,27 @@ void decide(NcclComm& comm, const std::vector<std::string>& shares, PeerScratch&
 
 void upload_copies(NcclComm& comm, const Program& program, const Sections& sections, PeerScratch& s,
                    std::vector<int64_t> key) {
-  std::vector<cuda::DeviceCopy> device_copies;
+  std::vector<std::vector<cuda::DeviceCopy>> per_peer;
   std::vector<Copy2D> copies;
   if (sections.src) {
     const End sender{End::sender, sections.src->section.strides};
     const char* from = static_cast<const char*>(sections.src->data());
-    for (const Message* sent : from_next_peer(program.messages(Part::send), comm.rank, comm.size)) {
+    for (const Message* sent : kernel_order(program.messages(Part::send), comm.rank, comm.size)) {
       const Message& m = *sent;
       const Peer& peer = s.peers[static_cast<size_t>(m.peer)];
       copies.clear();
       program.copies(m, sender, End{End::receiver, peer.entries}, copies);
       char* to = s.dst[static_cast<size_t>(m.peer)];
       if (to == nullptr) fail(GDAP_ERR_INTERNAL, "rank {} sends to rank {}, which offered no receiving section", comm.rank, m.peer);
-      append_device_copies(device_copies, copies, from, to, crosses_link(peer.head.dst, comm.device()));
+      append_device_copies(per_peer.emplace_back(), copies, from, to, crosses_link(peer.head.dst, comm.device()));
     }
     if (sections.dst) {
-      append_device_copies(device_copies,
+      append_device_copies(per_peer.emplace_back(),
                            program.part_copies(Part::local, sender, End{End::receiver, sections.dst->section.strides}),
                            from, static_cast<char*>(sections.dst->data()));
     }
   }
-  s.batch.upload(std::move(key), device_copies, comm.stream);
+  s.batch.upload(std::move(key), order_device_copies(std::move(per_peer)), comm.stream);
 }
 
 }  // namespace

@@ -22,9 +22,11 @@
 
 #include "exchange/copy.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <ranges>
 #include <span>
 #include <vector>
 
@@ -176,6 +178,28 @@ void for_each_block(std::span<const std::span<const Segment>> lists, F&& f) {
     ++pos[i - 1];
     load(i - 1);
   }
+}
+
+// Rank `me`'s messages (anything with a `peer`) in the order its copy kernel moves them: to or from
+// me + 1 first, then me + 2, ... (mod `ranks`). A kernel walks its copies in order, so every rank
+// starting at the same peer would crowd that peer's links while the others idle (on 4 GPUs in
+// increasing peer order, three ranks first all write into rank 0).
+template <typename Messages>
+auto from_next_peer(const Messages& messages, int64_t me, int64_t ranks) {
+  std::vector<const std::ranges::range_value_t<Messages>*> out;
+  for (const auto& m : messages) out.push_back(&m);
+  std::stable_sort(out.begin(), out.end(), [&](const auto* a, const auto* b) {
+    return (a->peer - me + ranks) % ranks < (b->peer - me + ranks) % ranks;
+  });
+  return out;
+}
+
+// The order a copy kernel moves a rank's messages in: from_next_peer, or increasing peer order
+// under GDAP_PEER_ORDER=increasing (copy.hpp's PeerOrder).
+inline std::vector<const Message*> kernel_order(std::span<const Message> messages, int64_t me, int64_t ranks) {
+  std::vector<const Message*> order = from_next_peer(messages, me, ranks);
+  if (peer_order() == PeerOrder::increasing) std::ranges::sort(order, {}, &Message::peer);
+  return order;
 }
 
 }  // namespace gdap::exchange
