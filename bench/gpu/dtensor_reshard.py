@@ -1,8 +1,9 @@
 """PyTorch DTensor redistribute, row blocks -> column blocks, float32 N x N, one process per GPU: the
-DTensor row of bench/gpu/global_reshard.py, which runs this under
+DTensor row of bench/gpu/reshard_scaling.py's rows-cols layout, which runs this under
 `python -m torch.distributed.run --standalone --nproc_per_node=<GPUs> dtensor_reshard.py N`.
-Rank 0 prints one markdown row (median of 30 after 3 warm-ups, barrier and synchronise before each,
-synchronise after) and its ratio to GDAP_BARE_MS when that is set; the result is checked."""
+Rank 0 prints one JSON line, {"ms": median of 30 after 3 warm-ups (barrier and synchronise before
+each, synchronise after), "ok": the result checked on every rank}."""
+import json
 import os
 import sys
 import time
@@ -36,10 +37,5 @@ ok = bool(torch.equal(local, (expected % 1009).to(torch.float32)))
 oks = [None] * world
 dist.all_gather_object(oks, ok)
 if rank == 0:
-    ms = 1e3 * sorted(times)[len(times) // 2]
-    across = N * N * 4 * (world - 1) / world
-    bare = float(os.environ.get("GDAP_BARE_MS", "0") or 0)
-    ratio = "%.2fx" % (ms / bare) if bare else ""
-    print("| PyTorch DTensor redistribute (NCCL, %d processes) | %.3f | %.0f | %s | %s |"
-          % (world, ms, across / ms / 1e6, ratio, "ok" if all(oks) else "WRONG"), flush=True)
+    print(json.dumps({"ms": 1e3 * sorted(times)[len(times) // 2], "ok": all(oks)}), flush=True)
 dist.destroy_process_group()

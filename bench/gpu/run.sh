@@ -13,6 +13,10 @@
 #   allreduce:    1 GiB float32 all-reduce, beside ncclAllReduce
 #   reduce_scatter: 1 GiB float32 partial sums per GPU into row blocks, beside ncclReduceScatter
 #   reduce:       global sums of 1 GiB float32 per GPU (all, rows, columns), beside CUB / cuBLAS + NCCL
+# The Python-level comparison (issue 25) is its own command: bench/gpu/reshard_scaling.sh times gdap's
+# redistribution (GlobalArray.reshard, the bare call) beside NCCL's all-to-all of the same bytes, cupyx,
+# JAX and DTensor for rows -> columns, 2-d blocks -> block-cyclic and cyclic rows -> columns at 1, 2 and
+# 4 GPUs, into $OUT/reshard_scaling.md with a scaling table.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/gdap-bench-out}
