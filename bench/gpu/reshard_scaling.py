@@ -24,7 +24,7 @@ A peer that cannot express a layout gets a row saying so; a peer that fails prin
 REPS (30; 3 for cupyx's block-cyclic) after warm-ups, every GPU synchronised after each repeat.
 
 Usage: PYTHONPATH=<gdap build>/bindings/python python3 bench/gpu/reshard_scaling.py [--layout L]...
-         [--n N] [--rows R] [--cols C] [--json FILE] [--host]
+         [--n N] [--rows R] [--cols C] [--json FILE] [--host] [--no-peers]
        python3 bench/gpu/reshard_scaling.py --summarize FILE   (the scaling table from --json records)
   --host: four ranks in host memory, gdap's rows only, small sizes (2048^2; 2003 x 601), for a machine
   without a GPU.
@@ -58,6 +58,7 @@ def parse_args():
     p.add_argument("--cols", type=int, help="cyclic-cols columns (default 3001)")
     p.add_argument("--json", help="append one JSON record per row to this file (for --summarize)")
     p.add_argument("--host", action="store_true", help="4 ranks in host memory, gdap only, small sizes")
+    p.add_argument("--no-peers", action="store_true", help="gdap and the NCCL all-to-all only (no cupyx, JAX, DTensor)")
     p.add_argument("--summarize", metavar="FILE", help="print the scaling table of the records in FILE and exit")
     return p.parse_args()
 
@@ -432,7 +433,7 @@ def run_layout(name):
     table = time_gdap(case)
     free_pools()
     if not ARGS.host:
-        for engine, timer, can in ((A2A, time_alltoall, lambda c: True),) + PEERS:
+        for engine, timer, can in ((A2A, time_alltoall, lambda c: True),) + (() if ARGS.no_peers else PEERS):
             if not can(case):
                 table.add(engine, note="cannot express %s" % name)
                 continue

@@ -3,7 +3,10 @@
 # benchmarks, each timing gdap beside its peer in the same run, on every GPU present. Each writes
 # its table to $OUT/<name>_gpu.md.
 # Usage: bench/gpu/run.sh [redistribute] [halo] [allreduce] [reduce] [gemm] ...   (default: redistribute)
-#   redistribute: float32 16384^2 row blocks -> column blocks / block-cyclic, beside cupyx reshard
+#        bench/gpu/run.sh --build-only   (the Release library in build-bench-gpu, nothing timed)
+#   redistribute: float32 16384^2 row blocks -> column blocks / row block-cyclic(256), and the fine-grained
+#                 cyclic rows -> columns / column block-cyclic(16), over every GPU (GDAP_BENCH_GPUS=2: the
+#                 first two), beside an NCCL all-to-all of the same bytes; cupyx reshard on 2 GPUs
 #   redistribute_grid: float64 32768^2 2-d blocks -> 2-d block-cyclic 256 x 256 / column blocks over
 #                 NCCL (2 x 2 on 4 GPUs, 2 x 1 on 2), beside an NCCL all-to-all of the same bytes
 #   gemm:         float64/float32 16384^3 and 32768^3 GEMM, beside P x single-GPU cuBLAS and cupyx matmul
@@ -37,6 +40,7 @@ if [ ! -f "$build/libgdap.so" ] || [ -z "${GDAP_BENCH_BUILD:-}" ]; then
 fi
 echo "library: $build ($(grep -m1 CMAKE_BUILD_TYPE:STRING "$build/CMakeCache.txt"))" | tee -a "$out/machine.txt"
 build=$(cd "$build" && pwd)  # GDAP_BENCH_BUILD may be relative or absolute
+[ "${1:-}" = --build-only ] && exit 0  # bench/gpu/hosts.sh: the library only
 rc=0
 for name in "${@:-redistribute}"; do
   exe=$build/${name}_gpu

@@ -1,11 +1,11 @@
-// Redistribution and persistent halo exchange over NCCL with one process per GPU (labels gpu,
+// Redistribution, persistent halo exchange and reductions over NCCL with one process per GPU (labels gpu,
 // mpi): the engines' real setting, where NCCL's ranks are processes and the direct paths reach
 // peers through CUDA IPC (exchange/peer_writes.cpp, exchange/bound_writes.cpp). Every destination element is
 // checked against its global index, padding against its sentinel, for: a small odd-sized matrix
 // (row blocks -> cyclic columns), a large one (12289^2 float64 row blocks -> padded column blocks),
 // the same sections again (mappings kept); then every halo case of this many ranks
-// (halo/halo_check.hpp), bound and started three times with repainting between starts. All of it
-// three times: direct writes, a rank that turns them off (GDAP_NCCL_PEER=0: every rank falls back
+// (halo/halo_check.hpp), bound and started three times with repainting between starts; then
+// all-reduces and reductions over axes (run_reductions). All of it three times: direct writes, a rank that turns them off (GDAP_NCCL_PEER=0: every rank falls back
 // to NCCL's send/receive), and on again. Exits 77 (skipped, and ctest says so) with fewer GPUs
 // than ranks. With GDAP_TEST_SEPARATE_HOSTS=1 each process plays a host of its own (the multi-node
 // path: NCCL send/receive, no CUDA IPC): the same checks twice, and direct writes refused.
@@ -119,6 +119,77 @@ void run_case(gdap_comm* comm, int device, int64_t rank, int64_t n, const std::v
   gdap_map_destroy(src_map);
 }
 
+// A device section of `dims` (none: 0-d) on `device` holding value(local index) in C order.
+template <typename F>
+gdap_array* device_section(const std::vector<gdap_dim>& dims, int device, F&& value) {
+  gdap_array* a = nullptr;
+  if (gdap_array_create(&a, kF64, gdap_device{GDAP_DEVICE_CUDA, device}, dims.data(), static_cast<int64_t>(dims.size())) !=
+      GDAP_SUCCESS) {
+    return nullptr;
+  }
+  std::vector<int64_t> shape(dims.size());
+  gdap_array_shape(shape.data(), a);
+  int64_t n = 1;
+  for (int64_t e : shape) n *= e;
+  std::vector<double> host(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) host[static_cast<size_t>(k)] = value(k, shape);
+  void* p = nullptr;
+  gdap_array_data(&p, a);
+  cudaMemcpy(p, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice);
+  return a;
+}
+
+std::vector<double> values_of(gdap_array* a, int64_t n) {
+  std::vector<double> host(static_cast<size_t>(n));
+  void* p = nullptr;
+  gdap_array_data(&p, a);
+  cudaDeviceSynchronize();
+  cudaMemcpy(host.data(), p, host.size() * sizeof(double), cudaMemcpyDeviceToHost);
+  return host;
+}
+
+void count_wrong(int64_t r, const char* name, int64_t wrong) {
+  if (wrong == 0) return;
+  std::fprintf(stderr, "rank %lld: %s: %lld wrong elements\n", static_cast<long long>(r), name, static_cast<long long>(wrong));
+  ++failures;
+}
+
+// The reductions over the same communicator: an all-reduce (sum and max) of a replicated 1000-element
+// section holding r * 1000 + i on rank r, then gdap_reduce_axes of a 203 x 203 matrix in row blocks
+// holding its global index: every element into a 0-d total, and each row into row blocks (a
+// reduce-scatter). Every value is a whole number well inside a double's exact range.
+void run_reductions(gdap_comm* comm, int device, int64_t r, int64_t P) {
+  constexpr int64_t len = 1000, n = 203;
+  for (gdap_reduce_op op : {GDAP_REDUCE_SUM, GDAP_REDUCE_MAX}) {
+    gdap_array* a = device_section({whole(len)}, device, [&](int64_t i, auto&) { return static_cast<double>(r * len + i); });
+    if (a == nullptr) EXPECT_OK(GDAP_ERR_DEVICE);
+    EXPECT_OK(gdap_allreduce(comm, a, op));
+    const std::vector<double> got = values_of(a, len);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < len; ++i) {
+      const double want = op == GDAP_REDUCE_SUM ? static_cast<double>(P * i + len * P * (P - 1) / 2) : static_cast<double>((P - 1) * len + i);
+      wrong += got[static_cast<size_t>(i)] != want;
+    }
+    count_wrong(r, op == GDAP_REDUCE_SUM ? "all-reduce sum" : "all-reduce max", wrong);
+    gdap_array_destroy(a);
+  }
+  const int64_t row0 = r * n / P, rows = (r + 1) * n / P - row0;
+  gdap_array* m = device_section({block(n, P, r), whole(n)}, device,
+                                 [&](int64_t k, auto&) { return static_cast<double>((row0 + k / n) * n + k % n); });
+  gdap_array* total = device_section({}, device, [](int64_t, auto&) { return -1.0; });
+  gdap_array* row_sums = device_section({block(n, P, r)}, device, [](int64_t, auto&) { return -1.0; });
+  if (m == nullptr || total == nullptr || row_sums == nullptr) EXPECT_OK(GDAP_ERR_DEVICE);
+  EXPECT_OK(gdap_reduce_axes(comm, m, total, GDAP_REDUCE_SUM, nullptr, 0));
+  const int64_t axis = 1;
+  EXPECT_OK(gdap_reduce_axes(comm, m, row_sums, GDAP_REDUCE_SUM, &axis, 1));
+  count_wrong(r, "reduce_axes total", values_of(total, 1)[0] != static_cast<double>(n * n * (n * n - 1) / 2));
+  const std::vector<double> got = values_of(row_sums, rows);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < rows; ++i) wrong += got[static_cast<size_t>(i)] != static_cast<double>((row0 + i) * n * n + n * (n - 1) / 2);
+  count_wrong(r, "reduce_axes row sums", wrong);
+  for (gdap_array* a : {m, total, row_sums}) gdap_array_destroy(a);
+}
+
 cudaStream_t comm_stream = nullptr;  // the communicator's (made in main)
 
 void run_all(gdap_comm* comm, int device, int64_t r, int64_t P) {
@@ -133,6 +204,7 @@ void run_all(gdap_comm* comm, int device, int64_t r, int64_t P) {
     for (const std::string& w : wrong) std::fprintf(stderr, "rank %lld: halo %s\n", static_cast<long long>(r), w.c_str());
     failures += static_cast<int>(wrong.size());
   }
+  run_reductions(comm, device, r, P);
 }
 
 // Ranks on different hosts, GDAP_NCCL_PEER=1 on rank 0: binding a halo fails on every rank (direct

@@ -314,12 +314,16 @@ def _capsule_from_producer(x: Any, stream: Any, what: str = "the array") -> Any:
         raise UnsupportedError("%s cannot be shared without a copy: %s" % (what, e)) from None
 
 
-def _from_capsule(capsule: Any, dim_data: Optional[DimData], version: Optional[str], owner: Any = None) -> LocalArray:
+def _from_capsule(capsule: Any, dim_data: Optional[DimData], version: Optional[str], owner: Any = None,
+                  dims: Optional[Dims] = None) -> LocalArray:
     """A LocalArray taking the tensor of an unconsumed DLPack capsule (renamed "used_..." once
-    gdap took it). dim_data None: undistributed, one {} per dimension of the tensor."""
-    if dim_data is None:
-        dim_data = [{}] * _c.gdap_py_capsule_ndim(capsule)
-    dims = dims_from_dim_data(dim_data)
+    gdap took it). dim_data None: undistributed, one {} per dimension of the tensor. `dims`: the
+    dim_data already converted (a caller that wraps sections of one map again and again keeps
+    them), used instead of dim_data."""
+    if dims is None:
+        if dim_data is None:
+            dim_data = [{}] * _c.gdap_py_capsule_ndim(capsule)
+        dims = dims_from_dim_data(dim_data)
     if _c.gdap_py_capsule_name(capsule) == "dltensor":
         handle = _c.gdap_array_from_dlpack_unversioned(capsule, dims.dims, version)
     else:  # the C glue names what is wrong with anything but an unconsumed versioned capsule
@@ -339,6 +343,14 @@ def from_dlpack(x: Any, dim_data: Optional[DimData] = None, *, version: Optional
     """
     capsule = x if _is_capsule(x) else _capsule_from_producer(x, stream, "from_dlpack")
     return _from_capsule(capsule, dim_data, version)
+
+
+def from_dlpack_with_dims(x: Any, dims: Dims) -> LocalArray:
+    """from_dlpack(x, dim_data) with the dim_data already converted (`dims`, from
+    dims_from_dim_data): how gdap.redistribute wraps a plan's sections on every call without
+    converting the same dictionaries each time."""
+    capsule = x if _is_capsule(x) else _capsule_from_producer(x, None, "from_dlpack")
+    return _from_capsule(capsule, None, None, dims=dims)
 
 
 def _is_capsule(x: object) -> bool:

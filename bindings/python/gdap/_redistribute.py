@@ -13,7 +13,8 @@ import numpy as np
 
 from . import _gdap_c as _c
 from ._handle import Handle
-from ._local import LocalArray, dtype_to_c, empty, from_distarray, from_dlpack
+from ._dims import Dims, dims_from_dim_data
+from ._local import LocalArray, dtype_to_c, empty, from_distarray, from_dlpack, from_dlpack_with_dims
 from ._map import GlobalMap
 from ._types import DeviceLike, DTypeLike, SectionLike, Shape
 
@@ -54,6 +55,10 @@ class Plan(Handle):
         self.src, self.dst = src, dst
         self.roles: Optional[tuple[int, ...]] = roles
         self._dtype = np.dtype(dtype)
+        self._rank = rank
+        # This rank's sections as gdap_dim structs, made on first use (the plan and its maps never
+        # change): gdap.redistribute wraps a caller's arrays with them on every call.
+        self._dims: dict[str, Optional[Dims]] = {}
 
     @property
     def stats(self) -> dict[str, int]:
@@ -64,7 +69,7 @@ class Plan(Handle):
 
     @property
     def rank(self) -> int:
-        return self.stats["rank"]
+        return self._rank
 
     @property
     def nranks(self) -> int:
@@ -90,6 +95,14 @@ class Plan(Handle):
         nothing there."""
         return _local_shape(self.dst, self.role)
 
+    def section_dims(self, side: str) -> Optional[Dims]:
+        """This rank's section of `side` ("src", or "dst": its role's) as gdap_dim structs, made
+        once; None where the rank holds nothing there."""
+        if side not in self._dims:
+            gmap, rank = (self.src, self.rank) if side == "src" else (self.dst, self.role)
+            self._dims[side] = dims_from_dim_data(gmap.dim_data(rank)) if rank < gmap.nranks else None
+        return self._dims[side]
+
     def __repr__(self) -> str:
         if self._handle is None:
             return "<gdap.Plan (closed)>"
@@ -101,18 +114,21 @@ def _local_shape(gmap: GlobalMap, rank: int) -> Optional[Shape]:
     return gmap.local_shape(rank) if rank < gmap.nranks else None
 
 
-def _section(x: SectionLike, gmap: GlobalMap, rank: int,
-             dtype: Optional[DTypeLike]) -> tuple[Optional[LocalArray], bool]:
+def _section(x: SectionLike, gmap: GlobalMap, rank: int, dtype: Optional[DTypeLike],
+             dims: Optional[Dims] = None) -> tuple[Optional[LocalArray], bool]:
     """A LocalArray for x as this rank's section of `gmap` (None where the rank is outside the
     map, which gdap ignores; an empty section made here for None where the rank's section is
-    empty); the bool says whether it was made here (and is to be closed here)."""
+    empty); the bool says whether it was made here (and is to be closed here). `dims`: the rank's
+    dim_data already converted (Plan.section_dims), else converted here."""
     if x is None and rank < gmap.nranks and 0 in gmap.local_shape(rank):
         return empty(gmap.dim_data(rank), np.dtype(dtype)), True
     if x is None or rank >= gmap.nranks or isinstance(x, LocalArray):
         return x, False
     if hasattr(x, "__distarray__") or isinstance(x, Mapping):
         return from_distarray(x), True
-    return from_dlpack(x, gmap.dim_data(rank)), True
+    if dims is None:
+        dims = dims_from_dim_data(gmap.dim_data(rank))
+    return from_dlpack_with_dims(x, dims), True
 
 
 def redistribute(comm: Comm, plan: Plan, src: SectionLike, dst: SectionLike) -> SectionLike:
@@ -127,7 +143,8 @@ def redistribute(comm: Comm, plan: Plan, src: SectionLike, dst: SectionLike) -> 
     """
     rank, role = plan.rank, plan.role
     together(lambda s, d: _c.gdap_redistribute(comm._h(), plan._h(), s, d),
-             [lambda: _section(src, plan.src, rank, plan.dtype), lambda: _section(dst, plan.dst, role, plan.dtype)])
+             [lambda: _section(src, plan.src, rank, plan.dtype, plan.section_dims("src")),
+              lambda: _section(dst, plan.dst, role, plan.dtype, plan.section_dims("dst"))])
     return dst
 
 
