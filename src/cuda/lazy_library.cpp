@@ -25,7 +25,11 @@ bool LazyLibrary::load() {
   std::call_once(once_, [this] {
     handle_ = open_library(soname_, error_);
     std::string fallback_error;
-    if (handle_ == nullptr && fallback_[0] != '\0') handle_ = open_library(fallback_, fallback_error);
+    if (handle_ == nullptr && fallback_[0] != '\0') {
+      handle_ = open_library(fallback_, fallback_error);
+      // Both reasons: the soname's alone would hide why the build's own path failed too.
+      if (handle_ == nullptr) error_ += "; nor from the build's path (" + fallback_error + ")";
+    }
     if (handle_ != nullptr) error_.clear();
   });
   return handle_ != nullptr;

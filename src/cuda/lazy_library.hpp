@@ -21,7 +21,8 @@ class LazyLibrary {
   LazyLibrary& operator=(const LazyLibrary&) = delete;
 
   // Loads the library on the first call (thread-safe); throws GDAP_ERR_UNSUPPORTED "<soname> could not
-  // be loaded: <dlerror>; <user> needs it" when it cannot be, on this call and every later one.
+  // be loaded: <dlerror>[; nor from the build's path (<dlerror of fallback>)]; <user> needs it" when it
+  // cannot be, on this call and every later one.
   void require(const char* user);
   // The address of function `name` (nullptr when the library or the function is missing).
   void* symbol(const char* name);

@@ -45,6 +45,8 @@ TEST(LazyLibrary, ALibraryThatDoesNotLoadIsRefusedNamingItTheReasonAndTheUser) {
       EXPECT_NE(message.find("libgdap_no_such_library.so.9 could not be loaded: "), std::string::npos) << message;
       EXPECT_NE(message.find("cannot open shared object file"), std::string::npos) << message;  // dlerror's reason
       EXPECT_NE(message.find("gdap_comm_from_nccl needs it"), std::string::npos) << message;
+      EXPECT_NE(message.find("nor from the build's path (/nonexistent/libgdap_no_such_library.so.9"), std::string::npos)
+          << "rule: the fallback path's own reason is named too: " << message;
     }
   }
   EXPECT_EQ(none.symbol("anything"), nullptr);
