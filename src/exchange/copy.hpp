@@ -51,7 +51,8 @@ void append_device_copies(std::vector<cuda::DeviceCopy>& out, std::span<const Co
 // permutation of each other; `increasing` keeps the planner's increasing peer order (what the
 // in-process group did before 2026-11-27). On 4 x H100 interleaving took rows -> columns from
 // 0.80-0.83 ms to 0.61-0.65 ms (docs/PERFORMANCE.md); the others stay for measuring beside it.
-// Throws GDAP_ERR_INVALID_ARGUMENT for any other value.
+// Throws GDAP_ERR_INVALID_ARGUMENT for any other value. The persistent halo's direct writes
+// (bound_writes.cpp) keep next-rank-first: small faces, not measured with interleaving.
 enum class PeerOrder { interleave, next, increasing };
 PeerOrder peer_order();
 

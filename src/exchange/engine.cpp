@@ -60,9 +60,10 @@ void Engine::check_all(const Program& program, const Sections& sections, const A
     fail(GDAP_ERR_UNSUPPORTED, "{} is in {} memory but {} in {} memory; both must be host-accessible or both on devices",
          sections.src_name, memory_name(s), sections.dst_name, memory_name(d));
   }
-  // A bad GDAP_PEER_ORDER is this rank's error here, in the agreement, rather than a throw on one
-  // rank while its peers already wait in the exchange.
-  if (s == Memory::device || d == Memory::device) peer_order();
+  // A bad GDAP_PEER_ORDER is this rank's error here, in the agreement, on every rank whatever its
+  // sections (a rank with none still builds its copy lists), rather than a throw on one rank while
+  // its peers already wait in the exchange.
+  peer_order();
 }
 
 std::unique_ptr<Bound> Engine::bind(const Program& program, const Sections& sections, const Agreement& agreement) {

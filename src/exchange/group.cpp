@@ -256,7 +256,7 @@ void GroupEngine::queue_copies(DeviceScratch& scratch, const Program& program, c
   for (const Published* p : all) {
     if (p->ready != nullptr && p->ready != &scratch.ready) p->ready->wait_on(stream);
   }
-  std::vector<int64_t> key{static_cast<int64_t>(program.serial()), push ? 1 : 0};
+  std::vector<int64_t> key{static_cast<int64_t>(program.serial()), push ? 1 : 0, static_cast<int64_t>(peer_order())};
   for (const Published* p : all) {
     for (const gdap_array* a : {p->src, static_cast<const gdap_array*>(p->dst)}) {
       key.push_back(a ? reinterpret_cast<int64_t>(a->data()) : 0);

@@ -134,6 +134,7 @@ bool run_peer_writes(NcclComm& comm, const Program& program, const Sections& sec
   decide(comm, shares, s);
   if (!s.push) return false;
   key.push_back(static_cast<int64_t>(s.generation));  // the peers' mappings too
+  key.push_back(static_cast<int64_t>(peer_order()));  // a batch in another order is another batch
   if (!s.batch.holds(key)) upload_copies(comm, program, sections, s, std::move(key));
   char* flag = s.flag.reserve(sizeof(int32_t));
   peer_bracket(comm, flag);

@@ -91,10 +91,13 @@ TEST(OrderDeviceCopies, InterleavedPiecesMoveExactlyTheSameBytes) {
   for (const auto& p : peers) whole.insert(whole.end(), p.begin(), p.end());
   const auto pieces = order_device_copies(peers, 1024);
   EXPECT_GT(pieces.size(), whole.size()) << "rule: copies bigger than a piece are cut";
+  int64_t long_row_pieces = 0;
+  for (const DeviceCopy& c : pieces) long_row_pieces += peer_of(c) == 1 && c.rows == 1 && c.row_bytes == 1024;
+  EXPECT_EQ(long_row_pieces, 3 * 4) << "rule: each 5000-byte row becomes four 1024-byte slices and a tail";
   EXPECT_EQ(bytes_of(pieces), bytes_of(whole)) << "rule: the pieces move every byte once, from where it was";
   for (const DeviceCopy& c : pieces) {
     EXPECT_TRUE(c.remote) << "rule: a piece keeps its copy's remote flag";
-    EXPECT_LE(c.rows * c.row_bytes, 5000) << "rule: a piece is at most one long row or about a piece of short rows";
+    EXPECT_LE(c.rows * c.row_bytes, 1024) << "rule: a piece holds at most about `piece` bytes (1024 here)";
     const auto offset = reinterpret_cast<int64_t>(c.dst) & ((int64_t{1} << 40) - 1);
     if (peer_of(c) == 1 && c.rows == 1 && c.row_bytes != 5000) EXPECT_EQ(offset % 16, 0) << "rule: a long row is cut at multiples of 16 bytes";
   }
@@ -119,6 +122,23 @@ TEST(OrderDeviceCopies, InterleaveDealsOnePeerAfterAnother) {
   EXPECT_EQ(got[0], 0);
   EXPECT_EQ(got[1], 1);
   EXPECT_EQ(got[2], 2);
+}
+
+TEST(OrderDeviceCopies, EmptyCopiesAndTinyPiecesStayExact) {
+  Order o("interleave");
+  const std::vector<std::vector<DeviceCopy>> peers = {{{at(0), to(0, 8), 0, 64, 64, 64, true}},
+                                                      {{at(8), to(1, 8), 3, 0, 16, 16, true}},
+                                                      {{at(24), to(2, 8), 5, 40, 48, 40, true}}};
+  std::vector<DeviceCopy> whole;
+  for (const auto& p : peers) whole.insert(whole.end(), p.begin(), p.end());
+  const auto pieces = order_device_copies(peers, 7);  // under 16: long rows are cut at 16 bytes
+  EXPECT_EQ(bytes_of(pieces), bytes_of(whole)) << "rule: no rows, empty rows and tiny pieces lose or add no byte";
+  for (const DeviceCopy& c : pieces) {
+    if (c.row_bytes > 0 && peer_of(c) == 2) {
+      const auto src_offset = (reinterpret_cast<int64_t>(c.src) - reinterpret_cast<int64_t>(at(24))) % 16;
+      EXPECT_EQ(src_offset, 0) << "rule: slices start 16-byte steps from their row's start, keeping its alignment";
+    }
+  }
 }
 
 TEST(OrderDeviceCopies, NextAndIncreasingKeepCopiesWholeInPeerOrder) {

@@ -136,7 +136,16 @@ gdap_array* device_section(const std::vector<gdap_dim>& dims, int device, F&& va
   void* p = nullptr;
   gdap_array_data(&p, a);
   cudaMemcpy(p, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice);
+  cudaDeviceSynchronize();  // pageable copies may still be landing, unordered with gdap's stream
   return a;
+}
+
+// A section this test could not allocate: the job ends (the peers would wait in the next collective).
+gdap_array* or_abort(gdap_array* a, int64_t r) {
+  if (a != nullptr) return a;
+  std::fprintf(stderr, "rank %lld: could not allocate a device section: %s\n", static_cast<long long>(r), gdap_last_error());
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  return nullptr;
 }
 
 std::vector<double> values_of(gdap_array* a, int64_t n) {
@@ -161,8 +170,8 @@ void count_wrong(int64_t r, const char* name, int64_t wrong) {
 void run_reductions(gdap_comm* comm, int device, int64_t r, int64_t P) {
   constexpr int64_t len = 1000, n = 203;
   for (gdap_reduce_op op : {GDAP_REDUCE_SUM, GDAP_REDUCE_MAX}) {
-    gdap_array* a = device_section({whole(len)}, device, [&](int64_t i, auto&) { return static_cast<double>(r * len + i); });
-    if (a == nullptr) EXPECT_OK(GDAP_ERR_DEVICE);
+    gdap_array* a =
+        or_abort(device_section({whole(len)}, device, [&](int64_t i, auto&) { return static_cast<double>(r * len + i); }), r);
     EXPECT_OK(gdap_allreduce(comm, a, op));
     const std::vector<double> got = values_of(a, len);
     int64_t wrong = 0;
@@ -174,11 +183,10 @@ void run_reductions(gdap_comm* comm, int device, int64_t r, int64_t P) {
     gdap_array_destroy(a);
   }
   const int64_t row0 = r * n / P, rows = (r + 1) * n / P - row0;
-  gdap_array* m = device_section({block(n, P, r), whole(n)}, device,
-                                 [&](int64_t k, auto&) { return static_cast<double>((row0 + k / n) * n + k % n); });
-  gdap_array* total = device_section({}, device, [](int64_t, auto&) { return -1.0; });
-  gdap_array* row_sums = device_section({block(n, P, r)}, device, [](int64_t, auto&) { return -1.0; });
-  if (m == nullptr || total == nullptr || row_sums == nullptr) EXPECT_OK(GDAP_ERR_DEVICE);
+  gdap_array* m = or_abort(device_section({block(n, P, r), whole(n)}, device,
+                                          [&](int64_t k, auto&) { return static_cast<double>((row0 + k / n) * n + k % n); }), r);
+  gdap_array* total = or_abort(device_section({}, device, [](int64_t, auto&) { return -1.0; }), r);
+  gdap_array* row_sums = or_abort(device_section({block(n, P, r)}, device, [](int64_t, auto&) { return -1.0; }), r);
   EXPECT_OK(gdap_reduce_axes(comm, m, total, GDAP_REDUCE_SUM, nullptr, 0));
   const int64_t axis = 1;
   EXPECT_OK(gdap_reduce_axes(comm, m, row_sums, GDAP_REDUCE_SUM, &axis, 1));

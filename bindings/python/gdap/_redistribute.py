@@ -52,8 +52,8 @@ class Plan(Handle):
             self._adopt(_c.gdap_plan_create_with_roles(src._h(), dst._h(), dtype_to_c(dtype), rank, roles),
                         _c.gdap_plan_destroy)
         # The C plan keeps what it needs; the maps are kept to describe the sections redistribute wraps.
-        self.src, self.dst = src, dst
-        self.roles: Optional[tuple[int, ...]] = roles
+        self._src, self._dst = src, dst
+        self._roles: Optional[tuple[int, ...]] = roles
         self._dtype = np.dtype(dtype)
         self._rank = rank
         # This rank's sections as gdap_dim structs, made on first use (the plan and its maps never
@@ -66,6 +66,21 @@ class Plan(Handle):
         'local_bytes', 'send_runs', 'recv_runs', 'local_runs'}: messages and sent bytes leave out
         the rank's copy within itself (local_*)."""
         return _c.gdap_plan_stats_get(self._h())
+
+    @property
+    def src(self) -> GlobalMap:
+        """The source distribution (read-only, as the plan is)."""
+        return self._src
+
+    @property
+    def dst(self) -> GlobalMap:
+        """The destination distribution (read-only)."""
+        return self._dst
+
+    @property
+    def roles(self) -> Optional[tuple[int, ...]]:
+        """The destination roles the plan was made with (None: every rank its own)."""
+        return self._roles
 
     @property
     def rank(self) -> int:
