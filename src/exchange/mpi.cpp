@@ -9,11 +9,14 @@
 // GDAP_MPI_EXCHANGE picks the exchange, so the choices can be measured side by side (bench/mpi):
 //   p2p (default): nonblocking point-to-point as above;
 //   alltoallv:     everything packed, one MPI_Alltoallv;
-//   datatype:      nothing packed: each wire message is an MPI derived datatype over the section.
+//   datatype:      nothing packed: each wire message is an MPI derived datatype over the section;
+//   cma:           ranks of one node read each other's sections (mpi_cma.hpp), one copy per byte;
+//                  point-to-point where they cannot, and for bound exchanges (no agreement per start).
 // Reductions are MPI's own: MPI_Iallreduce and MPI_Ireduce_scatter_block. A broadcast's owner
 // packs its part into its buffer once and sends the buffer to every receiver, who receives it
 // whole; a step's messages fly while the caller works on the previous step.
 #include "exchange/engines.hpp"
+#include "exchange/mpi_cma.hpp"
 
 #include "array/array.hpp"
 #include "comm/mpi.hpp"
@@ -29,14 +32,15 @@
 namespace gdap::exchange {
 namespace {
 
-enum class Mode { p2p, alltoallv, datatype };
+enum class Mode { p2p, alltoallv, datatype, cma };
 
 Mode exchange_mode() {
   const char* mode = std::getenv("GDAP_MPI_EXCHANGE");
   if (mode == nullptr || std::strcmp(mode, "p2p") == 0) return Mode::p2p;
   if (std::strcmp(mode, "alltoallv") == 0) return Mode::alltoallv;
   if (std::strcmp(mode, "datatype") == 0) return Mode::datatype;
-  fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_MPI_EXCHANGE is '{}'; it must be p2p, alltoallv or datatype", mode);
+  if (std::strcmp(mode, "cma") == 0) return Mode::cma;
+  fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_MPI_EXCHANGE is '{}'; it must be p2p, alltoallv, datatype or cma", mode);
 }
 
 // MPI counts are int: larger messages go as several pieces (MPI keeps their order per pair). A
@@ -299,21 +303,40 @@ Routes& MpiEngine::routes_for(const Program& program, const Sections& sections) 
   return *s;
 }
 
+// The cma mode's share (mpi_cma.hpp) travels in the agreement, so that it costs no extra round.
 void MpiEngine::run(const Program& program, const Sections& sections, const Agreement& agreement) {
   Mode mode = Mode::p2p;
   Routes* routes = nullptr;
-  agree(comm_, [&] {
+  const std::vector<std::string> shares = agree_gather(comm_, [&] {
     check_all(program, sections, agreement);
     mode = exchange_mode();
+    if (mode == Mode::cma) return Share{agreement.token, "C" + cma_share(mpi_, sections)};
     routes = &routes_for(program, sections);
-  }, agreement.token, agreement.mismatch);
+    return Share{agreement.token, "-"};
+  }, [&](size_t r, std::string_view, std::string_view) { return agreement.mismatch(r); });
+  for (size_t r = 0; r < shares.size(); ++r) {
+    const bool theirs = shares[r][0] == 'C', mine = mode == Mode::cma;
+    if (theirs == mine) continue;
+    const auto other = static_cast<int64_t>(r);
+    const int64_t with = mine ? comm_.rank : other, without = mine ? other : comm_.rank;
+    fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_MPI_EXCHANGE is cma on rank {} but not on rank {}: every rank must pick the "
+         "same exchange", with, without);
+  }
+  if (mode == Mode::cma) {
+    std::vector<std::string> published;
+    for (const std::string& s : shares) published.push_back(s.substr(1));
+    if (cma_usable(mpi_, published)) return cma_exchange(mpi_, program, sections, published);
+    mode = Mode::p2p;
+    routes = &routes_for(program, sections);
+  }
   exchange(mode, program, sections, *routes);
 }
 
 void MpiEngine::start(Bound& bound) {
   mpi_.check_usable();
   const Mode mode = exchange_mode();
-  exchange(mode, *bound.program, bound.sections, routes_for(*bound.program, bound.sections));
+  exchange(mode == Mode::cma ? Mode::p2p : mode, *bound.program, bound.sections,
+           routes_for(*bound.program, bound.sections));
 }
 
 void MpiEngine::exchange(Mode mode, const Program& program, const Sections& sections, Routes& s) {
@@ -321,6 +344,7 @@ void MpiEngine::exchange(Mode mode, const Program& program, const Sections& sect
     case Mode::p2p: return p2p(program, sections, s);
     case Mode::alltoallv: return alltoallv(program, sections, s);
     case Mode::datatype: return typed(program, sections, s);
+    case Mode::cma: break;  // run() reads directly; start() passes p2p
   }
 }
 

@@ -1,6 +1,8 @@
 // gdap_redistribute over MPI (run with mpirun -np 2 or 4): the table of redistribute_check.hpp
 // for a group of MPI_Comm_size ranks, in each of the executor's exchange modes, element by
-// element; then one rank's bad arguments (every rank fails, nothing moves) and global views no
+// element; the table again in cma mode on a communicator where one rank's probe is refused
+// (GDAP_TEST_CMA_REFUSED: every rank must fall back to point-to-point, or they would wait on each
+// other until the timeout); then one rank's bad arguments (every rank fails, nothing moves) and global views no
 // rank may accept (the same error on every rank).
 //
 // A plain program rather than gtest: an assertion that returned early on one rank would leave the
@@ -47,10 +49,19 @@ class FirstRanks {
   gdap_comm* gdap_ = nullptr;
 };
 
+// Rule: a message of more runs than one process_vm_readv takes (IOV_MAX, 1024) arrives whole in
+// cma mode. Cyclic rows to column blocks: each sender's 1,100 rows are as many runs on both sides.
+rt::Case many_runs(int nranks) {
+  return {"many_runs_cyclic_rows_to_column_blocks",
+          {{rt::make_axis(rt::Kind::cyclic, 1100 * nranks, nranks, 1), rt::make_axis(rt::Kind::block, 7, 1, 2)}},
+          {{rt::make_axis(rt::Kind::block, 1100 * nranks, 1, 3), rt::make_axis(rt::Kind::block, 7, nranks, 4)}}};
+}
+
 // The table once per exchange mode: each packs and addresses the sections differently.
 int64_t run_table(gdap_comm* world, int rank, int nranks, rt::Report& report) {
-  const std::vector<rt::Case> table = rt::cases(nranks);
-  for (const char* mode : {"p2p", "alltoallv", "datatype"}) {
+  std::vector<rt::Case> table = rt::cases(nranks);
+  table.push_back(many_runs(nranks));
+  for (const char* mode : {"p2p", "alltoallv", "datatype", "cma"}) {
     setenv("GDAP_MPI_EXCHANGE", mode, 1);
     report.context = mode;
     for (size_t i = 0; i < table.size(); ++i) {
@@ -65,7 +76,66 @@ int64_t run_table(gdap_comm* world, int rank, int nranks, rt::Report& report) {
   }
   unsetenv("GDAP_MPI_EXCHANGE");
   report.context.clear();
-  return static_cast<int64_t>(table.size()) * 3;
+  return static_cast<int64_t>(table.size()) * 4;
+}
+
+// Rule: when one rank cannot read its peers' memory (its probe refused), every rank falls back to
+// point-to-point and the results are right. A fresh communicator: the verdict is kept per
+// communicator, and the world's already said yes. A short timeout turns a rank left waiting
+// (one reading, another sending) into a failure rather than a stall.
+int64_t run_cma_refused(int rank, int nranks, rt::Report& report) {
+  gdap_comm* comm = nullptr;
+  if (gdap_comm_from_mpi(&comm, MPI_Comm_c2f(MPI_COMM_WORLD)) != GDAP_SUCCESS) {
+    report.fail(rt::cat("gdap_comm_from_mpi: ", gdap_last_error()));
+    return 0;
+  }
+  gdap_comm_set_timeout(comm, 30);
+  setenv("GDAP_MPI_EXCHANGE", "cma", 1);
+  if (rank == nranks - 1) setenv("GDAP_TEST_CMA_REFUSED", "1", 1);
+  report.context = "cma refused on the last rank";
+  const std::vector<rt::Case> table = rt::cases(nranks);
+  int64_t count = 0;
+  for (size_t i = 0; i < table.size(); ++i) {
+    if (table[i].src.nranks() != nranks || table[i].dst.nranks() != nranks) continue;
+    rt::run_case(table[i], i, rank, {comm, comm, comm}, report);
+    ++count;
+  }
+  unsetenv("GDAP_TEST_CMA_REFUSED");
+  unsetenv("GDAP_MPI_EXCHANGE");
+  report.context.clear();
+  gdap_comm_destroy(comm);
+  return count;
+}
+
+// Rule: the ranks must pick the same exchange. With GDAP_MPI_EXCHANGE=cma on rank `bad` alone,
+// every rank fails GDAP_ERR_INVALID_ARGUMENT naming it (the agreement tells), and nothing moves.
+void run_mixed_exchange(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
+  const std::string what = rt::cat("GDAP_MPI_EXCHANGE=cma on rank ", bad, " alone, seen by rank ", rank);
+  const rt::Layout src_layout{{rt::mt::block(23, nranks)}}, dst_layout{{rt::mt::cyclic(23, nranks, 2)}};
+  const rt::Dtype& f64 = rt::dtypes()[0];
+  rt::MapHandle src_map, dst_map;
+  rt::PlanHandle plan;
+  rt::build_map(src_map, src_layout, rank, comm, what, report);
+  rt::build_map(dst_map, dst_layout, rank, comm, what, report);
+  if (gdap_plan_create(&plan.plan, src_map.map, dst_map.map, f64.type, rank) != GDAP_SUCCESS) {
+    report.fail(rt::cat(what, ": gdap_plan_create: ", gdap_last_error()));
+  }
+  rt::Section src, dst;
+  rt::make_painted(src, rt::Storage::created, f64, src_layout, rank, true, rt::kPoison, what + ", source", report);
+  rt::make_painted(dst, rt::Storage::c_order, f64, dst_layout, rank, false, rt::kSentinel, what + ", destination", report);
+  const std::vector<unsigned char> src_before = src.image(), before = dst.image();
+  if (rank == bad) setenv("GDAP_MPI_EXCHANGE", "cma", 1);
+  const gdap_status status = gdap_redistribute(comm, plan.plan, src.array(), dst.array());
+  unsetenv("GDAP_MPI_EXCHANGE");
+  const std::string text = gdap_last_error();
+  if (status != GDAP_ERR_INVALID_ARGUMENT) {
+    report.fail(rt::cat(what, ": got ", gdap_status_string(status), " (", text, "), want GDAP_ERR_INVALID_ARGUMENT"));
+  }
+  if (!rt::contains(text, rt::cat("GDAP_MPI_EXCHANGE is cma on rank ", bad))) {
+    report.fail(rt::cat(what, ": the error does not name the rank: ", text));
+  }
+  rt::expect_image(dst, before, f64, what + ": the destination changed", report);
+  rt::expect_image(src, src_before, f64, what + ": the source changed", report);
 }
 
 // Rank 0's text, on every rank.
@@ -86,6 +156,7 @@ void run_refusals(gdap_comm* world, int rank, int nranks, rt::Report& report) {
     if (text != rank0_text(text)) report.fail(rt::cat("bad view: rank ", rank, " says '", text, "', rank 0 otherwise"));
   }
   rt::run_unusable_view(world, rank, nranks, 0, report);
+  run_mixed_exchange(world, rank, nranks, nranks - 1, report);
   // The refusals leave the communicator usable.
   rt::run_case(rt::cases(nranks)[0], 0, rank, {world, world, world}, report);
 }
@@ -105,6 +176,7 @@ int main(int argc, char** argv) {
     report.fail(rt::cat("gdap_comm_from_mpi: ", gdap_last_error()));
   } else {
     cases = run_table(world, rank, nranks, report);
+    cases += run_cma_refused(rank, nranks, report);
     run_refusals(world, rank, nranks, report);
     gdap_comm_destroy(world);
   }
@@ -118,7 +190,8 @@ int main(int argc, char** argv) {
   }
   if (rank == 0) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%d ranks: %lld cases (3 exchange modes), %lld redistributions, %lld elements checked, "
+    std::printf("%d ranks: %lld cases (4 exchange modes, then cma with one rank refused), %lld redistributions, "
+                "%lld elements checked, "
                 "%lld failures, %.2f s\n",
                 nranks, static_cast<long long>(cases), sums[0], sums[1], total, seconds);
   }
