@@ -22,7 +22,8 @@
  * share (case 5 keeps everything), memcpy copies the rest, as any redistribution must.
  *
  * gdap's MPI executor picks its exchange from GDAP_MPI_EXCHANGE (p2p, the default; alltoallv;
- * datatype); each is timed as its own method, so the second table compares them.
+ * datatype; cma: single-copy reads between the ranks of one node); each is timed as its own
+ * method: the first table gives p2p and cma beside the others, the second compares them all.
  *
  * Usage: mpirun -np 4 redistribute_mpi [repeats [case]]
  *   repeats: timed calls per method (default 15, at least 10); case: 1 to 5 runs only that
@@ -263,11 +264,15 @@ static const Method kMethods[] = {
     {"gdap", "p2p", run_gdap, 1},
     {"gdap alltoallv", "alltoallv", run_gdap, 1},
     {"gdap datatype", "datatype", run_gdap, 1},
+    {"gdap (cma)", "cma", run_gdap, 1},
     {"pdgemr2d", NULL, run_pdgemr2d, 1},
     {"COSTA", NULL, run_costa, 1},
     {"MPI_Alltoall", NULL, run_alltoall, 0},
 };
-enum { NMETHODS = sizeof kMethods / sizeof kMethods[0], GDAP_P2P = 0, GDAP_ALLTOALLV, GDAP_DATATYPE, PDGEMR2D, COSTA, ALLTOALL };
+enum {
+  NMETHODS = sizeof kMethods / sizeof kMethods[0],
+  GDAP_P2P = 0, GDAP_ALLTOALLV, GDAP_DATATYPE, GDAP_CMA, PDGEMR2D, COSTA, ALLTOALL
+};
 
 /* One call, as the slowest rank saw it (seconds). */
 static double timed(const Method* m, Bench* b) {
@@ -421,29 +426,31 @@ static void report(const Result* r, const int* ran, int repeats) {
          "Sent = bytes each rank sends to other ranks (gdap's plan; MPI_Alltoall sends the same),\n"
          "kept = bytes it copies within itself. Ratios are of medians.\n\n",
          N, N, mib((long long)N * N * 8), NRANKS, repeats, WARMUP);
-  printf("| case | sent/rank MiB | kept/rank MiB | gdap ms | COSTA ms | pdgemr2d ms | MPI_Alltoall ms |"
-         " COSTA/gdap | pdgemr2d/gdap | gdap/Alltoall |\n");
-  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  printf("| case | sent/rank MiB | kept/rank MiB | gdap ms | gdap (cma) ms | COSTA ms | pdgemr2d ms | MPI_Alltoall ms |"
+         " COSTA/gdap | pdgemr2d/gdap | gdap/Alltoall | gdap (cma)/Alltoall |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int c = 0; c < NCASES; ++c) {
     if (!ran[c]) continue;
     printf("| %s | %.0f | %.0f |", kCases[c].name, mib(r[c].send_bytes), mib(r[c].local_bytes));
     print_ms(&r[c], GDAP_P2P);
+    print_ms(&r[c], GDAP_CMA);
     print_ms(&r[c], COSTA);
     print_ms(&r[c], PDGEMR2D);
     print_ms(&r[c], ALLTOALL);
     print_ratio(&r[c], COSTA, GDAP_P2P);
     print_ratio(&r[c], PDGEMR2D, GDAP_P2P);
     print_ratio(&r[c], GDAP_P2P, ALLTOALL);
+    print_ratio(&r[c], GDAP_CMA, ALLTOALL);
     printf("\n");
   }
   printf("\ngdap's exchanges (GDAP_MPI_EXCHANGE), same runs:\n\n");
-  printf("| case | messages/rank | runs sent/rank | runs kept/rank | p2p ms | alltoallv ms | datatype ms |\n");
-  printf("|---|---:|---:|---:|---:|---:|---:|\n");
+  printf("| case | messages/rank | runs sent/rank | runs kept/rank | p2p ms | alltoallv ms | datatype ms | cma ms |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int c = 0; c < NCASES; ++c) {
     if (!ran[c]) continue;
     const double* ms = r[c].ms;
-    printf("| %s | %lld | %lld | %lld | %.1f | %.1f | %.1f |\n", kCases[c].name, r[c].send_messages, r[c].send_runs,
-           r[c].local_runs, ms[GDAP_P2P], ms[GDAP_ALLTOALLV], ms[GDAP_DATATYPE]);
+    printf("| %s | %lld | %lld | %lld | %.1f | %.1f | %.1f | %.1f |\n", kCases[c].name, r[c].send_messages,
+           r[c].send_runs, r[c].local_runs, ms[GDAP_P2P], ms[GDAP_ALLTOALLV], ms[GDAP_DATATYPE], ms[GDAP_CMA]);
   }
 }
 
