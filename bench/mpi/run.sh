@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds libgdap (MPI, no CUDA) in build-bench and the harnesses beside it, then runs them with 4
 # ranks and prints their markdown tables:
-#   redistribute     gdap's redistribution beside ScaLAPACK's pdgemr2d, COSTA (when COSTA_PREFIX
-#                    is set) and a raw MPI_Alltoall;
+#   redistribute     gdap's redistribution (each GDAP_MPI_EXCHANGE, cma included) beside ScaLAPACK's
+#                    pdgemr2d, COSTA (when COSTA_PREFIX is set) and a raw MPI_Alltoall;
 #   reduce_scatter   gdap_reduce_scatter beside MPI_Reduce_scatter_block and MPI_Allreduce;
 #   halo             gdap's halo exchange beside hand-written MPI datatypes and raw MPI sends.
 # Usage: run.sh [redistribute|reduce_scatter|halo [harness arguments]]: no argument runs all three;

@@ -187,12 +187,17 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
   return made;
 }
 
+// Tests only (GDAP_TEST_CMA_REFUSED): "1" fails this rank's probe, "read" its reads after a good
+// probe, as if the kernel refused them.
+bool test_refuses(const char* what) {
+  const char* refused = std::getenv("GDAP_TEST_CMA_REFUSED");
+  return refused != nullptr && std::strcmp(refused, what) == 0;
+}
+
 // Whether this rank can read every peer's probe word, and so their memory.
 bool probe(const MpiComm& comm, const std::vector<std::string>& shares) {
   if (comm.node_ranks != comm.size) return false;  // some peers are on other nodes
-  if (const char* refused = std::getenv("GDAP_TEST_CMA_REFUSED"); refused != nullptr && std::strcmp(refused, "1") == 0) {
-    return false;  // tests: as if the kernel refused
-  }
+  if (test_refuses("1")) return false;
   for (size_t r = 0; r < shares.size(); ++r) {
     if (static_cast<int64_t>(r) == comm.rank) continue;
     const Published peer = decode(shares[r], r);
@@ -237,7 +242,7 @@ void cma_exchange(MpiComm& comm, const Program& program, const Sections& section
   try {
     const CmaPlan& plan = plan_for(comm, program, sections, shares);
     for (const Sender& s : plan.senders) {
-      if (const int code = read_runs(s.pid, s.local, s.remote); code != 0) {
+      if (const int code = test_refuses("read") ? EPERM : read_runs(s.pid, s.local, s.remote); code != 0) {
         fail(GDAP_ERR_COMM, "process_vm_readv from rank {} (pid {}) failed: {} (errno {})", s.rank, s.pid,
              std::strerror(code), code);
       }

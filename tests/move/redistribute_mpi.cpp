@@ -15,6 +15,7 @@
 #include <gdap/gdap.h>
 #include <gdap/gdap_mpi.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -107,25 +108,37 @@ int64_t run_cma_refused(int rank, int nranks, rt::Report& report) {
   return count;
 }
 
+// One move of 23 float64 from row blocks to cyclic pairs, with painted sections, for the refusals.
+struct OneMove {
+  OneMove(gdap_comm* comm, int rank, int nranks, const std::string& what, rt::Report& report) : comm_(comm) {
+    rt::build_map(src_map, src_layout(nranks), rank, comm, what, report);
+    rt::build_map(dst_map, dst_layout(nranks), rank, comm, what, report);
+    if (gdap_plan_create(&plan.plan, src_map.map, dst_map.map, f64.type, rank) != GDAP_SUCCESS) {
+      report.fail(rt::cat(what, ": gdap_plan_create: ", gdap_last_error()));
+    }
+    rt::make_painted(src, rt::Storage::created, f64, src_layout(nranks), rank, true, rt::kPoison, what + ", source", report);
+    rt::make_painted(dst, rt::Storage::c_order, f64, dst_layout(nranks), rank, false, rt::kSentinel,
+                     what + ", destination", report);
+  }
+  static rt::Layout src_layout(int nranks) { return {{rt::mt::block(23, nranks)}}; }
+  static rt::Layout dst_layout(int nranks) { return {{rt::mt::cyclic(23, nranks, 2)}}; }
+  gdap_status run() { return gdap_redistribute(comm_, plan.plan, src.array(), dst.array()); }
+
+  gdap_comm* comm_;
+  const rt::Dtype& f64 = rt::dtypes()[0];
+  rt::MapHandle src_map, dst_map;
+  rt::PlanHandle plan;
+  rt::Section src, dst;
+};
+
 // Rule: the ranks must pick the same exchange. With GDAP_MPI_EXCHANGE=cma on rank `bad` alone,
 // every rank fails GDAP_ERR_INVALID_ARGUMENT naming it (the agreement tells), and nothing moves.
 void run_mixed_exchange(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
   const std::string what = rt::cat("GDAP_MPI_EXCHANGE=cma on rank ", bad, " alone, seen by rank ", rank);
-  const rt::Layout src_layout{{rt::mt::block(23, nranks)}}, dst_layout{{rt::mt::cyclic(23, nranks, 2)}};
-  const rt::Dtype& f64 = rt::dtypes()[0];
-  rt::MapHandle src_map, dst_map;
-  rt::PlanHandle plan;
-  rt::build_map(src_map, src_layout, rank, comm, what, report);
-  rt::build_map(dst_map, dst_layout, rank, comm, what, report);
-  if (gdap_plan_create(&plan.plan, src_map.map, dst_map.map, f64.type, rank) != GDAP_SUCCESS) {
-    report.fail(rt::cat(what, ": gdap_plan_create: ", gdap_last_error()));
-  }
-  rt::Section src, dst;
-  rt::make_painted(src, rt::Storage::created, f64, src_layout, rank, true, rt::kPoison, what + ", source", report);
-  rt::make_painted(dst, rt::Storage::c_order, f64, dst_layout, rank, false, rt::kSentinel, what + ", destination", report);
-  const std::vector<unsigned char> src_before = src.image(), before = dst.image();
+  OneMove move(comm, rank, nranks, what, report);
+  const std::vector<unsigned char> src_before = move.src.image(), before = move.dst.image();
   if (rank == bad) setenv("GDAP_MPI_EXCHANGE", "cma", 1);
-  const gdap_status status = gdap_redistribute(comm, plan.plan, src.array(), dst.array());
+  const gdap_status status = move.run();
   unsetenv("GDAP_MPI_EXCHANGE");
   const std::string text = gdap_last_error();
   if (status != GDAP_ERR_INVALID_ARGUMENT) {
@@ -134,8 +147,32 @@ void run_mixed_exchange(gdap_comm* comm, int rank, int nranks, int bad, rt::Repo
   if (!rt::contains(text, rt::cat("GDAP_MPI_EXCHANGE is cma on rank ", bad))) {
     report.fail(rt::cat(what, ": the error does not name the rank: ", text));
   }
-  rt::expect_image(dst, before, f64, what + ": the destination changed", report);
-  rt::expect_image(src, src_before, f64, what + ": the source changed", report);
+  rt::expect_image(move.dst, before, move.f64, what + ": the destination changed", report);
+  rt::expect_image(move.src, src_before, move.f64, what + ": the source changed", report);
+}
+
+// Rule: a read that fails mid-exchange (GDAP_TEST_CMA_REFUSED=read on rank `bad`: its probe passes,
+// its reads fail with EPERM) leaves no rank waiting: `bad` gets GDAP_ERR_COMM naming the peer and
+// errno, every other rank GDAP_ERR_REMOTE naming `bad`; the sources are untouched.
+void run_failed_read(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
+  const std::string what = rt::cat("cma reads failing on rank ", bad, ", seen by rank ", rank);
+  OneMove move(comm, rank, nranks, what, report);
+  const std::vector<unsigned char> src_before = move.src.image();
+  setenv("GDAP_MPI_EXCHANGE", "cma", 1);
+  if (rank == bad) setenv("GDAP_TEST_CMA_REFUSED", "read", 1);
+  const gdap_status status = move.run();
+  unsetenv("GDAP_TEST_CMA_REFUSED");
+  unsetenv("GDAP_MPI_EXCHANGE");
+  const std::string text = gdap_last_error();
+  const gdap_status want = rank == bad ? GDAP_ERR_COMM : GDAP_ERR_REMOTE;
+  if (status != want) {
+    report.fail(rt::cat(what, ": got ", gdap_status_string(status), " (", text, "), want ", gdap_status_string(want)));
+  }
+  const std::string names = rank == bad ? "process_vm_readv from rank " : rt::cat("rank ", bad, " failed");
+  if (!rt::contains(text, names) || (rank == bad && !rt::contains(text, rt::cat("errno ", EPERM)))) {
+    report.fail(rt::cat(what, ": the error does not say who and why: ", text));
+  }
+  rt::expect_image(move.src, src_before, move.f64, what + ": the source changed", report);
 }
 
 // Rank 0's text, on every rank.
@@ -157,6 +194,7 @@ void run_refusals(gdap_comm* world, int rank, int nranks, rt::Report& report) {
   }
   rt::run_unusable_view(world, rank, nranks, 0, report);
   run_mixed_exchange(world, rank, nranks, nranks - 1, report);
+  run_failed_read(world, rank, nranks, nranks - 1, report);
   // The refusals leave the communicator usable.
   rt::run_case(rt::cases(nranks)[0], 0, rank, {world, world, world}, report);
 }
