@@ -66,6 +66,15 @@ void Engine::check_all(const Program& program, const Sections& sections, const A
   peer_order();
 }
 
+std::vector<int64_t> key_of(const Program& program, const Sections& sections) {
+  std::vector<int64_t> key{static_cast<int64_t>(program.serial())};
+  for (const gdap_array* a : {sections.src, static_cast<const gdap_array*>(sections.dst)}) {
+    key.push_back(a ? reinterpret_cast<int64_t>(a->data()) : 0);
+    if (a) key.insert(key.end(), a->section.strides.begin(), a->section.strides.end());
+  }
+  return key;
+}
+
 std::unique_ptr<Bound> Engine::bind(const Program& program, const Sections& sections, const Agreement& agreement) {
   agree(comm_, [&] { check_all(program, sections, agreement); }, agreement.token, agreement.mismatch);
   auto bound = std::make_unique<Bound>();

@@ -138,6 +138,10 @@ class Engine : public Scratch {
 // The engine of `comm`'s kind, made on first use and kept on the communicator.
 Engine& engine_of(gdap_comm& comm);
 
+// Identifies what an engine keeps for `program` between these sections: the program and this
+// rank's sections (addresses and strides), for caches of copy lists and routes.
+std::vector<int64_t> key_of(const Program& program, const Sections& sections);
+
 // Declares a section this rank's collective call reads or writes (comm/collective.hpp: the
 // in-process group refuses a call in which a rank writes memory that any rank's call touches);
 // NULL or an empty section declares nothing.

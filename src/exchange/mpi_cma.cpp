@@ -143,12 +143,7 @@ struct CmaPlan final : Scratch {
 };
 
 CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& sections, const std::vector<std::string>& shares) {
-  std::vector<int64_t> key{static_cast<int64_t>(program.serial())};
-  for (const gdap_array* a : {sections.src, static_cast<const gdap_array*>(sections.dst)}) {
-    key.push_back(a ? reinterpret_cast<int64_t>(a->data()) : 0);
-    if (a) key.insert(key.end(), a->section.strides.begin(), a->section.strides.end());
-    key.push_back(-1);
-  }
+  std::vector<int64_t> key = key_of(program, sections);
   const std::string name = std::string("exchange.cma.") + program.style().name;
   if (CmaPlan* kept = comm.cache.find<CmaPlan>(name); kept != nullptr && kept->key == key && kept->shares == shares) {
     return *kept;

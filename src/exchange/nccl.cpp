@@ -36,16 +36,6 @@ ncclDataType_t nccl_type(gdap_dtype t) {
 
 ncclRedOp_t nccl_op(gdap_reduce_op op) { return name_of(op, OpNames<ncclRedOp_t>{ncclSum, ncclProd, ncclMin, ncclMax}); }
 
-// Identifies the staged routes: the program and this rank's sections (addresses and strides).
-std::vector<int64_t> key_of(const Program& program, const Sections& sections) {
-  std::vector<int64_t> key{static_cast<int64_t>(program.serial())};
-  for (const gdap_array* a : {sections.src, static_cast<const gdap_array*>(sections.dst)}) {
-    key.push_back(a ? reinterpret_cast<int64_t>(a->data()) : 0);
-    if (a) key.insert(key.end(), a->section.strides.begin(), a->section.strides.end());
-  }
-  return key;
-}
-
 // Routes every wire message (staged or direct) and uploads the pack and unpack kernels' copies.
 void prepare(const Program& program, const Sections& sections, NcclStaging& s, std::vector<int64_t> key, void* stream) {
   const int64_t es = program.element_size();
