@@ -110,7 +110,7 @@ class Plan(Handle):
         nothing there."""
         return _local_shape(self.dst, self.role)
 
-    def section_dims(self, side: str) -> Optional[Dims]:
+    def _section_dims(self, side: str) -> Optional[Dims]:
         """This rank's section of `side` ("src", or "dst": its role's) as gdap_dim structs, made
         once; None where the rank holds nothing there."""
         if side not in self._dims:
@@ -134,7 +134,7 @@ def _section(x: SectionLike, gmap: GlobalMap, rank: int, dtype: Optional[DTypeLi
     """A LocalArray for x as this rank's section of `gmap` (None where the rank is outside the
     map, which gdap ignores; an empty section made here for None where the rank's section is
     empty); the bool says whether it was made here (and is to be closed here). `dims`: the rank's
-    dim_data already converted (Plan.section_dims), else converted here."""
+    dim_data already converted (Plan._section_dims), else converted here."""
     if x is None and rank < gmap.nranks and 0 in gmap.local_shape(rank):
         return empty(gmap.dim_data(rank), np.dtype(dtype)), True
     if x is None or rank >= gmap.nranks or isinstance(x, LocalArray):
@@ -158,8 +158,8 @@ def redistribute(comm: Comm, plan: Plan, src: SectionLike, dst: SectionLike) -> 
     """
     rank, role = plan.rank, plan.role
     together(lambda s, d: _c.gdap_redistribute(comm._h(), plan._h(), s, d),
-             [lambda: _section(src, plan.src, rank, plan.dtype, plan.section_dims("src")),
-              lambda: _section(dst, plan.dst, role, plan.dtype, plan.section_dims("dst"))])
+             [lambda: _section(src, plan.src, rank, plan.dtype, plan._section_dims("src")),
+              lambda: _section(dst, plan.dst, role, plan.dtype, plan._section_dims("dst"))])
     return dst
 
 
