@@ -208,6 +208,7 @@ double peer_bandwidth(int P, int64_t bytes) {
   for (int it = 0; it < kWarmup + kRepeats; ++it) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int r = 0; r < P; ++r) {
+      CK(cudaSetDevice(r));  // each GPU's copies issued from its own device, as bench/gpu/links_gpu.cu does
       for (int p = 0; p < P; ++p) {
         if (p == r) continue;
         CK(cudaMemcpyPeerAsync(buf[static_cast<size_t>(2 * p + 1)] + r * bytes, p, buf[static_cast<size_t>(2 * r)] + p * bytes,
