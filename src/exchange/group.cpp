@@ -29,10 +29,45 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace gdap::exchange {
 namespace {
+
+// One message this rank copies, relative to its two sections' bases: the rank whose source
+// section it reads (`from`) and the rank whose destination section it writes (`to`).
+struct Transfer {
+  int64_t from = 0, to = 0;
+  std::vector<Copy2D> copies;
+};
+
+// The transfers of the last few programs a rank ran, each under what its copies depend on (the
+// program, the direction, the order and every rank's section strides) but not the sections'
+// addresses: a move into new sections of the same layout (GlobalArray.reshard's) re-bases the kept
+// copies instead of walking the program's blocks again (one per row of a cyclic layout).
+// At most kPrograms entries and, beyond the newest, kCopies copies in all (48 bytes each).
+struct TransferCache final : Scratch {
+  static constexpr size_t kPrograms = 4, kCopies = size_t{1} << 20;
+  std::vector<std::pair<std::vector<int64_t>, std::vector<Transfer>>> entries;  // most recent last
+  void keep(std::vector<int64_t> key, std::vector<Transfer> transfers);
+};
+
+void TransferCache::keep(std::vector<int64_t> key, std::vector<Transfer> transfers) {
+  entries.emplace_back(std::move(key), std::move(transfers));
+  auto copies = [](const std::vector<Transfer>& ts) {
+    size_t n = 0;
+    for (const Transfer& t : ts) n += t.copies.size();
+    return n;
+  };
+  size_t total = 0;
+  for (const auto& e : entries) total += copies(e.second);
+  while (entries.size() > 1 && (entries.size() > kPrograms || total > kCopies)) {
+    total -= copies(entries.front().second);
+    entries.erase(entries.begin());
+  }
+}
 
 // What a group rank keeps between calls on device sections (all on `device`).
 struct DeviceScratch final : Scratch {
@@ -203,11 +238,9 @@ class GroupEngine final : public Engine {
 
  private:
   DeviceScratch& device_scratch(const Program& program, int device);
-  template <typename F>
-  void for_each_transfer(const Program& program, const Sections& mine, const std::vector<const Published*>& all,
-                         bool push, F&& f) const;
-  void queue_copies(DeviceScratch& scratch, const Program& program, const Sections& mine,
-                    const std::vector<const Published*>& all, bool push);
+  const std::vector<Transfer>& transfers(const Program& program, const std::vector<const Published*>& all, bool push);
+  void queue_copies(DeviceScratch& scratch, const Program& program, const std::vector<const Published*>& all,
+                    bool push);
 
   GroupComm& group_;
 };
@@ -227,30 +260,49 @@ DeviceScratch& GroupEngine::device_scratch(const Program& program, int device) {
   return *s;
 }
 
-// Calls f(copies, from, to) for each message this rank copies: its local copies, then its
-// receives (pull: the peer's sender -> its own receiver) or its sends (push: its own sender -> the
-// peer's receiver), in peer_order(): from the next rank on unless GDAP_PEER_ORDER=increasing.
-template <typename F>
-void GroupEngine::for_each_transfer(const Program& program, const Sections& mine,
-                                    const std::vector<const Published*>& all, bool push, F&& f) const {
-  auto one = [&](const Message& m, const gdap_array* from, const gdap_array* to) {
-    std::vector<Copy2D> copies;
-    program.copies(m, End{End::sender, from->section.strides}, End{End::receiver, to->section.strides}, copies);
-    f(copies, from, to);
-  };
-  for (const Message& m : program.messages(Part::local)) one(m, mine.src, mine.dst);
-  for (const Message* m : kernel_order(program.messages(push ? Part::send : Part::recv), comm_.rank, comm_.size)) {
-    const Published& peer = *all[static_cast<size_t>(m->peer)];
-    if (push) one(*m, mine.src, peer.dst);
-    else one(*m, peer.src, mine.dst);
+// The messages this rank copies: its local copies, then its receives (pull: the peer's sender ->
+// its own receiver) or its sends (push: its own sender -> the peer's receiver), in kernel_order():
+// from the next rank on unless GDAP_PEER_ORDER=increasing. Built from the program's blocks only
+// when no kept entry matches; a rank's thread is the only one to use its communicator's cache.
+const std::vector<Transfer>& GroupEngine::transfers(const Program& program, const std::vector<const Published*>& all,
+                                                    bool push) {
+  std::vector<int64_t> key{static_cast<int64_t>(program.serial()), push ? 1 : 0, static_cast<int64_t>(peer_order())};
+  for (const Published* p : all) {
+    for (const gdap_array* a : {p->src, static_cast<const gdap_array*>(p->dst)}) {
+      key.push_back(a != nullptr ? static_cast<int64_t>(a->section.strides.size()) : -1);
+      if (a != nullptr) key.insert(key.end(), a->section.strides.begin(), a->section.strides.end());
+    }
   }
+  auto& cache = comm_.cache.get<TransferCache>(std::string(program.style().name) + ".transfers");
+  auto& entries = cache.entries;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].first != key) continue;
+    std::rotate(entries.begin() + static_cast<std::ptrdiff_t>(i), entries.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                entries.end());
+    return entries.back().second;
+  }
+  const int64_t me = comm_.rank;
+  std::vector<Transfer> made;
+  auto one = [&](const Message& m, int64_t from, int64_t to) {
+    Transfer& t = made.emplace_back(Transfer{from, to, {}});
+    program.copies(m, End{End::sender, all[static_cast<size_t>(from)]->src->section.strides},
+                   End{End::receiver, all[static_cast<size_t>(to)]->dst->section.strides}, t.copies);
+  };
+  for (const Message& m : program.messages(Part::local)) one(m, me, me);
+  for (const Message* m : kernel_order(program.messages(push ? Part::send : Part::recv), me, comm_.size)) {
+    if (push) one(*m, me, m->peer);
+    else one(*m, m->peer, me);
+  }
+  cache.keep(std::move(key), std::move(made));
+  return entries.back().second;
 }
 
 // Queues one call's copies on the rank's stream as one kernel, after every rank's earlier work
 // (each publication's `ready` event; this rank's own is skipped, since its stream already orders
-// it), then records `done`. The kernel's copies are built and uploaded again only when the
-// program or a section (address, strides) changes.
-void GroupEngine::queue_copies(DeviceScratch& scratch, const Program& program, const Sections& mine,
+// it), then records `done`. The kernel's copies are uploaded again only when the program or a
+// section (address, strides) changes; where only addresses changed, re-based from the kept
+// transfers.
+void GroupEngine::queue_copies(DeviceScratch& scratch, const Program& program,
                                const std::vector<const Published*>& all, bool push) {
   void* stream = comm_.stream;
   for (const Published* p : all) {
@@ -265,12 +317,14 @@ void GroupEngine::queue_copies(DeviceScratch& scratch, const Program& program, c
   }
   if (!scratch.batch.holds(key)) {
     std::vector<std::vector<cuda::DeviceCopy>> per_message;
-    for_each_transfer(program, mine, all, push, [&](const std::vector<Copy2D>& copies, const gdap_array* from, const gdap_array* to) {
+    for (const Transfer& t : transfers(program, all, push)) {
+      const gdap_array* from = all[static_cast<size_t>(t.from)]->src;
+      gdap_array* to = all[static_cast<size_t>(t.to)]->dst;
       const int peer = (push ? to : from)->section.device.id;
       cuda::enable_peer_access(scratch.device, peer);
-      append_device_copies(per_message.emplace_back(), copies, static_cast<const char*>(from->data()),
+      append_device_copies(per_message.emplace_back(), t.copies, static_cast<const char*>(from->data()),
                            static_cast<char*>(to->data()), peer != scratch.device);
-    });
+    }
     scratch.batch.upload(std::move(key), order_device_copies(std::move(per_message)), stream);
   }
   scratch.batch.launch(stream);
@@ -311,11 +365,12 @@ void GroupEngine::run(const Program& program, const Sections& sections, const Ag
     if (refused) return;
     try {
       if (mine.memory == Memory::host) {
-        for_each_transfer(program, sections, all, false, [](const std::vector<Copy2D>& copies, const gdap_array* from, const gdap_array* to) {
-          run_host_copies(copies, static_cast<const char*>(from->data()), static_cast<char*>(to->data()));
-        });
+        for (const Transfer& t : transfers(program, all, false)) {
+          run_host_copies(t.copies, static_cast<const char*>(all[static_cast<size_t>(t.from)]->src->data()),
+                          static_cast<char*>(all[static_cast<size_t>(t.to)]->dst->data()));
+        }
       }
-      if (mine.memory == Memory::device) queue_copies(*scratch, program, sections, all, push_mode());
+      if (mine.memory == Memory::device) queue_copies(*scratch, program, all, push_mode());
     } catch (const Error& e) {
       failure = e;
     } catch (const std::bad_alloc&) {

@@ -321,6 +321,44 @@ def test_ranks_with_different_roles_stop_every_rank():
     assert all(isinstance(r, gdap.Error) for r in results), results
 
 
+# ---- the in-process group keeps each rank's copies per program and section strides (not addresses)
+
+def zeros_laid_out(shape, dtype, how):
+    """A zeroed destination of `shape` laid out `how`: 'contiguous', 'row pitch' (a slice of longer
+    rows) or 'every other column' (an element stride of 2)."""
+    if how == "contiguous":
+        return np.zeros(shape, dtype)
+    if how == "row pitch":
+        return np.zeros((shape[0], shape[1] + 3), dtype)[:, :shape[1]]
+    return np.zeros((shape[0], 2 * shape[1]), dtype)[:, ::2]
+
+
+def test_kept_copies_follow_new_addresses_strides_layouts_and_dtypes():
+    # Rule: a rank reuses its copies only for the same program and the same strides of every
+    # rank's sections; new memory (another address), other strides, another layout or another
+    # dtype (another plan) each get the right elements, however often they alternate.
+    layouts = {"cyclic": lambda r: cyclic_rows(r, 4, block_size=1), "block-cyclic": lambda r: cyclic_rows(r, 4),
+               "dealt": dealt_rows, "row blocks": row_blocks, "2 x 2": blocks_2x2}
+
+    def body(comm):
+        src_map = gdap.GlobalMap.collective(comm, blocks_2x2(comm.rank))
+        maps = {name: gdap.GlobalMap.collective(comm, dim_data(comm.rank)) for name, dim_data in layouts.items()}
+        dtypes = (np.float64, np.float32)
+        plans = {(name, dt): gdap.Plan(src_map, m, dt, comm) for name, m in maps.items() for dt in dtypes}
+        hows = ("contiguous", "row pitch", "every other column", "contiguous")
+        steps = [(name, dt, how) for name in maps for dt in dtypes for how in hows]  # strides change on one plan
+        steps += [(name, dt, "contiguous") for name in maps for dt in dtypes] * 2  # more plans than the group keeps (4)
+        wrong = []
+        for name, dt, how in steps:
+            plan = plans[name, dt]
+            dst = zeros_laid_out(plan.dst_shape, dt, how)
+            gdap.redistribute(comm, plan, global_values(src_map, comm.rank, dt), dst)
+            wrong += [(name, np.dtype(dt).name, how, e) for e in wrong_elements(maps[name], comm.rank, dst)]
+        return wrong
+
+    assert raise_first(on_ranks(gdap.group(4), body)) == [[]] * 4
+
+
 def test_a_rank_with_a_wrong_section_stops_every_rank():
     src_map = gdap.GlobalMap([blocks_2x2(r) for r in range(4)])
     dst_map = gdap.GlobalMap([cyclic_rows(r, 4) for r in range(4)])
