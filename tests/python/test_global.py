@@ -56,6 +56,27 @@ def test_reshard_is_two_lines_and_reuses_its_plans():
     assert a.context.plans(a.layout, cols, a.dtype) is plans
 
 
+def test_repeated_reshards_are_independent_and_right_after_any_other_move():
+    # Rule: what reshard reuses between calls (plans, converted dimensions, dtype codes, each rank's
+    # copies) never serves another layout, dtype or shape, and every result is new memory: an
+    # earlier result keeps its values when a later reshard writes its own.
+    rows, cols = layout.block(WHOLE.shape, P), layout.block(WHOLE.shape, (1, P))
+    a = gdap.distribute(WHOLE, LAYOUTS["cyclic rows"](WHOLE.shape))
+    first = a.reshard(rows)
+    results = [first, a.reshard(cols), a.reshard(rows), a.reshard(LAYOUTS["2 x 2 block-cyclic"](WHOLE.shape))]
+    results.append(a.reshard(rows))
+    for b in results:
+        assert (b.get() == WHOLE).all()
+    assert len({b.section(1).data_ptr for b in results}) == len(results), "every result has its own memory"
+    as32 = gdap.distribute(WHOLE.astype(np.float32), LAYOUTS["cyclic rows"](WHOLE.shape)).reshard(rows)
+    assert as32.dtype == np.float32 and (as32.get() == WHOLE.astype(np.float32)).all()
+    other = np.arange(5 * 9, dtype=np.float64).reshape(5, 9)
+    assert (gdap.distribute(other, layout.cyclic(other.shape, (P, 1))).reshard(layout.block(other.shape, P)).get()
+            == other).all()
+    first.local_view(0)[...] = -1  # results share nothing with each other or the source
+    assert (results[2].get() == WHOLE).all() and (a.get() == WHOLE).all()
+
+
 def test_from_sections_shares_memory_both_ways():
     gmap = layout.block(WHOLE.shape, (2, 2))
     dealt = gdap.distribute(WHOLE, gmap)
@@ -260,3 +281,29 @@ def test_the_controllers_threads_run_every_rank_and_survive_a_failing_step():
     err = gdap.RemoteError("rank 1 failed")
     with pytest.raises(ValueError, match="the cause"):  # a rank's own error wins over the others' echoes
         ctrl.run(lambda r: (_ for _ in ()).throw(ValueError("the cause") if r == 1 else err))
+
+
+def test_a_controller_interrupted_while_it_waits_starts_new_threads_and_the_old_ones_end():
+    # Rule: Ctrl-C while the caller waits for a step raises KeyboardInterrupt at once; the ranks'
+    # threads of that step end once their calls return, and the next step runs on new ones.
+    import signal
+    import threading
+    ctrl = gdap.Controller(P)
+    before = list(ctrl.run(lambda r: threading.current_thread()).values())
+    release = threading.Event()
+
+    def step(r):
+        if r == 1:
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        release.wait(5)  # a rank's call still running when the caller gives up
+        return r
+
+    with pytest.raises(KeyboardInterrupt):
+        ctrl.run(step)
+    release.set()
+    for t in before:
+        t.join(5)
+    assert not any(t.is_alive() for t in before), "the interrupted step's threads ended"
+    after = ctrl.run(lambda r: (r * r, threading.current_thread()))
+    assert [v[0] for v in after.values()] == [r * r for r in range(P)]
+    assert all(v[1].is_alive() and v[1] not in before for v in after.values()), "new threads run the next step"

@@ -21,6 +21,7 @@ layout asked for.
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 import operator
 from collections.abc import Callable, Mapping, Sequence
@@ -83,28 +84,31 @@ def _device_scope(device: str) -> Any:
     return cupy.cuda.Device(ordinal) if cupy is not None else contextlib.nullcontext()
 
 
-def _allocate(device: str, shape: tuple[int, ...], dtype: np.dtype, zero: bool) -> Any:
-    """A new C-contiguous array on `device`: NumPy on the host, CuPy (its memory pool) on a CUDA
-    device; None where neither can (gdap then allocates)."""
+def _allocate(device: str, shape: tuple[int, ...], dtype: np.dtype, zero: bool) -> tuple[Any, int]:
+    """(array, address): a new C-contiguous array on `device`, NumPy on the host, CuPy (its memory
+    pool) on a CUDA device; (None, 0) where neither can (gdap then allocates)."""
     if device == "cpu":
         return _aligned(shape, dtype, zero)
     cupy = _cupy()
     if cupy is not None and device.startswith("cuda:"):
         with cupy.cuda.Device(cuda_ordinal(device)):
-            return cupy.zeros(shape, dtype) if zero else cupy.empty(shape, dtype)
-    return None
+            native = cupy.zeros(shape, dtype) if zero else cupy.empty(shape, dtype)
+        return native, int(native.data.ptr)
+    return None, 0
 
 
 _ALIGN = 64  # bytes: what gdap_array_create gives host sections, and what JAX needs to share them
 
 
-def _aligned(shape: tuple[int, ...], dtype: np.dtype, zero: bool) -> np.ndarray:
-    """A C-contiguous NumPy array starting on a 64-byte boundary (NumPy itself promises 16)."""
+def _aligned(shape: tuple[int, ...], dtype: np.dtype, zero: bool) -> tuple[np.ndarray, int]:
+    """(array, address): a C-contiguous NumPy array starting on a 64-byte boundary (NumPy itself
+    promises 16)."""
     dtype = np.dtype(dtype)
-    count = int(np.prod(shape, dtype=np.int64))
-    raw = (np.zeros if zero else np.empty)(count * dtype.itemsize + _ALIGN, np.uint8)
-    skip = -raw.__array_interface__["data"][0] % _ALIGN
-    return raw[skip:skip + count * dtype.itemsize].view(dtype).reshape(shape)
+    nbytes = math.prod(shape) * dtype.itemsize
+    raw = (np.zeros if zero else np.empty)(nbytes + _ALIGN, np.uint8)
+    start = raw.__array_interface__["data"][0]
+    skip = -start % _ALIGN
+    return raw[skip:skip + nbytes].view(dtype).reshape(shape), start + skip
 
 
 def _address(native: Any) -> int:
@@ -113,21 +117,27 @@ def _address(native: Any) -> int:
     return int(native.data.ptr)  # CuPy
 
 
+@functools.lru_cache(maxsize=64)
+def _c_codes(dtype: np.dtype, device: str) -> tuple[tuple[int, int, int], tuple[int, int]]:
+    """gdap's codes of a dtype and a device, worked out once per pair (every new section needs them)."""
+    return dtype_to_c(dtype), device_to_c(device)
+
+
 def new_section(ctx: Context, layout: GlobalMap, rank: int, dtype: np.dtype, zero: bool = False,
                 device: Optional[str] = None) -> tuple[LocalArray, Any]:
     """(LocalArray, native array) for rank `rank`'s section of `layout`, allocated on its device."""
     device = device or ctx.device(rank)
     dims = ctx.dims(layout, rank)
     shape = layout.local_shape(rank)
-    native = _allocate(device, shape, dtype, zero)
+    dtype_c, device_c = _c_codes(np.dtype(dtype), device)
+    native, address = _allocate(device, shape, dtype, zero)
     if native is None:  # no CuPy: gdap allocates (zero-filled on the host only)
-        handle_ = _c.gdap_array_create(dtype_to_c(dtype), device_to_c(device), dims.dims)
+        handle_ = _c.gdap_array_create(dtype_c, device_c, dims.dims)
         local = LocalArray(handle_)
         if zero and 0 not in shape:
             _fill_zero(local)
         return local, None
-    handle_ = _c.gdap_array_wrap(_address(native), dtype_to_c(dtype), device_to_c(device), None, dims.dims)
-    return LocalArray(handle_, owner=native), native
+    return LocalArray(_c.gdap_array_wrap(address, dtype_c, device_c, None, dims.dims), owner=native), native
 
 
 def _fill_zero(local: LocalArray) -> None:
@@ -987,7 +997,7 @@ def _scalar_section(native: Any, device: str) -> LocalArray:
 def _scalar_results(src: GlobalArray) -> GlobalArray:
     """A 0-d section per rank for a full reduction (layout None), on the ranks' devices."""
     ctx = src.context
-    natives = {r: _allocate(ctx.device(r), (), src.dtype, zero=True) for r in ctx.ranks}
+    natives = {r: _allocate(ctx.device(r), (), src.dtype, zero=True)[0] for r in ctx.ranks}
     if any(n is None for n in natives.values()):
         raise UnsupportedError("a full reduction of device sections needs CuPy to hold its result")
     sections = {r: _scalar_section(natives[r], ctx.device(r)) for r in ctx.ranks}
