@@ -7,6 +7,11 @@ Layouts (--layout, repeatable; all by default):
   blocks-bcyclic  float64 32768^2 (--n), 2-d blocks -> 2-d block-cyclic 256 x 256 over the same grid
                   (layout.balance(P, 2): 2 x 2 on 4 GPUs, 2 x 1 on 2, 1 x 1 on 1)
   cyclic-cols     float64 10007 x 3001 (--rows, --cols), cyclic rows (P x 1) -> column blocks (1 x P)
+  permuted-rows   (only when asked for) float32 16384^2 (--n), row blocks dealt to the ranks in a rotated order
+                  (rank r holds block (r + 1) % P, unstructured rows) -> row blocks: a rank-permuted move.
+                  gdap.redistribute is timed twice, without roles (every block crosses GPUs) and with the
+                  keeping roles (gdap.keeping_roles: rank r holds destination block (r + 1) % P, nothing
+                  crosses, a local copy per GPU), beside the all-to-all of the bytes that cross without roles
 Engines, every result checked element by element against the source ((i * cols + j) % 1009):
   GlobalArray.reshard   a.reshard(dst): plans cached, new sections from CuPy's pool, the Controller's threads
   bare, per call        gdap.redistribute by the caller's threads into preallocated sections, one call per
@@ -20,14 +25,15 @@ Engines, every result checked element by element against the source ((i * cols +
                         pair per 256 x 256 block, 3 repeats; cyclic rows: slice(r, None, P))
   JAX jit reshard       jax.jit(identity, out_shardings=...): rows-cols only
   DTensor redistribute  bench/gpu/dtensor_reshard.py under torch.distributed.run: rows-cols only
-A peer that cannot express a layout gets a row saying so; a peer that fails prints its error. Medians of
+A peer that cannot express a layout (or is not timed for it) gets a row saying so; a peer that fails prints
+its error. Medians of
 REPS (30; 3 for cupyx's block-cyclic) after warm-ups, every GPU synchronised after each repeat.
 
 Usage: PYTHONPATH=<gdap build>/bindings/python python3 bench/gpu/reshard_scaling.py [--layout L]...
          [--n N] [--rows R] [--cols C] [--json FILE] [--host] [--no-peers]
        python3 bench/gpu/reshard_scaling.py --summarize FILE   (the scaling table from --json records)
   --host: four ranks in host memory, gdap's rows only, small sizes (2048^2; 2003 x 601), for a machine
-  without a GPU.
+  without a GPU (every result still checked: `--host --layout permuted-rows` checks that case's set-up).
 """
 import argparse
 import gc
@@ -43,7 +49,8 @@ import time
 
 import numpy as np
 
-LAYOUTS = ("rows-cols", "blocks-bcyclic", "cyclic-cols")
+LAYOUTS = ("rows-cols", "blocks-bcyclic", "cyclic-cols")  # the default set
+OPTIONAL = ("permuted-rows",)  # timed only when asked for (--layout)
 BCYCLIC_BLOCK = 256
 LINE_RATE = 450e9  # NVLink NV18, bytes per second, one direction per GPU
 REPS, WARMUP = 30, 3
@@ -52,7 +59,8 @@ SLAB = 1 << 26  # elements per slab when filling or checking (bounds the tempora
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--layout", action="append", choices=LAYOUTS, help="repeatable; default: all")
+    p.add_argument("--layout", action="append", choices=LAYOUTS + OPTIONAL,
+                   help="repeatable; default: %s" % ", ".join(LAYOUTS))
     p.add_argument("--n", type=int, help="side of the square layouts (default 16384 rows-cols, 32768 blocks-bcyclic)")
     p.add_argument("--rows", type=int, help="cyclic-cols rows (default 10007)")
     p.add_argument("--cols", type=int, help="cyclic-cols columns (default 3001)")
@@ -79,13 +87,17 @@ xp = np if ARGS.host else None  # set to cupy below when there are GPUs
 
 class Case:
     """One layout at P ranks: shape, dtype, gdap's source and destination maps, cupyx's index maps
-    (None: cupyx cannot express it) and whether the block-only peers (JAX, DTensor) can."""
+    (None: cupyx cannot express it) and whether the block-only peers (JAX, DTensor) can; `skipped`:
+    what the rows of the peers left out say; `roles`: time gdap.redistribute with the keeping roles too."""
 
-    def __init__(self, name, title, shape, dtype, src, dst, cupyx_src, cupyx_dst, cupyx_reps, block_peers):
+    def __init__(self, name, title, shape, dtype, src, dst, cupyx_src, cupyx_dst, cupyx_reps, block_peers,
+                 skipped=None, roles=False):
         self.name, self.title, self.shape, self.dtype = name, title, shape, np.dtype(dtype)
         self.src, self.dst = src, dst
         self.cupyx_src, self.cupyx_dst, self.cupyx_reps = cupyx_src, cupyx_dst, cupyx_reps
         self.block_peers = block_peers
+        self.skipped = skipped or "cannot express %s" % name
+        self.roles = roles
 
 
 def run_slices(m, rank):
@@ -118,6 +130,17 @@ def make_case(name):
                     % (n, n, BCYCLIC_BLOCK, BCYCLIC_BLOCK, grid[0], grid[1]), shape, np.float64, src, dst,
                     {d: run_slices(src, d) for d in range(P)}, {d: bcyclic_slices(shape, grid, d) for d in range(P)},
                     3, False)
+    if name == "permuted-rows":
+        n = ARGS.n or (2048 if ARGS.host else 16384)
+        shape = (n, n)
+        dst = layout.block(shape, P)
+        dealt = [(r + 1) % P for r in range(P)]  # rank r holds row block dealt[r]
+        src = layout.unstructured(shape, [map_indices(dst, dealt[r], 0) for r in range(P)], one_to_one=True)
+        return Case(name, "float32 %d x %d, row blocks dealt to ranks %s -> row blocks (%d x 1), a rank-permuted "
+                    "move" % (n, n, dealt, P), shape, np.float32, src, dst,
+                    {d: run_slices(src, d) for d in range(P)}, {d: run_slices(dst, d) for d in range(P)}, 10,
+                    False, skipped="not timed: a rank-permuted layout (JAX and DTensor shard in device order)",
+                    roles=True)
     rows, cols = ARGS.rows or (2003 if ARGS.host else 10007), ARGS.cols or (601 if ARGS.host else 3001)
     shape = (rows, cols)
     src, dst = layout.cyclic(shape, P), layout.block(shape, (1, P))
@@ -200,11 +223,14 @@ def map_indices(m, rank, dim):
     return np.concatenate([np.arange(g, g + n) for g, n, _ in runs]) if runs else np.zeros(0, dtype=np.int64)
 
 
-def check_gdap(case, sections):
+def check_gdap(case, sections, roles=None):
+    """Every rank's destination section holds its part of the source; with roles, rank d holds
+    destination rank roles[d]'s section."""
     ok = True
     for d in range(P):
+        role = d if roles is None else roles[d]
         with device(d):
-            ok &= matches(sections[d], map_indices(case.dst, d, 0), map_indices(case.dst, d, 1), case)
+            ok &= matches(sections[d], map_indices(case.dst, role, 0), map_indices(case.dst, role, 1), case)
     return ok
 
 
@@ -230,10 +256,12 @@ class Table:
         self.case, self.crossing, self.per_gpu = case, crossing, per_gpu
         self.rows = []
 
-    def add(self, engine, ms=None, ok=None, note=""):
-        """ok None: no result to check (the line-rate floor, a peer that cannot express it or failed)."""
+    def add(self, engine, ms=None, ok=None, note="", across=None):
+        """ok None: no result to check (the line-rate floor, a peer that cannot express it or failed);
+        across: the bytes this engine moves between GPUs, where not the layout's (relabeled moves)."""
+        across = self.crossing if across is None else across
         self.rows.append({"layout": self.case.name, "gpus": P, "engine": engine, "ms": ms, "ok": ok, "note": note,
-                          "gbps": None if ms is None or not self.crossing else self.crossing / ms / 1e6})
+                          "gbps": None if ms is None or not across else across / ms / 1e6})
         print("  %s: %s%s" % (engine, "-" if ms is None else "%.3f ms" % ms,
                               "" if ok is None else (" ok" if ok else " WRONG")) + (" (%s)" % note if note else ""),
               flush=True)
@@ -263,6 +291,10 @@ class Table:
 
 CLASS = "gdap GlobalArray.reshard"
 BARE, PIPE = "gdap.redistribute, bare, per call", "gdap.redistribute, bare, pipelined"
+ALTERNATING = "gdap.redistribute, bare, per call, two destinations in turn"
+ALLOCATION = "GlobalArray.empty of the destination layout (no move)"
+ROLES_BARE = "gdap.redistribute with keeping roles, bare, per call"
+ROLES_PIPE = "gdap.redistribute with keeping roles, bare, pipelined"
 A2A = "NCCL all-to-all of the same bytes (cupy.cuda.nccl, one process)"
 FLOOR = "NVLink line-rate floor (450 GB/s one way)"
 
@@ -270,7 +302,8 @@ FLOOR = "NVLink line-rate floor (450 GB/s one way)"
 # ---- the engines ----
 
 def time_gdap(case):
-    """gdap's three rows; returns the Table (its crossing bytes from the plans' statistics)."""
+    """gdap's rows (and, for a case with roles, the relabeled move's); returns the Table (its crossing
+    bytes from the plans' statistics, without roles)."""
     whole = whole_on_gpu0(case)
     a = gdap.distribute(whole, case.src, devices=P if ARGS.host else None)
     del whole
@@ -290,13 +323,41 @@ def time_gdap(case):
     crossing = sum(s["send_bytes"] for s in stats)
     per_gpu = max([max(s["send_bytes"], s["recv_bytes"]) for s in stats])
     table = Table(case, crossing, per_gpu)
-    dst = []
+    src = [a.section(r) for r in range(P)]
+    table.add(CLASS, class_ms, class_ok)
+    bare = time_bare(case, comms, plans, src)
+    table.add(BARE, *bare["per call"])
+    table.add(PIPE, *bare["pipelined"], "%d calls back to back, time per call" % REPS)
+    table.add(ALTERNATING, *bare["alternating"], "new addresses every call, as reshard's; no allocation")
+    table.add(ALLOCATION, median_ms(lambda: out.__setitem__("e", gdap.GlobalArray.empty(case.dst, case.dtype,
+                                                                                      devices=a.context))),
+              note="what reshard adds before its move: new sections from CuPy's pool (NumPy with --host)", across=0)
+    out.clear()
+    if case.roles:
+        roles = gdap.keeping_roles(case.src, case.dst)
+        kept = [gdap.Plan(case.src, case.dst, case.dtype, comms[r], roles=roles) for r in range(P)]
+        moved = sum(p.stats["send_bytes"] for p in kept)
+        local = max(p.stats["local_bytes"] for p in kept)
+        note = "roles %s: %.1f MB cross ranks, a local copy of %.1f MB per rank" % (roles, moved / 1e6, local / 1e6)
+        bare = time_bare(case, comms, kept, src, roles)
+        table.add(ROLES_BARE, *bare["per call"], note, across=moved)
+        table.add(ROLES_PIPE, *bare["pipelined"], note + "; %d calls back to back, time per call" % REPS, across=moved)
+    return table
+
+
+def time_bare(case, comms, plans, src, roles=None):
+    """{"per call", "pipelined", "alternating"}: (ms, ok) of gdap.redistribute by one thread per rank into
+    preallocated sections (rank d's is roles[d]'s with roles): per call (released by a barrier), pipelined
+    (REPS calls back to back), and per call into two sets of sections taken in turn (new addresses every
+    call, as the sections GlobalArray.reshard takes from CuPy's pool, without its allocation). Each is
+    checked after its timed calls, the destinations overwritten before."""
+    sets = [[], []]
     for d in range(P):
         with device(d):
-            dst.append(xp.empty(case.dst.local_shape(d), dtype=case.dtype))
-    src = [a.section(r) for r in range(P)]
+            for dst in sets:
+                dst.append(xp.empty(case.dst.local_shape(d if roles is None else roles[d]), dtype=case.dtype))
     go, done = threading.Barrier(P + 1), threading.Barrier(P + 1)
-    calls = {"n": 1, "stop": False}
+    calls = {"n": 1, "stop": False, "set": 0}
     failed = []
 
     def worker(r):
@@ -306,7 +367,7 @@ def time_gdap(case):
                 return
             try:
                 for _ in range(calls["n"]):
-                    gdap.redistribute(comms[r], plans[r], src[r], dst[r])
+                    gdap.redistribute(comms[r], plans[r], src[r], sets[calls["set"]][r])
             except Exception as e:  # noqa: BLE001 - reported by the main thread, which would wait forever
                 failed.append(e)
                 done.abort()
@@ -321,29 +382,37 @@ def time_gdap(case):
         go.wait()
         done.wait()
 
+    def alternating_once():
+        calls["set"] ^= 1
+        bare_once()
+
     def sentinel():  # every destination overwritten, so that each check sees the timed calls' work
-        for d in range(P):
-            with device(d):
-                dst[d][...] = -1
+        for dst in sets:
+            for d in range(P):
+                with device(d):
+                    dst[d][...] = -1
         sync_all()
 
+    out = {}
     try:
-        bare_ms = median_ms(bare_once)
-        bare_ok = check_gdap(case, dst)
+        sentinel()
+        ms = median_ms(bare_once)
+        out["per call"] = (ms, check_gdap(case, sets[0], roles))
         sentinel()
         calls["n"] = REPS
-        pipelined_ms = median_ms(bare_once, reps=5) / REPS
-        pipelined_ok = check_gdap(case, dst)
+        ms = median_ms(bare_once, reps=5) / REPS
+        out["pipelined"] = (ms, check_gdap(case, sets[0], roles))
+        sentinel()
+        calls["n"] = 1
+        ms = median_ms(alternating_once)
+        out["alternating"] = (ms, check_gdap(case, sets[0], roles) and check_gdap(case, sets[1], roles))
     except threading.BrokenBarrierError:
         raise RuntimeError("gdap.redistribute failed on a rank: %r" % (failed[0] if failed else "?",)) from None
     calls["stop"] = True
     go.wait()
     for t in threads:
         t.join()
-    table.add(CLASS, class_ms, class_ok)
-    table.add(BARE, bare_ms, bare_ok)
-    table.add(PIPE, pipelined_ms, pipelined_ok, "%d calls back to back, time per call" % REPS)
-    return table
+    return out
 
 
 def time_alltoall(table):
@@ -452,7 +521,7 @@ def run_layout(name):
     if not ARGS.host:
         for engine, timer, can in ((A2A, time_alltoall, lambda c: True),) + (() if ARGS.no_peers else PEERS):
             if not can(case):
-                table.add(engine, note="cannot express %s" % name)
+                table.add(engine, note=case.skipped)
                 continue
             try:
                 timer(table)
@@ -483,7 +552,7 @@ def summarize(path):
     counts = sorted({r["gpus"] for r in records})
     print("\n## Scaling: median ms at %s GPUs and GB/s across (bytes crossing GPUs / time, all GPUs together)\n"
           % ", ".join(map(str, counts)))
-    for name in [n for n in LAYOUTS if any(r["layout"] == n for r in records)]:
+    for name in [n for n in LAYOUTS + OPTIONAL if any(r["layout"] == n for r in records)]:
         rows = [r for r in records if r["layout"] == name]
         engines = list(dict.fromkeys(r["engine"].replace("(NCCL, %d processes)" % r["gpus"], "(NCCL)") for r in rows))
         at = {(r["engine"].replace("(NCCL, %d processes)" % r["gpus"], "(NCCL)"), r["gpus"]): r for r in rows}

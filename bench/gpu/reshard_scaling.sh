@@ -5,9 +5,11 @@
 # scaling table. Everything goes to $OUT/reshard_scaling.md (the records to reshard_scaling.jsonl).
 # The Python binding: $GDAP_BENCH_BUILD/bindings/python when that names a build that has it (e.g.
 # tests/gpu/run.sh's build-gpu), else a Release build with CUDA made here in build-bench-py.
-# Usage: [GPUS="1 2 4"] bench/gpu/reshard_scaling.sh [reshard_scaling.py flags, e.g. --layout rows-cols]
+# At 4 GPUs it also times the rank-permuted move (--layout permuted-rows --no-peers: without roles, with
+# the keeping roles, and NCCL's all-to-all of the bytes that cross without them; a few seconds).
+# Usage: [GPUS="1 2 4"] [PERMUTED=0] bench/gpu/reshard_scaling.sh [reshard_scaling.py flags, e.g. --layout rows-cols]
 #   GPUS: the counts to time (default 1 2 4); empty: build only (a first, short call on a lent machine,
-#   whose build-bench-py the next call reuses).
+#   whose build-bench-py the next call reuses). PERMUTED=0 leaves the rank-permuted move out.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-/tmp/gdap-bench-out}
@@ -52,6 +54,11 @@ for gpus in $gpu_counts; do
   start=$SECONDS
   CUDA_VISIBLE_DEVICES=$visible "$python" bench/gpu/reshard_scaling.py --json "$records" "$@" 2>&1 | tee -a "$md"
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+  if [ "$gpus" = 4 ] && [ "${PERMUTED:-1}" != 0 ]; then
+    CUDA_VISIBLE_DEVICES=$visible "$python" bench/gpu/reshard_scaling.py --json "$records" --layout permuted-rows \
+      --no-peers 2>&1 | tee -a "$md"
+    [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+  fi
   echo -e "\n($gpus GPU(s): $((SECONDS - start)) s)" | tee -a "$md"
 done
 [ -s "$records" ] || { echo "nothing timed" | tee -a "$md"; exit 1; }
