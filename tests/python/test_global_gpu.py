@@ -45,6 +45,36 @@ def test_two_gpu_row_to_column_reshard_is_two_lines():
     assert (cupy.asnumpy(b.local_view(1)) == x.get()[:, n // 2:]).all()
 
 
+def test_repeated_device_reshards_rebase_the_kept_copies():
+    # Rule: on GPUs the group re-bases each rank's kept copies onto every call's new sections; another
+    # layout, dtype, or destination strides (gdap.redistribute into column slices, then into
+    # contiguous arrays, on one plan) never reuse them.
+    from concurrent.futures import ThreadPoolExecutor
+    cupy = _gpus(2)
+    shape = (203, 61)
+    whole = np.arange(shape[0] * shape[1], dtype=np.float64).reshape(shape)
+    with cupy.cuda.Device(0):
+        x = cupy.asarray(whole)
+    a = gdap.distribute(x, layout.cyclic(shape, (2, 1)))
+    rows, cols = layout.block(shape, 2), layout.block(shape, (1, 2))
+    kept = [a.reshard(target) for target in (rows, cols, rows, rows, cols, rows)]
+    assert len({b.section(0).data_ptr for b in kept}) == len(kept), "every result has its own memory"
+    assert all((b.get() == whole).all() for b in kept)
+    assert (a.astype(np.float32).reshard(rows).get() == whole.astype(np.float32)).all()
+    comms = gdap.group(2)
+    plans = [gdap.Plan(a.layout, rows, np.float64, comms[r]) for r in range(2)]
+    views, compact = [], []
+    for r in range(2):
+        with cupy.cuda.Device(r):
+            views.append(cupy.zeros((rows.local_shape(r)[0], shape[1] + 5))[:, :shape[1]])
+            compact.append(cupy.zeros(rows.local_shape(r)))
+    for dst in (views, compact):
+        with ThreadPoolExecutor(2) as pool:
+            for f in [pool.submit(gdap.redistribute, comms[r], plans[r], a.section(r), dst[r]) for r in range(2)]:
+                f.result()
+        assert (np.concatenate([cupy.asnumpy(d) for d in dst]) == whole).all()
+
+
 def test_dlpack_export_on_another_device_cupy():
     cupy = _gpus(2)
     with cupy.cuda.Device(1):
