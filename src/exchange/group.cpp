@@ -47,26 +47,36 @@ struct Transfer {
 // program, the direction, the order and every rank's section strides) but not the sections'
 // addresses: a move into new sections of the same layout (GlobalArray.reshard's) re-bases the kept
 // copies instead of walking the program's blocks again (one per row of a cyclic layout).
-// At most kPrograms entries and, beyond the newest, kCopies copies in all (48 bytes each).
+// At most kPrograms entries and kCopies copies in all (48 bytes each); a list longer than that is
+// used for its call only (`last`), not kept.
 struct TransferCache final : Scratch {
   static constexpr size_t kPrograms = 4, kCopies = size_t{1} << 20;
   std::vector<std::pair<std::vector<int64_t>, std::vector<Transfer>>> entries;  // most recent last
-  void keep(std::vector<int64_t> key, std::vector<Transfer> transfers);
+  std::vector<Transfer> last;  // the last list too long to keep
+  // Keeps `transfers` under `key` (or in `last`); returns them, valid until the next keep().
+  const std::vector<Transfer>& keep(std::vector<int64_t> key, std::vector<Transfer> transfers);
 };
 
-void TransferCache::keep(std::vector<int64_t> key, std::vector<Transfer> transfers) {
-  entries.emplace_back(std::move(key), std::move(transfers));
+const std::vector<Transfer>& TransferCache::keep(std::vector<int64_t> key, std::vector<Transfer> transfers) {
   auto copies = [](const std::vector<Transfer>& ts) {
     size_t n = 0;
     for (const Transfer& t : ts) n += t.copies.size();
     return n;
   };
+  if (copies(transfers) > kCopies) {
+    last = std::move(transfers);
+    return last;
+  }
+  last.clear();
+  last.shrink_to_fit();
+  entries.emplace_back(std::move(key), std::move(transfers));
   size_t total = 0;
   for (const auto& e : entries) total += copies(e.second);
   while (entries.size() > 1 && (entries.size() > kPrograms || total > kCopies)) {
     total -= copies(entries.front().second);
     entries.erase(entries.begin());
   }
+  return entries.back().second;
 }
 
 // What a group rank keeps between calls on device sections (all on `device`).
@@ -293,8 +303,7 @@ const std::vector<Transfer>& GroupEngine::transfers(const Program& program, cons
     if (push) one(*m, me, m->peer);
     else one(*m, m->peer, me);
   }
-  cache.keep(std::move(key), std::move(made));
-  return entries.back().second;
+  return cache.keep(std::move(key), std::move(made));
 }
 
 // Queues one call's copies on the rank's stream as one kernel, after every rank's earlier work

@@ -307,3 +307,30 @@ def test_a_controller_interrupted_while_it_waits_starts_new_threads_and_the_old_
     after = ctrl.run(lambda r: (r * r, threading.current_thread()))
     assert [v[0] for v in after.values()] == [r * r for r in range(P)]
     assert all(v[1].is_alive() and v[1] not in before for v in after.values()), "new threads run the next step"
+
+
+def test_after_an_interrupt_every_rank_runs_the_step_and_the_next_waits_for_them():
+    # Rule: a step the caller was interrupted in still runs on every rank (no rank of a started
+    # collective is left out), and the next step starts only once those calls have returned (each
+    # rank's communicator serves one call at a time).
+    import signal
+    import threading
+    import time
+    ctrl = gdap.Controller(P)
+    ran, finished = set(), []
+    release = threading.Event()
+
+    def step(r):
+        ran.add(r)
+        if r == 0:
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        release.wait(5)
+        finished.append(time.monotonic())
+        return r
+
+    with pytest.raises(KeyboardInterrupt):
+        ctrl.run(step)
+    threading.Timer(0.3, release.set).start()
+    started = ctrl.run(lambda r: time.monotonic())
+    assert ran == set(range(P)), "every rank ran the interrupted step"
+    assert len(finished) == P and min(started.values()) >= max(finished), "the next step waited for them"

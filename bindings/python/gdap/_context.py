@@ -140,11 +140,14 @@ def first_error(errors: dict[int, BaseException]) -> BaseException:
 class _Crew:
     """One daemon thread per rank and the two raw locks each is handed a step by: the caller releases
     a rank's `go` to start it and acquires its `done` to await it (about 30 us a step for four ranks
-    on the 2-core CI machine, where two threading.Barriers took 80-135 us). A crew that is abandoned
-    (step None) lets each thread end once its current call has returned."""
+    on the 2-core CI machine, where two threading.Barriers took 80-135 us). Each hand-off is a new
+    `round`: a thread woken without one ends. A crew that is ended lets every thread finish the round
+    it was handed (so that no rank of a started step is left out) and then end."""
 
     def __init__(self, n: int) -> None:
         self.step: Optional[Callable[[int], Any]] = None
+        self.round = 0
+        self.closing = False
         self.results: list = [None] * n
         self.errors: list = [None] * n
         self.go = [_held_lock() for _ in range(n)]
@@ -156,23 +159,32 @@ class _Crew:
 
     def _work(self, rank: int) -> None:
         go, done = self.go[rank], self.done[rank]
+        seen = 0
         while True:
             go.acquire()
-            step = self.step
-            if step is None:
+            if self.round == seen:  # woken by end(), not by a step
+                return
+            seen, step = self.round, self.step
+            if step is None:  # not reached: a round's step stays until every rank has read it
                 return
             try:
                 self.results[rank], self.errors[rank] = step(rank), None
             except BaseException as e:  # noqa: BLE001 - handed to the caller
                 self.results[rank], self.errors[rank] = None, e
             done.release()
+            if self.closing:
+                return
 
     def end(self) -> None:
-        """Every thread ends: at once where it waits for a step, after its call where it runs one."""
-        self.step = None
+        """Every thread ends: at once where it waits for a step, after its round's call where it was
+        handed one (whether it has started it yet or not)."""
+        self.closing = True
         for go in self.go:
-            if go.locked():  # a thread that has not yet taken its last step's `go` finds it released
+            if go.locked():  # a waiting thread wakes and ends; a running one never takes it again
                 go.release()
+
+
+_release = type(threading.Lock()).release
 
 
 def _held_lock() -> Any:
@@ -184,27 +196,38 @@ def _held_lock() -> Any:
 class _Workers:
     """One thread per rank (a _Crew), each running its rank's part of a step, all started before
     the caller waits for any. If the caller is interrupted while it waits, the crew is abandoned
-    (each thread ends after its call, which gdap bounds by the group's timeout) and the next step
-    starts a new one."""
+    (each thread ends after its call, which gdap bounds by the group's timeout); the next step waits
+    for those threads to end, since each rank's communicator serves one call at a time, and then
+    starts a new crew."""
 
     def __init__(self, n: int) -> None:
         self.n = n
         self._crew: Optional[_Crew] = None
+        self._abandoned: Optional[_Crew] = None  # its threads may still be in a call on the ranks' comms
 
     def run(self, step: Callable[[int], T]) -> dict[int, T]:
+        if self._abandoned is not None:
+            # A rank's communicator serves one call at a time: the old threads' calls end first
+            # (bounded by the group's timeout; an interrupt here leaves them abandoned).
+            for t in self._abandoned.threads:
+                t.join()
+            self._abandoned = None
         crew = self._crew
         if crew is None:
             crew = self._crew = _Crew(self.n)
         crew.step = step
+        crew.round += 1
         try:
-            for go in crew.go:
-                go.release()
+            # Every rank or none: one C-level loop, in which no signal handler runs between releases.
+            collections.deque(map(_release, crew.go), maxlen=0)
             for done in crew.done:
                 done.acquire()
         except BaseException:
             self._crew = None
+            self._abandoned = crew
             crew.end()
             raise
+        crew.step = None  # every thread has read it: the step's closure (and its sections) are not kept
         errors = {r: e for r, e in enumerate(crew.errors) if e is not None}
         results = dict(enumerate(crew.results))
         crew.results = [None] * self.n  # the step's results are the caller's, not kept here
@@ -217,6 +240,7 @@ class _Workers:
         if self._crew is not None:
             self._crew.end()
             self._crew = None
+        self._abandoned = None
 
 
 class Controller(Context):
