@@ -10,7 +10,8 @@
 //   p2p (default): nonblocking point-to-point as above;
 //   alltoallv:     everything packed, one MPI_Alltoallv;
 //   datatype:      nothing packed: each wire message is an MPI derived datatype over the section;
-//   cma:           ranks of one node read each other's sections (mpi_cma.hpp), one copy per byte;
+//   cma:           ranks of one node read each other's sections (mpi_cma.hpp), one copy per byte,
+//                  or each other's pack buffers where a sender's runs are short (GDAP_CMA_PACK_BELOW);
 //                  point-to-point where they cannot, and for bound exchanges (no agreement per start).
 // Reductions are MPI's own: MPI_Iallreduce and MPI_Ireduce_scatter_block. A broadcast's owner
 // packs its part into its buffer once and sends the buffer to every receiver, who receives it
@@ -310,7 +311,7 @@ void MpiEngine::run(const Program& program, const Sections& sections, const Agre
   const std::vector<std::string> shares = agree_gather(comm_, [&] {
     check_all(program, sections, agreement);
     mode = exchange_mode();
-    if (mode == Mode::cma) return Share{agreement.token, "C" + cma_share(mpi_, sections)};
+    if (mode == Mode::cma) return Share{agreement.token, "C" + cma_share(mpi_, program, sections)};
     routes = &routes_for(program, sections);
     return Share{agreement.token, "-"};
   }, [&](size_t r, std::string_view, std::string_view) { return agreement.mismatch(r); });

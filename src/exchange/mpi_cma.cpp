@@ -1,8 +1,10 @@
 // The single-copy exchange between ranks of one node (mpi_cma.hpp): each receiver turns its
 // received messages into two lists of runs per sender, its own destination runs and the sender's
 // source runs (adjacent runs merged on each side), and reads them with process_vm_readv, at most
-// IOV_MAX of each per call. The lists hold absolute addresses, so they are kept per program,
-// strides, and every rank's published share.
+// IOV_MAX of each per call. The kernel pins the sender's pages once per remote run, so a message
+// whose runs are short on the sender's side is packed by its sender into a buffer the sender keeps,
+// and read from there as one remote run. The lists hold absolute addresses, so they are kept per
+// program, strides, and every rank's published share.
 #include "exchange/mpi_cma.hpp"
 
 #include "array/array.hpp"
@@ -10,6 +12,7 @@
 #include "core/error.hpp"
 #include "exchange/copy.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <climits>
 #include <cstdint>
@@ -30,16 +33,32 @@ namespace gdap::exchange {
 #ifdef __linux__
 namespace {
 
-// What a rank publishes: its pid, a word its peers read to probe (and the value it holds), and its
-// source section's base address and element strides (none without a source).
+// How a sender moves one of its messages: `offset` bytes into its pack buffer, where it packed the
+// message's `bytes`, or kInSection: the receiver reads the runs straight from the sender's section.
+struct Sent {
+  int64_t peer = 0, offset = 0, bytes = 0;
+};
+constexpr int64_t kInSection = -1;
+
+// Where a sender packs by default: below 4 KiB a run costs the kernel's per-run page pinning (about
+// 2.2 us, docs/PERFORMANCE.md) more than a memcpy of its bytes costs the sender.
+constexpr int64_t kPackBelow = 4096;
+
+// What a rank publishes: its pid, a word its peers read to probe (and the value it holds), its
+// source section's base address and element strides (none without a source), and its pack buffer
+// (address and size) with one Sent per message it sends, in the program's order.
 struct Published {
   int64_t pid = 0, probe_address = 0, probe_value = 0, base = 0;
   std::vector<int64_t> strides;
+  int64_t pack_base = 0, pack_bytes = 0;
+  std::vector<Sent> sends;
 };
 
 std::string encode(const Published& p) {
   std::vector<int64_t> words{p.pid, p.probe_address, p.probe_value, p.base, static_cast<int64_t>(p.strides.size())};
   words.insert(words.end(), p.strides.begin(), p.strides.end());
+  words.insert(words.end(), {p.pack_base, p.pack_bytes, static_cast<int64_t>(p.sends.size())});
+  for (const Sent& s : p.sends) words.insert(words.end(), {s.peer, s.offset, s.bytes});
   return std::string(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(int64_t));
 }
 
@@ -47,10 +66,18 @@ Published decode(const std::string& share, size_t rank) {
   const size_t n = share.size() / sizeof(int64_t);
   std::vector<int64_t> words(n);
   if (n > 0) std::memcpy(words.data(), share.data(), n * sizeof(int64_t));
-  if (n < 5 || share.size() % sizeof(int64_t) != 0 || words[4] < 0 || static_cast<size_t>(words[4]) != n - 5) {
+  auto malformed = [&] {
     fail(GDAP_ERR_INTERNAL, "rank {}'s share for the cross-memory attach exchange is malformed ({} bytes)", rank, share.size());
+  };
+  if (n < 5 || share.size() % sizeof(int64_t) != 0 || words[4] < 0 || static_cast<size_t>(words[4]) > n - 5) malformed();
+  const size_t at = 5 + static_cast<size_t>(words[4]);  // the pack buffer's words
+  if (n - at < 3 || words[at + 2] < 0 || static_cast<size_t>(words[at + 2]) != (n - at - 3) / 3 || (n - at - 3) % 3 != 0) {
+    malformed();
   }
-  return Published{words[0], words[1], words[2], words[3], std::vector<int64_t>(words.begin() + 5, words.end())};
+  Published p{words[0], words[1], words[2], words[3], std::vector<int64_t>(words.begin() + 5, words.begin() + static_cast<std::ptrdiff_t>(at)),
+              words[at], words[at + 1], {}};
+  for (size_t i = at + 3; i < n; i += 3) p.sends.push_back(Sent{words[i], words[i + 1], words[i + 2]});
+  return p;
 }
 
 // The communicator's probe word and its verdict, kept with it.
@@ -60,6 +87,72 @@ struct CmaState final : Scratch {
 };
 
 CmaState& state_of(MpiComm& comm) { return comm.cache.get<CmaState>("exchange.cma"); }
+
+// A sender's packed messages: each one's copies from the section into `buffer` (at its Sent's
+// offset), kept per program, sections and threshold and reused by every call (the closing meeting
+// keeps a call from packing while a peer still reads the previous one).
+struct Packing final : Scratch {
+  std::vector<int64_t> key;
+  int64_t below = 0;
+  std::vector<char> buffer;
+  std::vector<Copy2D> copies;
+  std::vector<Sent> sends;  // every send message, packed or not, as published
+};
+
+// Runs of a message on the sender's side (`copies` from its section): rows that continue one
+// another count once, as process_vm_readv would read them.
+int64_t sender_runs(const std::vector<Copy2D>& copies) {
+  int64_t runs = 0, end = 0;
+  for (const Copy2D& c : copies) {
+    for (int64_t k = 0; k < c.rows; ++k) {
+      const int64_t start = c.src + k * c.src_pitch;
+      if (runs == 0 || start != end) ++runs;
+      end = start + c.row_bytes;
+    }
+  }
+  return runs;
+}
+
+// Decides, per message this rank sends, whether it packs it: where its runs on the sender's side
+// average fewer than `below` bytes. The receiver does not decide again: it reads the published Sent.
+void plan_packing(const Program& program, std::span<const int64_t> strides, int64_t below, Packing& out) {
+  const int64_t es = program.element_size();
+  int64_t packed = 0;
+  std::vector<Copy2D> copies;
+  for (const Message& m : program.messages(Part::send)) {
+    const int64_t bytes = m.elements * es;
+    copies.clear();
+    program.copies(m, End{End::sender, strides}, End{End::packed, {}}, copies);
+    const int64_t runs = sender_runs(copies);
+    if (runs == 0 || bytes / runs >= below) {
+      out.sends.push_back(Sent{m.peer, kInSection, bytes});
+      continue;
+    }
+    // The packed side counts from the program's whole send buffer; this one holds packed messages only.
+    for (Copy2D c : copies) {
+      c.dst += packed - m.offset * es;
+      out.copies.push_back(c);
+    }
+    out.sends.push_back(Sent{m.peer, packed, bytes});
+    packed += bytes;
+  }
+  out.buffer.resize(static_cast<size_t>(packed));
+}
+
+std::string packing_name(const Program& program) { return std::string("exchange.cma.pack.") + program.style().name; }
+
+Packing& packing_for(MpiComm& comm, const Program& program, const Sections& sections, int64_t below) {
+  std::vector<int64_t> key = key_of(program, sections);
+  const std::string name = packing_name(program);
+  if (Packing* kept = comm.cache.find<Packing>(name); kept != nullptr && kept->key == key && kept->below == below) return *kept;
+  auto made = std::make_unique<Packing>();
+  if (sections.src) plan_packing(program, sections.src->section.strides, below, *made);
+  made->key = std::move(key);
+  made->below = below;
+  Packing& kept = *made;
+  comm.cache.slot(name) = std::move(made);
+  return kept;
+}
 
 // A list of runs, consumed in order by process_vm_readv's calls.
 class Runs {
@@ -142,6 +235,27 @@ struct CmaPlan final : Scratch {
   std::vector<Copy2D> local;
 };
 
+// The sender's Sent for message `m` this rank (`me`) receives from it: the next one addressed to
+// `me` in its published list from `next` on. Both ends derive their messages from the same plan,
+// so a Sent that is missing, of other bytes, or outside the sender's pack buffer is a defect: it
+// fails naming both ranks rather than reading what the sender did not publish.
+Sent sent_to(int64_t me, const Message& m, int64_t element_size, const Published& from, size_t& next) {
+  while (next < from.sends.size() && from.sends[next].peer != me) ++next;
+  if (next == from.sends.size()) {
+    fail(GDAP_ERR_INTERNAL, "rank {} expects a message from rank {}, which publishes none more for it", me, m.peer);
+  }
+  const Sent sent = from.sends[next++];
+  if (sent.bytes != m.elements * element_size) {
+    fail(GDAP_ERR_INTERNAL, "rank {} publishes a message of {} bytes for rank {}, which expects {} bytes", m.peer,
+         sent.bytes, me, m.elements * element_size);
+  }
+  if (sent.offset != kInSection && (sent.offset < 0 || sent.offset > from.pack_bytes - sent.bytes)) {
+    fail(GDAP_ERR_INTERNAL, "rank {} publishes a packed message for rank {} at bytes [{}, {}) of a {}-byte buffer", m.peer,
+         me, sent.offset, sent.offset + sent.bytes, from.pack_bytes);
+  }
+  return sent;
+}
+
 CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& sections, const std::vector<std::string>& shares) {
   std::vector<int64_t> key = key_of(program, sections);
   const std::string name = std::string("exchange.cma.") + program.style().name;
@@ -153,22 +267,28 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
     char* dst = static_cast<char*>(sections.dst->data());
     const End receiver{End::receiver, sections.dst->section.strides};
     std::vector<Copy2D> copies;
+    Published from;
+    size_t next = 0;  // where this rank's next message lies in `from.sends`
     for (const Message& m : program.messages(Part::recv)) {
       const auto peer = static_cast<size_t>(m.peer);
-      const Published from = decode(shares[peer], peer);
       if (plan->senders.empty() || plan->senders.back().rank != m.peer) {
+        from = decode(shares[peer], peer);
+        next = 0;
         plan->senders.push_back(Sender{static_cast<int>(m.peer), static_cast<pid_t>(from.pid), {}, {}});
       }
       Sender& s = plan->senders.back();
+      const Sent sent = sent_to(comm.rank, m, program.element_size(), from, next);
       copies.clear();
       program.copies(m, End{End::sender, from.strides}, receiver, copies);
       char* base = reinterpret_cast<char*>(from.base);
       for (const Copy2D& c : copies) {
         for (int64_t k = 0; k < c.rows; ++k) {
           append_run(s.local, dst + c.dst + k * c.dst_pitch, c.row_bytes);
-          append_run(s.remote, base + c.src + k * c.src_pitch, c.row_bytes);
+          if (sent.offset == kInSection) append_run(s.remote, base + c.src + k * c.src_pitch, c.row_bytes);
         }
       }
+      // Packed: the sender's bytes lie in packed order, which is the order of `copies`.
+      if (sent.offset != kInSection) append_run(s.remote, reinterpret_cast<char*>(from.pack_base) + sent.offset, sent.bytes);
     }
   }
   if (sections.src && sections.dst) {
@@ -183,7 +303,7 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
 }
 
 // Tests only (GDAP_TEST_CMA_REFUSED): "1" fails this rank's probe, "read" its reads after a good
-// probe, as if the kernel refused them.
+// probe, as if the kernel refused them, and "pack" its packing, as if out of memory.
 bool test_refuses(const char* what) {
   const char* refused = std::getenv("GDAP_TEST_CMA_REFUSED");
   return refused != nullptr && std::strcmp(refused, what) == 0;
@@ -213,14 +333,75 @@ int lowest_failing(MpiComm& comm, bool ok, const char* what) {
   return *rank;
 }
 
+// The bytes below which a sender packs a message (GDAP_CMA_PACK_BELOW, else kPackBelow): where its
+// runs on the sender's side average fewer. 0 never packs.
+int64_t pack_below() {
+  const char* env = std::getenv("GDAP_CMA_PACK_BELOW");
+  if (env == nullptr || *env == '\0') return kPackBelow;
+  char* end = nullptr;
+  errno = 0;
+  const long long bytes = std::strtoll(env, &end, 10);
+  if (std::isdigit(static_cast<unsigned char>(env[0])) == 0 || *end != '\0' || errno == ERANGE) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_CMA_PACK_BELOW='{}': not a whole number of bytes (0: never pack)", env);
+  }
+  return bytes;
+}
+
+// Whether any rank publishes a packed message: then every rank meets once after packing.
+bool anyone_packs(const std::vector<std::string>& shares) {
+  for (size_t r = 0; r < shares.size(); ++r) {
+    if (decode(shares[r], r).pack_bytes > 0) return true;
+  }
+  return false;
+}
+
+// Packs this rank's short-run messages into the buffer its share (`mine`) published.
+void pack(MpiComm& comm, const Program& program, const Sections& sections, const std::string& mine) {
+  const Published published = decode(mine, static_cast<size_t>(comm.rank));
+  if (published.pack_bytes == 0) return;
+  Packing* packing = comm.cache.find<Packing>(packing_name(program));
+  if (packing == nullptr || reinterpret_cast<int64_t>(packing->buffer.data()) != published.pack_base) {
+    fail(GDAP_ERR_INTERNAL, "rank {}'s pack buffer is not the one it published", comm.rank);
+  }
+  if (test_refuses("pack")) throw std::bad_alloc();
+  run_host_copies(packing->copies, static_cast<const char*>(sections.src->data()), packing->buffer.data());
+}
+
+// Runs `step` unless this rank already failed, keeping what it throws as this rank's error.
+template <typename Step>
+void noting(std::optional<Error>& error, Step&& step) {
+  if (error) return;
+  try {
+    step();
+  } catch (const Error& e) {
+    error = e;
+  } catch (const std::bad_alloc&) {
+    error = Error(GDAP_ERR_NO_MEMORY, "out of host memory (cross-memory attach exchange)");
+  }
+}
+
+// Collective: throws this rank's error, or GDAP_ERR_REMOTE naming the lowest rank that failed.
+void meet(MpiComm& comm, const std::optional<Error>& error, const char* what) {
+  const int failing = lowest_failing(comm, !error, what);
+  if (error) throw *error;
+  if (failing != INT_MAX) fail(GDAP_ERR_REMOTE, "rank {} failed in {}", failing, what);
+}
+
 }  // namespace
 
-std::string cma_share(MpiComm& comm, const Sections& sections) {
+std::string cma_share(MpiComm& comm, const Program& program, const Sections& sections) {
+  const int64_t below = pack_below();  // checked on every rank, whatever it sends
   const CmaState& state = state_of(comm);
-  Published mine{static_cast<int64_t>(getpid()), reinterpret_cast<int64_t>(&state.probe), state.probe, 0, {}};
+  Published mine{static_cast<int64_t>(getpid()), reinterpret_cast<int64_t>(&state.probe), state.probe, 0, {}, 0, 0, {}};
   if (sections.src) {
     mine.base = reinterpret_cast<int64_t>(sections.src->data());
     mine.strides = sections.src->section.strides;
+  }
+  if (state.usable != false) {  // once the ranks fell back to point-to-point, nothing is read
+    const Packing& packing = packing_for(comm, program, sections, below);
+    mine.pack_base = reinterpret_cast<int64_t>(packing.buffer.data());
+    mine.pack_bytes = static_cast<int64_t>(packing.buffer.size());
+    mine.sends = packing.sends;
   }
   return encode(mine);
 }
@@ -232,31 +413,33 @@ bool cma_usable(MpiComm& comm, const std::vector<std::string>& shares) {
 }
 
 void cma_exchange(MpiComm& comm, const Program& program, const Sections& sections, const std::vector<std::string>& shares) {
-  // Whatever goes wrong here, this rank still meets its peers at the end: they may be reading its section.
   std::optional<Error> error;
-  try {
-    const CmaPlan& plan = plan_for(comm, program, sections, shares);
-    for (const Sender& s : plan.senders) {
+  const CmaPlan* plan = nullptr;
+  noting(error, [&] {
+    plan = &plan_for(comm, program, sections, shares);
+    pack(comm, program, sections, shares[static_cast<size_t>(comm.rank)]);
+  });
+  // No rank reads a packed message before its sender packed it; a failure so far stops every rank
+  // here, before anything is read.
+  if (anyone_packs(shares)) meet(comm, error, "packing for the cross-memory attach exchange");
+  noting(error, [&] {
+    for (const Sender& s : plan->senders) {
       if (const int code = test_refuses("read") ? EPERM : read_runs(s.pid, s.local, s.remote); code != 0) {
         fail(GDAP_ERR_COMM, "process_vm_readv from rank {} (pid {}) failed: {} (errno {})", s.rank, s.pid,
              std::strerror(code), code);
       }
     }
-    run_host_copies(plan.local, sections.src ? static_cast<const char*>(sections.src->data()) : nullptr,
+    run_host_copies(plan->local, sections.src ? static_cast<const char*>(sections.src->data()) : nullptr,
                     sections.dst ? static_cast<char*>(sections.dst->data()) : nullptr);
-  } catch (const Error& e) {
-    error = e;
-  } catch (const std::bad_alloc&) {
-    error = Error(GDAP_ERR_NO_MEMORY, "out of host memory (cross-memory attach exchange)");
-  }
-  const int failing = lowest_failing(comm, !error, "the cross-memory attach exchange");
-  if (error) throw *error;
-  if (failing != INT_MAX) fail(GDAP_ERR_REMOTE, "rank {} failed in the cross-memory attach exchange", failing);
+  });
+  // Whatever went wrong, every rank meets here: peers may still be reading this rank's section or
+  // pack buffer.
+  meet(comm, error, "the cross-memory attach exchange");
 }
 
 #else  // no cross-memory attach
 
-std::string cma_share(MpiComm&, const Sections&) {
+std::string cma_share(MpiComm&, const Program&, const Sections&) {
   fail(GDAP_ERR_UNSUPPORTED, "GDAP_MPI_EXCHANGE=cma needs Linux's cross-memory attach (process_vm_readv)");
 }
 bool cma_usable(MpiComm&, const std::vector<std::string>&) { return false; }

@@ -1,11 +1,16 @@
 // The MPI engine's single-copy exchange between ranks of one node (GDAP_MPI_EXCHANGE=cma): every
-// receiver reads the runs it needs straight from its senders' sections into its own with Linux's
-// cross-memory attach (process_vm_readv), one copy per byte, with no packing and no MPI transfer.
+// receiver reads the runs it needs from its senders with Linux's cross-memory attach
+// (process_vm_readv) into its own section, with no MPI transfer and no unpacking. The kernel pins
+// the sender's pages once per remote run (about 2.2 us each on the CI machine), so where a
+// message's runs on the sender's side average under a threshold (4 KiB; GDAP_CMA_PACK_BELOW=<bytes>
+// overrides it, 0 never packs) its sender packs it into a buffer it keeps and the receiver reads it
+// as one remote run, scattered into its destination runs (cheap local iovecs): the pack pass plus
+// one copy per byte. Longer runs are read straight from the sender's section: one copy per byte.
 // The agreement carries what the readers need (each rank's pid, its source section's address and
-// strides, and a probe word); on first use a communicator probes a read from every peer and the
-// ranks vote, and if any rank cannot read (ptrace policy, containers, ranks on several nodes)
-// every rank falls back to point-to-point from then on. Elsewhere than Linux the mode reports
-// GDAP_ERR_UNSUPPORTED.
+// strides, its pack buffer and how it sends each message, and a probe word); on first use a
+// communicator probes a read from every peer and the ranks vote, and if any rank cannot read
+// (ptrace policy, containers, ranks on several nodes) every rank falls back to point-to-point from
+// then on. Elsewhere than Linux the mode reports GDAP_ERR_UNSUPPORTED.
 #pragma once
 
 #include "exchange/engine.hpp"
@@ -19,9 +24,11 @@ class MpiComm;
 
 namespace gdap::exchange {
 
-// This rank's share of the agreement: what its peers need to read its source section. Throws
-// GDAP_ERR_UNSUPPORTED where the build has no cross-memory attach.
-std::string cma_share(MpiComm& comm, const Sections& sections);
+// This rank's share of the agreement: what its peers need to read its messages of `program`,
+// deciding which it packs (the pack buffer is kept with the communicator, reused across calls).
+// Throws GDAP_ERR_INVALID_ARGUMENT for a bad GDAP_CMA_PACK_BELOW, and GDAP_ERR_UNSUPPORTED where
+// the build has no cross-memory attach.
+std::string cma_share(MpiComm& comm, const Program& program, const Sections& sections);
 
 // Collective, after an agreement that carried every rank's cma_share (`shares`, in rank order):
 // whether the ranks may read one another's memory, the same answer on every rank. The first call
@@ -29,10 +36,13 @@ std::string cma_share(MpiComm& comm, const Sections& sections);
 // return the verdict it kept.
 bool cma_usable(MpiComm& comm, const std::vector<std::string>& shares);
 
-// Collective, once cma_usable said yes: reads every received run from its sender's section, runs
-// the local copies, and returns once every rank finished reading (so no section changes while a
-// peer reads it). A failed read is every rank's error (GDAP_ERR_COMM on the reader, naming the
-// peer and errno; GDAP_ERR_REMOTE on the others) after the closing synchronization.
+// Collective, once cma_usable said yes: packs what this rank's share said it packs; if any rank
+// packs, the ranks meet (no one reads a buffer before its sender filled it, and a failure there
+// stops every rank before any read); then reads every received message from its sender's section
+// or pack buffer, runs the local copies, and returns once every rank finished reading (so no
+// section or pack buffer changes while a peer reads it). A failure is every rank's error (its own
+// on the failing rank, e.g. GDAP_ERR_COMM naming the peer and errno for a read; GDAP_ERR_REMOTE
+// naming it on the others).
 void cma_exchange(MpiComm& comm, const Program& program, const Sections& sections,
                   const std::vector<std::string>& shares);
 

@@ -1,6 +1,6 @@
 // gdap_redistribute over MPI (run with mpirun -np 2 or 4): the table of redistribute_check.hpp
-// for a group of MPI_Comm_size ranks, in each of the executor's exchange modes, element by
-// element; the table again in cma mode on a communicator where one rank's probe is refused
+// for a group of MPI_Comm_size ranks, in each of the executor's exchange modes (cma with its
+// senders packing short runs, nothing or everything), element by element; the table again in cma mode on a communicator where one rank's probe is refused
 // (GDAP_TEST_CMA_REFUSED: every rank must fall back to point-to-point, or they would wait on each
 // other until the timeout); then one rank's bad arguments (every rank fails, nothing moves) and global views no
 // rank may accept (the same error on every rank).
@@ -19,7 +19,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -58,13 +60,43 @@ rt::Case many_runs(int nranks) {
           {{rt::make_axis(rt::Kind::block, 1100 * nranks, 1, 3), rt::make_axis(rt::Kind::block, 7, nranks, 4)}}};
 }
 
+// Rule: in cma mode a sender packs the messages whose runs on its side are short and not the
+// others, within one call, and both arrive. Row blocks to irregular column blocks, 1,024 columns:
+// rank 1 gets 1,024 - (ranks - 1) columns (runs of 8 KiB or so: read from the section under the
+// default 4 KiB threshold), every other rank one column (8-byte runs: packed).
+rt::Case mixed_runs(int nranks) {
+  std::vector<int64_t> columns(static_cast<size_t>(nranks), 1);
+  columns[1] = 1024 - (nranks - 1);
+  return {"mixed_runs_row_blocks_to_one_wide_and_narrow_columns",
+          {{rt::mt::block(16 * nranks, nranks), rt::mt::block(1024, 1)}},
+          {{rt::mt::block(16 * nranks, 1), rt::mt::irregular(1024, columns)}}};
+}
+
+// One way to run the exchange: GDAP_MPI_EXCHANGE, and for cma GDAP_CMA_PACK_BELOW (NULL: unset).
+struct Mode {
+  const char* name;
+  const char* exchange;
+  const char* pack_below;
+};
+// cma three ways: the default threshold (the table's short runs packed, the long ones read in
+// place), 0 (nothing packed: every run read from the section), and one larger than any message
+// (everything packed).
+constexpr Mode kModes[] = {{"p2p", "p2p", nullptr},
+                           {"alltoallv", "alltoallv", nullptr},
+                           {"datatype", "datatype", nullptr},
+                           {"cma", "cma", nullptr},
+                           {"cma, nothing packed", "cma", "0"},
+                           {"cma, everything packed", "cma", "1099511627776"}};
+
 // The table once per exchange mode: each packs and addresses the sections differently.
 int64_t run_table(gdap_comm* world, int rank, int nranks, rt::Report& report) {
   std::vector<rt::Case> table = rt::cases(nranks);
   table.push_back(many_runs(nranks));
-  for (const char* mode : {"p2p", "alltoallv", "datatype", "cma"}) {
-    setenv("GDAP_MPI_EXCHANGE", mode, 1);
-    report.context = mode;
+  table.push_back(mixed_runs(nranks));
+  for (const Mode& mode : kModes) {
+    setenv("GDAP_MPI_EXCHANGE", mode.exchange, 1);
+    if (mode.pack_below != nullptr) setenv("GDAP_CMA_PACK_BELOW", mode.pack_below, 1);
+    report.context = mode.name;
     for (size_t i = 0; i < table.size(); ++i) {
       const rt::Case& c = table[i];
       auto map_comm = [&](const rt::Layout& layout, const FirstRanks& own) {
@@ -74,10 +106,11 @@ int64_t run_table(gdap_comm* world, int rank, int nranks, rt::Report& report) {
           dst_ranks(static_cast<int>(c.dst.nranks()), rank, nranks);
       rt::run_case(c, i, rank, {world, map_comm(c.src, src_ranks), map_comm(c.dst, dst_ranks)}, report);
     }
+    unsetenv("GDAP_CMA_PACK_BELOW");
   }
   unsetenv("GDAP_MPI_EXCHANGE");
   report.context.clear();
-  return static_cast<int64_t>(table.size()) * 4;
+  return static_cast<int64_t>(table.size() * std::size(kModes));
 }
 
 // Rule: when one rank cannot read its peers' memory (its probe refused), every rank falls back to
@@ -151,28 +184,68 @@ void run_mixed_exchange(gdap_comm* comm, int rank, int nranks, int bad, rt::Repo
   rt::expect_image(move.src, src_before, move.f64, what + ": the source changed", report);
 }
 
-// Rule: a read that fails mid-exchange (GDAP_TEST_CMA_REFUSED=read on rank `bad`: its probe passes,
-// its reads fail with EPERM) leaves no rank waiting: `bad` gets GDAP_ERR_COMM naming the peer and
-// errno, every other rank GDAP_ERR_REMOTE naming `bad`; the sources are untouched.
-void run_failed_read(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
-  const std::string what = rt::cat("cma reads failing on rank ", bad, ", seen by rank ", rank);
+// What one cma move with `variable`=`value` set on rank `bad` alone must end in: `bad` fails with
+// `on_bad` and every text of `bad_says` in its error, every other rank with GDAP_ERR_REMOTE naming
+// `bad` as `others_say` does; no source changes, and with `untouched` no destination either.
+struct CmaRefusal {
+  const char* variable;
+  const char* value;
+  gdap_status on_bad;
+  std::vector<std::string> bad_says;
+  std::string others_say;
+  bool untouched;
+};
+
+void expect_cma_refusal(gdap_comm* comm, int rank, int nranks, int bad, const CmaRefusal& r, rt::Report& report) {
+  const std::string what = rt::cat(r.variable, "=", r.value, " on rank ", bad, ", seen by rank ", rank);
   OneMove move(comm, rank, nranks, what, report);
-  const std::vector<unsigned char> src_before = move.src.image();
+  const std::vector<unsigned char> src_before = move.src.image(), before = move.dst.image();
   setenv("GDAP_MPI_EXCHANGE", "cma", 1);
-  if (rank == bad) setenv("GDAP_TEST_CMA_REFUSED", "read", 1);
+  if (rank == bad) setenv(r.variable, r.value, 1);
   const gdap_status status = move.run();
-  unsetenv("GDAP_TEST_CMA_REFUSED");
+  unsetenv(r.variable);
   unsetenv("GDAP_MPI_EXCHANGE");
   const std::string text = gdap_last_error();
-  const gdap_status want = rank == bad ? GDAP_ERR_COMM : GDAP_ERR_REMOTE;
+  const gdap_status want = rank == bad ? r.on_bad : GDAP_ERR_REMOTE;
   if (status != want) {
     report.fail(rt::cat(what, ": got ", gdap_status_string(status), " (", text, "), want ", gdap_status_string(want)));
   }
-  const std::string names = rank == bad ? "process_vm_readv from rank " : rt::cat("rank ", bad, " failed");
-  if (!rt::contains(text, names) || (rank == bad && !rt::contains(text, rt::cat("errno ", EPERM)))) {
-    report.fail(rt::cat(what, ": the error does not say who and why: ", text));
+  const std::vector<std::string> says = rank == bad ? r.bad_says : std::vector<std::string>{r.others_say};
+  for (const std::string& s : says) {
+    if (!rt::contains(text, s)) report.fail(rt::cat(what, ": the error does not say '", s, "': ", text));
   }
+  if (r.untouched) rt::expect_image(move.dst, before, move.f64, what + ": the destination changed", report);
   rt::expect_image(move.src, src_before, move.f64, what + ": the source changed", report);
+}
+
+// Rule: a read that fails mid-exchange (GDAP_TEST_CMA_REFUSED=read on rank `bad`: its probe passes,
+// its reads fail with EPERM) leaves no rank waiting: `bad` gets GDAP_ERR_COMM naming the peer and
+// errno, every other rank GDAP_ERR_REMOTE naming `bad`.
+void run_failed_read(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
+  expect_cma_refusal(comm, rank, nranks, bad,
+                     {"GDAP_TEST_CMA_REFUSED", "read", GDAP_ERR_COMM, {"process_vm_readv from rank ", rt::cat("errno ", EPERM)},
+                      rt::cat("rank ", bad, " failed"), false},
+                     report);
+}
+
+// Rule: GDAP_CMA_PACK_BELOW must be a whole number of bytes. Set to `value` on rank `bad` alone, it
+// is refused there (GDAP_ERR_INVALID_ARGUMENT naming the variable and value) and every other rank
+// fails GDAP_ERR_REMOTE naming `bad`, in the agreement: nothing moves.
+void run_bad_pack_below(gdap_comm* comm, int rank, int nranks, int bad, const char* value, rt::Report& report) {
+  expect_cma_refusal(comm, rank, nranks, bad,
+                     {"GDAP_CMA_PACK_BELOW", value, GDAP_ERR_INVALID_ARGUMENT,
+                      {rt::cat("GDAP_CMA_PACK_BELOW='", value, "': not a whole number of bytes")}, rt::cat("rank ", bad), true},
+                     report);
+}
+
+// Rule: a sender whose packing fails (GDAP_TEST_CMA_REFUSED=pack on rank `bad`, as if out of
+// memory; the move's 16-byte runs are packed) stops every rank before anything is read: `bad` gets
+// GDAP_ERR_NO_MEMORY, every other rank GDAP_ERR_REMOTE naming it, and no section changes.
+void run_failed_pack(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
+  expect_cma_refusal(comm, rank, nranks, bad,
+                     {"GDAP_TEST_CMA_REFUSED", "pack", GDAP_ERR_NO_MEMORY, {"out of host memory"},
+                      rt::cat("rank ", bad, " failed in packing"), true},
+                     report);
 }
 
 // Rank 0's text, on every rank.
@@ -195,6 +268,8 @@ void run_refusals(gdap_comm* world, int rank, int nranks, rt::Report& report) {
   rt::run_unusable_view(world, rank, nranks, 0, report);
   run_mixed_exchange(world, rank, nranks, nranks - 1, report);
   run_failed_read(world, rank, nranks, nranks - 1, report);
+  for (const char* value : {"4k", "-1", "99999999999999999999"}) run_bad_pack_below(world, rank, nranks, nranks - 1, value, report);
+  run_failed_pack(world, rank, nranks, nranks - 1, report);
   // The refusals leave the communicator usable.
   rt::run_case(rt::cases(nranks)[0], 0, rank, {world, world, world}, report);
 }
@@ -228,7 +303,7 @@ int main(int argc, char** argv) {
   }
   if (rank == 0) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%d ranks: %lld cases (4 exchange modes, then cma with one rank refused), %lld redistributions, "
+    std::printf("%d ranks: %lld cases (6 exchange modes, then cma with one rank refused), %lld redistributions, "
                 "%lld elements checked, "
                 "%lld failures, %.2f s\n",
                 nranks, static_cast<long long>(cases), sums[0], sums[1], total, seconds);
