@@ -21,8 +21,8 @@
  * share to every rank (its own share is MPI's local copy), and where a rank keeps more than that
  * share (case 5 keeps everything), memcpy copies the rest, as any redistribution must.
  *
- * gdap's MPI executor picks its exchange from GDAP_MPI_EXCHANGE (p2p, the default; alltoallv;
- * datatype; cma: single-copy reads between the ranks of one node); each is timed as its own
+ * gdap's MPI executor picks its exchange from GDAP_MPI_EXCHANGE (cma, the default on one node:
+ * single-copy reads between the ranks; p2p; alltoallv; datatype); each is timed as its own
  * method: the first table gives p2p and cma beside the others, the second compares them all.
  *
  * Usage: mpirun -np 4 redistribute_mpi [repeats [case]]

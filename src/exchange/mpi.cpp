@@ -7,12 +7,14 @@
 // flight. Every wait is bounded by the communicator's timeout (MpiComm::wait).
 //
 // GDAP_MPI_EXCHANGE picks the exchange, so the choices can be measured side by side (bench/mpi):
-//   p2p (default): nonblocking point-to-point as above;
-//   alltoallv:     everything packed, one MPI_Alltoallv;
-//   datatype:      nothing packed: each wire message is an MPI derived datatype over the section;
-//   cma:           ranks of one node read each other's sections (mpi_cma.hpp), one copy per byte,
+//   cma (default): ranks of one node read each other's sections (mpi_cma.hpp), one copy per byte,
 //                  or each other's pack buffers where a sender's runs are short (GDAP_CMA_PACK_BELOW);
-//                  point-to-point where they cannot, and for bound exchanges (no agreement per start).
+//                  point-to-point where they cannot (ranks on several nodes, reads refused), and for
+//                  bound exchanges (no agreement per start). At least as fast as p2p in every case
+//                  of bench/mpi on one node (docs/PERFORMANCE.md);
+//   p2p:           nonblocking point-to-point as above;
+//   alltoallv:     everything packed, one MPI_Alltoallv;
+//   datatype:      nothing packed: each wire message is an MPI derived datatype over the section.
 // Reductions are MPI's own: MPI_Iallreduce and MPI_Ireduce_scatter_block. A broadcast's owner
 // packs its part into its buffer once and sends the buffer to every receiver, who receives it
 // whole; a step's messages fly while the caller works on the previous step.
@@ -35,12 +37,21 @@ namespace {
 
 enum class Mode { p2p, alltoallv, datatype, cma };
 
+// The default: cma where the build has cross-memory attach (it falls back to p2p at run time
+// where the ranks cannot read each other), p2p elsewhere.
+#ifdef __linux__
+constexpr Mode kDefaultMode = Mode::cma;
+#else
+constexpr Mode kDefaultMode = Mode::p2p;
+#endif
+
 Mode exchange_mode() {
   const char* mode = std::getenv("GDAP_MPI_EXCHANGE");
-  if (mode == nullptr || std::strcmp(mode, "p2p") == 0) return Mode::p2p;
+  if (mode == nullptr) return kDefaultMode;
+  if (std::strcmp(mode, "cma") == 0) return Mode::cma;
+  if (std::strcmp(mode, "p2p") == 0) return Mode::p2p;
   if (std::strcmp(mode, "alltoallv") == 0) return Mode::alltoallv;
   if (std::strcmp(mode, "datatype") == 0) return Mode::datatype;
-  if (std::strcmp(mode, "cma") == 0) return Mode::cma;
   fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_MPI_EXCHANGE is '{}'; it must be p2p, alltoallv, datatype or cma", mode);
 }
 
@@ -320,8 +331,8 @@ void MpiEngine::run(const Program& program, const Sections& sections, const Agre
     if (theirs == mine) continue;
     const auto other = static_cast<int64_t>(r);
     const int64_t with = mine ? comm_.rank : other, without = mine ? other : comm_.rank;
-    fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_MPI_EXCHANGE is cma on rank {} but not on rank {}: every rank must pick the "
-         "same exchange", with, without);
+    fail(GDAP_ERR_INVALID_ARGUMENT, "the exchange is cma on rank {} (GDAP_MPI_EXCHANGE unset or cma) but not on rank {}: "
+         "every rank must pick the same exchange", with, without);
   }
   if (mode == Mode::cma) {
     std::vector<std::string> published;

@@ -3,8 +3,9 @@
 // source runs (adjacent runs merged on each side), and reads them with process_vm_readv, at most
 // IOV_MAX of each per call. The kernel pins the sender's pages once per remote run, so a message
 // whose runs are short on the sender's side is packed by its sender into a buffer the sender keeps,
-// and read from there as one remote run. The lists hold absolute addresses, so they are kept per
-// program, strides, and every rank's published share.
+// and read from there as one remote run (in chunks through a staging buffer where the receiver's
+// runs are short too). The lists hold absolute addresses, so they are kept per program, strides,
+// and every rank's published share.
 #include "exchange/mpi_cma.hpp"
 
 #include "array/array.hpp"
@@ -12,6 +13,7 @@
 #include "core/error.hpp"
 #include "exchange/copy.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <climits>
@@ -99,13 +101,13 @@ struct Packing final : Scratch {
   std::vector<Sent> sends;  // every send message, packed or not, as published
 };
 
-// Runs of a message on the sender's side (`copies` from its section): rows that continue one
-// another count once, as process_vm_readv would read them.
-int64_t sender_runs(const std::vector<Copy2D>& copies) {
+// Runs of a message on one side of its copies (the source side's with `source`): rows that
+// continue one another count once, as process_vm_readv would read or write them.
+int64_t runs_of(const std::vector<Copy2D>& copies, bool source) {
   int64_t runs = 0, end = 0;
   for (const Copy2D& c : copies) {
     for (int64_t k = 0; k < c.rows; ++k) {
-      const int64_t start = c.src + k * c.src_pitch;
+      const int64_t start = source ? c.src + k * c.src_pitch : c.dst + k * c.dst_pitch;
       if (runs == 0 || start != end) ++runs;
       end = start + c.row_bytes;
     }
@@ -123,7 +125,7 @@ void plan_packing(const Program& program, std::span<const int64_t> strides, int6
     const int64_t bytes = m.elements * es;
     copies.clear();
     program.copies(m, End{End::sender, strides}, End{End::packed, {}}, copies);
-    const int64_t runs = sender_runs(copies);
+    const int64_t runs = runs_of(copies, true);
     if (runs == 0 || bytes / runs >= below) {
       out.sends.push_back(Sent{m.peer, kInSection, bytes});
       continue;
@@ -220,11 +222,21 @@ int read_runs(pid_t pid, const std::vector<iovec>& local, const std::vector<iove
   return 0;
 }
 
-// One sender's runs, read in one stream.
+// A piece of a packed message that lands in short runs here: read whole into the receiver's
+// staging buffer, then unpacked from cache. The kernel's copy into many short user segments costs
+// more than a contiguous copy plus a memcpy per run from cache (docs/PERFORMANCE.md).
+struct Chunk {
+  std::vector<iovec> local, remote;
+  std::vector<Copy2D> unpack;  // from the staging buffer into the destination
+};
+constexpr int64_t kChunk = int64_t{256} << 10;  // fits in L2 with room to spare
+
+// One sender's runs, read in one stream, and its staged chunks.
 struct Sender {
   int rank = 0;
   pid_t pid = 0;
   std::vector<iovec> local, remote;
+  std::vector<Chunk> chunks;
 };
 
 // A program's reads and local copies for given sections and peers' shares.
@@ -233,6 +245,7 @@ struct CmaPlan final : Scratch {
   std::vector<std::string> shares;
   std::vector<Sender> senders;
   std::vector<Copy2D> local;
+  std::vector<char> staging;  // as large as the largest chunk (at most kChunk)
 };
 
 // The sender's Sent for message `m` this rank (`me`) receives from it: the next one addressed to
@@ -256,6 +269,24 @@ Sent sent_to(int64_t me, const Message& m, int64_t element_size, const Published
   return sent;
 }
 
+// Cuts packed message `m` (`sent` by `from`) into chunks read through the staging buffer (whose
+// address the plan fills in once it knows its size: the largest chunk, kept in `largest`).
+void stage(const Program& program, const Message& m, const Sent& sent, const Published& from, const End& receiver,
+           size_t& largest, Sender& s) {
+  std::vector<Copy2D> unpack;
+  program.copies(m, End{End::packed, {}}, receiver, unpack);
+  const int64_t first = m.offset * program.element_size();  // where the copies' packed side starts
+  char* remote = reinterpret_cast<char*>(from.pack_base) + sent.offset;
+  for (int64_t lo = 0; lo < sent.bytes; lo += kChunk) {
+    const auto n = static_cast<size_t>(std::min(kChunk, sent.bytes - lo));
+    Chunk c{{iovec{nullptr, n}}, {iovec{remote + lo, n}}, {}};
+    largest = std::max(largest, n);
+    clip_packed(unpack, true, first + lo, first + lo + static_cast<int64_t>(n), c.unpack);
+    for (Copy2D& u : c.unpack) u.src -= first + lo;
+    s.chunks.push_back(std::move(c));
+  }
+}
+
 CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& sections, const std::vector<std::string>& shares) {
   std::vector<int64_t> key = key_of(program, sections);
   const std::string name = std::string("exchange.cma.") + program.style().name;
@@ -268,18 +299,23 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
     const End receiver{End::receiver, sections.dst->section.strides};
     std::vector<Copy2D> copies;
     Published from;
-    size_t next = 0;  // where this rank's next message lies in `from.sends`
+    size_t next = 0;     // where this rank's next message lies in `from.sends`
+    size_t largest = 0;  // the largest staged chunk
     for (const Message& m : program.messages(Part::recv)) {
       const auto peer = static_cast<size_t>(m.peer);
       if (plan->senders.empty() || plan->senders.back().rank != m.peer) {
         from = decode(shares[peer], peer);
         next = 0;
-        plan->senders.push_back(Sender{static_cast<int>(m.peer), static_cast<pid_t>(from.pid), {}, {}});
+        plan->senders.push_back(Sender{static_cast<int>(m.peer), static_cast<pid_t>(from.pid), {}, {}, {}});
       }
       Sender& s = plan->senders.back();
       const Sent sent = sent_to(comm.rank, m, program.element_size(), from, next);
       copies.clear();
       program.copies(m, End{End::sender, from.strides}, receiver, copies);
+      if (sent.offset != kInSection && sent.bytes / std::max<int64_t>(runs_of(copies, false), 1) < kPackBelow) {
+        stage(program, m, sent, from, receiver, largest, s);
+        continue;
+      }
       char* base = reinterpret_cast<char*>(from.base);
       for (const Copy2D& c : copies) {
         for (int64_t k = 0; k < c.rows; ++k) {
@@ -289,6 +325,10 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
       }
       // Packed: the sender's bytes lie in packed order, which is the order of `copies`.
       if (sent.offset != kInSection) append_run(s.remote, reinterpret_cast<char*>(from.pack_base) + sent.offset, sent.bytes);
+    }
+    plan->staging.resize(largest);
+    for (Sender& s : plan->senders) {
+      for (Chunk& c : s.chunks) c.local[0].iov_base = plan->staging.data();
     }
   }
   if (sections.src && sections.dst) {
@@ -307,6 +347,13 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
 bool test_refuses(const char* what) {
   const char* refused = std::getenv("GDAP_TEST_CMA_REFUSED");
   return refused != nullptr && std::strcmp(refused, what) == 0;
+}
+
+// Reads `remote` of sender `s` into `local`; throws GDAP_ERR_COMM naming the sender and errno.
+void read_from(const Sender& s, const std::vector<iovec>& local, const std::vector<iovec>& remote) {
+  if (const int code = test_refuses("read") ? EPERM : read_runs(s.pid, local, remote); code != 0) {
+    fail(GDAP_ERR_COMM, "process_vm_readv from rank {} (pid {}) failed: {} (errno {})", s.rank, s.pid, std::strerror(code), code);
+  }
 }
 
 // Whether this rank can read every peer's probe word, and so their memory.
@@ -423,10 +470,12 @@ void cma_exchange(MpiComm& comm, const Program& program, const Sections& section
   // here, before anything is read.
   if (anyone_packs(shares)) meet(comm, error, "packing for the cross-memory attach exchange");
   noting(error, [&] {
+    char* dst = sections.dst ? static_cast<char*>(sections.dst->data()) : nullptr;
     for (const Sender& s : plan->senders) {
-      if (const int code = test_refuses("read") ? EPERM : read_runs(s.pid, s.local, s.remote); code != 0) {
-        fail(GDAP_ERR_COMM, "process_vm_readv from rank {} (pid {}) failed: {} (errno {})", s.rank, s.pid,
-             std::strerror(code), code);
+      read_from(s, s.local, s.remote);
+      for (const Chunk& c : s.chunks) {
+        read_from(s, c.local, c.remote);
+        run_host_copies(c.unpack, plan->staging.data(), dst);
       }
     }
     run_host_copies(plan->local, sections.src ? static_cast<const char*>(sections.src->data()) : nullptr,

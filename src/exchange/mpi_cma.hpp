@@ -1,11 +1,12 @@
-// The MPI engine's single-copy exchange between ranks of one node (GDAP_MPI_EXCHANGE=cma): every
-// receiver reads the runs it needs from its senders with Linux's cross-memory attach
-// (process_vm_readv) into its own section, with no MPI transfer and no unpacking. The kernel pins
-// the sender's pages once per remote run (about 2.2 us each on the CI machine), so where a
-// message's runs on the sender's side average under a threshold (4 KiB; GDAP_CMA_PACK_BELOW=<bytes>
-// overrides it, 0 never packs) its sender packs it into a buffer it keeps and the receiver reads it
-// as one remote run, scattered into its destination runs (cheap local iovecs): the pack pass plus
-// one copy per byte. Longer runs are read straight from the sender's section: one copy per byte.
+// The MPI engine's single-copy exchange between ranks of one node (GDAP_MPI_EXCHANGE=cma, the
+// default on Linux): every receiver reads what it needs from its senders with Linux's cross-memory
+// attach (process_vm_readv), with no MPI transfer. The kernel pins the sender's pages once per
+// remote run (about 2.2 us each on the CI machine), so where a message's runs on the sender's side
+// average under 4 KiB (GDAP_CMA_PACK_BELOW=<bytes> overrides it, 0 never packs) its sender packs it
+// into a buffer it keeps and the receiver reads it as one remote run: in cache-sized chunks through
+// a staging buffer where the receiver's runs are short too (the kernel's copy into many short
+// segments costs more than a memcpy per run from cache), else scattered straight into its
+// destination runs. Longer runs are read straight from the sender's section: one copy per byte.
 // The agreement carries what the readers need (each rank's pid, its source section's address and
 // strides, its pack buffer and how it sends each message, and a probe word); on first use a
 // communicator probes a read from every peer and the ranks vote, and if any rank cannot read
@@ -39,7 +40,7 @@ bool cma_usable(MpiComm& comm, const std::vector<std::string>& shares);
 // Collective, once cma_usable said yes: packs what this rank's share said it packs; if any rank
 // packs, the ranks meet (no one reads a buffer before its sender filled it, and a failure there
 // stops every rank before any read); then reads every received message from its sender's section
-// or pack buffer, runs the local copies, and returns once every rank finished reading (so no
+// or pack buffer (staged or not), runs the local copies, and returns once every rank finished reading (so no
 // section or pack buffer changes while a peer reads it). A failure is every rank's error (its own
 // on the failing rank, e.g. GDAP_ERR_COMM naming the peer and errno for a read; GDAP_ERR_REMOTE
 // naming it on the others).

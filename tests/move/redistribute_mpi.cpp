@@ -164,20 +164,24 @@ struct OneMove {
   rt::Section src, dst;
 };
 
-// Rule: the ranks must pick the same exchange. With GDAP_MPI_EXCHANGE=cma on rank `bad` alone,
-// every rank fails GDAP_ERR_INVALID_ARGUMENT naming it (the agreement tells), and nothing moves.
-void run_mixed_exchange(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
-  const std::string what = rt::cat("GDAP_MPI_EXCHANGE=cma on rank ", bad, " alone, seen by rank ", rank);
+// Rule: the ranks must pick the same exchange. With GDAP_MPI_EXCHANGE=`bad_mode` on rank `bad` and
+// `others_mode` on the others (NULL: unset, the default cma), every rank fails
+// GDAP_ERR_INVALID_ARGUMENT naming `bad` (the agreement tells), and nothing moves.
+void run_mixed_exchange(gdap_comm* comm, int rank, int nranks, int bad, const char* bad_mode, const char* others_mode,
+                        rt::Report& report) {
+  const std::string what = rt::cat("GDAP_MPI_EXCHANGE=", bad_mode, " on rank ", bad, " and ",
+                                   others_mode ? others_mode : "unset", " elsewhere, seen by rank ", rank);
   OneMove move(comm, rank, nranks, what, report);
   const std::vector<unsigned char> src_before = move.src.image(), before = move.dst.image();
-  if (rank == bad) setenv("GDAP_MPI_EXCHANGE", "cma", 1);
+  const char* mine = rank == bad ? bad_mode : others_mode;
+  if (mine != nullptr) setenv("GDAP_MPI_EXCHANGE", mine, 1);
   const gdap_status status = move.run();
   unsetenv("GDAP_MPI_EXCHANGE");
   const std::string text = gdap_last_error();
   if (status != GDAP_ERR_INVALID_ARGUMENT) {
     report.fail(rt::cat(what, ": got ", gdap_status_string(status), " (", text, "), want GDAP_ERR_INVALID_ARGUMENT"));
   }
-  if (!rt::contains(text, rt::cat("GDAP_MPI_EXCHANGE is cma on rank ", bad))) {
+  if (!rt::contains(text, rt::cat("rank ", bad)) || !rt::contains(text, "every rank must pick the same exchange")) {
     report.fail(rt::cat(what, ": the error does not name the rank: ", text));
   }
   rt::expect_image(move.dst, before, move.f64, what + ": the destination changed", report);
@@ -266,7 +270,8 @@ void run_refusals(gdap_comm* world, int rank, int nranks, rt::Report& report) {
     if (text != rank0_text(text)) report.fail(rt::cat("bad view: rank ", rank, " says '", text, "', rank 0 otherwise"));
   }
   rt::run_unusable_view(world, rank, nranks, 0, report);
-  run_mixed_exchange(world, rank, nranks, nranks - 1, report);
+  run_mixed_exchange(world, rank, nranks, nranks - 1, "p2p", nullptr, report);
+  run_mixed_exchange(world, rank, nranks, nranks - 1, "cma", "p2p", report);
   run_failed_read(world, rank, nranks, nranks - 1, report);
   for (const char* value : {"4k", "-1", "99999999999999999999"}) run_bad_pack_below(world, rank, nranks, nranks - 1, value, report);
   run_failed_pack(world, rank, nranks, nranks - 1, report);
