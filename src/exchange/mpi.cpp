@@ -7,12 +7,13 @@
 // flight. Every wait is bounded by the communicator's timeout (MpiComm::wait).
 //
 // GDAP_MPI_EXCHANGE picks the exchange, so the choices can be measured side by side (bench/mpi):
-//   cma (default): ranks of one node read each other's sections (mpi_cma.hpp), one copy per byte,
+//   cma:           ranks of one node read each other's sections (mpi_cma.hpp), one copy per byte,
 //                  or each other's pack buffers where a sender's runs are short (GDAP_CMA_PACK_BELOW);
 //                  point-to-point where they cannot (ranks on several nodes, reads refused), and for
-//                  bound exchanges (no agreement per start). At least as fast as p2p in every case
-//                  of bench/mpi on one node (docs/PERFORMANCE.md);
-//   p2p:           nonblocking point-to-point as above;
+//                  bound exchanges (no agreement per start). The default for redistributions
+//                  (Style::cma_default): at least as fast as p2p in every case of bench/mpi on one
+//                  node; not for halo exchanges, where it lost in half the cases (docs/PERFORMANCE.md);
+//   p2p:           nonblocking point-to-point as above, the default otherwise;
 //   alltoallv:     everything packed, one MPI_Alltoallv;
 //   datatype:      nothing packed: each wire message is an MPI derived datatype over the section.
 // Reductions are MPI's own: MPI_Iallreduce and MPI_Ireduce_scatter_block. A broadcast's owner
@@ -37,17 +38,19 @@ namespace {
 
 enum class Mode { p2p, alltoallv, datatype, cma };
 
-// The default: cma where the build has cross-memory attach (it falls back to p2p at run time
-// where the ranks cannot read each other), p2p elsewhere.
+// Whether the build has cross-memory attach, which the cma exchange needs.
 #ifdef __linux__
-constexpr Mode kDefaultMode = Mode::cma;
+constexpr bool kHaveCma = true;
 #else
-constexpr Mode kDefaultMode = Mode::p2p;
+constexpr bool kHaveCma = false;
 #endif
 
-Mode exchange_mode() {
+// GDAP_MPI_EXCHANGE, or the default: cma for the programs whose style asks for it where the build
+// has cross-memory attach (it falls back to p2p at run time where the ranks cannot read each
+// other), p2p otherwise.
+Mode exchange_mode(const Style& style) {
   const char* mode = std::getenv("GDAP_MPI_EXCHANGE");
-  if (mode == nullptr) return kDefaultMode;
+  if (mode == nullptr) return kHaveCma && style.cma_default ? Mode::cma : Mode::p2p;
   if (std::strcmp(mode, "cma") == 0) return Mode::cma;
   if (std::strcmp(mode, "p2p") == 0) return Mode::p2p;
   if (std::strcmp(mode, "alltoallv") == 0) return Mode::alltoallv;
@@ -321,7 +324,7 @@ void MpiEngine::run(const Program& program, const Sections& sections, const Agre
   Routes* routes = nullptr;
   const std::vector<std::string> shares = agree_gather(comm_, [&] {
     check_all(program, sections, agreement);
-    mode = exchange_mode();
+    mode = exchange_mode(program.style());
     if (mode == Mode::cma) return Share{agreement.token, "C" + cma_share(mpi_, program, sections)};
     routes = &routes_for(program, sections);
     return Share{agreement.token, "-"};
@@ -331,8 +334,8 @@ void MpiEngine::run(const Program& program, const Sections& sections, const Agre
     if (theirs == mine) continue;
     const auto other = static_cast<int64_t>(r);
     const int64_t with = mine ? comm_.rank : other, without = mine ? other : comm_.rank;
-    fail(GDAP_ERR_INVALID_ARGUMENT, "the exchange is cma on rank {} (GDAP_MPI_EXCHANGE unset or cma) but not on rank {}: "
-         "every rank must pick the same exchange", with, without);
+    fail(GDAP_ERR_INVALID_ARGUMENT, "the exchange is cma on rank {} but not on rank {} (GDAP_MPI_EXCHANGE, or this "
+         "exchange's default where unset): every rank must pick the same exchange", with, without);
   }
   if (mode == Mode::cma) {
     std::vector<std::string> published;
@@ -346,7 +349,7 @@ void MpiEngine::run(const Program& program, const Sections& sections, const Agre
 
 void MpiEngine::start(Bound& bound) {
   mpi_.check_usable();
-  const Mode mode = exchange_mode();
+  const Mode mode = exchange_mode(bound.program->style());
   exchange(mode == Mode::cma ? Mode::p2p : mode, *bound.program, bound.sections,
            routes_for(*bound.program, bound.sections));
 }

@@ -89,6 +89,10 @@ struct Style {
                                   // the link alone)
   bool broadcast = false;         // every send message carries the same bytes, the rank's local copy
                                   // packed (at offset 0): a broadcast from the rank that has one
+  bool cma_default = false;       // MPI on one node: the ranks read each other's memory unless
+                                  // GDAP_MPI_EXCHANGE says otherwise (mpi_cma.hpp); measured faster
+                                  // than point-to-point for redistributions, not for halo exchanges,
+                                  // whose neighbour messages beat cma's meetings of every rank
 };
 
 constexpr int64_t kOwnMessageBytes = int64_t{1} << 16;  // a block set this large is a wire message of its own

@@ -16,9 +16,10 @@ namespace gdap::plan {
 
 namespace {
 
-// What the engines do with a redistribution's messages: MPI sends them packed or whole (no
-// datatypes), NCCL on one host writes them straight into the peers' sections.
-constexpr exchange::Style kStyle{"redistribution", 0, 0, true};
+// What the engines do with a redistribution's messages: MPI on one node reads them from the peers
+// (cma), elsewhere sends them packed or whole (no datatypes); NCCL on one host writes them straight
+// into the peers' sections.
+constexpr exchange::Style kStyle{"redistribution", 0, 0, true, false, true};
 
 std::optional<std::vector<int64_t>> local_shape(const gdap_map& map, int64_t rank) {
   if (rank >= map.nranks) return std::nullopt;

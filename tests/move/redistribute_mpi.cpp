@@ -165,7 +165,7 @@ struct OneMove {
 };
 
 // Rule: the ranks must pick the same exchange. With GDAP_MPI_EXCHANGE=`bad_mode` on rank `bad` and
-// `others_mode` on the others (NULL: unset, the default cma), every rank fails
+// `others_mode` on the others (NULL: unset, a redistribution's default cma), every rank fails
 // GDAP_ERR_INVALID_ARGUMENT naming `bad` (the agreement tells), and nothing moves.
 void run_mixed_exchange(gdap_comm* comm, int rank, int nranks, int bad, const char* bad_mode, const char* others_mode,
                         rt::Report& report) {
