@@ -76,6 +76,7 @@ Published decode(const std::string& share, size_t rank) {
   if (n - at < 3 || words[at + 2] < 0 || static_cast<size_t>(words[at + 2]) != (n - at - 3) / 3 || (n - at - 3) % 3 != 0) {
     malformed();
   }
+  if (words[at + 1] < 0) malformed();  // a negative pack buffer size
   Published p{words[0], words[1], words[2], words[3], std::vector<int64_t>(words.begin() + 5, words.begin() + static_cast<std::ptrdiff_t>(at)),
               words[at], words[at + 1], {}};
   for (size_t i = at + 3; i < n; i += 3) p.sends.push_back(Sent{words[i], words[i + 1], words[i + 2]});
@@ -231,6 +232,14 @@ struct Chunk {
 };
 constexpr int64_t kChunk = int64_t{256} << 10;  // fits in L2 with room to spare
 
+// Tests only (GDAP_TEST_CMA_CHUNK=<bytes>, at least 8): smaller chunks, so that a test's messages
+// cross chunk edges; anything else leaves kChunk.
+int64_t chunk_bytes() {
+  const char* env = std::getenv("GDAP_TEST_CMA_CHUNK");
+  const long long bytes = env != nullptr ? std::atoll(env) : 0;
+  return bytes >= 8 ? bytes : kChunk;
+}
+
 // One sender's runs, read in one stream, and its staged chunks.
 struct Sender {
   int rank = 0;
@@ -277,8 +286,9 @@ void stage(const Program& program, const Message& m, const Sent& sent, const Pub
   program.copies(m, End{End::packed, {}}, receiver, unpack);
   const int64_t first = m.offset * program.element_size();  // where the copies' packed side starts
   char* remote = reinterpret_cast<char*>(from.pack_base) + sent.offset;
-  for (int64_t lo = 0; lo < sent.bytes; lo += kChunk) {
-    const auto n = static_cast<size_t>(std::min(kChunk, sent.bytes - lo));
+  const int64_t chunk = chunk_bytes();
+  for (int64_t lo = 0; lo < sent.bytes; lo += chunk) {
+    const auto n = static_cast<size_t>(std::min(chunk, sent.bytes - lo));
     Chunk c{{iovec{nullptr, n}}, {iovec{remote + lo, n}}, {}};
     largest = std::max(largest, n);
     clip_packed(unpack, true, first + lo, first + lo + static_cast<int64_t>(n), c.unpack);
@@ -289,6 +299,7 @@ void stage(const Program& program, const Message& m, const Sent& sent, const Pub
 
 CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& sections, const std::vector<std::string>& shares) {
   std::vector<int64_t> key = key_of(program, sections);
+  key.push_back(chunk_bytes());
   const std::string name = std::string("exchange.cma.") + program.style().name;
   if (CmaPlan* kept = comm.cache.find<CmaPlan>(name); kept != nullptr && kept->key == key && kept->shares == shares) {
     return *kept;
@@ -394,10 +405,16 @@ int64_t pack_below() {
   return bytes;
 }
 
-// Whether any rank publishes a packed message: then every rank meets once after packing.
+// Whether any rank publishes a packed message: then every rank meets once after packing. Reads
+// the pack buffer's size in place (no allocation to fail on one rank only); a share too short to
+// hold it counts as packing, which every rank, reading the same shares, decides alike.
 bool anyone_packs(const std::vector<std::string>& shares) {
-  for (size_t r = 0; r < shares.size(); ++r) {
-    if (decode(shares[r], r).pack_bytes > 0) return true;
+  for (const std::string& share : shares) {
+    int64_t strides = 0, bytes = 1;
+    if (share.size() >= 5 * sizeof(int64_t)) std::memcpy(&strides, share.data() + 4 * sizeof(int64_t), sizeof strides);
+    const auto at = (6 + static_cast<uint64_t>(strides)) * sizeof(int64_t);  // pack_bytes' offset
+    if (strides >= 0 && at + sizeof bytes <= share.size()) std::memcpy(&bytes, share.data() + at, sizeof bytes);
+    if (bytes != 0) return true;
   }
   return false;
 }
@@ -444,7 +461,9 @@ std::string cma_share(MpiComm& comm, const Program& program, const Sections& sec
     mine.base = reinterpret_cast<int64_t>(sections.src->data());
     mine.strides = sections.src->section.strides;
   }
-  if (state.usable != false) {  // once the ranks fell back to point-to-point, nothing is read
+  // Nothing is read once the ranks fell back to point-to-point, nor where some are on other nodes
+  // (the probe will say no): no pack buffer then.
+  if (state.usable != false && comm.node_ranks == comm.size) {
     const Packing& packing = packing_for(comm, program, sections, below);
     mine.pack_base = reinterpret_cast<int64_t>(packing.buffer.data());
     mine.pack_bytes = static_cast<int64_t>(packing.buffer.size());

@@ -1,5 +1,5 @@
-// The MPI engine's single-copy exchange between ranks of one node (GDAP_MPI_EXCHANGE=cma, the
-// default on Linux): every receiver reads what it needs from its senders with Linux's cross-memory
+// The MPI engine's single-copy exchange between ranks of one node (GDAP_MPI_EXCHANGE=cma; on Linux
+// the default for redistributions, Style::cma_default, where every rank is on one node): every receiver reads what it needs from its senders with Linux's cross-memory
 // attach (process_vm_readv), with no MPI transfer. The kernel pins the sender's pages once per
 // remote run (about 2.2 us each on the CI machine), so where a message's runs on the sender's side
 // average under 4 KiB (GDAP_CMA_PACK_BELOW=<bytes> overrides it, 0 never packs) its sender packs it

@@ -19,7 +19,7 @@ namespace {
 // What the engines do with a redistribution's messages: MPI on one node reads them from the peers
 // (cma), elsewhere sends them packed or whole (no datatypes); NCCL on one host writes them straight
 // into the peers' sections.
-constexpr exchange::Style kStyle{"redistribution", 0, 0, true, false, true};
+constexpr exchange::Style kStyle{.name = "redistribution", .direct_writes = true, .cma_default = true};
 
 std::optional<std::vector<int64_t>> local_shape(const gdap_map& map, int64_t rank) {
   if (rank >= map.nranks) return std::nullopt;

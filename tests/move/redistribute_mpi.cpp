@@ -72,21 +72,25 @@ rt::Case mixed_runs(int nranks) {
           {{rt::mt::block(16 * nranks, 1), rt::mt::irregular(1024, columns)}}};
 }
 
-// One way to run the exchange: GDAP_MPI_EXCHANGE, and for cma GDAP_CMA_PACK_BELOW (NULL: unset).
+// One way to run the exchange: GDAP_MPI_EXCHANGE, and for cma GDAP_CMA_PACK_BELOW and the staging
+// chunk (GDAP_TEST_CMA_CHUNK) (NULL: unset).
 struct Mode {
   const char* name;
   const char* exchange;
   const char* pack_below;
+  const char* chunk = nullptr;
 };
 // cma three ways: the default threshold (the table's short runs packed, the long ones read in
 // place), 0 (nothing packed: every run read from the section), and one larger than any message
-// (everything packed).
+// (everything packed), also through 40-byte staging chunks, so that rows and elements are cut at
+// chunk edges.
 constexpr Mode kModes[] = {{"p2p", "p2p", nullptr},
                            {"alltoallv", "alltoallv", nullptr},
                            {"datatype", "datatype", nullptr},
                            {"cma", "cma", nullptr},
                            {"cma, nothing packed", "cma", "0"},
-                           {"cma, everything packed", "cma", "1099511627776"}};
+                           {"cma, everything packed", "cma", "1099511627776"},
+                           {"cma, everything packed, 40-byte chunks", "cma", "1099511627776", "40"}};
 
 // The table once per exchange mode: each packs and addresses the sections differently.
 int64_t run_table(gdap_comm* world, int rank, int nranks, rt::Report& report) {
@@ -96,6 +100,7 @@ int64_t run_table(gdap_comm* world, int rank, int nranks, rt::Report& report) {
   for (const Mode& mode : kModes) {
     setenv("GDAP_MPI_EXCHANGE", mode.exchange, 1);
     if (mode.pack_below != nullptr) setenv("GDAP_CMA_PACK_BELOW", mode.pack_below, 1);
+    if (mode.chunk != nullptr) setenv("GDAP_TEST_CMA_CHUNK", mode.chunk, 1);
     report.context = mode.name;
     for (size_t i = 0; i < table.size(); ++i) {
       const rt::Case& c = table[i];
@@ -107,6 +112,7 @@ int64_t run_table(gdap_comm* world, int rank, int nranks, rt::Report& report) {
       rt::run_case(c, i, rank, {world, map_comm(c.src, src_ranks), map_comm(c.dst, dst_ranks)}, report);
     }
     unsetenv("GDAP_CMA_PACK_BELOW");
+    unsetenv("GDAP_TEST_CMA_CHUNK");
   }
   unsetenv("GDAP_MPI_EXCHANGE");
   report.context.clear();
