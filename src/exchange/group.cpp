@@ -97,6 +97,23 @@ struct Published {
   const cuda::DeviceEvent* done = nullptr;   // device: recorded after the rank's copy kernel
 };
 
+// What a rank's copies depend on: the program, the direction, the peer order and every rank's
+// section strides (each list after its length, -1 for no section); with `addresses`, each
+// section's address too, which an uploaded batch depends on besides.
+std::vector<int64_t> copies_key(const Program& program, const std::vector<const Published*>& all, bool push,
+                                bool addresses) {
+  std::vector<int64_t> key{static_cast<int64_t>(program.serial()), push ? 1 : 0, static_cast<int64_t>(peer_order())};
+  for (const Published* p : all) {
+    for (const gdap_array* a : {p->src, static_cast<const gdap_array*>(p->dst)}) {
+      key.push_back(a != nullptr ? static_cast<int64_t>(a->section.strides.size()) : -1);
+      if (a == nullptr) continue;
+      if (addresses) key.push_back(reinterpret_cast<int64_t>(a->data()));
+      key.insert(key.end(), a->section.strides.begin(), a->section.strides.end());
+    }
+  }
+  return key;
+}
+
 // Push (each rank writes its sends into its peers' receivers) unless GDAP_GROUP_COPY=pull.
 bool push_mode() {
   const char* mode = std::getenv("GDAP_GROUP_COPY");
@@ -276,13 +293,7 @@ DeviceScratch& GroupEngine::device_scratch(const Program& program, int device) {
 // when no kept entry matches; a rank's thread is the only one to use its communicator's cache.
 const std::vector<Transfer>& GroupEngine::transfers(const Program& program, const std::vector<const Published*>& all,
                                                     bool push) {
-  std::vector<int64_t> key{static_cast<int64_t>(program.serial()), push ? 1 : 0, static_cast<int64_t>(peer_order())};
-  for (const Published* p : all) {
-    for (const gdap_array* a : {p->src, static_cast<const gdap_array*>(p->dst)}) {
-      key.push_back(a != nullptr ? static_cast<int64_t>(a->section.strides.size()) : -1);
-      if (a != nullptr) key.insert(key.end(), a->section.strides.begin(), a->section.strides.end());
-    }
-  }
+  std::vector<int64_t> key = copies_key(program, all, push, false);
   auto& cache = comm_.cache.get<TransferCache>(std::string(program.style().name) + ".transfers");
   auto& entries = cache.entries;
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -317,13 +328,7 @@ void GroupEngine::queue_copies(DeviceScratch& scratch, const Program& program,
   for (const Published* p : all) {
     if (p->ready != nullptr && p->ready != &scratch.ready) p->ready->wait_on(stream);
   }
-  std::vector<int64_t> key{static_cast<int64_t>(program.serial()), push ? 1 : 0, static_cast<int64_t>(peer_order())};
-  for (const Published* p : all) {
-    for (const gdap_array* a : {p->src, static_cast<const gdap_array*>(p->dst)}) {
-      key.push_back(a ? reinterpret_cast<int64_t>(a->data()) : 0);
-      if (a) key.insert(key.end(), a->section.strides.begin(), a->section.strides.end());
-    }
-  }
+  std::vector<int64_t> key = copies_key(program, all, push, true);
   if (!scratch.batch.holds(key)) {
     std::vector<std::vector<cuda::DeviceCopy>> per_message;
     for (const Transfer& t : transfers(program, all, push)) {
