@@ -1,8 +1,9 @@
 // Single-process, multi-GPU redistribution of a float32 16384 x 16384 matrix over every GPU (or the
-// first GDAP_BENCH_GPUS): row blocks -> column blocks and -> row block-cyclic(256), and two
-// fine-grained moves: cyclic rows -> column blocks, and row blocks -> column block-cyclic(16) (runs
-// of 64 bytes). Times gdap's in-process group (peer-copy kernels, pull and push) and gdap over NCCL
-// (one communicator per GPU from ncclCommInitAll) in one run, beside two floors: an NCCL all-to-all
+// first GDAP_BENCH_GPUS): row blocks -> column blocks and -> row block-cyclic(256), and four
+// fine-grained moves: cyclic rows, row block-cyclic(4) and unstructured (shuffled) rows -> column
+// blocks, and row blocks -> column block-cyclic(16) (runs of 64 bytes); GDAP_BENCH_CASE=<name>
+// times one case. Times gdap's in-process group (peer-copy kernels, pull and push) and gdap over
+// NCCL (one communicator per GPU from ncclCommInitAll) in one run, beside two floors: an NCCL all-to-all
 // of the same bytes (grouped ncclSend/ncclRecv, the bytes spread evenly over the ordered pairs), and
 // the bytes that must cross between GPUs over the measured peer bandwidth (every GPU copying to every
 // other at once). Prints a markdown table; bench/gpu/run.sh adds the cupyx.distributed.array figures.
@@ -20,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -48,6 +50,25 @@ gdap_dim cyclic(int64_t P, int64_t c, int64_t bs) {
   return d;
 }
 
+// Unstructured rows: the rows dealt to the ranks in a shuffled order (fixed seed), each rank's
+// indices unsorted, so that no two neighbouring local rows are neighbours globally.
+const std::vector<int64_t>& shuffled_rows() {
+  static const std::vector<int64_t> rows = [] {
+    std::vector<int64_t> v(kN);
+    for (int64_t i = 0; i < kN; ++i) v[static_cast<size_t>(i)] = i;
+    std::mt19937_64 draw(25);
+    std::shuffle(v.begin(), v.end(), draw);
+    return v;
+  }();
+  return rows;
+}
+gdap_dim unstructured_rows(int64_t P, int64_t c) {
+  gdap_dim d = GDAP_DIM_INIT;
+  const int64_t lo = c * kN / P, hi = (c + 1) * kN / P;
+  gdap_dim_set_unstructured(&d, kN, P, c, shuffled_rows().data() + lo, hi - lo, 1);
+  return d;
+}
+
 struct Case {
   std::string name;
   Dims from, to;
@@ -62,6 +83,10 @@ const std::vector<Case> kCases = {
      [](int64_t r, int64_t P) { return std::vector{whole(), block(P, r)}; }},
     {"rows -> col block-cyclic(16)", [](int64_t r, int64_t P) { return std::vector{block(P, r), whole()}; },
      [](int64_t r, int64_t P) { return std::vector{whole(), cyclic(P, r, 16)}; }},
+    {"row block-cyclic(4) -> cols", [](int64_t r, int64_t P) { return std::vector{cyclic(P, r, 4), whole()}; },
+     [](int64_t r, int64_t P) { return std::vector{whole(), block(P, r)}; }},
+    {"unstructured rows -> cols", [](int64_t r, int64_t P) { return std::vector{unstructured_rows(P, r), whole()}; },
+     [](int64_t r, int64_t P) { return std::vector{whole(), block(P, r)}; }},
 };
 
 // Fills a section with a value derived from each element's global index (on the device).
@@ -286,7 +311,9 @@ int main() {
   CK(ncclCommInitAll(nccl.data(), P, devices.data()));
   std::printf("| case | engine | median ms | GB/s across | floor ms | x floor | all-to-all ms | gdap / all-to-all rate | wrong |\n"
               "|---|---|---|---|---|---|---|---|---|\n");
+  const char* only = std::getenv("GDAP_BENCH_CASE");  // a case's name: time that case only
   for (const Case& c : kCases) {
+    if (only != nullptr && *only != '\0' && c.name != only) continue;
     struct Mode {
       const char* name;
       const char* group_copy;  // GDAP_GROUP_COPY for the in-process group
