@@ -14,6 +14,8 @@
 #   halo_faces:   one GPU: what the halo rows' strided faces cost (hand-written pack, unpack and
 #                 contiguous copy, gdap's one-pass self-exchange); `halo_faces_gpu once` is for ncu
 #   allreduce:    1 GiB float32 all-reduce, beside ncclAllReduce
+#   alternate:    two plans in turn on one communicator (rows -> columns -> rows), group and NCCL engine,
+#                 beside each plan's call made alone
 #   halo_links:   strided halo faces stored straight into the neighbours' padding beside the staged
 #                 route and raw NCCL (no gdap call)
 #   links:        what the links carry, every GPU sending to every other at once: SM stores and loads,
