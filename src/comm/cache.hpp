@@ -2,8 +2,13 @@
 // uploaded copies, the reductions' buffer, the global views last gathered): one entry per key,
 // each freed with the communicator. Keys are the users' own names ("exchange.engine",
 // "redistribution", "reduce.buffer"), so a layer never evicts another's entry.
+// A broken MPI communicator frees its entries too, except those other processes may still read in
+// place (Scratch::read_in_place): what an abandoned MPI operation may still use is kept by that
+// operation (MpiComm::wait's `keep`), not by the cache.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
@@ -15,7 +20,19 @@ namespace gdap {
 
 // An entry of the cache: whatever a user keeps, destroyed with the communicator.
 struct Scratch {
-  virtual ~Scratch() = default;
+  Scratch() { alive_.fetch_add(1, std::memory_order_relaxed); }
+  Scratch(const Scratch&) : Scratch() {}
+  Scratch& operator=(const Scratch&) = default;
+  virtual ~Scratch() { alive_.fetch_sub(1, std::memory_order_relaxed); }
+  // Whether other processes may read this entry's memory in place after this rank gave up on a
+  // call (its address was published for cross-memory attach): then a broken communicator leaves it
+  // to the end of the process rather than free it under a late peer's reads.
+  virtual bool read_in_place() const { return false; }
+  // Entries alive in this process, the ones broken communicators left behind included (tests).
+  static int64_t alive() { return alive_.load(std::memory_order_relaxed); }
+
+ private:
+  inline static std::atomic<int64_t> alive_{0};
 };
 
 class Cache {
@@ -48,11 +65,15 @@ class Cache {
     entry = std::make_unique<S>();
     return static_cast<S&>(*entry);
   }
-  // Leaves every entry to the end of the process, unfreed: what operations abandoned at a timeout
-  // may still use (a broken MPI communicator's buffers).
+  // A broken communicator's end: leaves the entries other processes may still read in place to the
+  // end of the process, unfreed, and frees the others (plans, copy lists, gathered maps), the last
+  // made first. Leaving them all grew a process by a few KiB per broken communicator (soak.cpp).
   void abandon() {
-    for (auto& entry : entries_) static_cast<void>(entry.second.release());
-    entries_.clear();
+    while (!entries_.empty()) {
+      std::unique_ptr<Scratch>& entry = entries_.back().second;
+      if (entry && entry->read_in_place()) static_cast<void>(entry.release());
+      entries_.pop_back();
+    }
   }
   // Frees every entry, the last made first.
   void clear() {

@@ -23,8 +23,10 @@ MpiComm::~MpiComm() {
   int finalized = 1;
   MPI_Finalized(&finalized);
   if (broken_) {
-    // Abandoned operations may still read or write the cached buffers and use the communicator:
-    // both are left to the end of the process (or MPI_Abort) rather than freed under MPI's feet.
+    // Abandoned operations may still read or write the buffers they were given and use the
+    // communicator: those (`abandoned_`), the communicator and the cache entries peers read in
+    // place are left to the end of the process (or MPI_Abort) rather than freed under MPI's feet;
+    // the rest of the cache (plans, copy lists, gathered maps) is freed.
     cache.abandon();
     static_cast<void>(new std::vector<std::shared_ptr<void>>(std::move(abandoned_)));
     return;

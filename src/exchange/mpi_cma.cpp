@@ -85,6 +85,7 @@ Published decode(const std::string& share, size_t rank) {
 
 // The communicator's probe word and its verdict, kept with it.
 struct CmaState final : Scratch {
+  bool read_in_place() const override { return true; }  // peers read the probe word
   int64_t probe = std::chrono::steady_clock::now().time_since_epoch().count() ^ static_cast<int64_t>(getpid());
   std::optional<bool> usable;
 };
@@ -95,6 +96,7 @@ CmaState& state_of(MpiComm& comm) { return comm.cache.get<CmaState>("exchange.cm
 // offset), kept per program, sections and threshold and reused by every call (the closing meeting
 // keeps a call from packing while a peer still reads the previous one).
 struct Packing final : Scratch {
+  bool read_in_place() const override { return true; }  // receivers read `buffer`
   std::vector<int64_t> key;
   int64_t below = 0;
   std::vector<char> buffer;
