@@ -12,13 +12,30 @@
 // Every rank knows the plan (the seed); a rank sets a short timeout only for the calls that are to
 // time out, so a busy machine never makes a plain call time out. Failed and late calls leave each
 // element at its old value or its result (a bound exchange over MPI, which has no agreement, may
-// fill part of its padding). At the end: no hang (ctest's limit), the heap in use has not grown
-// past the communicators gdap keeps after a timeout, and no gdap segment is left in /dev/shm.
+// fill part of its padding). At the end: no hang (ctest's limit), no gdap segment of this process
+// left in /dev/shm, and no memory kept but what a broken communicator must leave: over MPI the
+// buffers its abandoned operations hold, the MPI communicator, and the cache entries peers read in
+// place (at most kReadInPlacePerComm per broken communicator, counted exactly with Scratch::alive();
+// the group leaves none), and the heap in use (mallinfo2, from call min(CALLS/10, 500) to the end,
+// the soak's own kits left out) grown by at most kHeapSlack + kHeapPerBroken per broken communicator.
+// Each rank prints its heap, VmRSS and VmHWM, kits and entries left.
+//
+// Measured (seed 1, 4 ranks on 2 shared cores, Open MPI 4.1.4, per rank): broken communicators used
+// to keep their whole cache (plans, copy lists, gathered maps: 6-7 entries, about 4.5 KiB each
+// communicator over MPI): at 1,000 / 3,000 / 10,000 calls (9 / 35 / 106 rebuilt) the heap grew by
+// 0.32 / 0.95 / 2.7 MB and VmRSS by about 0.4 / 1.0 / 2.6 MB, linearly in the timeouts, not a
+// plateau, alike with GDAP_MPI_EXCHANGE=p2p and cma; of it, 0.30-0.37 MB at 3,000 calls and
+// 0.7-0.9 MB at 10,000 were gdap's, the rest the kits this soak keeps for calls that timed out
+// (about 18.6 KiB each: 0.64 MB / 2.0 MB). Now a broken communicator frees all but what peers
+// read in place: at 10,000 calls gdap's heap moves by -67 to +86 KB (0 entries left with p2p,
+// 224-243 of 318 allowed with cma) and VmRSS grows by 1.9 MB, the soak's kits. The group keeps
+// nothing: VmRSS 9.4 MB at 1,000, 3,000 and 10,000 calls alike.
 //
 //   soak group SEED CALLS          4 threads of an in-process group
 //   mpirun -np 4 soak_mpi mpi SEED CALLS
 // Prints "soak <mode>: 4 ranks, <calls> calls, ... 0 failures" (rank 0), which ctest matches.
 #include "call_kit.hpp"
+#include "comm/cache.hpp"  // Scratch::alive(): the cache entries broken communicators left
 
 #include <gdap/gdap.h>
 
@@ -29,6 +46,7 @@
 #endif
 
 #include <malloc.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -36,6 +54,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -53,6 +72,11 @@ using call_kit::Mistake;
 constexpr int kRanks = 4;
 constexpr double kPlainTimeout = 60;   // seconds: a plain call never waits this long
 constexpr double kFaultTimeout = 0.1;  // seconds: what the others wait for a rank that leaves or is late
+// Memory bounds (measured: the header). Cache entries a broken MPI communicator may leave: the cma
+// exchange's probe word and a pack buffer per program (the redistribution's, the halo's).
+constexpr long long kReadInPlacePerComm = 3;
+constexpr long long kHeapSlack = 384 * 1024;   // bytes: caches filling, allocator bookkeeping
+constexpr long long kHeapPerBroken = 2 * 1024;  // bytes per broken MPI communicator (abandoned buffers)
 
 enum class Fault { none, mistake, mismatch, leave, late };
 const char* fault_name(Fault f) {
@@ -170,16 +194,36 @@ class Rank {
 
 size_t heap_in_use() { return mallinfo2().uordblks; }
 
+// The process's resident set now and at its peak (kB, /proc/self/status): the soak reports both per rank.
+long status_kb(const char* field) {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return -1;
+  char line[256];
+  long kb = -1;
+  const size_t n = std::strlen(field);
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::strncmp(line, field, n) == 0 && line[n] == ':') kb = std::strtol(line + n + 1, nullptr, 10);
+  }
+  std::fclose(f);
+  return kb;
+}
+
+// This process's gdap segments in /dev/shm ("gdap-<pid>-...", ipc/shm.cpp): other jobs on the
+// machine make and remove their own meanwhile.
 int gdap_segments() {
+  const std::string mine = "gdap-" + std::to_string(static_cast<long>(getpid())) + "-";
   int n = 0;
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator("/dev/shm", ec)) n += e.path().filename().string().rfind("gdap", 0) == 0;
+  for (const auto& e : std::filesystem::directory_iterator("/dev/shm", ec)) n += e.path().filename().string().rfind(mine, 0) == 0;
   return n;
 }
 
 struct Report {
   int64_t calls = 0;
   size_t heap_before = 0, heap_after = 0;
+  long rss_before = 0, rss_after = 0;  // kB, at the same points as the heap
+  size_t kits = 0;           // bytes of the kits the MPI soak keeps after timeouts (its own, not gdap's)
+  int64_t entries_left = 0;  // communicators' cache entries alive after the last communicator's end
   int shm_before = 0, shm_after = 0;
   int rebuilds = 0;
 };
@@ -201,7 +245,7 @@ void soak_group(uint64_t seed, int64_t calls, Tally& tally, Report& report) {
       for (int64_t i = 0; i < calls; ++i) {
         if (i == std::min<int64_t>(calls / 10, 500)) {
           sync.arrive_and_wait();
-          if (r == 0) report.heap_before = heap_in_use();
+          if (r == 0) report.heap_before = heap_in_use(), report.rss_before = status_kb("VmRSS");
           sync.arrive_and_wait();
         }
         const Step s = plan(seed, i, false);
@@ -225,13 +269,16 @@ void soak_group(uint64_t seed, int64_t calls, Tally& tally, Report& report) {
   }
   for (auto& t : threads) t.join();
   tally.calls = calls;
+  report.entries_left = gdap::Scratch::alive();
   report.heap_after = heap_in_use();
+  report.rss_after = status_kb("VmRSS");
 }
 
 #ifdef GDAP_SOAK_MPI
-// MPI: one process per rank. A communicator broken by a timeout is left to the end of the process
-// by gdap (MPI may still use its buffers), and so are the kits of calls that timed out (an
-// abandoned operation may still use their sections: docs/api.md, faults).
+// MPI: one process per rank. Of a communicator broken by a timeout gdap leaves to the end of the
+// process what MPI or peers may still use (the MPI communicator, abandoned operations' buffers,
+// memory peers read in place); the soak keeps the kits of calls that timed out until its last
+// communicator's end (an abandoned operation may still use their sections: docs/api.md, faults).
 // Every communicator the plan needs is made before the first call: Open MPI 4.1's MPI_Comm_dup,
 // made after operations were abandoned, hung once in ompi_comm_nextcid on every rank (seed 1,
 // 10,000 calls), which is MPI's state after a timeout, not gdap's (docs/api.md, faults).
@@ -260,7 +307,7 @@ void soak_mpi(uint64_t seed, int64_t calls, Tally& tally, Report& report, int ra
   auto kit = std::make_unique<Kit>(comm, rank, kRanks);
   std::vector<std::unique_ptr<Kit>> kept;
   for (int64_t i = 0; i < calls; ++i) {
-    if (i == std::min<int64_t>(calls / 10, 500)) report.heap_before = heap_in_use();
+    if (i == std::min<int64_t>(calls / 10, 500)) report.heap_before = heap_in_use(), report.rss_before = status_kb("VmRSS");
     const Step s = plan(seed, i, true);
     tally.by_fault[static_cast<int>(s.fault)]++;
     if (!me.run(*kit, comm, i, s)) continue;
@@ -274,8 +321,14 @@ void soak_mpi(uint64_t seed, int64_t calls, Tally& tally, Report& report, int ra
   kit.reset();
   gdap_comm_destroy(comm);
   tally.calls = calls;
+  report.entries_left = gdap::Scratch::alive();
   report.heap_after = heap_in_use();
-  (void)kept;  // released at exit, after MPI_Finalize
+  report.rss_after = status_kb("VmRSS");
+  // The kits are the test's own: freed (after their communicators) and measured apart from gdap's heap.
+  const size_t with_kits = report.heap_after;
+  kept.clear();
+  report.heap_after = heap_in_use();
+  report.kits = with_kits - report.heap_after;
 }
 #endif
 
@@ -320,14 +373,28 @@ int main(int argc, char** argv) {
   }
   report.shm_after = gdap_segments();
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // Heap growth: the group keeps nothing; over MPI each rebuild leaves the broken communicator's
-  // buffers and the call's kit (a few KiB each) to the end of the process.
+  // What a broken communicator may leave to the end of the process: over MPI the buffers of its
+  // abandoned operations, the MPI communicator and the cache entries peers read in place (the cma
+  // exchange's probe word and one pack buffer per program: the redistribution's and the halo's);
+  // the group leaves nothing. Counted exactly (cache entries) and by the heap in use, the test's
+  // own kits left out.
+  const long long rebuilds = report.rebuilds;
+  const long long entries_allowed = mode == "mpi" ? kReadInPlacePerComm * rebuilds : 0;
+  if (report.entries_left > entries_allowed) {
+    std::fprintf(stderr, "rank %d: %lld cache entries of communicators alive after the last one's end (allowed %lld: %lld broken)\n",
+                 rank, static_cast<long long>(report.entries_left), entries_allowed, rebuilds);
+    ++failures;
+  }
   const long long growth = static_cast<long long>(report.heap_after) - static_cast<long long>(report.heap_before);
-  const long long allowed = (1 << 20) + (mode == "mpi" ? 64 * 1024 * static_cast<long long>(report.rebuilds) : 0);
+  const long long allowed = kHeapSlack + (mode == "mpi" ? kHeapPerBroken * rebuilds : 0);
   if (growth > allowed) {
     std::fprintf(stderr, "rank %d: the heap in use grew by %lld bytes (allowed %lld)\n", rank, growth, allowed);
     ++failures;
   }
+  std::fprintf(stderr, "soak %s rank %d: heap in use %zu -> %zu bytes (%+lld; the soak's kits %zu more), VmRSS %ld -> %ld kB, "
+               "VmHWM %ld kB, %lld communicators rebuilt, %lld cache entries left\n",
+               mode.c_str(), rank, report.heap_before, report.heap_after, growth, report.kits, report.rss_before,
+               report.rss_after, status_kb("VmHWM"), rebuilds, static_cast<long long>(report.entries_left));
   if (report.shm_after > report.shm_before) {
     std::fprintf(stderr, "rank %d: %d gdap segments left in /dev/shm\n", rank, report.shm_after - report.shm_before);
     ++failures;
