@@ -37,7 +37,23 @@ void check_code(gdap_dtype dtype) {
 
 bool same_dtype(gdap_dtype a, gdap_dtype b) { return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes; }
 
-std::string dtype_text(gdap_dtype d) { return fmt::format("(code {}, {} bits, {} lanes)", d.code, d.bits, d.lanes); }
+std::string dtype_text(gdap_dtype d) {
+  const char* kind = nullptr;
+  switch (d.code) {
+    case GDAP_DTYPE_INT: kind = "int"; break;
+    case GDAP_DTYPE_UINT: kind = "uint"; break;
+    case GDAP_DTYPE_FLOAT: kind = "float"; break;
+    case GDAP_DTYPE_BFLOAT: kind = "bfloat"; break;
+    case GDAP_DTYPE_COMPLEX: kind = "complex"; break;
+    case GDAP_DTYPE_BOOL: kind = d.bits == 8 ? "bool" : nullptr; break;
+    default: break;
+  }
+  if (kind == nullptr || d.bits == 0 || d.lanes < 1) {  // no name: the raw codes say what it was
+    return fmt::format("(code {}, {} bits, {} lanes)", d.code, d.bits, d.lanes);
+  }
+  const std::string bits = d.code == GDAP_DTYPE_BOOL ? "" : std::to_string(d.bits);
+  return d.lanes == 1 ? fmt::format("{}{}", kind, bits) : fmt::format("{}{}x{}", kind, bits, d.lanes);
+}
 
 int64_t element_size(gdap_dtype dtype) {
   if (dtype.lanes < 1) {

@@ -13,7 +13,8 @@ namespace gdap {
 // True when code, bits and lanes agree.
 bool same_dtype(gdap_dtype a, gdap_dtype b);
 
-// "(code 2, 64 bits, 1 lanes)".
+// NumPy's name of a dtype ("float64", "int32", "bfloat16", "complex128", "bool"; "float32x4" for
+// 4 lanes), or its raw codes "(code 9, 64 bits, 1 lanes)" where it has none.
 std::string dtype_text(gdap_dtype d);
 
 // Bytes per element of a dtype gdap can hold: a code of gdap.h's enum at one of its DLPack widths

@@ -401,6 +401,9 @@ int64_t pack_below() {
   char* end = nullptr;
   errno = 0;
   const long long bytes = std::strtoll(env, &end, 10);
+  if (env[0] == '-' && std::isdigit(static_cast<unsigned char>(env[1])) != 0 && *end == '\0' && errno != ERANGE) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_CMA_PACK_BELOW='{}': negative (bytes >= 0; 0: never pack)", env);
+  }
   if (std::isdigit(static_cast<unsigned char>(env[0])) == 0 || *end != '\0' || errno == ERANGE) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_CMA_PACK_BELOW='{}': not a whole number of bytes (0: never pack)", env);
   }

@@ -697,8 +697,8 @@ inline const char* spoil_name(Spoil s) {
 // What the spoiling rank's own error must say.
 inline const char* spoil_text(Spoil s) {
   switch (s) {
-    case Spoil::src_dtype: return "src has dtype (code 0, 32 bits";
-    case Spoil::dst_dtype: return "dst has dtype (code 0, 32 bits";
+    case Spoil::src_dtype: return "src has dtype int32 but the plan was made for float64";
+    case Spoil::dst_dtype: return "dst has dtype int32 but the plan was made for float64";
     case Spoil::wrong_shape: return "local shape";
     case Spoil::readonly_dst: return "read-only";
     case Spoil::null_dst: return "dst is NULL";

@@ -238,13 +238,13 @@ void run_failed_read(gdap_comm* comm, int rank, int nranks, int bad, rt::Report&
                      report);
 }
 
-// Rule: GDAP_CMA_PACK_BELOW must be a whole number of bytes. Set to `value` on rank `bad` alone, it
+// Rule: GDAP_CMA_PACK_BELOW must be a whole number of bytes, not negative (said so). Set to `value` on rank `bad` alone, it
 // is refused there (GDAP_ERR_INVALID_ARGUMENT naming the variable and value) and every other rank
 // fails GDAP_ERR_REMOTE naming `bad`, in the agreement: nothing moves.
 void run_bad_pack_below(gdap_comm* comm, int rank, int nranks, int bad, const char* value, rt::Report& report) {
   expect_cma_refusal(comm, rank, nranks, bad,
                      {"GDAP_CMA_PACK_BELOW", value, GDAP_ERR_INVALID_ARGUMENT,
-                      {rt::cat("GDAP_CMA_PACK_BELOW='", value, "': not a whole number of bytes")}, rt::cat("rank ", bad), true},
+                      {rt::cat("GDAP_CMA_PACK_BELOW='", value, "': ", value[0] == '-' ? "negative" : "not a whole number of bytes")}, rt::cat("rank ", bad), true},
                      report);
 }
 

@@ -444,7 +444,7 @@ class Rank {
     };
     refused("axis out of range", result, GDAP_ERR_OUT_OF_RANGE, "axes[0] = 3", axes(three, 1));
     refused("repeated axis", result, GDAP_ERR_INVALID_ARGUMENT, "repeats axis 0", axes(repeat, 2));
-    refused("dtype mismatch", r32, GDAP_ERR_INVALID_ARGUMENT, "result's dtype", axes(one, 1, r32.array));
+    refused("dtype mismatch (named)", r32, GDAP_ERR_INVALID_ARGUMENT, "result's dtype float32 differs from source's float64", axes(one, 1, r32.array));
     refused("shape mismatch", result, GDAP_ERR_INVALID_ARGUMENT, "result dimension 1 has size 3", axes(two, 1));
     refused("result ndim", result, GDAP_ERR_INVALID_ARGUMENT, "result has 2 dimensions", axes(nullptr, 0));
     refused("NULL axes with naxes", result, GDAP_ERR_INVALID_ARGUMENT, "axes is NULL but naxes is 1", axes(nullptr, 1));
