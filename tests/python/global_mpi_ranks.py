@@ -84,6 +84,34 @@ except gdap.InvalidArgumentError as e:
 except gdap.RemoteError as e:
     assert R != 2 and "rank 2" in str(e), e
 
+case("sum of int8 in int64 as NumPy; max of nothing raises on every rank")
+small = gdap.distribute(np.full((200, 100), 100, np.int8) if R == 0 else None, layout.block((200, 100), P), comm=comm,
+                        dtype=np.int8)
+assert small.sum() == 2000000 and small.sum().dtype == np.int64 and (small.sum(axis=0).get() == 20000).all()
+empty = gdap.distribute(np.zeros((0, 3)) if R == 0 else None, layout.block((0, 3), P), comm=comm, dtype=np.float64)
+try:
+    empty.max()
+    raise AssertionError("max of a zero-size array did not raise")
+except ValueError as e:
+    assert "zero-size array to reduction operation maximum which has no identity" in str(e), e
+
+case("a section closed on one rank: every rank raises at once (not after the timeout), the others naming it")
+comm.set_timeout(60.0)
+spoiled = a.reshard(rows)
+if R == 1:
+    with spoiled.section():  # a plausible misuse: the with block closes the section
+        pass
+t0 = time.monotonic()
+try:
+    spoiled.reshard(layout.cyclic(WHOLE.shape, P))
+    raise AssertionError("reshard of a closed section did not raise")
+except gdap.InvalidArgumentError as e:
+    assert R == 1 and "rank 1: the LocalArray is closed" in str(e), e
+except gdap.RemoteError as e:
+    assert R != 1 and "rank 1 failed" in str(e), e
+assert time.monotonic() - t0 < 30, "every rank failed at once"
+assert (a.reshard(layout.cyclic(WHOLE.shape, P)).get() == WHOLE).all(), "the communicator still works"
+
 case("a rank that never arrives: every rank raises within the timeout, none hangs")
 comm.set_timeout(3.0)
 t0 = time.monotonic()

@@ -25,7 +25,7 @@ import numpy as np
 from . import _gdap_c as _c
 from ._comm import Comm, group
 from ._dims import Dims, dims_from_dim_data
-from ._errors import InvalidArgumentError, RemoteError
+from ._errors import CollectiveInterruptedError, CollectiveTimeoutError, InvalidArgumentError, RemoteError
 from ._local import device_name, device_to_c
 from ._map import GlobalMap
 
@@ -130,11 +130,26 @@ class Context:
                                    lambda: self.run(lambda r: Gemm(self.comm(r), a, b, c, dtype)))
 
 
+_ECHOES = (RemoteError, CollectiveTimeoutError, CollectiveInterruptedError)
+
+
 def first_error(errors: dict[int, BaseException]) -> BaseException:
-    """The error to raise for a step that failed on some ranks: the lowest rank's own error
-    (the cause) rather than another rank's RemoteError (its echo)."""
-    own = [errors[r] for r in sorted(errors) if not isinstance(errors[r], RemoteError)]
-    return own[0] if own else errors[min(errors)]
+    """The error to raise for a step that failed on some ranks: the lowest rank's own error (the
+    cause) rather than another rank's echo of it: a RemoteError naming it, or a timeout or
+    interruption of a rank left waiting for it."""
+    ordered = [errors[r] for r in sorted(errors)]
+    for echo in (_ECHOES, RemoteError):  # the cause first, then a timeout, then a RemoteError
+        own = [e for e in ordered if not isinstance(e, echo)]
+        if own:
+            return own[0]
+    return ordered[0]
+
+
+def _breaks_group(error: BaseException) -> bool:
+    """Whether a rank's error leaves the in-process group broken (gdap's group breaks when a rank
+    times out or is interrupted in a collective call; every later call then fails)."""
+    return isinstance(error, (CollectiveTimeoutError, CollectiveInterruptedError)) or \
+        "in-process group is broken" in str(error) or "group broke" in str(error)
 
 
 class _Crew:
@@ -171,6 +186,9 @@ class _Crew:
                 self.results[rank], self.errors[rank] = step(rank), None
             except BaseException as e:  # noqa: BLE001 - handed to the caller
                 self.results[rank], self.errors[rank] = None, e
+            # Not kept while waiting for the next round: the step's closure holds its sections
+            # and its context (whose collection ends this crew).
+            step = None
             done.release()
             if self.closing:
                 return
@@ -204,6 +222,7 @@ class _Workers:
         self.n = n
         self._crew: Optional[_Crew] = None
         self._abandoned: Optional[_Crew] = None  # its threads may still be in a call on the ranks' comms
+        self.broken = False  # a step was interrupted or a rank timed out: the group refuses later calls
 
     def run(self, step: Callable[[int], T]) -> dict[int, T]:
         if self._abandoned is not None:
@@ -225,6 +244,7 @@ class _Workers:
         except BaseException:
             self._crew = None
             self._abandoned = crew
+            self.broken = True
             crew.end()
             raise
         crew.step = None  # every thread has read it: the step's closure (and its sections) are not kept
@@ -233,6 +253,7 @@ class _Workers:
         crew.results = [None] * self.n  # the step's results are the caller's, not kept here
         if errors:
             crew.errors = [None] * self.n
+            self.broken = self.broken or any(_breaks_group(e) for e in errors.values())
             raise first_error(errors)
         return results
 
@@ -250,7 +271,9 @@ class Controller(Context):
     time (a lock), so several threads of the caller may share one Controller.
 
     Controller.of(devices) returns the same Controller for the same devices, so arrays made with
-    the same devices can be combined."""
+    the same devices can be combined; once that Controller is broken (a step timed out or was
+    interrupted, after which its group refuses every call) the next of() makes a fresh one (arrays
+    of the broken one stay on it)."""
 
     spmd = False
     _shared: dict[tuple[str, ...], Controller] = {}
@@ -258,6 +281,8 @@ class Controller(Context):
 
     def __init__(self, devices: Union[int, Sequence[DeviceSpec]]) -> None:
         super().__init__()
+        if isinstance(devices, bool):  # an int to Python, but no count of ranks
+            raise TypeError("devices must be a number of ranks or a sequence of devices, not %r" % devices)
         if isinstance(devices, (int, np.integer)):
             if devices < 1:
                 raise InvalidArgumentError("a Controller needs at least one rank, not %d" % devices)
@@ -273,13 +298,20 @@ class Controller(Context):
             weakref.finalize(self, self._workers.close)
         self._lock = threading.Lock()
 
+    @property
+    def broken(self) -> bool:
+        """Whether a step timed out or was interrupted: gdap's group then refuses every later call."""
+        return self._workers is not None and self._workers.broken
+
     @classmethod
     def of(cls, devices: Union[int, Sequence[DeviceSpec]]) -> Controller:
+        if isinstance(devices, bool):
+            raise TypeError("devices must be a number of ranks or a sequence of devices, not %r" % devices)
         key = ("cpu",) * int(devices) if isinstance(devices, (int, np.integer)) else tuple(
             device_label(d) for d in devices)
         with cls._shared_lock:
             ctrl = cls._shared.get(key)
-            if ctrl is None:
+            if ctrl is None or ctrl.broken:  # the broken one's threads end after their calls (_Workers)
                 ctrl = cls._shared[key] = cls(key)
             return ctrl
 
@@ -347,6 +379,29 @@ def handle(obj: Any) -> Any:
     return None if obj is None else obj._h()
 
 
+def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[..., T]) -> dict[int, T]:
+    """Collective: call(comm, *handles) on every held rank, with the C handles of its communicator
+    and of objects(r) (gdap objects, None for NULL), all taken in the caller's thread before any
+    rank starts. A closed object raises InvalidArgumentError naming its rank, and no collective call
+    starts (single controller). In SPMD mode, where only this rank knows, the rank still makes the
+    call, with NULL for each object, so that gdap fails on every rank at once naming it (not after
+    the timeout), and then raises its own error."""
+    handles: dict[int, list] = {}
+    for r in ctx.ranks:
+        comm = ctx.comm(r)._h()
+        try:
+            handles[r] = [comm] + [None if x is None else x._h() for x in objects(r)]
+        except InvalidArgumentError as e:
+            error = InvalidArgumentError("rank %d: %s" % (r, e))
+            if ctx.spmd:
+                try:
+                    call(comm, *[None] * len(objects(r)))
+                except Exception:
+                    pass  # the expected refusal: this rank raises the error that stopped it
+            raise error from None
+    return ctx.run(lambda r: call(*handles[r]))
+
+
 def redistribute_step(ctx: Context, plans: dict[int, Any], src: dict, dst: dict) -> None:
     """Collective: every held rank's gdap_redistribute of src[r] into dst[r] (LocalArrays)."""
-    ctx.run(lambda r: _c.gdap_redistribute(ctx.comm(r)._h(), plans[r]._h(), handle(src.get(r)), handle(dst.get(r))))
+    run_c(ctx, lambda r: (plans[r], src.get(r), dst.get(r)), _c.gdap_redistribute)

@@ -30,7 +30,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _gdap_c as _c
-from ._context import Context, Controller, DeviceSpec, Spmd, cuda_ordinal, device_label
+from ._context import Context, Controller, DeviceSpec, Spmd, cuda_ordinal, device_label, run_c
 from ._errors import InvalidArgumentError, UnsupportedError
 from ._local import LocalArray, device_to_c, dtype_to_c, from_distarray, from_dlpack
 from ._map import GlobalMap
@@ -125,10 +125,13 @@ def _c_codes(dtype: np.dtype, device: str) -> tuple[tuple[int, int, int], tuple[
 
 def new_section(ctx: Context, layout: GlobalMap, rank: int, dtype: np.dtype, zero: bool = False,
                 device: Optional[str] = None) -> tuple[LocalArray, Any]:
-    """(LocalArray, native array) for rank `rank`'s section of `layout`, allocated on its device."""
+    """(LocalArray, native array) for rank `rank`'s section of `layout`, allocated on its device;
+    zero-filled when `zero` or when the section has padding (which no move writes: zeros there,
+    not whatever the memory held)."""
     device = device or ctx.device(rank)
     dims = ctx.dims(layout, rank)
     shape = layout.local_shape(rank)
+    zero = zero or _padded(layout, rank)
     dtype_c, device_c = _c_codes(np.dtype(dtype), device)
     native, address = _allocate(device, shape, dtype, zero)
     if native is None:  # no CuPy: gdap allocates (zero-filled on the host only)
@@ -138,6 +141,11 @@ def new_section(ctx: Context, layout: GlobalMap, rank: int, dtype: np.dtype, zer
             _fill_zero(local)
         return local, None
     return LocalArray(_c.gdap_array_wrap(address, dtype_c, device_c, None, dims.dims), owner=native), native
+
+
+def _padded(layout: GlobalMap, rank: int) -> bool:
+    """Whether rank `rank`'s section of `layout` has padding (cells it holds but does not own)."""
+    return any(any(d.get("padding", ())) for d in layout.dim_data(rank))
 
 
 def _fill_zero(local: LocalArray) -> None:
@@ -263,7 +271,8 @@ class GlobalArray:
     @classmethod
     def empty(cls, layout: GlobalMap, dtype: Any = np.float64, *, devices: Devices = None, comm: Any = None,
               device: Optional[DeviceSpec] = None) -> GlobalArray:
-        """An array in `layout` whose elements are not set (host memory: zeros)."""
+        """An array in `layout` whose elements are not set; its padding, if the layout has any, is
+        zero (as after scatter and reshard into a padded layout: no move writes padding)."""
         return cls._new(layout, dtype, devices, comm, device, zero=False)
 
     @classmethod
@@ -291,7 +300,8 @@ class GlobalArray:
                 device: Optional[DeviceSpec] = None, root: int = 0, dtype: Any = None) -> GlobalArray:
         """Collective: the whole array `whole` (NumPy, CuPy or any DLPack producer; in SPMD mode
         given on rank `root` only, None elsewhere, where `dtype` says what it holds) dealt out
-        into `layout`. The result's sections are new memory on the ranks' devices."""
+        into `layout`. The result's sections are new memory on the ranks' devices (padding, if
+        the layout has any, zero: halo_exchange fills it)."""
         _check_layout(layout, None)
         ctx = context_for(layout.nranks, devices, comm, device, like=whole)
         root = operator.index(root)
@@ -309,8 +319,7 @@ class GlobalArray:
         prepared = _prepare(ctx, prepare, _release_redistribute)
         dtype_out = prepared[ctx.ranks[0]][0].dtype
         plans = ctx.plans(root_layout, layout, dtype_out)
-        ctx.run(lambda r: _c.gdap_redistribute(ctx.comm(r)._h(), plans[r]._h(), prepared[r][0]._h(),
-                                               prepared[r][1][0]._h()))
+        run_c(ctx, lambda r: (plans[r], prepared[r][0], prepared[r][1][0]), _c.gdap_redistribute)
         return cls(ctx, layout, dtype_out, {r: p[1][0] for r, p in prepared.items()},
                    {r: p[1][1] for r, p in prepared.items()})
 
@@ -470,8 +479,8 @@ class GlobalArray:
     # -- moving ---------------------------------------------------------------------------------
 
     def reshard(self, layout: GlobalMap) -> GlobalArray:
-        """Collective: the same array in another layout (new sections; this one is unchanged).
-        A pending reduction is performed on the way (gdap.reduce_scatter). In SPMD mode a rank
+        """Collective: the same array in another layout (new sections, their padding zero; this one
+        is unchanged). A pending reduction is performed on the way (gdap.reduce_scatter). In SPMD mode a rank
         whose layout is wrong still takes part, so that every rank raises (the others RemoteError)."""
         ctx = self._ctx
 
@@ -488,7 +497,7 @@ class GlobalArray:
         made = _prepare(ctx, prepare, _release_redistribute)
         plans = ctx.plans(self._layout, layout, self._dtype)
         src = self._sections
-        ctx.run(lambda r: _c.gdap_redistribute(ctx.comm(r)._h(), plans[r]._h(), src[r]._h(), made[r][0]._h()))
+        run_c(ctx, lambda r: (plans[r], src[r], made[r][0]), _c.gdap_redistribute)
         return GlobalArray(ctx, layout, self._dtype, {r: m[0] for r, m in made.items()},
                            {r: m[1] for r, m in made.items()})
 
@@ -498,7 +507,7 @@ class GlobalArray:
         out = GlobalArray._new_in(self._ctx, layout, self._dtype)
         src, dst, back = _reduction_sections(self, out)
         ctx = self._ctx
-        ctx.run(lambda r: _c.gdap_reduce_scatter(ctx.comm(r)._h(), src[r]._h(), dst[r]._h(), code))
+        run_c(ctx, lambda r: (src[r], dst[r]), lambda comm, s, d: _c.gdap_reduce_scatter(comm, s, d, code))
         back()
         return out
 
@@ -550,19 +559,22 @@ class GlobalArray:
 
     def sum(self, axis: Any = None) -> Any:
         """Collective: the sum over `axis` (None: every axis, a NumPy scalar; an int or a tuple: a
-        GlobalArray of the kept shape in even blocks), each element counted once (gdap.reduce_axes)."""
+        GlobalArray of the kept shape in even blocks), each element counted once (gdap.reduce_axes).
+        The result's dtype is NumPy's: bool and integers narrower than 64 bits are summed as int64
+        (unsigned: uint64), so that they do not overflow; other dtypes keep theirs."""
         return self._reduce("sum", axis)
 
     def prod(self, axis: Any = None) -> Any:
-        """Collective: the product over `axis` (as sum)."""
+        """Collective: the product over `axis` (as sum, dtype included)."""
         return self._reduce("prod", axis)
 
     def min(self, axis: Any = None) -> Any:
-        """Collective: the minimum over `axis` (as sum)."""
+        """Collective: the minimum over `axis` (as sum, in the array's dtype). InvalidArgumentError
+        (a ValueError, as NumPy's) when a reduced axis has length 0: the minimum has no identity."""
         return self._reduce("min", axis)
 
     def max(self, axis: Any = None) -> Any:
-        """Collective: the maximum over `axis` (as sum)."""
+        """Collective: the maximum over `axis` (as min)."""
         return self._reduce("max", axis)
 
     def mean(self, axis: Any = None) -> Any:
@@ -573,8 +585,14 @@ class GlobalArray:
         return src._reduce("mean", axis)
 
     def _reduce(self, op: str, axis: Any) -> Any:
-        src = self.settled()
         axes = _axes(axis, self.ndim)
+        if op in ("min", "max") and any(self.shape[a] == 0 for a in axes):  # every rank knows the shape
+            raise InvalidArgumentError("zero-size array to reduction operation %s which has no identity"
+                                       % {"min": "minimum", "max": "maximum"}[op])
+        src = self.settled()
+        wide = _result_dtype(op, src._dtype)
+        if wide != src._dtype:  # NumPy's accumulator: sums and products of small integers in 64 bits
+            src = src.astype(wide)
         kept = tuple(n for i, n in enumerate(self.shape) if i not in axes)
         ctx = self._ctx
         if kept:  # a GlobalArray of the kept shape, in even blocks
@@ -583,7 +601,8 @@ class GlobalArray:
             out = _scalar_results(src)
         sources, results, back = _reduction_sections(src, out)
         code = _OPS[op]
-        ctx.run(lambda r: _c.gdap_reduce_axes(ctx.comm(r)._h(), sources[r]._h(), results[r]._h(), code, list(axes)))
+        run_c(ctx, lambda r: (sources[r], results[r]),
+              lambda comm, s, d: _c.gdap_reduce_axes(comm, s, d, code, list(axes)))
         back()
         if kept:
             return out
@@ -693,8 +712,8 @@ class GlobalArray:
         ctx = self._ctx
         out = GlobalArray._new_in(ctx, layout, self._dtype)
         plans = ctx.gemm_plans(a._layout, b._layout, layout, self._dtype)
-        ctx.run(lambda r: _c.gdap_gemm_execute(ctx.comm(r)._h(), plans[r]._h(), 1.0, a._sections[r]._h(),
-                                               b._sections[r]._h(), 0.0, out._sections[r]._h()))
+        run_c(ctx, lambda r: (plans[r], a._sections[r], b._sections[r], out._sections[r]),
+              lambda comm, plan, x, y, z: _c.gdap_gemm_execute(comm, plan, 1.0, x, y, 0.0, z))
         return out
 
     # -- halos ---------------------------------------------------------------------------------------
@@ -704,7 +723,7 @@ class GlobalArray:
         blocks' boundary padding) from the owners' cells, in place; returns self."""
         halos = self._ctx.halos(self._layout, self._dtype)
         ctx = self._ctx
-        ctx.run(lambda r: _c.gdap_halo_exchange(ctx.comm(r)._h(), halos[r]._h(), self._sections[r]._h()))
+        run_c(ctx, lambda r: (halos[r], self._sections[r]), _c.gdap_halo_exchange)
         return self
 
     # -- files ---------------------------------------------------------------------------------------
@@ -717,8 +736,8 @@ class GlobalArray:
         src = self.settled()
         ctx = self._ctx
         options = (_CODECS[codec], int(level), bool(overwrite))
-        ctx.run(lambda r: _c.gdap_zarr_save(ctx.comm(r)._h(), src._layout._h(), src._sections[r]._h(), str(path),
-                                            options))
+        run_c(ctx, lambda r: (src._layout, src._sections[r]),
+              lambda comm, layout_h, section: _c.gdap_zarr_save(comm, layout_h, section, str(path), options))
 
     @classmethod
     def load_zarr(cls, path: Any, layout: Optional[GlobalMap] = None, *, devices: Devices = None, comm: Any = None,
@@ -731,14 +750,15 @@ class GlobalArray:
             layout = _block_layout(tuple(shape), _count_ranks(devices, comm, nranks))
         out = cls.empty(_check_layout(layout, shape), dtype, devices=devices, comm=comm, device=device)
         ctx = out._ctx
-        ctx.run(lambda r: _c.gdap_zarr_load(ctx.comm(r)._h(), layout._h(), out._sections[r]._h(), str(path)))
+        run_c(ctx, lambda r: (layout, out._sections[r]),
+              lambda comm, layout_h, section: _c.gdap_zarr_load(comm, layout_h, section, str(path)))
         return out
 
     def save_dnpy(self, prefix: Any) -> None:
         """Collective: every rank writes its section to `<prefix>_<rank>.dnpy` (DistArray's format)."""
         src = self.settled()
         ctx = self._ctx
-        ctx.run(lambda r: _c.gdap_dnpy_save(ctx.comm(r)._h(), src._sections[r]._h(), str(prefix)))
+        run_c(ctx, lambda r: (src._sections[r],), lambda comm, section: _c.gdap_dnpy_save(comm, section, str(prefix)))
 
     @classmethod
     def load_dnpy(cls, prefix: Any, *, devices: Devices = None, comm: Any = None,
@@ -814,6 +834,15 @@ class GlobalArray:
 
 
 # ---- helpers ------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=64)
+def _result_dtype(op: str, dtype: np.dtype) -> np.dtype:
+    """The dtype NumPy gives a reduction's result: sum and prod of bool and of integers narrower than
+    the platform's (int8 ... int32, uint8 ... uint32) accumulate in int64 / uint64; the rest keep theirs."""
+    if op in ("sum", "prod"):
+        return np.dtype(getattr(np, op)(np.zeros(1, dtype)).dtype)
+    return dtype
+
 
 def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     if axis is None:
