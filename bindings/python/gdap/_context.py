@@ -14,6 +14,7 @@ plans and the C dimension structs of each layout.
 
 from __future__ import annotations
 
+import atexit
 import collections
 import threading
 import weakref
@@ -204,6 +205,25 @@ class _Crew:
 
 _release = type(threading.Lock()).release
 
+# The threads of abandoned crews (their caller was interrupted), which may still be in a C call: at
+# exit they are joined before weakref.finalize destroys the C objects those calls use (atexit runs
+# the later registration first; gdap's handles registered theirs before any crew was abandoned).
+_unfinished: weakref.WeakSet = weakref.WeakSet()
+
+
+def _join_unfinished() -> None:
+    for t in list(_unfinished):
+        t.join()  # each call ends within its group's timeout
+
+
+def _finish_at_exit(crew: _Crew) -> None:
+    if not _unfinished_registered:
+        _unfinished_registered.append(atexit.register(_join_unfinished))
+    _unfinished.update(crew.threads)
+
+
+_unfinished_registered: list = []
+
 
 def _held_lock() -> Any:
     lock = threading.Lock()
@@ -246,6 +266,7 @@ class _Workers:
             self._abandoned = crew
             self.broken = True
             crew.end()
+            _finish_at_exit(crew)
             raise
         crew.step = None  # every thread has read it: the step's closure (and its sections) are not kept
         errors = {r: e for r, e in enumerate(crew.errors) if e is not None}
@@ -386,11 +407,14 @@ def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[
     starts (single controller). In SPMD mode, where only this rank knows, the rank still makes the
     call, with NULL for each object, so that gdap fails on every rank at once naming it (not after
     the timeout), and then raises its own error."""
-    handles: dict[int, list] = {}
+    # Each rank's objects stay with their handles: the step's closure keeps them alive while a rank
+    # thread is in its call, even where the caller has given up on the step (an interrupt).
+    handles: dict[int, tuple[tuple, list]] = {}
     for r in ctx.ranks:
         comm = ctx.comm(r)._h()
         try:
-            handles[r] = [comm] + [None if x is None else x._h() for x in objects(r)]
+            held = (ctx.comm(r),) + tuple(objects(r))
+            handles[r] = (held, [comm] + [None if x is None else x._h() for x in held[1:]])
         except InvalidArgumentError as e:
             error = InvalidArgumentError("rank %d: %s" % (r, e))
             if ctx.spmd:
@@ -399,7 +423,7 @@ def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[
                 except Exception:
                     pass  # the expected refusal: this rank raises the error that stopped it
             raise error from None
-    return ctx.run(lambda r: call(*handles[r]))
+    return ctx.run(lambda r: call(*handles[r][1]))
 
 
 def redistribute_step(ctx: Context, plans: dict[int, Any], src: dict, dst: dict) -> None:
