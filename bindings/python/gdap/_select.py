@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _gdap_c as _c
+from ._context import run_c
 from ._map import GlobalMap, grid_coords_to_rank, grid_rank_to_coords
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ def read(a: GlobalArray, key: Any) -> Any:
     target = _replicated_layout(shape, ctx.nranks) if ctx.spmd else _root_layout(shape, ctx.nranks, 0)
     plans = ctx.plans(sel_layout, target, a.dtype)
     made = {r: new_section(ctx, target, r, a.dtype) for r in ctx.ranks}
-    ctx.run(lambda r: _c.gdap_redistribute(ctx.comm(r)._h(), plans[r]._h(), parts[r]._h(), made[r][0]._h()))
+    run_c(ctx, lambda r: (plans[r], parts[r], made[r][0]), _c.gdap_redistribute)
     whole = _to_host(_view(made[ctx.ranks[0]]))
     out = whole.reshape(tuple(n for n, k in zip(shape, kept) if k))
     return out if any(kept) else out[()]
