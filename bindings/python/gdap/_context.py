@@ -209,6 +209,7 @@ _release = type(threading.Lock()).release
 # exit they are joined before weakref.finalize destroys the C objects those calls use (atexit runs
 # the later registration first; gdap's handles registered theirs before any crew was abandoned).
 _unfinished: weakref.WeakSet = weakref.WeakSet()
+_unfinished_joined_at_exit: list = []  # the atexit registration, made once
 
 
 def _join_unfinished() -> None:
@@ -217,12 +218,9 @@ def _join_unfinished() -> None:
 
 
 def _finish_at_exit(crew: _Crew) -> None:
-    if not _unfinished_registered:
-        _unfinished_registered.append(atexit.register(_join_unfinished))
+    if not _unfinished_joined_at_exit:
+        _unfinished_joined_at_exit.append(atexit.register(_join_unfinished))
     _unfinished.update(crew.threads)
-
-
-_unfinished_registered: list = []
 
 
 def _held_lock() -> Any:

@@ -480,8 +480,9 @@ class GlobalArray:
 
     def reshard(self, layout: GlobalMap) -> GlobalArray:
         """Collective: the same array in another layout (new sections, their padding zero; this one
-        is unchanged). A pending reduction is performed on the way (gdap.reduce_scatter). In SPMD mode a rank
-        whose layout is wrong still takes part, so that every rank raises (the others RemoteError)."""
+        is unchanged). A pending reduction is performed on the way (gdap.reduce_scatter). In SPMD
+        mode a rank whose layout is wrong still takes part, so that every rank raises (the others
+        RemoteError)."""
         ctx = self._ctx
 
         def prepare(r: int) -> tuple[LocalArray, Any]:
