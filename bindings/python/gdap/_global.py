@@ -126,14 +126,14 @@ def _c_codes(dtype: np.dtype, device: str) -> tuple[tuple[int, int, int], tuple[
 def new_section(ctx: Context, layout: GlobalMap, rank: int, dtype: np.dtype, zero: bool = False,
                 device: Optional[str] = None) -> tuple[LocalArray, Any]:
     """(LocalArray, native array) for rank `rank`'s section of `layout`, allocated on its device;
-    zero-filled when `zero` or when the section has padding (which no move writes: zeros there,
-    not whatever the memory held)."""
+    zero-filled when `zero`, and when the section has padding (which no move writes: zeros there,
+    not whatever the memory held; on a CUDA device only where CuPy allocates it)."""
     device = device or ctx.device(rank)
     dims = ctx.dims(layout, rank)
     shape = layout.local_shape(rank)
-    zero = zero or _padded(layout, rank)
+    padded = _padded(layout, rank)
     dtype_c, device_c = _c_codes(np.dtype(dtype), device)
-    native, address = _allocate(device, shape, dtype, zero)
+    native, address = _allocate(device, shape, dtype, zero or padded)
     if native is None:  # no CuPy: gdap allocates (zero-filled on the host only)
         handle_ = _c.gdap_array_create(dtype_c, device_c, dims.dims)
         local = LocalArray(handle_)
