@@ -7,6 +7,7 @@
 // operation (MpiComm::wait's `keep`), not by the cache.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -15,6 +16,7 @@
 #include <string_view>
 #include <typeinfo>
 #include <utility>
+#include <vector>
 
 namespace gdap {
 
@@ -65,6 +67,22 @@ class Cache {
     entry = std::make_unique<S>();
     return static_cast<S&>(*entry);
   }
+  // The T of a program kept under `key` (Recent below): the first whose match(t) holds, else one
+  // make() built (a unique_ptr<T>), kept in place of the least recently used. The reference stays
+  // valid until the next call under `key`.
+  template <typename T, typename Match, typename Make>
+  T& recent(std::string_view key, Match&& match, Make&& make) {
+    if (T* kept = find_recent<T>(key, match)) return *kept;
+    return keep_recent<T>(key, make());
+  }
+  // recent()'s two halves, for a caller that may decide not to keep what it built.
+  template <typename T, typename Match>
+  T* find_recent(std::string_view key, Match&& match);
+  template <typename T>
+  T& keep_recent(std::string_view key, std::unique_ptr<T> made);
+  // How many entries were kept by keep_recent on this communicator (tests: alternating programs
+  // build each once).
+  int64_t builds = 0;
   // A broken communicator's end: leaves the entries other processes may still read in place to the
   // end of the process, unfreed, and frees the others (plans, copy lists, gathered maps), the last
   // made first. Leaving them all grew a process by a few KiB per broken communicator (soak.cpp).
@@ -83,5 +101,35 @@ class Cache {
  private:
   std::deque<std::pair<std::string, std::unique_ptr<Scratch>>> entries_;  // a deque: slots never move
 };
+
+// What an engine keeps per program (its routes, copy lists, uploaded batches), for up to kPrograms
+// programs of one kind per communicator, the most recently used first: solvers alternate a few
+// plans on one communicator (forward and backward transposes, a 3-D FFT's 4 pencils), and each must
+// not evict the other's. The large buffers the calls fill are kept once per kind, not here.
+template <typename T>
+struct Recent final : Scratch {
+  static constexpr size_t kPrograms = 4;
+  std::vector<std::unique_ptr<T>> kept;  // most recently used first
+};
+
+template <typename T, typename Match>
+T* Cache::find_recent(std::string_view key, Match&& match) {
+  auto& kept = get<Recent<T>>(key).kept;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (!match(static_cast<const T&>(*kept[i]))) continue;
+    std::rotate(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(i), kept.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    return kept.front().get();
+  }
+  return nullptr;
+}
+
+template <typename T>
+T& Cache::keep_recent(std::string_view key, std::unique_ptr<T> made) {
+  auto& kept = get<Recent<T>>(key).kept;
+  ++builds;
+  if (kept.size() == Recent<T>::kPrograms) kept.pop_back();
+  kept.insert(kept.begin(), std::move(made));
+  return *kept.front();
+}
 
 }  // namespace gdap

@@ -3,10 +3,13 @@
 // read in place, which it leaves alive to the end of the process. Left alive, every entry of every
 // broken communicator made a long-running job grow by a few KiB per timeout (tests/move/soak.cpp).
 // Counted by Scratch::alive(), the process's live entries, deterministically.
+// Cache::recent (below): what an engine keeps per program, for the last 4 programs of a kind.
 #include "comm/cache.hpp"
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -91,6 +94,80 @@ TEST(Cache, ClearAndTheCachesEndFreeEverything) {
     fill(cache, 3, 2);
   }
   EXPECT_EQ(gdap::Scratch::alive(), before);
+}
+
+}  // namespace
+
+// ---- Cache::recent: what an engine keeps per program, for the last 4 programs of a kind ----
+
+namespace {
+
+struct Program {
+  int id;
+};
+
+// Looks program `id` up under "kind", building it when none is kept; returns what it found or built.
+int use(gdap::Cache& cache, int id, std::vector<int>* built = nullptr) {
+  return cache.recent<Program>("kind", [&](const Program& p) { return p.id == id; }, [&] {
+    if (built) built->push_back(id);
+    return std::make_unique<Program>(Program{id});
+  }).id;
+}
+
+TEST(CacheRecent, TwoProgramsInTurnAreBuiltOnceEach) {
+  gdap::Cache cache;
+  std::vector<int> built;
+  for (int round = 0; round < 5; ++round) {
+    EXPECT_EQ(use(cache, 1, &built), 1);
+    EXPECT_EQ(use(cache, 2, &built), 2);
+  }
+  EXPECT_EQ(built, (std::vector<int>{1, 2}));
+  EXPECT_EQ(cache.builds, 2);
+}
+
+TEST(CacheRecent, FourAreKeptAndAFifthEvictsTheLeastRecentlyUsed) {
+  gdap::Cache cache;
+  std::vector<int> built;
+  for (int id : {1, 2, 3, 4, 1}) use(cache, id, &built);  // 1 used again: 2 is now the oldest
+  use(cache, 5, &built);                                    // evicts 2
+  for (int id : {1, 3, 4, 5}) use(cache, id, &built);       // all kept
+  EXPECT_EQ(built, (std::vector<int>{1, 2, 3, 4, 5}));
+  use(cache, 2, &built);                                    // built again
+  EXPECT_EQ(built.back(), 2);
+  EXPECT_EQ(cache.builds, 6);
+}
+
+TEST(CacheRecent, FivePlansInTurnRebuildEveryCall) {
+  gdap::Cache cache;
+  for (int round = 0; round < 3; ++round) {
+    for (int id = 1; id <= 5; ++id) EXPECT_EQ(use(cache, id), id);
+  }
+  EXPECT_EQ(cache.builds, 15);  // least recently used first out: a ring of 5 always misses
+}
+
+TEST(CacheRecent, ABuildThatThrowsKeepsWhatWasKept) {
+  gdap::Cache cache;
+  for (int id : {1, 2, 3, 4}) use(cache, id);
+  EXPECT_THROW(cache.recent<Program>("kind", [](const Program&) { return false; },
+                                     []() -> std::unique_ptr<Program> { throw std::runtime_error("out of memory"); }),
+               std::runtime_error);
+  std::vector<int> built;
+  for (int id : {1, 2, 3, 4}) use(cache, id, &built);
+  EXPECT_TRUE(built.empty());
+  EXPECT_EQ(cache.builds, 4);
+}
+
+TEST(CacheRecent, KindsUnderOtherKeysDoNotEvictEachOther) {
+  gdap::Cache cache;
+  auto other = [&](int id) {
+    return cache.recent<Program>("other", [&](const Program& p) { return p.id == id; },
+                                 [&] { return std::make_unique<Program>(Program{id}); }).id;
+  };
+  for (int id = 1; id <= 4; ++id) use(cache, id), other(id + 10);
+  std::vector<int> built;
+  for (int id = 1; id <= 4; ++id) use(cache, id, &built);
+  EXPECT_TRUE(built.empty());
+  EXPECT_EQ(cache.builds, 8);
 }
 
 }  // namespace
