@@ -43,46 +43,37 @@ struct Transfer {
   std::vector<Copy2D> copies;
 };
 
-// The transfers of the last few programs a rank ran, each under what its copies depend on (the
-// program, the direction, the order and every rank's section strides) but not the sections'
-// addresses: a move into new sections of the same layout (GlobalArray.reshard's) re-bases the kept
-// copies instead of walking the program's blocks again (one per row of a cyclic layout).
-// At most kPrograms entries and kCopies copies in all (48 bytes each); a list longer than that is
-// used for its call only (`last`), not kept.
-struct TransferCache final : Scratch {
-  static constexpr size_t kPrograms = 4, kCopies = size_t{1} << 20;
-  std::vector<std::pair<std::vector<int64_t>, std::vector<Transfer>>> entries;  // most recent last
-  std::vector<Transfer> last;  // the last list too long to keep
-  // Keeps `transfers` under `key` (or in `last`); returns them, valid until the next keep().
-  const std::vector<Transfer>& keep(std::vector<int64_t> key, std::vector<Transfer> transfers);
+// The transfers of one program a rank ran (Cache::recent keeps the last 4), under what its copies
+// depend on (the program, the direction, the order and every rank's section strides) but not the
+// sections' addresses: a move into new sections of the same layout (GlobalArray.reshard's)
+// re-bases the kept copies instead of walking the program's blocks again (one per row of a cyclic
+// layout). At most kCopies copies in all (48 bytes each), the newest list kept first; a list
+// longer than that is used for its call only (TooLong), not kept.
+struct Transfers {
+  static constexpr size_t kCopies = size_t{1} << 20;
+  std::vector<int64_t> key;
+  std::vector<Transfer> list;
+};
+struct TooLong final : Scratch {
+  std::vector<Transfer> list;
 };
 
-const std::vector<Transfer>& TransferCache::keep(std::vector<int64_t> key, std::vector<Transfer> transfers) {
-  auto copies = [](const std::vector<Transfer>& ts) {
-    size_t n = 0;
-    for (const Transfer& t : ts) n += t.copies.size();
-    return n;
-  };
-  if (copies(transfers) > kCopies) {
-    last = std::move(transfers);
-    return last;
-  }
-  last.clear();
-  last.shrink_to_fit();
-  entries.emplace_back(std::move(key), std::move(transfers));
-  size_t total = 0;
-  for (const auto& e : entries) total += copies(e.second);
-  while (entries.size() > 1 && (entries.size() > kPrograms || total > kCopies)) {
-    total -= copies(entries.front().second);
-    entries.erase(entries.begin());
-  }
-  return entries.back().second;
+size_t copies_in(const std::vector<Transfer>& ts) {
+  size_t n = 0;
+  for (const Transfer& t : ts) n += t.copies.size();
+  return n;
 }
 
 // What a group rank keeps between calls on device sections (all on `device`).
 struct DeviceScratch final : Scratch {
   int device = -1;
   cuda::DeviceEvent ready, done;
+};
+
+// A program's copies uploaded to `device` (Cache::recent: a few programs per kind). Evicting one
+// is safe while its kernel is queued: cudaFree waits for the device.
+struct UploadedCopies {
+  int device = -1;
   cuda::DeviceBatch batch;
 };
 
@@ -266,6 +257,7 @@ class GroupEngine final : public Engine {
  private:
   DeviceScratch& device_scratch(const Program& program, int device);
   const std::vector<Transfer>& transfers(const Program& program, const std::vector<const Published*>& all, bool push);
+  std::vector<Transfer> build_transfers(const Program& program, const std::vector<const Published*>& all, bool push);
   void queue_copies(DeviceScratch& scratch, const Program& program, const std::vector<const Published*>& all,
                     bool push);
 
@@ -294,14 +286,30 @@ DeviceScratch& GroupEngine::device_scratch(const Program& program, int device) {
 const std::vector<Transfer>& GroupEngine::transfers(const Program& program, const std::vector<const Published*>& all,
                                                     bool push) {
   std::vector<int64_t> key = copies_key(program, all, push, false);
-  auto& cache = comm_.cache.get<TransferCache>(std::string(program.style().name) + ".transfers");
-  auto& entries = cache.entries;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (entries[i].first != key) continue;
-    std::rotate(entries.begin() + static_cast<std::ptrdiff_t>(i), entries.begin() + static_cast<std::ptrdiff_t>(i) + 1,
-                entries.end());
-    return entries.back().second;
+  const std::string name = std::string(program.style().name) + ".transfers";
+  const auto same = [&](const Transfers& t) { return t.key == key; };
+  if (const Transfers* kept = comm_.cache.find_recent<Transfers>(name, same)) return kept->list;
+  std::vector<Transfer> made = build_transfers(program, all, push);
+  if (copies_in(made) > Transfers::kCopies) {
+    TooLong& once = comm_.cache.get<TooLong>(name + ".too_long");
+    once.list = std::move(made);
+    return once.list;
   }
+  comm_.cache.slot(name + ".too_long").reset();
+  auto list = std::make_unique<Transfers>(Transfers{std::move(key), std::move(made)});
+  const Transfers& kept = comm_.cache.keep_recent<Transfers>(name, std::move(list));
+  auto& lists = comm_.cache.get<Recent<Transfers>>(name).kept;  // newest first: drop the oldest beyond kCopies
+  size_t total = 0, keep = 0;
+  while (keep < lists.size() && (keep == 0 || total + copies_in(lists[keep]->list) <= Transfers::kCopies)) {
+    total += copies_in(lists[keep++]->list);
+  }
+  lists.resize(keep);
+  return kept.list;
+}
+
+// The transfers of `program` for these publications, built from its blocks.
+std::vector<Transfer> GroupEngine::build_transfers(const Program& program, const std::vector<const Published*>& all,
+                                                   bool push) {
   const int64_t me = comm_.rank;
   std::vector<Transfer> made;
   auto one = [&](const Message& m, int64_t from, int64_t to) {
@@ -314,7 +322,7 @@ const std::vector<Transfer>& GroupEngine::transfers(const Program& program, cons
     if (push) one(*m, me, m->peer);
     else one(*m, m->peer, me);
   }
-  return cache.keep(std::move(key), std::move(made));
+  return made;
 }
 
 // Queues one call's copies on the rank's stream as one kernel, after every rank's earlier work
@@ -329,7 +337,11 @@ void GroupEngine::queue_copies(DeviceScratch& scratch, const Program& program,
     if (p->ready != nullptr && p->ready != &scratch.ready) p->ready->wait_on(stream);
   }
   std::vector<int64_t> key = copies_key(program, all, push, true);
-  if (!scratch.batch.holds(key)) {
+  const auto same = [&](const UploadedCopies& u) { return u.device == scratch.device && u.batch.holds(key); };
+  const std::string name = std::string(program.style().name) + ".uploaded";
+  const UploadedCopies& uploaded = comm_.cache.recent<UploadedCopies>(name, same, [&] {
+    auto made = std::make_unique<UploadedCopies>();
+    made->device = scratch.device;
     std::vector<std::vector<cuda::DeviceCopy>> per_message;
     for (const Transfer& t : transfers(program, all, push)) {
       const gdap_array* from = all[static_cast<size_t>(t.from)]->src;
@@ -339,9 +351,10 @@ void GroupEngine::queue_copies(DeviceScratch& scratch, const Program& program,
       append_device_copies(per_message.emplace_back(), t.copies, static_cast<const char*>(from->data()),
                            static_cast<char*>(to->data()), peer != scratch.device);
     }
-    scratch.batch.upload(std::move(key), order_device_copies(std::move(per_message)), stream);
-  }
-  scratch.batch.launch(stream);
+    made->batch.upload(std::move(key), order_device_copies(std::move(per_message)), stream);
+    return made;
+  });
+  uploaded.batch.launch(stream);
   scratch.done.record(stream);
 }
 

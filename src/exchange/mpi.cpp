@@ -97,13 +97,34 @@ struct Route {
 };
 
 // The routes of a program for sections of given strides: they depend on nothing else, so a rank
-// keeps them between calls with the same program and strides.
-struct Routes final : Scratch {
+// keeps them between calls with the same program and strides (Cache::recent: a few programs).
+struct Routes {
   std::vector<int64_t> key;
   std::vector<Route> sends, recvs;
   std::vector<Copy2D> local;
-  // Shared: an exchange abandoned at a timeout leaves them to MPI (MpiComm::wait keeps them).
-  std::shared_ptr<std::vector<char>> send_buffer, recv_buffer;
+};
+
+// A host buffer left uninitialised (the calls fill what they read), kept alive by an exchange
+// abandoned at a timeout (MpiComm::wait keeps the pointer) after a larger one replaced it.
+struct StagingBuffer {
+  std::shared_ptr<char[]> data;
+  int64_t bytes = 0;
+  // At least `need` bytes: the kept buffer, or a larger one in its place.
+  char* at_least(int64_t need) {
+    if (need > bytes || data == nullptr) {
+      data.reset();  // before the larger one (an abandoned exchange may still hold it)
+      bytes = 0;
+      data = std::make_shared_for_overwrite<char[]>(static_cast<size_t>(std::max<int64_t>(need, 1)));
+      bytes = need;
+    }
+    return data.get();
+  }
+};
+
+// The staging buffers of every program of a kind on a communicator, one per direction, grown to
+// the largest program's need: a communicator's calls run one at a time.
+struct Staging final : Scratch {
+  StagingBuffer send, recv;
 };
 
 // The wire message's bytes in packed order over the section (`copies`' source side when sending,
@@ -268,6 +289,11 @@ void MpiBroadcasts::wait(int slot) {
   requests_[slot].clear();
 }
 
+// One call's staging buffers (Staging's), held by the call and by an exchange it abandons.
+struct Buffers {
+  std::shared_ptr<char[]> send, recv;
+};
+
 class MpiEngine final : public Engine {
  public:
   explicit MpiEngine(MpiComm& comm) : Engine(comm), mpi_(comm) {}
@@ -287,10 +313,11 @@ class MpiEngine final : public Engine {
 
  private:
   Routes& routes_for(const Program& program, const Sections& sections);
-  void exchange(Mode mode, const Program& program, const Sections& sections, Routes& s);
-  void p2p(const Program& program, const Sections& sections, Routes& s);
-  void alltoallv(const Program& program, const Sections& sections, Routes& s);
-  void typed(const Program& program, const Sections& sections, Routes& s);
+  Buffers buffers_for(const Program& program);
+  void exchange(Mode mode, const Program& program, const Sections& sections, const Routes& s);
+  void p2p(const Program& program, const Sections& sections, const Routes& s, const Buffers& b);
+  void alltoallv(const Program& program, const Sections& sections, const Routes& s, const Buffers& b);
+  void typed(const Program& program, const Sections& sections, const Routes& s);
 
   MpiComm& mpi_;
 };
@@ -301,21 +328,25 @@ Routes& MpiEngine::routes_for(const Program& program, const Sections& sections) 
     if (a) key.insert(key.end(), a->section.strides.begin(), a->section.strides.end());
     key.push_back(-1);
   }
-  Routes* s = comm_.cache.find<Routes>(program.style().name);
-  if (s != nullptr && s->key == key) return *s;
-  auto made = std::make_unique<Routes>();
-  if (sections.src) made->sends = routes(program, Part::send, sections.src->section.strides);
-  if (sections.dst) made->recvs = routes(program, Part::recv, sections.dst->section.strides);
-  if (sections.src && sections.dst) {
-    made->local = program.part_copies(Part::local, End{End::sender, sections.src->section.strides},
-                                      End{End::receiver, sections.dst->section.strides});
-  }
-  made->send_buffer = std::make_shared<std::vector<char>>(static_cast<size_t>(program.bytes(Part::send)));
-  made->recv_buffer = std::make_shared<std::vector<char>>(static_cast<size_t>(program.bytes(Part::recv)));
-  made->key = std::move(key);
-  s = made.get();
-  comm_.cache.slot(program.style().name) = std::move(made);
-  return *s;
+  return comm_.cache.recent<Routes>(program.style().name, [&](const Routes& r) { return r.key == key; }, [&] {
+    auto made = std::make_unique<Routes>();
+    if (sections.src) made->sends = routes(program, Part::send, sections.src->section.strides);
+    if (sections.dst) made->recvs = routes(program, Part::recv, sections.dst->section.strides);
+    if (sections.src && sections.dst) {
+      made->local = program.part_copies(Part::local, End{End::sender, sections.src->section.strides},
+                                        End{End::receiver, sections.dst->section.strides});
+    }
+    made->key = std::move(key);
+    return made;
+  });
+}
+
+// The kind's staging buffers, grown to hold `program`'s packed sends and receives.
+Buffers MpiEngine::buffers_for(const Program& program) {
+  Staging& s = comm_.cache.get<Staging>(std::string(program.style().name) + ".staging");
+  s.send.at_least(program.bytes(Part::send));
+  s.recv.at_least(program.bytes(Part::recv));
+  return Buffers{s.send.data, s.recv.data};
 }
 
 // The cma mode's share (mpi_cma.hpp) travels in the agreement, so that it costs no extra round.
@@ -354,22 +385,22 @@ void MpiEngine::start(Bound& bound) {
            routes_for(*bound.program, bound.sections));
 }
 
-void MpiEngine::exchange(Mode mode, const Program& program, const Sections& sections, Routes& s) {
+void MpiEngine::exchange(Mode mode, const Program& program, const Sections& sections, const Routes& s) {
   switch (mode) {
-    case Mode::p2p: return p2p(program, sections, s);
-    case Mode::alltoallv: return alltoallv(program, sections, s);
+    case Mode::p2p: return p2p(program, sections, s, buffers_for(program));
+    case Mode::alltoallv: return alltoallv(program, sections, s, buffers_for(program));
     case Mode::datatype: return typed(program, sections, s);
     case Mode::cma: break;  // run() reads directly; start() passes p2p
   }
 }
 
-void MpiEngine::p2p(const Program& program, const Sections& sections, Routes& s) {
+void MpiEngine::p2p(const Program& program, const Sections& sections, const Routes& s, const Buffers& b) {
   const MPI_Comm comm = mpi_.handle();
   const int tag = program.style().tag;
   const char* src = sections.src ? static_cast<const char*>(sections.src->data()) : nullptr;
   char* dst = sections.dst ? static_cast<char*>(sections.dst->data()) : nullptr;
-  char* sent = s.send_buffer->data();
-  char* received = s.recv_buffer->data();
+  char* sent = b.send.get();
+  char* received = b.recv.get();
   std::vector<MPI_Request> requests;
   for (const Route& r : s.recvs) {
     if (r.type.get() != MPI_DATATYPE_NULL) {
@@ -394,45 +425,41 @@ void MpiEngine::p2p(const Program& program, const Sections& sections, Routes& s)
     });
   }
   run_host_copies(s.local, src, dst);
-  struct Keep {
-    std::shared_ptr<std::vector<char>> a, b;
-  };
-  mpi_.wait(requests, "the point-to-point exchange", true, std::make_shared<Keep>(Keep{s.send_buffer, s.recv_buffer}));
+  mpi_.wait(requests, "the point-to-point exchange", true, std::make_shared<Buffers>(b));
   for (const Route& r : s.recvs) {
     if (!r.direct && r.type.get() == MPI_DATATYPE_NULL) run_host_copies(r.copies, received, dst);
   }
 }
 
-void MpiEngine::alltoallv(const Program& program, const Sections& sections, Routes& s) {
+void MpiEngine::alltoallv(const Program& program, const Sections& sections, const Routes& s, const Buffers& b) {
   const MPI_Comm comm = mpi_.handle();
   const int n = static_cast<int>(comm_.size);
   // On the heap: an abandoned MPI_Ialltoallv (a rank that never came) may still read them.
   struct Counts {
     std::vector<int> sc, sd, rc, rd;
     int fits = 0;
-    std::shared_ptr<std::vector<char>> send_buffer, recv_buffer;
+    Buffers buffers;
   };
   auto c = std::make_shared<Counts>();
-  c->send_buffer = s.send_buffer;
-  c->recv_buffer = s.recv_buffer;
+  c->buffers = b;
   // Every rank must take the same branch: ask whether any rank's counts overflow.
   c->fits = alltoallv_counts(s.sends, n, c->sc, c->sd) && alltoallv_counts(s.recvs, n, c->rc, c->rd);
   MPI_Request request = MPI_REQUEST_NULL;
   check_mpi(MPI_Iallreduce(MPI_IN_PLACE, &c->fits, 1, MPI_INT, MPI_MIN, comm, &request), "MPI_Iallreduce");
   mpi_.wait({&request, 1}, "MPI_Iallreduce", false, c);
-  if (!c->fits) return p2p(program, sections, s);
+  if (!c->fits) return p2p(program, sections, s, b);
   const char* src = sections.src ? static_cast<const char*>(sections.src->data()) : nullptr;
   char* dst = sections.dst ? static_cast<char*>(sections.dst->data()) : nullptr;
-  for (const Route& r : s.sends) run_host_copies(r.copies, src, s.send_buffer->data());
-  check_mpi(MPI_Ialltoallv(s.send_buffer->data(), c->sc.data(), c->sd.data(), MPI_BYTE, s.recv_buffer->data(),
+  for (const Route& r : s.sends) run_host_copies(r.copies, src, b.send.get());
+  check_mpi(MPI_Ialltoallv(b.send.get(), c->sc.data(), c->sd.data(), MPI_BYTE, b.recv.get(),
                            c->rc.data(), c->rd.data(), MPI_BYTE, comm, &request),
             "MPI_Ialltoallv");
   mpi_.wait({&request, 1}, "MPI_Ialltoallv", false, c);
   run_host_copies(s.local, src, dst);
-  for (const Route& r : s.recvs) run_host_copies(r.copies, s.recv_buffer->data(), dst);
+  for (const Route& r : s.recvs) run_host_copies(r.copies, b.recv.get(), dst);
 }
 
-void MpiEngine::typed(const Program& program, const Sections& sections, Routes& s) {
+void MpiEngine::typed(const Program& program, const Sections& sections, const Routes& s) {
   const MPI_Comm comm = mpi_.handle();
   const int tag = program.style().tag;
   const char* src = sections.src ? static_cast<const char*>(sections.src->data()) : nullptr;

@@ -92,16 +92,23 @@ struct CmaState final : Scratch {
 
 CmaState& state_of(MpiComm& comm) { return comm.cache.get<CmaState>("exchange.cma"); }
 
-// A sender's packed messages: each one's copies from the section into `buffer` (at its Sent's
-// offset), kept per program, sections and threshold and reused by every call (the closing meeting
-// keeps a call from packing while a peer still reads the previous one).
-struct Packing final : Scratch {
-  bool read_in_place() const override { return true; }  // receivers read `buffer`
+// A sender's packed messages: each one's copies from the section into the pack buffer (at its
+// Sent's offset), kept per program, sections and threshold (Cache::recent: a few programs).
+struct Packing {
   std::vector<int64_t> key;
   int64_t below = 0;
-  std::vector<char> buffer;
+  int64_t bytes = 0;  // of the pack buffer this program fills
   std::vector<Copy2D> copies;
   std::vector<Sent> sends;  // every send message, packed or not, as published
+};
+
+// The pack buffer every program of a kind fills, grown to the largest (never shrunk, never
+// zeroed): the closing meeting keeps a call from packing while a peer still reads the previous
+// one. Its address is in every share, so a larger buffer changes the shares and the readers' plans.
+struct PackBuffer final : Scratch {
+  bool read_in_place() const override { return true; }  // receivers read it
+  std::unique_ptr<char[]> data;
+  int64_t bytes = 0;
 };
 
 // Runs of a message on one side of its copies (the source side's with `source`): rows that
@@ -141,22 +148,33 @@ void plan_packing(const Program& program, std::span<const int64_t> strides, int6
     out.sends.push_back(Sent{m.peer, packed, bytes});
     packed += bytes;
   }
-  out.buffer.resize(static_cast<size_t>(packed));
+  out.bytes = packed;
 }
 
 std::string packing_name(const Program& program) { return std::string("exchange.cma.pack.") + program.style().name; }
 
 Packing& packing_for(MpiComm& comm, const Program& program, const Sections& sections, int64_t below) {
   std::vector<int64_t> key = key_of(program, sections);
-  const std::string name = packing_name(program);
-  if (Packing* kept = comm.cache.find<Packing>(name); kept != nullptr && kept->key == key && kept->below == below) return *kept;
-  auto made = std::make_unique<Packing>();
-  if (sections.src) plan_packing(program, sections.src->section.strides, below, *made);
-  made->key = std::move(key);
-  made->below = below;
-  Packing& kept = *made;
-  comm.cache.slot(name) = std::move(made);
-  return kept;
+  const auto same = [&](const Packing& kept) { return kept.key == key && kept.below == below; };
+  return comm.cache.recent<Packing>(packing_name(program), same, [&] {
+    auto made = std::make_unique<Packing>();
+    if (sections.src) plan_packing(program, sections.src->section.strides, below, *made);
+    made->key = std::move(key);
+    made->below = below;
+    return made;
+  });
+}
+
+// The kind's pack buffer, grown to hold `packing`'s messages.
+PackBuffer& pack_buffer_for(MpiComm& comm, const Program& program, const Packing& packing) {
+  PackBuffer& b = comm.cache.get<PackBuffer>(packing_name(program) + ".buffer");
+  if (packing.bytes > b.bytes) {
+    b.data.reset();  // before the larger one: the old one's bytes are not needed
+    b.bytes = 0;     // (none kept if the allocation fails)
+    b.data = std::make_unique_for_overwrite<char[]>(static_cast<size_t>(packing.bytes));
+    b.bytes = packing.bytes;
+  }
+  return b;
 }
 
 // A list of runs, consumed in order by process_vm_readv's calls.
@@ -251,7 +269,7 @@ struct Sender {
 };
 
 // A program's reads and local copies for given sections and peers' shares.
-struct CmaPlan final : Scratch {
+struct CmaPlan {
   std::vector<int64_t> key;
   std::vector<std::string> shares;
   std::vector<Sender> senders;
@@ -303,56 +321,54 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
   std::vector<int64_t> key = key_of(program, sections);
   key.push_back(chunk_bytes());
   const std::string name = std::string("exchange.cma.") + program.style().name;
-  if (CmaPlan* kept = comm.cache.find<CmaPlan>(name); kept != nullptr && kept->key == key && kept->shares == shares) {
-    return *kept;
-  }
-  auto plan = std::make_unique<CmaPlan>();
-  if (sections.dst) {
-    char* dst = static_cast<char*>(sections.dst->data());
-    const End receiver{End::receiver, sections.dst->section.strides};
-    std::vector<Copy2D> copies;
-    Published from;
-    size_t next = 0;     // where this rank's next message lies in `from.sends`
-    size_t largest = 0;  // the largest staged chunk
-    for (const Message& m : program.messages(Part::recv)) {
-      const auto peer = static_cast<size_t>(m.peer);
-      if (plan->senders.empty() || plan->senders.back().rank != m.peer) {
-        from = decode(shares[peer], peer);
-        next = 0;
-        plan->senders.push_back(Sender{static_cast<int>(m.peer), static_cast<pid_t>(from.pid), {}, {}, {}});
-      }
-      Sender& s = plan->senders.back();
-      const Sent sent = sent_to(comm.rank, m, program.element_size(), from, next);
-      copies.clear();
-      program.copies(m, End{End::sender, from.strides}, receiver, copies);
-      if (sent.offset != kInSection && sent.bytes / std::max<int64_t>(runs_of(copies, false), 1) < kPackBelow) {
-        stage(program, m, sent, from, receiver, largest, s);
-        continue;
-      }
-      char* base = reinterpret_cast<char*>(from.base);
-      for (const Copy2D& c : copies) {
-        for (int64_t k = 0; k < c.rows; ++k) {
-          append_run(s.local, dst + c.dst + k * c.dst_pitch, c.row_bytes);
-          if (sent.offset == kInSection) append_run(s.remote, base + c.src + k * c.src_pitch, c.row_bytes);
+  const auto same = [&](const CmaPlan& kept) { return kept.key == key && kept.shares == shares; };
+  return comm.cache.recent<CmaPlan>(name, same, [&] {
+    auto plan = std::make_unique<CmaPlan>();
+    if (sections.dst) {
+      char* dst = static_cast<char*>(sections.dst->data());
+      const End receiver{End::receiver, sections.dst->section.strides};
+      std::vector<Copy2D> copies;
+      Published from;
+      size_t next = 0;     // where this rank's next message lies in `from.sends`
+      size_t largest = 0;  // the largest staged chunk
+      for (const Message& m : program.messages(Part::recv)) {
+        const auto peer = static_cast<size_t>(m.peer);
+        if (plan->senders.empty() || plan->senders.back().rank != m.peer) {
+          from = decode(shares[peer], peer);
+          next = 0;
+          plan->senders.push_back(Sender{static_cast<int>(m.peer), static_cast<pid_t>(from.pid), {}, {}, {}});
         }
+        Sender& s = plan->senders.back();
+        const Sent sent = sent_to(comm.rank, m, program.element_size(), from, next);
+        copies.clear();
+        program.copies(m, End{End::sender, from.strides}, receiver, copies);
+        if (sent.offset != kInSection && sent.bytes / std::max<int64_t>(runs_of(copies, false), 1) < kPackBelow) {
+          stage(program, m, sent, from, receiver, largest, s);
+          continue;
+        }
+        char* base = reinterpret_cast<char*>(from.base);
+        for (const Copy2D& c : copies) {
+          for (int64_t k = 0; k < c.rows; ++k) {
+            append_run(s.local, dst + c.dst + k * c.dst_pitch, c.row_bytes);
+            if (sent.offset == kInSection) append_run(s.remote, base + c.src + k * c.src_pitch, c.row_bytes);
+          }
+        }
+        // Packed: the sender's bytes lie in packed order, which is the order of `copies`.
+        if (sent.offset != kInSection) append_run(s.remote, reinterpret_cast<char*>(from.pack_base) + sent.offset, sent.bytes);
       }
-      // Packed: the sender's bytes lie in packed order, which is the order of `copies`.
-      if (sent.offset != kInSection) append_run(s.remote, reinterpret_cast<char*>(from.pack_base) + sent.offset, sent.bytes);
+      plan->staging.resize(largest);
+      for (Sender& s : plan->senders) {
+        for (Chunk& c : s.chunks) c.local[0].iov_base = plan->staging.data();
+      }
     }
-    plan->staging.resize(largest);
-    for (Sender& s : plan->senders) {
-      for (Chunk& c : s.chunks) c.local[0].iov_base = plan->staging.data();
+    if (sections.src && sections.dst) {
+      plan->local = program.part_copies(Part::local, End{End::sender, sections.src->section.strides},
+                                        End{End::receiver, sections.dst->section.strides});
     }
-  }
-  if (sections.src && sections.dst) {
-    plan->local = program.part_copies(Part::local, End{End::sender, sections.src->section.strides},
-                                      End{End::receiver, sections.dst->section.strides});
-  }
-  plan->key = std::move(key);
-  plan->shares = shares;
-  CmaPlan& made = *plan;
-  comm.cache.slot(name) = std::move(plan);
-  return made;
+    plan->key = std::move(key);
+    plan->shares = shares;
+    return plan;
+  });
 }
 
 // Tests only (GDAP_TEST_CMA_REFUSED): "1" fails this rank's probe, "read" its reads after a good
@@ -428,12 +444,14 @@ bool anyone_packs(const std::vector<std::string>& shares) {
 void pack(MpiComm& comm, const Program& program, const Sections& sections, const std::string& mine) {
   const Published published = decode(mine, static_cast<size_t>(comm.rank));
   if (published.pack_bytes == 0) return;
-  Packing* packing = comm.cache.find<Packing>(packing_name(program));
-  if (packing == nullptr || reinterpret_cast<int64_t>(packing->buffer.data()) != published.pack_base) {
+  const Packing& packing = packing_for(comm, program, sections, pack_below());  // cma_share's: kept
+  PackBuffer* buffer = comm.cache.find<PackBuffer>(packing_name(program) + ".buffer");
+  if (buffer == nullptr || reinterpret_cast<int64_t>(buffer->data.get()) != published.pack_base ||
+      buffer->bytes < packing.bytes) {
     fail(GDAP_ERR_INTERNAL, "rank {}'s pack buffer is not the one it published", comm.rank);
   }
   if (test_refuses("pack")) throw std::bad_alloc();
-  run_host_copies(packing->copies, static_cast<const char*>(sections.src->data()), packing->buffer.data());
+  run_host_copies(packing.copies, static_cast<const char*>(sections.src->data()), buffer->data.get());
 }
 
 // Runs `step` unless this rank already failed, keeping what it throws as this rank's error.
@@ -470,8 +488,9 @@ std::string cma_share(MpiComm& comm, const Program& program, const Sections& sec
   // (the probe will say no): no pack buffer then.
   if (state.usable != false && comm.node_ranks == comm.size) {
     const Packing& packing = packing_for(comm, program, sections, below);
-    mine.pack_base = reinterpret_cast<int64_t>(packing.buffer.data());
-    mine.pack_bytes = static_cast<int64_t>(packing.buffer.size());
+    const PackBuffer& buffer = pack_buffer_for(comm, program, packing);
+    mine.pack_base = reinterpret_cast<int64_t>(buffer.data.get());
+    mine.pack_bytes = packing.bytes;
     mine.sends = packing.sends;
   }
   return encode(mine);

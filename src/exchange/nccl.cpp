@@ -37,10 +37,11 @@ ncclDataType_t nccl_type(gdap_dtype t) {
 ncclRedOp_t nccl_op(gdap_reduce_op op) { return name_of(op, OpNames<ncclRedOp_t>{ncclSum, ncclProd, ncclMin, ncclMax}); }
 
 // Routes every wire message (staged or direct) and uploads the pack and unpack kernels' copies.
-void prepare(const Program& program, const Sections& sections, NcclStaging& s, std::vector<int64_t> key, void* stream) {
+void prepare(const Program& program, const Sections& sections, NcclStaging& s, std::vector<int64_t> key, void* stream,
+             char* send_staging, char* recv_staging) {
   const int64_t es = program.element_size();
   const End packed{End::packed, {}};
-  s.begin(program.bytes(Part::send), program.bytes(Part::recv));
+  s.begin(send_staging, recv_staging);
   const char* src = sections.src ? static_cast<const char*>(sections.src->data()) : nullptr;
   char* dst = sections.dst ? static_cast<char*>(sections.dst->data()) : nullptr;
   std::vector<Copy2D> copies;
@@ -140,8 +141,16 @@ class NcclEngine final : public Engine {
 };
 
 void NcclEngine::send_receive(const Program& program, const Sections& sections, std::vector<int64_t> key) {
-  NcclStaging& s = comm_.cache.get<NcclStaging>(program.style().name);
-  if (!s.holds(key)) prepare(program, sections, s, std::move(key), comm_.stream);
+  const std::string name = program.style().name;
+  NcclStagingBuffers& buffers = comm_.cache.get<NcclStagingBuffers>(name + ".staging");
+  char* send = buffers.send.reserve(std::max<int64_t>(program.bytes(Part::send), 1));
+  char* recv = buffers.recv.reserve(std::max<int64_t>(program.bytes(Part::recv), 1));
+  const auto same = [&](const NcclStaging& kept) { return kept.holds(key, send, recv); };
+  NcclStaging& s = comm_.cache.recent<NcclStaging>(name, same, [&] {
+    auto made = std::make_unique<NcclStaging>();
+    prepare(program, sections, *made, std::move(key), comm_.stream, send, recv);
+    return made;
+  });
   s.run(nccl_);
 }
 

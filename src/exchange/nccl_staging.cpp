@@ -35,10 +35,10 @@ NcclStaging::Round& NcclStaging::round(size_t k) {
   return rounds_[k];
 }
 
-void NcclStaging::begin(int64_t send_bytes, int64_t recv_bytes) {
+void NcclStaging::begin(char* send_staging, char* recv_staging) {
   key_.clear();  // holds nothing until end()
-  send_staging_ = send_buffer_.reserve(std::max<int64_t>(send_bytes, 1));
-  recv_staging_ = recv_buffer_.reserve(std::max<int64_t>(recv_bytes, 1));
+  send_staging_ = send_staging;
+  recv_staging_ = recv_staging;
   used_ = 0;
   round(0);
   local_copies_.clear();

@@ -1,6 +1,7 @@
 // The NCCL engine's send/receive path (nccl.cpp): the wire messages of one call routed once and
-// kept on the communicator while the program and the sections stay the same, then queued on its
-// stream as
+// kept on the communicator (Cache::recent: a few programs) while the program, the sections and the
+// staging buffers (NcclStagingBuffers: one pair per kind, shared by its programs) stay the same,
+// then queued on its stream as
 //   1. one copy kernel that packs every message that is not one contiguous run into a staging
 //      buffer (and does the rank's own copies);
 //   2. one NCCL group of ncclSend/ncclRecv, contiguous messages going to and from the sections
@@ -28,12 +29,22 @@ class NcclComm;
 
 namespace gdap::exchange {
 
-class NcclStaging final : public Scratch {
+// The staging buffers every program of a kind routes through, grown to the largest (current
+// device): the calls on a communicator are queued one after another on its stream. A larger buffer
+// has another address, so the routes kept for the old one no longer match (NcclStaging::holds).
+struct NcclStagingBuffers final : Scratch {
+  cuda::DeviceBuffer send, recv;
+};
+
+class NcclStaging {
  public:
-  // True if the routes were built for `key` (whatever identifies the plan and the sections).
-  bool holds(const std::vector<int64_t>& key) const { return key_ == key; }
-  // Starts routing anew, with staging buffers of at least these bytes (current device).
-  void begin(int64_t send_bytes, int64_t recv_bytes);
+  // True if the routes were built for `key` (whatever identifies the plan and the sections) and
+  // these staging buffers.
+  bool holds(const std::vector<int64_t>& key, const char* send_staging, const char* recv_staging) const {
+    return key_ == key && send_staging_ == send_staging && recv_staging_ == recv_staging;
+  }
+  // Starts routing anew through these staging buffers (large enough for the program).
+  void begin(char* send_staging, char* recv_staging);
   // One message of `bytes` to `peer`, read by `copies` from `data`: sent from `data` itself when
   // the copies are one run, else packed into the send staging (the copies' packed offsets count
   // the message's place there, `offset` bytes in).
@@ -68,7 +79,6 @@ class NcclStaging final : public Scratch {
   static void group(const Round& r, NcclComm& comm, void* stream);
 
   std::vector<int64_t> key_;
-  cuda::DeviceBuffer send_buffer_, recv_buffer_;
   char *send_staging_ = nullptr, *recv_staging_ = nullptr;
   std::vector<Round> rounds_;
   size_t used_ = 0;  // rounds of the current routes

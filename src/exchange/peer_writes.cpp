@@ -39,22 +39,31 @@ struct Offer {
 // A peer's offer: the header, then its receiving section's strides.
 using Peer = Offered<Offer, int64_t>;
 
-// What a rank keeps between calls: the offers its last decision was made for, the peers' mapped
-// receiving sections, and the copy kernel.
-struct PeerScratch final : Scratch {
+// A decision a rank keeps (Cache::recent: a few, so that alternating programs into other
+// sections do not map and vote again each call): the offers it was made for, the peers' mapped
+// receiving sections (closed when it is evicted) and whether the ranks write directly.
+struct PeerDecision {
   std::vector<std::string> shares;
   std::vector<Peer> peers;           // the same, parsed
   bool push = false;
-  uint64_t generation = 0;           // changes with every new decision: part of the kernel's key
+  uint64_t generation = 0;           // unique per decision on a communicator: part of its kernels' keys
   std::vector<char*> dst;            // per rank: its receiving section in this process (NULL: not sent to)
-  PeerMappings mappings;             // closed when the offers change
-  cuda::DeviceBatch batch;
-  cuda::DeviceBuffer flag;           // the brackets' one element
+  PeerMappings mappings;
 };
 
-// Maps every peer's receiving section (whatever the program, so that a later program on the same
-// sections finds them mapped); false if one cannot be reached.
-bool map_peers(NcclComm& comm, const std::vector<Peer>& peers, PeerScratch& s) {
+// A program's copy kernel for one decision (Cache::recent: a few programs).
+struct PeerBatch {
+  cuda::DeviceBatch batch;
+};
+
+// What every program of a kind shares: the brackets' one element, and the decisions' count.
+struct PeerScratch final : Scratch {
+  uint64_t decisions = 0;
+  cuda::DeviceBuffer flag;
+};
+
+// Maps every peer's receiving section; false if one cannot be reached.
+bool map_peers(NcclComm& comm, const std::vector<Peer>& peers, PeerDecision& s) {
   s.dst.assign(peers.size(), nullptr);
   for (size_t q = 0; q < peers.size(); ++q) {
     const Offer& o = peers[q].head;
@@ -66,28 +75,30 @@ bool map_peers(NcclComm& comm, const std::vector<Peer>& peers, PeerScratch& s) {
 }
 
 // Decides, with the peers, whether this call's offers allow direct writes (one more allgather,
-// only when the offers changed since the last decision; every rank sees the same offers, so all
-// of them take this step together).
-void decide(NcclComm& comm, const std::vector<std::string>& shares, PeerScratch& s) {
-  if (shares == s.shares) return;
-  s.mappings.close();
-  s.shares = shares;
-  s.push = false;
-  ++s.generation;
-  s.peers.clear();
-  bool usable = true;
-  for (const std::string& share : shares) {
-    s.peers.push_back(read_offer<Offer, int64_t>(share, &Offer::ndim));
-    usable = usable && s.peers.back().head.usable;
-  }
-  if (!usable) return;  // the same verdict on every rank, with no vote
-  const bool reached = map_peers(comm, s.peers, s);
-  s.push = every_rank(comm, reached);
-  if (!s.push) s.mappings.close();
+// only when no kept decision was made for these offers; every rank sees the same offers and keeps
+// the same decisions, so all of them take this step together).
+const PeerDecision& decide(NcclComm& comm, const std::vector<std::string>& shares, const std::string& name,
+                           PeerScratch& scratch) {
+  const auto same = [&](const PeerDecision& kept) { return kept.shares == shares; };
+  return comm.cache.recent<PeerDecision>(name + ".decisions", same, [&] {
+    auto s = std::make_unique<PeerDecision>();
+    s->shares = shares;
+    s->generation = ++scratch.decisions;
+    bool usable = true;
+    for (const std::string& share : shares) {
+      s->peers.push_back(read_offer<Offer, int64_t>(share, &Offer::ndim));
+      usable = usable && s->peers.back().head.usable;
+    }
+    if (!usable) return s;  // the same verdict on every rank, with no vote
+    const bool reached = map_peers(comm, s->peers, *s);
+    s->push = every_rank(comm, reached);
+    if (!s->push) s->mappings.close();
+    return s;
+  });
 }
 
-void upload_copies(NcclComm& comm, const Program& program, const Sections& sections, PeerScratch& s,
-                   std::vector<int64_t> key) {
+void upload_copies(NcclComm& comm, const Program& program, const Sections& sections, const PeerDecision& s,
+                   std::vector<int64_t> key, cuda::DeviceBatch& batch) {
   std::vector<std::vector<cuda::DeviceCopy>> per_peer;
   std::vector<Copy2D> copies;
   if (sections.src) {
@@ -108,7 +119,7 @@ void upload_copies(NcclComm& comm, const Program& program, const Sections& secti
                            from, static_cast<char*>(sections.dst->data()));
     }
   }
-  s.batch.upload(std::move(key), order_device_copies(std::move(per_peer)), comm.stream);
+  batch.upload(std::move(key), order_device_copies(std::move(per_peer)), comm.stream);
 }
 
 }  // namespace
@@ -130,16 +141,22 @@ std::string peer_share(const Program&, const Sections& sections, int device) {
 
 bool run_peer_writes(NcclComm& comm, const Program& program, const Sections& sections,
                      const std::vector<std::string>& shares, std::vector<int64_t> key) {
-  PeerScratch& s = comm.cache.get<PeerScratch>(std::string(program.style().name) + ".peer");
-  decide(comm, shares, s);
+  const std::string name = std::string(program.style().name) + ".peer";
+  PeerScratch& scratch = comm.cache.get<PeerScratch>(name);
+  const PeerDecision& s = decide(comm, shares, name, scratch);
   if (!s.push) return false;
   key.push_back(static_cast<int64_t>(s.generation));  // the peers' mappings too
   key.push_back(static_cast<int64_t>(peer_order()));  // a batch in another order is another batch
-  if (!s.batch.holds(key)) upload_copies(comm, program, sections, s, std::move(key));
-  char* flag = s.flag.reserve(sizeof(int32_t));
+  const auto same = [&](const PeerBatch& kept) { return kept.batch.holds(key); };
+  const PeerBatch& kernel = comm.cache.recent<PeerBatch>(name + ".batches", same, [&] {
+    auto made = std::make_unique<PeerBatch>();
+    upload_copies(comm, program, sections, s, std::move(key), made->batch);
+    return made;
+  });
+  char* flag = scratch.flag.reserve(sizeof(int32_t));
   peer_bracket(comm, flag);
   try {
-    s.batch.launch(comm.stream);
+    kernel.batch.launch(comm.stream);
   } catch (const Error&) {
     peer_bracket(comm, flag);  // the peers' second bracket still completes; this rank reports the failure
     throw;
