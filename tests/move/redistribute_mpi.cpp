@@ -1,4 +1,5 @@
-// gdap_redistribute over MPI (run with mpirun -np 2 or 4): the table of redistribute_check.hpp
+// gdap_redistribute over MPI (run with mpirun -np 2 or 4): the table of redistribute_check.hpp, and
+// plans taken in turn on one communicator (alternating_check.hpp: each built once, every call right),
 // for a group of MPI_Comm_size ranks, in each of the executor's exchange modes (cma with its
 // senders packing short runs, nothing or everything), element by element; the table again in cma mode on a communicator where one rank's probe is refused
 // (GDAP_TEST_CMA_REFUSED: every rank must fall back to point-to-point, or they would wait on each
@@ -8,6 +9,7 @@
 // A plain program rather than gtest: an assertion that returned early on one rank would leave the
 // others waiting in a collective. Each rank records its failures and keeps pace; at the end every
 // rank prints its own, rank 0 a summary, and the exit code is non-zero if any rank failed.
+#include "alternating_check.hpp"
 #include "redistribute_check.hpp"
 
 #include <mpi.h>
@@ -111,6 +113,8 @@ int64_t run_table(gdap_comm* world, int rank, int nranks, rt::Report& report) {
           dst_ranks(static_cast<int>(c.dst.nranks()), rank, nranks);
       rt::run_case(c, i, rank, {world, map_comm(c.src, src_ranks), map_comm(c.dst, dst_ranks)}, report);
     }
+    // Plans in turn on one communicator: two and four each built once, five in turn evicting.
+    for (size_t programs : {2, 4, 5}) rt::run_alternating(world, rank, nranks, programs, 5, "mpi", report);
     unsetenv("GDAP_CMA_PACK_BELOW");
     unsetenv("GDAP_TEST_CMA_CHUNK");
   }

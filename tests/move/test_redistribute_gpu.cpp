@@ -5,6 +5,8 @@
 #include <gdap/gdap.h>
 #include <gdap/gdap_cuda.h>
 
+#include "comm/comm.hpp"  // the communicator's build counter (Cache::builds)
+
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <nccl.h>
@@ -207,6 +209,118 @@ TEST(RedistributeGpu, NcclOneRankPerGpu) {
     for (int r = 0; r < gpus; ++r) EXPECT_EQ(wrong[r], 0) << name << " (nccl), rank " << r;
   }
   for (ncclComm_t c : nccl) ncclCommDestroy(c);
+}
+
+// A ring of layouts for plans taken in turn: plan k moves layout k into layout k + 1 (mod the count).
+std::vector<Layout> ring(size_t programs) {
+  std::vector<Layout> all = {
+      [](int64_t r, int64_t P) { return std::vector<gdap_dim>{block(kRows, P, r), whole(kCols)}; },
+      [](int64_t r, int64_t P) { return std::vector<gdap_dim>{whole(kRows), block(kCols, P, r)}; },
+      [](int64_t r, int64_t P) { return std::vector<gdap_dim>{cyclic(kRows, P, r, 16), whole(kCols)}; },
+      [](int64_t r, int64_t P) { return std::vector<gdap_dim>{whole(kRows), cyclic(kCols, P, r, 3)}; },
+      [](int64_t r, int64_t P) {
+        const int64_t a = P % 2 == 0 ? 2 : 1, b = P / a;
+        return std::vector<gdap_dim>{block(kRows, a, r / b), block(kCols, b, r % b)};
+      }};
+  all.resize(programs);
+  return all;
+}
+
+// Rule: plans taken in turn on one communicator (a transpose and its inverse, a 3-D FFT's pencils):
+// every call right element by element (its destination reset to the sentinel first); with at most
+// 4 plans nothing is built again after two rounds (`rebuilt` counts what was: Cache::builds), with 5
+// the least recently used is evicted (`rebuilt` > 0).
+void run_in_turn(gdap_comm* comm, int64_t rank, int64_t P, int device, size_t programs, int64_t& wrong,
+                 int64_t& rebuilt) {
+  const std::vector<Layout> layouts = ring(programs);
+  std::vector<std::vector<gdap_dim>> dims;
+  std::vector<gdap_map*> maps(programs, nullptr);
+  std::vector<gdap_plan*> plans(programs, nullptr);
+  std::vector<DeviceSection> sections(programs);
+  for (size_t k = 0; k < programs; ++k) {
+    dims.push_back(layouts[k](rank, P));
+    CHECK_GDAP(gdap_map_create_collective(&maps[k], comm, 2, dims[k].data()));
+    make_section(sections[k], dims[k], maps[k], rank, device, k == 0);
+  }
+  for (size_t k = 0; k < programs; ++k) {
+    CHECK_GDAP(gdap_plan_create(&plans[k], maps[k], maps[(k + 1) % programs], kF64, rank));
+  }
+  constexpr int kRounds = 5, kWarmup = 2;
+  int64_t builds = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    if (round == kWarmup) builds = comm->cache.builds;
+    for (size_t k = 0; k < programs; ++k) {
+      DeviceSection& to = sections[(k + 1) % programs];
+      std::vector<double> sentinel(static_cast<size_t>(to.shape[0] * to.shape[1]), kSentinel);
+      void* data = nullptr;
+      CHECK_GDAP(gdap_array_data(&data, to.array));
+      CHECK_CUDA(cudaMemcpy(data, sentinel.data(), sentinel.size() * sizeof(double), cudaMemcpyHostToDevice));
+      CHECK_CUDA(cudaDeviceSynchronize());
+      CHECK_GDAP(gdap_redistribute(comm, plans[k], sections[k].array, to.array));
+      CHECK_CUDA(cudaDeviceSynchronize());
+      check_section(to, maps[(k + 1) % programs], rank, wrong);
+    }
+  }
+  rebuilt = comm->cache.builds - builds;
+  for (size_t k = 0; k < programs; ++k) {
+    gdap_plan_destroy(plans[k]);
+    gdap_map_destroy(maps[k]);
+  }
+}
+
+void expect_in_turn(size_t programs, const std::vector<int64_t>& wrong, const std::vector<int64_t>& rebuilt,
+                    const std::string& what) {
+  for (size_t r = 0; r < wrong.size(); ++r) {
+    EXPECT_EQ(wrong[r], 0) << what << ", " << programs << " plans in turn, rank " << r;
+    if (programs <= 4) EXPECT_EQ(rebuilt[r], 0) << what << ", " << programs << " plans: built again, rank " << r;
+    else EXPECT_GT(rebuilt[r], 0) << what << ", " << programs << " plans: none evicted, rank " << r;
+  }
+}
+
+TEST(RedistributeGpu, GroupPlansInTurnBuiltOnce) {
+  const int gpus = device_count();
+  ASSERT_GT(gpus, 0) << "no CUDA device";
+  constexpr int64_t P = 4;
+  for (const char* mode : {"pull", "push"}) {
+    setenv("GDAP_GROUP_COPY", mode, 1);
+    for (size_t programs : {2, 4, 5}) {
+      std::vector<gdap_comm*> comms(P);
+      CHECK_GDAP(gdap_comm_create_group(comms.data(), P));
+      std::vector<int64_t> wrong(P, 0), rebuilt(P, 0);
+      std::vector<std::thread> threads;
+      for (int64_t r = 0; r < P; ++r) {
+        threads.emplace_back([&, r] {
+          const int device = static_cast<int>(r % gpus);
+          cudaSetDevice(device);
+          run_in_turn(comms[r], r, P, device, programs, wrong[r], rebuilt[r]);
+        });
+      }
+      for (auto& t : threads) t.join();
+      expect_in_turn(programs, wrong, rebuilt, std::string("group, ") + mode);
+      for (gdap_comm* c : comms) gdap_comm_destroy(c);
+    }
+  }
+  unsetenv("GDAP_GROUP_COPY");
+}
+
+// The NCCL engine both ways: direct writes (the default) and send/receive (GDAP_NCCL_PEER=0).
+TEST(RedistributeGpu, NcclPlansInTurnBuiltOnce) {
+  const int gpus = device_count();
+  ASSERT_GT(gpus, 0) << "no CUDA device";
+  for (const char* peer : {static_cast<const char*>(nullptr), "0"}) {
+    if (peer != nullptr) setenv("GDAP_NCCL_PEER", peer, 1);
+    for (size_t programs : {2, 4, 5}) {
+      std::vector<ncclComm_t> nccl(gpus);
+      ASSERT_EQ(ncclCommInitAll(nccl.data(), gpus, nullptr), ncclSuccess);
+      std::vector<int64_t> rebuilt(gpus, 0);
+      const std::vector<int64_t> wrong = on_nccl_ranks(nccl, [&](gdap_comm* comm, int r, int64_t& bad) {
+        run_in_turn(comm, r, gpus, r, programs, bad, rebuilt[r]);
+      });
+      expect_in_turn(programs, wrong, rebuilt, std::string("nccl, GDAP_NCCL_PEER=") + (peer ? peer : "unset"));
+      for (ncclComm_t c : nccl) ncclCommDestroy(c);
+    }
+  }
+  unsetenv("GDAP_NCCL_PEER");
 }
 
 // Host and device sections in one group: refused on every rank, nothing moved.

@@ -4,6 +4,7 @@
 // are in redistribute_check.hpp, shared with the MPI program). Then the refusals: global shapes
 // that differ, one rank's bad arguments (every rank fails and nothing moves), global views no rank
 // may accept (the same error everywhere), and a rank that never comes (a timeout, not a hang).
+#include "alternating_check.hpp"
 #include "redistribute_check.hpp"
 
 #include <gdap/gdap.h>
@@ -157,6 +158,23 @@ TEST(PlanRefusals, DtypeAndRankOutOfRange) {
 }
 
 // One rank's bad argument: every rank fails, nothing moves, and the group still works after.
+// Plans in turn on one communicator (alternating_check.hpp): two (forward and back) and four are
+// each built once; five evict one another, and every call is right element by element.
+class PlansInTurn : public ::testing::TestWithParam<std::tuple<size_t, int64_t>> {};
+
+TEST_P(PlansInTurn, EachKeptProgramIsBuiltOnceAndEveryCallIsRight) {
+  const auto [programs, n] = GetParam();
+  Group group(n);
+  std::vector<rt::Report> reports(static_cast<size_t>(n));
+  on_threads(n, [&](int64_t r) {
+    rt::run_alternating(group[r], r, n, programs, 5, "group", reports[static_cast<size_t>(r)]);
+  });
+  expect_clean(reports);
+  for (const rt::Report& report : reports) EXPECT_EQ(report.moves, 5 * static_cast<int64_t>(programs));
+}
+
+INSTANTIATE_TEST_SUITE_P(Group, PlansInTurn, ::testing::Combine(::testing::Values(2, 4, 5), ::testing::Values(2, 4)));
+
 class OneRankSpoils : public ::testing::TestWithParam<std::tuple<rt::Spoil, int64_t>> {};
 
 TEST_P(OneRankSpoils, EveryRankFailsAndNothingMoves) {
