@@ -3,6 +3,7 @@
 // (the shared_ptr's count is atomic, so an exported tensor may be deleted on any thread).
 #pragma once
 
+#include "array/shared_segment.hpp"
 #include "protocol/dim_data.hpp"
 
 #include <gdap/gdap.h>
@@ -17,18 +18,24 @@
 namespace gdap {
 
 // Whatever must happen when the last user of the memory goes: a producer's DLPack deleter, a free
-// of gdap's own allocation, or nothing for memory the caller retains (an empty function).
+// of gdap's own allocation, or nothing for memory the caller retains (an empty function). Memory
+// gdap_array_create_shm made also names its segment, so that peers of one node may map it.
 class Storage {
  public:
   explicit Storage(std::function<void()> release) : release_(std::move(release)) {}
+  Storage(std::function<void()> release, SegmentMapping segment)
+      : release_(std::move(release)), segment_(std::move(segment)) {}
   ~Storage() {
     if (release_) release_();
   }
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
+  // The shared-memory segment the memory lies in (this process's mapping of it), or NULL.
+  const SegmentMapping* segment() const { return segment_.base != nullptr ? &segment_ : nullptr; }
 
  private:
   std::function<void()> release_;
+  SegmentMapping segment_;
 };
 
 // A checked description of a section's memory, before an array is built around it.

@@ -4,11 +4,13 @@
 // IOV_MAX of each per call. The kernel pins the sender's pages once per remote run, so a message
 // whose runs are short on the sender's side is packed by its sender into a buffer the sender keeps,
 // and read from there as one remote run (in chunks through a staging buffer where the receiver's
-// runs are short too). The lists hold absolute addresses, so they are kept per program, strides,
-// and every rank's published share.
+// runs are short too). A sender whose section lies in a shared-memory segment is not read at all:
+// the receiver maps the segment and copies from the mapping (Way::mapped). The lists hold absolute
+// addresses, so they are kept per program, strides, and every rank's published share.
 #include "exchange/mpi_cma.hpp"
 
 #include "array/array.hpp"
+#include "array/shared_segment.hpp"
 #include "comm/mpi.hpp"
 #include "core/error.hpp"
 #include "exchange/copy.hpp"
@@ -48,20 +50,47 @@ constexpr int64_t kPackBelow = 4096;
 
 // What a rank publishes: its pid, a word its peers read to probe (and the value it holds), its
 // source section's base address and element strides (none without a source), and its pack buffer
-// (address and size) with one Sent per message it sends, in the program's order.
+// (address and size) with one Sent per message it sends, in the program's order; last, where its
+// source section lies in a shared-memory segment gdap made, the segment and the bytes from its
+// base to element (0, ..., 0): its peers map it and copy from there (no pack buffer then).
 struct Published {
   int64_t pid = 0, probe_address = 0, probe_value = 0, base = 0;
   std::vector<int64_t> strides;
   int64_t pack_base = 0, pack_bytes = 0;
   std::vector<Sent> sends;
+  std::optional<SegmentIdentity> segment;
+  int64_t segment_offset = 0;
 };
+
+constexpr size_t kMaxSegmentName = 255;  // NAME_MAX of /dev/shm, with the leading '/'
 
 std::string encode(const Published& p) {
   std::vector<int64_t> words{p.pid, p.probe_address, p.probe_value, p.base, static_cast<int64_t>(p.strides.size())};
   words.insert(words.end(), p.strides.begin(), p.strides.end());
   words.insert(words.end(), {p.pack_base, p.pack_bytes, static_cast<int64_t>(p.sends.size())});
   for (const Sent& s : p.sends) words.insert(words.end(), {s.peer, s.offset, s.bytes});
-  return std::string(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(int64_t));
+  std::string bytes(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(int64_t));
+  if (!p.segment) return bytes;
+  const SegmentIdentity& id = *p.segment;
+  const int64_t tail[] = {p.segment_offset, static_cast<int64_t>(id.inode), static_cast<int64_t>(id.device), id.bytes,
+                          static_cast<int64_t>(id.name.size())};
+  bytes.append(reinterpret_cast<const char*>(tail), sizeof tail);
+  bytes.append(id.name);
+  bytes.resize((bytes.size() + sizeof(int64_t) - 1) / sizeof(int64_t) * sizeof(int64_t), '\0');
+  return bytes;
+}
+
+// The segment words from `at` on (encode's tail), or false when they do not make one.
+bool decode_segment(const std::vector<int64_t>& words, size_t at, const std::string& share, Published& p) {
+  const size_t n = words.size();
+  if (n - at < 5) return false;
+  const int64_t offset = words[at], bytes = words[at + 3], length = words[at + 4];
+  if (length < 2 || static_cast<size_t>(length) > kMaxSegmentName || bytes <= 0 || offset < 0 || offset > bytes) return false;
+  if (n - at - 5 != (static_cast<size_t>(length) + sizeof(int64_t) - 1) / sizeof(int64_t)) return false;
+  p.segment = SegmentIdentity{share.substr((at + 5) * sizeof(int64_t), static_cast<size_t>(length)),
+                              static_cast<uint64_t>(words[at + 1]), static_cast<uint64_t>(words[at + 2]), bytes};
+  p.segment_offset = offset;
+  return true;
 }
 
 Published decode(const std::string& share, size_t rank) {
@@ -73,13 +102,13 @@ Published decode(const std::string& share, size_t rank) {
   };
   if (n < 5 || share.size() % sizeof(int64_t) != 0 || words[4] < 0 || static_cast<size_t>(words[4]) > n - 5) malformed();
   const size_t at = 5 + static_cast<size_t>(words[4]);  // the pack buffer's words
-  if (n - at < 3 || words[at + 2] < 0 || static_cast<size_t>(words[at + 2]) != (n - at - 3) / 3 || (n - at - 3) % 3 != 0) {
-    malformed();
-  }
+  if (n - at < 3 || words[at + 2] < 0 || static_cast<size_t>(words[at + 2]) > (n - at - 3) / 3) malformed();
   if (words[at + 1] < 0) malformed();  // a negative pack buffer size
   Published p{words[0], words[1], words[2], words[3], std::vector<int64_t>(words.begin() + 5, words.begin() + static_cast<std::ptrdiff_t>(at)),
-              words[at], words[at + 1], {}};
-  for (size_t i = at + 3; i < n; i += 3) p.sends.push_back(Sent{words[i], words[i + 1], words[i + 2]});
+              words[at], words[at + 1], {}, {}, 0};
+  const size_t end = at + 3 + 3 * static_cast<size_t>(words[at + 2]);  // past the sends: the segment, if any
+  for (size_t i = at + 3; i < end; i += 3) p.sends.push_back(Sent{words[i], words[i + 1], words[i + 2]});
+  if (end < n && !decode_segment(words, end, share, p)) malformed();
   return p;
 }
 
@@ -260,22 +289,82 @@ int64_t chunk_bytes() {
   return bytes >= 8 ? bytes : kChunk;
 }
 
-// One sender's runs, read in one stream, and its staged chunks.
+// How a sender's messages reach this rank: read with process_vm_readv (from its section, or
+// from its pack buffer where its share says it packed a message: `remote` and `chunks`), or
+// copied with plain loads from this rank's mapping of the sender's shared-memory segment
+// (`mapped`: one pass over the bytes, no system call per run).
+enum class Way { read, mapped };
+
+// One sender's runs, read in one stream, and its staged chunks; or its copies from the mapping.
 struct Sender {
   int rank = 0;
   pid_t pid = 0;
+  Way way = Way::read;
   std::vector<iovec> local, remote;
   std::vector<Chunk> chunks;
+  std::optional<SegmentIdentity> segment;  // Way::mapped: which mapping
+  std::vector<Copy2D> mapped;              // Way::mapped: src counts from the mapping's base, checked in bounds
 };
 
-// A program's reads and local copies for given sections and peers' shares.
+// A program's reads and local copies for given sections and peers' shares (which carry the
+// segments' identities, so a re-created or resized segment makes another plan).
 struct CmaPlan {
   std::vector<int64_t> key;
   std::vector<std::string> shares;
   std::vector<Sender> senders;
   std::vector<Copy2D> local;
   std::vector<char> staging;  // as large as the largest chunk (at most kChunk)
+  std::vector<SegmentIdentity> named;  // every segment the shares name: the mappings kept
 };
+
+// This rank's read-only mappings of its peers' segments, kept with the communicator while the
+// current call's shares name them (and unmapped when the communicator goes).
+struct Mappings final : Scratch {
+  std::vector<SegmentMapping> kept;
+  ~Mappings() override {
+    for (const SegmentMapping& m : kept) unmap_segment(m);
+  }
+  const char* base_of(const SegmentIdentity& id) const {
+    for (const SegmentMapping& m : kept) {
+      if (m.identity == id) return static_cast<const char*>(m.base);
+    }
+    return nullptr;
+  }
+};
+
+// Unmaps what the plan's shares no longer name, then maps every segment its senders are read from
+// that is not mapped yet. Throws GDAP_ERR_COMM naming the sender whose segment cannot be mapped.
+void refresh_mappings(MpiComm& comm, const CmaPlan& plan) {
+  Mappings& m = comm.cache.get<Mappings>("exchange.cma.mappings");
+  std::erase_if(m.kept, [&](const SegmentMapping& kept) {
+    const bool named = std::find(plan.named.begin(), plan.named.end(), kept.identity) != plan.named.end();
+    if (!named) unmap_segment(kept);
+    return !named;
+  });
+  for (const Sender& s : plan.senders) {
+    if (s.way == Way::mapped && m.base_of(*s.segment) == nullptr) {
+      m.kept.reserve(m.kept.size() + 1);  // no throw between the mapping and its keeping
+      m.kept.push_back(map_segment_readonly(*s.segment, s.rank));
+    }
+  }
+}
+
+// The copies of a message from sender `s`'s section, moved to count from its segment's base and
+// checked once to lie inside the segment: GDAP_ERR_INTERNAL naming the sender otherwise.
+void add_mapped(const std::vector<Copy2D>& copies, const Published& from, Sender& s) {
+  for (Copy2D c : copies) {
+    if (c.rows <= 0 || c.row_bytes <= 0) continue;
+    const int64_t reach = (c.rows - 1) * c.src_pitch;
+    const int64_t lo = from.segment_offset + c.src + std::min<int64_t>(reach, 0);
+    const int64_t hi = from.segment_offset + c.src + std::max<int64_t>(reach, 0) + c.row_bytes;
+    if (lo < 0 || hi > from.segment->bytes) {
+      fail(GDAP_ERR_INTERNAL, "rank {}'s section would be read at bytes [{}, {}) of its {}-byte shared-memory segment "
+           "'{}': outside it", s.rank, lo, hi, from.segment->bytes, from.segment->name);
+    }
+    c.src += from.segment_offset;
+    append_merged(s.mapped, c);
+  }
+}
 
 // The sender's Sent for message `m` this rank (`me`) receives from it: the next one addressed to
 // `me` in its published list from `next` on. Both ends derive their messages from the same plan,
@@ -336,12 +425,18 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
         if (plan->senders.empty() || plan->senders.back().rank != m.peer) {
           from = decode(shares[peer], peer);
           next = 0;
-          plan->senders.push_back(Sender{static_cast<int>(m.peer), static_cast<pid_t>(from.pid), {}, {}, {}});
+          plan->senders.push_back(Sender{static_cast<int>(m.peer), static_cast<pid_t>(from.pid),
+                                         from.segment ? Way::mapped : Way::read, {}, {}, {}, from.segment, {}});
         }
         Sender& s = plan->senders.back();
         const Sent sent = sent_to(comm.rank, m, program.element_size(), from, next);
         copies.clear();
         program.copies(m, End{End::sender, from.strides}, receiver, copies);
+        if (s.way == Way::mapped) {
+          if (sent.offset != kInSection) fail(GDAP_ERR_INTERNAL, "rank {} publishes a segment and a packed message", m.peer);
+          add_mapped(copies, from, s);
+          continue;
+        }
         if (sent.offset != kInSection && sent.bytes / std::max<int64_t>(runs_of(copies, false), 1) < kPackBelow) {
           stage(program, m, sent, from, receiver, largest, s);
           continue;
@@ -365,6 +460,10 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
       plan->local = program.part_copies(Part::local, End{End::sender, sections.src->section.strides},
                                         End{End::receiver, sections.dst->section.strides});
     }
+    for (size_t r = 0; r < shares.size(); ++r) {
+      if (static_cast<int64_t>(r) == comm.rank) continue;
+      if (std::optional<SegmentIdentity> id = decode(shares[r], r).segment) plan->named.push_back(std::move(*id));
+    }
     plan->key = std::move(key);
     plan->shares = shares;
     return plan;
@@ -372,7 +471,9 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
 }
 
 // Tests only (GDAP_TEST_CMA_REFUSED): "1" fails this rank's probe, "read" its reads after a good
-// probe, as if the kernel refused them, and "pack" its packing, as if out of memory.
+// probe, as if the kernel refused them, "pack" its packing, as if out of memory, "map" its
+// mappings of peers' segments (shared_segment.cpp), and "bounds" publishes its section as lying
+// past its segment's end.
 bool test_refuses(const char* what) {
   const char* refused = std::getenv("GDAP_TEST_CMA_REFUSED");
   return refused != nullptr && std::strcmp(refused, what) == 0;
@@ -474,20 +575,34 @@ void meet(MpiComm& comm, const std::optional<Error>& error, const char* what) {
   if (failing != INT_MAX) fail(GDAP_ERR_REMOTE, "rank {} failed in {}", failing, what);
 }
 
+// Where the source section lies whole in a shared-memory segment gdap made (its storage says
+// which), the segment and the bytes from its base to element (0, ..., 0).
+void publish_segment(const gdap_array& src, Published& mine) {
+  const SegmentMapping* segment = src.storage ? src.storage->segment() : nullptr;
+  const ByteSpan span = byte_span(src);
+  if (segment == nullptr || span.empty() || segment->identity.name.size() > kMaxSegmentName) return;
+  const auto base = reinterpret_cast<uintptr_t>(segment->base);
+  if (span.first < base || span.last - base >= static_cast<uintptr_t>(segment->identity.bytes)) return;
+  mine.segment = segment->identity;
+  mine.segment_offset = static_cast<int64_t>(reinterpret_cast<uintptr_t>(src.data()) - base);
+  if (test_refuses("bounds")) mine.segment_offset = segment->identity.bytes;  // as if the section lay past its end
+}
+
 }  // namespace
 
 std::string cma_share(MpiComm& comm, const Program& program, const Sections& sections) {
   const int64_t below = pack_below();  // checked on every rank, whatever it sends
   const CmaState& state = state_of(comm);
-  Published mine{static_cast<int64_t>(getpid()), reinterpret_cast<int64_t>(&state.probe), state.probe, 0, {}, 0, 0, {}};
+  Published mine{static_cast<int64_t>(getpid()), reinterpret_cast<int64_t>(&state.probe), state.probe, 0, {}, 0, 0, {}, {}, 0};
   if (sections.src) {
     mine.base = reinterpret_cast<int64_t>(sections.src->data());
     mine.strides = sections.src->section.strides;
+    publish_segment(*sections.src, mine);
   }
   // Nothing is read once the ranks fell back to point-to-point, nor where some are on other nodes
-  // (the probe will say no): no pack buffer then.
+  // (the probe will say no): no pack buffer then. A section its peers map is never packed.
   if (state.usable != false && comm.node_ranks == comm.size) {
-    const Packing& packing = packing_for(comm, program, sections, below);
+    const Packing& packing = packing_for(comm, program, sections, mine.segment ? 0 : below);
     const PackBuffer& buffer = pack_buffer_for(comm, program, packing);
     mine.pack_base = reinterpret_cast<int64_t>(buffer.data.get());
     mine.pack_bytes = packing.bytes;
@@ -507,6 +622,7 @@ void cma_exchange(MpiComm& comm, const Program& program, const Sections& section
   const CmaPlan* plan = nullptr;
   noting(error, [&] {
     plan = &plan_for(comm, program, sections, shares);
+    refresh_mappings(comm, *plan);
     pack(comm, program, sections, shares[static_cast<size_t>(comm.rank)]);
   });
   // No rank reads a packed message before its sender packed it; a failure so far stops every rank
@@ -514,7 +630,12 @@ void cma_exchange(MpiComm& comm, const Program& program, const Sections& section
   if (anyone_packs(shares)) meet(comm, error, "packing for the cross-memory attach exchange");
   noting(error, [&] {
     char* dst = sections.dst ? static_cast<char*>(sections.dst->data()) : nullptr;
+    const Mappings* mappings = comm.cache.find<Mappings>("exchange.cma.mappings");
     for (const Sender& s : plan->senders) {
+      if (s.way == Way::mapped) {
+        run_host_copies(s.mapped, mappings->base_of(*s.segment), dst);
+        continue;
+      }
       read_from(s, s.local, s.remote);
       for (const Chunk& c : s.chunks) {
         read_from(s, c.local, c.remote);

@@ -7,6 +7,10 @@
 // a staging buffer where the receiver's runs are short too (the kernel's copy into many short
 // segments costs more than a memcpy per run from cache), else scattered straight into its
 // destination runs. Longer runs are read straight from the sender's section: one copy per byte.
+// A sender whose source section lies in a shared-memory segment gdap made (gdap_array_create_shm)
+// publishes the segment instead and never packs: each receiver maps it read-only once (kept per
+// communicator while the shares name it, checked to be the published file: inode, device, size)
+// and copies its runs with plain loads, one pass over the bytes and no system call per run.
 // The agreement carries what the readers need (each rank's pid, its source section's address and
 // strides, its pack buffer and how it sends each message, and a probe word); on first use a
 // communicator probes a read from every peer and the ranks vote, and if any rank cannot read

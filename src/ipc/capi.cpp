@@ -107,15 +107,15 @@ GDAP_API gdap_status gdap_array_create_shm(gdap_array** out, const char* name, g
     const int64_t count = gdap::check_layout(s.shape, s.strides, element_bytes, 0, "new shared section");
     const int64_t bytes = gdap::checked_mul(count, element_bytes, "shared-memory segment size");
     auto a = gdap::make_array(std::move(s), std::move(d), GDAP_PROTOCOL_VERSION, false);
-    gdap::ipc::Segment seg = gdap::ipc::create_segment(name, bytes);  // last: only make_shared can fail below
+    const gdap::SegmentMapping seg = gdap::ipc::create_segment(name, bytes);  // last: only make_shared can fail below
     try {
-      a->storage = std::make_shared<gdap::Storage>(
-          [seg] { gdap::ipc::release_segment(seg.base, seg.bytes, seg.name); });
+      // The storage names its segment: the MPI cma exchange lets peers map it (one pass, no syscall per run).
+      a->storage = std::make_shared<gdap::Storage>([seg] { gdap::ipc::release_segment(seg); }, seg);
     } catch (...) {
-      gdap::ipc::release_segment(seg.base, seg.bytes, seg.name);
+      gdap::ipc::release_segment(seg);
       throw;
     }
-    a->section.base = seg.base;
+    a->section.base = const_cast<void*>(seg.base);
     *out = a.release();
   });
 }

@@ -100,7 +100,7 @@ void unmap(void* base, int64_t bytes, int32_t) { munmap(base, static_cast<size_t
 
 }  // namespace
 
-Segment create_segment(const char* name, int64_t bytes) {
+SegmentMapping create_segment(const char* name, int64_t bytes) {
   const std::string chosen = name != nullptr && name[0] != '\0' ? std::string(name) : fresh_name();
   check_name(chosen);
   const int fd = shm_open(chosen.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
@@ -125,18 +125,24 @@ Segment create_segment(const char* name, int64_t bytes) {
     p = mmap(nullptr, static_cast<size_t>(length), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) err = errno;
   }
+  struct stat st {};
+  if (p != MAP_FAILED && fstat(fd, &st) != 0) {  // the identity a peer's mapping checks (shared_segment.hpp)
+    err = errno;
+    munmap(p, static_cast<size_t>(length));
+    p = MAP_FAILED;
+  }
   close(fd);  // the mapping keeps the segment
   if (p == MAP_FAILED) {
     shm_unlink(chosen.c_str());
     fail(err == ENOMEM || err == ENOSPC ? GDAP_ERR_NO_MEMORY : GDAP_ERR_IO,
          "sizing and mapping shared-memory segment '{}' ({} bytes) failed: {}", chosen, length, system_error(err));
   }
-  return {p, length, chosen};
+  return {p, {chosen, static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_dev), length}};
 }
 
-void release_segment(void* base, int64_t bytes, const std::string& name) {
-  munmap(base, static_cast<size_t>(bytes));
-  shm_unlink(name.c_str());
+void release_segment(const SegmentMapping& segment) {
+  munmap(const_cast<void*>(segment.base), static_cast<size_t>(segment.identity.bytes));
+  shm_unlink(segment.identity.name.c_str());
 }
 
 void export_shm(HandleData& h, const gdap_array& array) {

@@ -2,22 +2,18 @@
 // read-write, zero-filled by the kernel; released by unmapping and unlinking the name.
 #pragma once
 
+#include "array/shared_segment.hpp"
+
 #include <cstdint>
-#include <string>
 
 namespace gdap::ipc {
 
-struct Segment {
-  void* base = nullptr;
-  int64_t bytes = 0;  // mapped length (at least 1)
-  std::string name;   // "/name" as shm_open takes it
-};
-
 // `name` NULL or "" picks a fresh "/gdap-<pid>-<n>-<random>". Throws GDAP_ERR_INVALID_ARGUMENT for a bad or
 // existing name, GDAP_ERR_NO_MEMORY / GDAP_ERR_IO (with the system's reason) when sizing or mapping fails.
-Segment create_segment(const char* name, int64_t bytes);
+// Returns the read-write mapping and the segment's identity (its length at least 1).
+SegmentMapping create_segment(const char* name, int64_t bytes);
 
 // Unmaps this process's mapping and unlinks the name; mappings of other processes stay valid. Never throws.
-void release_segment(void* base, int64_t bytes, const std::string& name);
+void release_segment(const SegmentMapping& segment);
 
 }  // namespace gdap::ipc

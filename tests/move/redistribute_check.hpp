@@ -279,7 +279,9 @@ inline std::string show(const Dtype& dt, const unsigned char* at) {
 // How a section's memory is laid out: allocated by gdap, or the caller's memory wrapped in C
 // order, Fortran order (a transposed view), with gaps between elements, or with every stride
 // negative (element 0 at the highest address).
-enum class Storage { created, c_order, f_order, gapped, reversed };
+// `shm`: made by gdap_array_create_shm (compact C order in a POSIX shared-memory segment); not in
+// kStorages, a test asks for it (the MPI cma exchange maps such sections instead of reading them).
+enum class Storage { created, c_order, f_order, gapped, reversed, shm };
 constexpr std::array kStorages = {Storage::created, Storage::c_order, Storage::f_order, Storage::gapped,
                                   Storage::reversed};
 
@@ -290,6 +292,7 @@ inline const char* storage_name(Storage s) {
     case Storage::f_order: return "wrapped F-order";
     case Storage::gapped: return "wrapped with gaps";
     case Storage::reversed: return "wrapped with negative strides";
+    case Storage::shm: return "shared memory";
   }
   return "?";
 }
@@ -343,23 +346,23 @@ class Section {
   Section& operator=(const Section&) = delete;
   ~Section() { gdap_array_destroy(array_); }
 
-  // Makes the section; returns what failed, or "".
-  std::string make(Storage storage, const Dtype& dt, const std::vector<gdap_dim>& dims, bool readonly = false) {
+  // Makes the section; returns what failed, or "". A shm section's segment is named `shm_name`
+  // (NULL: a fresh name).
+  std::string make(Storage storage, const Dtype& dt, const std::vector<gdap_dim>& dims, bool readonly = false,
+                   const char* shm_name = nullptr) {
     es_ = dt.bytes;
     const auto ndim = static_cast<int64_t>(dims.size());
+    if (storage == Storage::shm && !readonly) {
+      if (gdap_array_create_shm(&array_, shm_name, dt.type, dims.data(), ndim) != GDAP_SUCCESS) {
+        return cat("gdap_array_create_shm: ", gdap_last_error());
+      }
+      return adopt_created();
+    }
     if (storage == Storage::created && !readonly) {
       if (gdap_array_create(&array_, dt.type, {GDAP_DEVICE_CPU, 0}, dims.data(), ndim) != GDAP_SUCCESS) {
         return cat("gdap_array_create: ", gdap_last_error());
       }
-      void* data = nullptr;
-      shape_.resize(dims.size());
-      strides_.resize(dims.size());
-      gdap_array_data(&data, array_);
-      gdap_array_shape(shape_.data(), array_);
-      gdap_array_strides(strides_.data(), array_);
-      origin_ = static_cast<unsigned char*>(data);
-      lo_ = origin_ + measure() * es_;
-      return "";
+      return adopt_created();
     }
     for (const gdap_dim& d : dims) {
       int64_t extent = 0;
@@ -393,6 +396,12 @@ class Section {
     });
   }
 
+  // Destroys the section (a shm section's segment is unlinked); array() is NULL after.
+  void destroy() {
+    gdap_array_destroy(array_);
+    array_ = nullptr;
+  }
+
   // Every byte the section spans, and putting such a copy back.
   std::vector<unsigned char> image() const { return {lo_, lo_ + span_}; }
   void restore(const std::vector<unsigned char>& image) {
@@ -402,6 +411,21 @@ class Section {
   size_t at(const unsigned char* element) const { return static_cast<size_t>(element - lo_); }
 
  private:
+  // Reads back the layout of an array gdap allocated (compact C order).
+  std::string adopt_created() {
+    void* data = nullptr;
+    int64_t ndim = 0;
+    gdap_array_ndim(&ndim, array_);
+    shape_.resize(static_cast<size_t>(ndim));
+    strides_.resize(static_cast<size_t>(ndim));
+    gdap_array_data(&data, array_);
+    gdap_array_shape(shape_.data(), array_);
+    gdap_array_strides(strides_.data(), array_);
+    origin_ = static_cast<unsigned char*>(data);
+    lo_ = origin_ + measure() * es_;
+    return "";
+  }
+
   // Sets span_ to the bytes from the lowest to the highest element; returns the lowest element's
   // offset from element 0 (negative with negative strides).
   int64_t measure() {
@@ -664,11 +688,14 @@ inline std::pair<Storage, Storage> storages(size_t index, size_t d) {
 }
 
 // One rank's part of a whole case: every dtype, each with its own pair of storages.
-inline void run_case(const Case& c, size_t index, int64_t rank, const RankComms& comms, Report& report) {
+// With `src_storage`, this rank's sources are made so instead, every dtype (the MPI cma exchange's
+// sections in shared memory).
+inline void run_case(const Case& c, size_t index, int64_t rank, const RankComms& comms, Report& report,
+                     std::optional<Storage> src_storage = std::nullopt) {
   const auto& all = dtypes();
   for (size_t d = 0; d < all.size(); ++d) {
     const auto [src, dst] = storages(index, d);
-    move_and_check(c, rank, comms, all[d], src, dst, report);
+    move_and_check(c, rank, comms, all[d], src_storage.value_or(src), dst, report);
   }
 }
 

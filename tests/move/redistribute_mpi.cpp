@@ -17,11 +17,16 @@
 #include <gdap/gdap.h>
 #include <gdap/gdap_mpi.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,25 +79,40 @@ rt::Case mixed_runs(int nranks) {
           {{rt::mt::block(16 * nranks, 1), rt::mt::irregular(1024, columns)}}};
 }
 
+// Which ranks' sources lie in shared memory (gdap_array_create_shm): none (the table's storages),
+// every rank's, or the even ranks' (the odd ones read or packed as without).
+enum class Shm { none, all, even };
+
 // One way to run the exchange: GDAP_MPI_EXCHANGE, and for cma GDAP_CMA_PACK_BELOW and the staging
-// chunk (GDAP_TEST_CMA_CHUNK) (NULL: unset).
+// chunk (GDAP_TEST_CMA_CHUNK) (NULL: unset), and which sources are in shared memory.
 struct Mode {
   const char* name;
   const char* exchange;
   const char* pack_below;
   const char* chunk = nullptr;
+  Shm shm = Shm::none;
 };
 // cma three ways: the default threshold (the table's short runs packed, the long ones read in
 // place), 0 (nothing packed: every run read from the section), and one larger than any message
 // (everything packed), also through 40-byte staging chunks, so that rows and elements are cut at
-// chunk edges.
+// chunk edges. Then cma with sources in shared memory, whose receivers map them and copy with
+// plain loads (one pass): every rank's, and the even ranks' beside odd ones read or packed.
 constexpr Mode kModes[] = {{"p2p", "p2p", nullptr},
                            {"alltoallv", "alltoallv", nullptr},
                            {"datatype", "datatype", nullptr},
                            {"cma", "cma", nullptr},
                            {"cma, nothing packed", "cma", "0"},
                            {"cma, everything packed", "cma", "1099511627776"},
-                           {"cma, everything packed, 40-byte chunks", "cma", "1099511627776", "40"}};
+                           {"cma, everything packed, 40-byte chunks", "cma", "1099511627776", "40"},
+                           {"cma, sources in shared memory", "cma", nullptr, nullptr, Shm::all},
+                           {"cma, even ranks' sources in shared memory", "cma", nullptr, nullptr, Shm::even},
+                           {"cma, even ranks' sources in shared memory, odd ones' packed", "cma", "1099511627776", "40", Shm::even}};
+
+// The storage this rank's sources take in `mode` (none: the table's).
+std::optional<rt::Storage> source_storage(const Mode& mode, int rank) {
+  const bool shm = mode.shm == Shm::all || (mode.shm == Shm::even && rank % 2 == 0);
+  return shm ? std::optional<rt::Storage>(rt::Storage::shm) : std::nullopt;
+}
 
 // The table once per exchange mode: each packs and addresses the sections differently.
 int64_t run_table(gdap_comm* world, int rank, int nranks, rt::Report& report) {
@@ -111,7 +131,8 @@ int64_t run_table(gdap_comm* world, int rank, int nranks, rt::Report& report) {
       };
       const FirstRanks src_ranks(static_cast<int>(c.src.nranks()), rank, nranks),
           dst_ranks(static_cast<int>(c.dst.nranks()), rank, nranks);
-      rt::run_case(c, i, rank, {world, map_comm(c.src, src_ranks), map_comm(c.dst, dst_ranks)}, report);
+      rt::run_case(c, i, rank, {world, map_comm(c.src, src_ranks), map_comm(c.dst, dst_ranks)}, report,
+                   source_storage(mode, rank));
     }
     // Plans in turn on one communicator: two and four each built once, five in turn evicting.
     for (size_t programs : {2, 4, 5}) rt::run_alternating(world, rank, nranks, programs, 5, "mpi", report);
@@ -152,17 +173,37 @@ int64_t run_cma_refused(int rank, int nranks, rt::Report& report) {
 }
 
 // One move of 23 float64 from row blocks to cyclic pairs, with painted sections, for the refusals.
+// The source is made as `src_storage` says (a shm one's segment named `shm_name`, NULL: fresh).
 struct OneMove {
-  OneMove(gdap_comm* comm, int rank, int nranks, const std::string& what, rt::Report& report) : comm_(comm) {
+  OneMove(gdap_comm* comm, int rank, int nranks, const std::string& what, rt::Report& report,
+          rt::Storage src_storage = rt::Storage::created, const char* shm_name = nullptr)
+      : comm_(comm) {
     rt::build_map(src_map, src_layout(nranks), rank, comm, what, report);
     rt::build_map(dst_map, dst_layout(nranks), rank, comm, what, report);
     if (gdap_plan_create(&plan.plan, src_map.map, dst_map.map, f64.type, rank) != GDAP_SUCCESS) {
       report.fail(rt::cat(what, ": gdap_plan_create: ", gdap_last_error()));
     }
-    rt::make_painted(src, rt::Storage::created, f64, src_layout(nranks), rank, true, rt::kPoison, what + ", source", report);
+    make_source(src_storage, shm_name, rank, nranks, true, what, report);
     rt::make_painted(dst, rt::Storage::c_order, f64, dst_layout(nranks), rank, false, rt::kSentinel,
                      what + ", destination", report);
   }
+  // (Re)makes the source, painted with its values (`owned_values`) or all kOther.
+  void make_source(rt::Storage storage, const char* shm_name, int rank, int nranks, bool owned_values,
+                   const std::string& what, rt::Report& report) {
+    src.destroy();
+    const std::string error = src.make(storage, f64, rt::rank_dims(src_layout(nranks), rank), false, shm_name);
+    if (!error.empty()) return report.fail(rt::cat(what, ", source: ", error));
+    rt::paint(src, f64, rt::Oracle(src_layout(nranks), rank), owned_values, owned_values ? rt::kPoison : kOther);
+  }
+  // The destination's image after a move of a source painted so (every destination cell is owned).
+  std::vector<unsigned char> expected(int rank, int nranks, bool owned_values) {
+    const std::vector<unsigned char> before = dst.image();
+    rt::paint(dst, f64, rt::Oracle(dst_layout(nranks), rank), owned_values, kOther);
+    std::vector<unsigned char> want = dst.image();
+    dst.restore(before);
+    return want;
+  }
+  static constexpr int64_t kOther = 42;
   static rt::Layout src_layout(int nranks) { return {{rt::mt::block(23, nranks)}}; }
   static rt::Layout dst_layout(int nranks) { return {{rt::mt::cyclic(23, nranks, 2)}}; }
   gdap_status run() { return gdap_redistribute(comm_, plan.plan, src.array(), dst.array()); }
@@ -208,11 +249,12 @@ struct CmaRefusal {
   std::vector<std::string> bad_says;
   std::string others_say;
   bool untouched;
+  rt::Storage src = rt::Storage::created;  // every rank's source
 };
 
 void expect_cma_refusal(gdap_comm* comm, int rank, int nranks, int bad, const CmaRefusal& r, rt::Report& report) {
   const std::string what = rt::cat(r.variable, "=", r.value, " on rank ", bad, ", seen by rank ", rank);
-  OneMove move(comm, rank, nranks, what, report);
+  OneMove move(comm, rank, nranks, what, report, r.src);
   const std::vector<unsigned char> src_before = move.src.image(), before = move.dst.image();
   setenv("GDAP_MPI_EXCHANGE", "cma", 1);
   if (rank == bad) setenv(r.variable, r.value, 1);
@@ -262,6 +304,100 @@ void run_failed_pack(gdap_comm* comm, int rank, int nranks, int bad, rt::Report&
                      report);
 }
 
+// Rule: a receiver that cannot map a sender's segment (GDAP_TEST_CMA_REFUSED=map on rank `bad`,
+// every source in shared memory, as if shm_open were refused) fails GDAP_ERR_COMM naming the
+// sender, segment and errno; every other rank GDAP_ERR_REMOTE naming `bad`; no source changes.
+void run_failed_map(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
+  expect_cma_refusal(comm, rank, nranks, bad,
+                     {"GDAP_TEST_CMA_REFUSED", "map", GDAP_ERR_COMM,
+                      {"shared-memory segment '/gdap-", "cannot be mapped", rt::cat("errno ", EACCES)},
+                      rt::cat("rank ", bad, " failed"), false, rt::Storage::shm},
+                     report);
+}
+
+// A shared-memory name of this test's own, per case and rank.
+std::string segment_name(const char* what, int rank) {
+  return rt::cat("/gdap-test-redistribute-", what, "-", rank, "-", static_cast<long>(getpid()));
+}
+
+// Rule: a source segment destroyed and re-created under its name between two calls of one plan
+// (every rank's, at the same address or not) is read anew: the second call moves the new
+// contents, not those of the mapping kept since the first (the same name, another inode).
+void run_recreated_segment(gdap_comm* comm, int rank, int nranks, rt::Report& report) {
+  const std::string name = segment_name("recreated", rank), what = rt::cat("segments re-created between calls, rank ", rank);
+  OneMove move(comm, rank, nranks, what, report);
+  move.make_source(rt::Storage::shm, name.c_str(), rank, nranks, false, what, report);  // every element 42
+  const std::vector<unsigned char> before = move.dst.image(), first = move.expected(rank, nranks, false),
+                                   second = move.expected(rank, nranks, true);
+  setenv("GDAP_MPI_EXCHANGE", "cma", 1);
+  for (int call = 1; call <= 2; ++call) {
+    if (call == 2) move.make_source(rt::Storage::shm, name.c_str(), rank, nranks, true, what, report);
+    move.dst.restore(before);
+    if (move.run() != GDAP_SUCCESS) {
+      report.fail(rt::cat(what, ", call ", call, ": gdap_redistribute: ", gdap_last_error()));
+      continue;
+    }
+    rt::expect_image(move.dst, call == 1 ? first : second, move.f64, rt::cat(what, ", call ", call), report);
+  }
+  unsetenv("GDAP_MPI_EXCHANGE");
+}
+
+// What rank `bad` does to its source's segment before the first call that maps it, and what
+// every rank reading that segment must fail with (the others fail GDAP_ERR_REMOTE naming one of them).
+struct SpoiltSegment {
+  const char* name;
+  gdap_status readers_get;
+  const char* readers_say;
+};
+constexpr SpoiltSegment kSpoiltSegments[] = {
+    {"unlinked", GDAP_ERR_COMM, "no longer exists"},           // shm_unlink by its owner
+    {"replaced", GDAP_ERR_COMM, "re-created or resized"},      // unlinked, another file of its size made under its name
+    {"published-out-of-bounds", GDAP_ERR_INTERNAL, "outside it"}};  // GDAP_TEST_CMA_REFUSED=bounds: published at its end
+
+// Spoils this rank's segment `name` of `bytes` as `how` says; returns the replacement's descriptor or -1.
+int spoil_segment(const SpoiltSegment& how, const std::string& name, size_t bytes) {
+  if (std::string(how.name) == "published-out-of-bounds") {
+    setenv("GDAP_TEST_CMA_REFUSED", "bounds", 1);
+    return -1;
+  }
+  shm_unlink(name.c_str());
+  if (std::string(how.name) != "replaced") return -1;
+  const int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd >= 0 && ftruncate(fd, static_cast<off_t>(bytes)) != 0) std::perror("ftruncate");
+  return fd;
+}
+
+// Rule: a spoilt segment fails every rank cleanly, no hang: the readers of rank `bad`'s segment
+// with `readers_get` naming `bad`, the segment and why; every other rank with GDAP_ERR_REMOTE;
+// at least one rank reads it. The communicator stays usable (run_refusals' last case).
+void run_spoilt_segment(gdap_comm* comm, int rank, int nranks, int bad, const SpoiltSegment& how, rt::Report& report) {
+  const std::string name = segment_name(how.name, rank), what = rt::cat("segment ", how.name, " on rank ", bad, ", seen by rank ", rank);
+  OneMove move(comm, rank, nranks, what, report, rt::Storage::shm, name.c_str());
+  const int replacement = rank == bad ? spoil_segment(how, name, move.src.image().size()) : -1;
+  setenv("GDAP_MPI_EXCHANGE", "cma", 1);
+  const gdap_status status = move.run();
+  unsetenv("GDAP_MPI_EXCHANGE");
+  unsetenv("GDAP_TEST_CMA_REFUSED");
+  const std::string text = gdap_last_error();
+  if (replacement >= 0) {
+    close(replacement);
+    shm_unlink(name.c_str());
+  }
+  const bool reader = status == how.readers_get;
+  int readers = reader ? 1 : 0, all_readers = 0;
+  MPI_Allreduce(&readers, &all_readers, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (all_readers == 0) report.fail(rt::cat(what, ": no rank failed ", gdap_status_string(how.readers_get)));
+  if (!reader && status != GDAP_ERR_REMOTE) {
+    report.fail(rt::cat(what, ": got ", gdap_status_string(status), " (", text, "), want ",
+                        gdap_status_string(how.readers_get), " or GDAP_ERR_REMOTE"));
+  }
+  const std::vector<std::string> says = reader ? std::vector<std::string>{rt::cat("rank ", bad), how.readers_say}
+                                               : std::vector<std::string>{"failed in the cross-memory attach exchange"};
+  for (const std::string& s : says) {
+    if (!rt::contains(text, s)) report.fail(rt::cat(what, ": the error does not say '", s, "': ", text));
+  }
+}
+
 // Rank 0's text, on every rank.
 std::string rank0_text(const std::string& mine) {
   int length = static_cast<int>(mine.size());
@@ -285,6 +421,9 @@ void run_refusals(gdap_comm* world, int rank, int nranks, rt::Report& report) {
   run_failed_read(world, rank, nranks, nranks - 1, report);
   for (const char* value : {"4k", "-1", "99999999999999999999"}) run_bad_pack_below(world, rank, nranks, nranks - 1, value, report);
   run_failed_pack(world, rank, nranks, nranks - 1, report);
+  run_failed_map(world, rank, nranks, nranks - 1, report);
+  run_recreated_segment(world, rank, nranks, report);
+  for (const SpoiltSegment& how : kSpoiltSegments) run_spoilt_segment(world, rank, nranks, nranks - 1, how, report);
   // The refusals leave the communicator usable.
   rt::run_case(rt::cases(nranks)[0], 0, rank, {world, world, world}, report);
 }
@@ -318,10 +457,10 @@ int main(int argc, char** argv) {
   }
   if (rank == 0) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%d ranks: %lld cases (6 exchange modes, then cma with one rank refused), %lld redistributions, "
+    std::printf("%d ranks: %lld cases (%zu exchange modes, then cma with one rank refused), %lld redistributions, "
                 "%lld elements checked, "
                 "%lld failures, %.2f s\n",
-                nranks, static_cast<long long>(cases), sums[0], sums[1], total, seconds);
+                nranks, static_cast<long long>(cases), std::size(kModes), sums[0], sums[1], total, seconds);
   }
   MPI_Finalize();
   return total == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -1,0 +1,73 @@
+// Segment identities and read-only mappings of peers' segments (shared_segment.hpp).
+#include "array/shared_segment.hpp"
+
+#include "core/error.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace gdap {
+
+SegmentIdentity identity_of(int fd, const std::string& name) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    fail(GDAP_ERR_IO, "fstat of shared-memory segment '{}' failed: {} (errno {})", name, std::strerror(err), err);
+  }
+  return {name, static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_dev), static_cast<int64_t>(st.st_size)};
+}
+
+namespace {
+
+// Tests only (GDAP_TEST_CMA_REFUSED=map): mapping fails here as if the segment could not be opened.
+bool test_refuses_map() {
+  const char* refused = std::getenv("GDAP_TEST_CMA_REFUSED");
+  return refused != nullptr && std::strcmp(refused, "map") == 0;
+}
+
+[[noreturn]] void refuse(const SegmentIdentity& want, int64_t owner, const std::string& why) {
+  fail(GDAP_ERR_COMM, "shared-memory segment '{}' of rank {} cannot be mapped: {}", want.name, owner, why);
+}
+
+}  // namespace
+
+SegmentMapping map_segment_readonly(const SegmentIdentity& want, int64_t owner) {
+  const int fd = test_refuses_map() ? (errno = EACCES, -1) : shm_open(want.name.c_str(), O_RDONLY, 0);
+  if (fd < 0) {
+    const int err = errno;
+    refuse(want, owner, err == ENOENT ? std::string("it no longer exists (unlinked by its owner)")
+                                      : fmt::format("shm_open failed: {} (errno {})", std::strerror(err), err));
+  }
+  void* p = MAP_FAILED;
+  try {
+    const SegmentIdentity found = identity_of(fd, want.name);
+    if (found.inode != want.inode || found.device != want.device || found.bytes != want.bytes) {
+      refuse(want, owner, fmt::format("the name now opens another file (inode {}, {} bytes; rank {} published inode {}, "
+                                      "{} bytes): it was re-created or resized", found.inode, found.bytes, owner,
+                                      want.inode, want.bytes));
+    }
+    if (want.bytes > 0) p = mmap(nullptr, static_cast<size_t>(want.bytes), PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+      const int err = errno;
+      refuse(want, owner, want.bytes <= 0 ? std::string("it is empty")
+                                          : fmt::format("mmap failed: {} (errno {})", std::strerror(err), err));
+    }
+  } catch (...) {
+    close(fd);
+    throw;
+  }
+  close(fd);  // the mapping keeps the file
+  return {p, want};
+}
+
+void unmap_segment(const SegmentMapping& m) {
+  if (m.base != nullptr) munmap(const_cast<void*>(m.base), static_cast<size_t>(m.identity.bytes));
+}
+
+}  // namespace gdap

@@ -1,0 +1,38 @@
+// A POSIX shared-memory segment behind a local section, and the read-only mapping of one made by
+// another process: what gdap_array_create_shm records (array layer, so that both the IPC layer,
+// which makes segments, and the exchange layer, whose cross-memory attach exchange reads peers'
+// sections through such mappings, may use it). A segment is identified by its name and, since a
+// name can be unlinked and reused, by its file's inode, device and size (fstat).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace gdap {
+
+// Which file a segment is: a name re-created, or resized, is another one.
+struct SegmentIdentity {
+  std::string name;  // "/name" as shm_open takes it
+  uint64_t inode = 0, device = 0;
+  int64_t bytes = 0;  // the file's size, as mapped
+  auto operator<=>(const SegmentIdentity&) const = default;
+};
+
+// The identity of the segment open at `fd` under `name`; throws GDAP_ERR_IO if fstat fails.
+SegmentIdentity identity_of(int fd, const std::string& name);
+
+// One of this process's mappings of a segment: where, and of which.
+struct SegmentMapping {
+  const void* base = nullptr;
+  SegmentIdentity identity;
+};
+
+// A read-only mapping (PROT_READ, MAP_SHARED) of the segment `want` names, after checking that the
+// name still opens that very file (inode, device, size). Throws GDAP_ERR_COMM naming `owner` (a
+// rank, in the messages) when it is gone, replaced, resized or cannot be mapped.
+SegmentMapping map_segment_readonly(const SegmentIdentity& want, int64_t owner);
+
+// Unmaps what map_segment_readonly mapped. Never throws.
+void unmap_segment(const SegmentMapping& m);
+
+}  // namespace gdap
