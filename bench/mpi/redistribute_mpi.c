@@ -24,6 +24,9 @@
  * gdap's MPI executor picks its exchange from GDAP_MPI_EXCHANGE (cma, the default on one node:
  * single-copy reads between the ranks; p2p; alltoallv; datatype); each is timed as its own
  * method: the first table gives p2p and cma beside the others, the second compares them all.
+ * "gdap (cma, shm)" is cma again from source sections made with gdap_array_create_shm (the same
+ * data, in POSIX shared memory): its receivers map their senders' segments and copy with plain
+ * loads, one pass over the bytes; every other method keeps its malloc'd buffers.
  *
  * Usage: mpirun -np 4 redistribute_mpi [repeats [case]]
  *   repeats: timed calls per method (default 15, at least 10); case: 1 to 5 runs only that
@@ -221,6 +224,7 @@ typedef struct Bench {
   gdap_plan_stats stats;
   gdap_array *src, *dst;
   double *src_data, *dst_data; /* the arrays' sections, shared with pdgemr2d */
+  gdap_array* shm_src;         /* the same source values in a shared-memory segment */
   int all_context;             /* a BLACS grid holding every rank, as pdgemr2d asks */
   int a2a_count;               /* MPI_Alltoall doubles per peer */
   double *a2a_send, *a2a_recv;
@@ -239,6 +243,8 @@ typedef struct Method {
 } Method;
 
 static void run_gdap(Bench* b) { CK(gdap_redistribute(b->comm, b->plan, b->src, b->dst)); }
+
+static void run_gdap_shm(Bench* b) { CK(gdap_redistribute(b->comm, b->plan, b->shm_src, b->dst)); }
 
 static void run_pdgemr2d(Bench* b) {
   const int m = N, n = N, one = 1;
@@ -265,13 +271,14 @@ static const Method kMethods[] = {
     {"gdap alltoallv", "alltoallv", run_gdap, 1},
     {"gdap datatype", "datatype", run_gdap, 1},
     {"gdap (cma)", "cma", run_gdap, 1},
+    {"gdap (cma, shm)", "cma", run_gdap_shm, 1},
     {"pdgemr2d", NULL, run_pdgemr2d, 1},
     {"COSTA", NULL, run_costa, 1},
     {"MPI_Alltoall", NULL, run_alltoall, 0},
 };
 enum {
   NMETHODS = sizeof kMethods / sizeof kMethods[0],
-  GDAP_P2P = 0, GDAP_ALLTOALLV, GDAP_DATATYPE, GDAP_CMA, PDGEMR2D, COSTA, ALLTOALL
+  GDAP_P2P = 0, GDAP_ALLTOALLV, GDAP_DATATYPE, GDAP_CMA, GDAP_CMA_SHM, PDGEMR2D, COSTA, ALLTOALL
 };
 
 /* One call, as the slowest rank saw it (seconds). */
@@ -321,6 +328,10 @@ static void bench_init(Bench* b, const Case* c, gdap_comm* comm, int system_cont
   CK(gdap_array_data((void**)&b->src_data, b->src));
   CK(gdap_array_data((void**)&b->dst_data, b->dst));
   fill(b->src_data, &b->from);
+  double* shm_data = NULL;
+  CK(gdap_array_create_shm(&b->shm_src, NULL, kFloat64, b->from.dims, 2));
+  CK(gdap_array_data((void**)&shm_data, b->shm_src));
+  fill(shm_data, &b->from);
 
   /* The same bytes to other ranks as gdap sends, split evenly; the piece each rank keeps is its
    * share of the local copy, as in the redistribution. The busiest rank sets the count. */
@@ -351,6 +362,7 @@ static void bench_free(Bench* b) {
   free(b->a2a_send);
   free(b->a2a_recv);
   gdap_array_destroy(b->src);
+  gdap_array_destroy(b->shm_src);
   gdap_array_destroy(b->dst);
   gdap_plan_destroy(b->plan);
   Cblacs_gridexit(b->all_context);
@@ -426,14 +438,15 @@ static void report(const Result* r, const int* ran, int repeats) {
          "Sent = bytes each rank sends to other ranks (gdap's plan; MPI_Alltoall sends the same),\n"
          "kept = bytes it copies within itself. Ratios are of medians.\n\n",
          N, N, mib((long long)N * N * 8), NRANKS, repeats, WARMUP);
-  printf("| case | sent/rank MiB | kept/rank MiB | gdap ms | gdap (cma) ms | COSTA ms | pdgemr2d ms | MPI_Alltoall ms |"
-         " COSTA/gdap | pdgemr2d/gdap | gdap/Alltoall | gdap (cma)/Alltoall |\n");
-  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  printf("| case | sent/rank MiB | kept/rank MiB | gdap ms | gdap (cma) ms | gdap (cma, shm) ms | COSTA ms | pdgemr2d ms |"
+         " MPI_Alltoall ms | COSTA/gdap | pdgemr2d/gdap | gdap/Alltoall | gdap (cma)/Alltoall | gdap (cma, shm)/Alltoall |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int c = 0; c < NCASES; ++c) {
     if (!ran[c]) continue;
     printf("| %s | %.0f | %.0f |", kCases[c].name, mib(r[c].send_bytes), mib(r[c].local_bytes));
     print_ms(&r[c], GDAP_P2P);
     print_ms(&r[c], GDAP_CMA);
+    print_ms(&r[c], GDAP_CMA_SHM);
     print_ms(&r[c], COSTA);
     print_ms(&r[c], PDGEMR2D);
     print_ms(&r[c], ALLTOALL);
@@ -441,16 +454,19 @@ static void report(const Result* r, const int* ran, int repeats) {
     print_ratio(&r[c], PDGEMR2D, GDAP_P2P);
     print_ratio(&r[c], GDAP_P2P, ALLTOALL);
     print_ratio(&r[c], GDAP_CMA, ALLTOALL);
+    print_ratio(&r[c], GDAP_CMA_SHM, ALLTOALL);
     printf("\n");
   }
   printf("\ngdap's exchanges (GDAP_MPI_EXCHANGE), same runs:\n\n");
-  printf("| case | messages/rank | runs sent/rank | runs kept/rank | p2p ms | alltoallv ms | datatype ms | cma ms |\n");
-  printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  printf("| case | messages/rank | runs sent/rank | runs kept/rank | p2p ms | alltoallv ms | datatype ms | cma ms |"
+         " cma, shm sources ms |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int c = 0; c < NCASES; ++c) {
     if (!ran[c]) continue;
     const double* ms = r[c].ms;
-    printf("| %s | %lld | %lld | %lld | %.1f | %.1f | %.1f | %.1f |\n", kCases[c].name, r[c].send_messages,
-           r[c].send_runs, r[c].local_runs, ms[GDAP_P2P], ms[GDAP_ALLTOALLV], ms[GDAP_DATATYPE], ms[GDAP_CMA]);
+    printf("| %s | %lld | %lld | %lld | %.1f | %.1f | %.1f | %.1f | %.1f |\n", kCases[c].name, r[c].send_messages,
+           r[c].send_runs, r[c].local_runs, ms[GDAP_P2P], ms[GDAP_ALLTOALLV], ms[GDAP_DATATYPE], ms[GDAP_CMA],
+           ms[GDAP_CMA_SHM]);
   }
 }
 
