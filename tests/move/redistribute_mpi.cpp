@@ -1,10 +1,12 @@
 // gdap_redistribute over MPI (run with mpirun -np 2 or 4): the table of redistribute_check.hpp, and
 // plans taken in turn on one communicator (alternating_check.hpp: each built once, every call right),
 // for a group of MPI_Comm_size ranks, in each of the executor's exchange modes (cma with its
-// senders packing short runs, nothing or everything), element by element; the table again in cma mode on a communicator where one rank's probe is refused
+// senders packing short runs, nothing or everything; and with every rank's, or the even ranks',
+// sources in shared memory, which receivers map and copy from), element by element; the table again in cma mode on a communicator where one rank's probe is refused
 // (GDAP_TEST_CMA_REFUSED: every rank must fall back to point-to-point, or they would wait on each
-// other until the timeout); then one rank's bad arguments (every rank fails, nothing moves) and global views no
-// rank may accept (the same error on every rank).
+// other until the timeout); then one rank's bad arguments (every rank fails, nothing moves), global views no
+// rank may accept (the same error on every rank), and shared-memory sources re-created between calls
+// (read anew) or spoilt (unlinked, replaced, published out of bounds, unmappable: every rank fails).
 //
 // A plain program rather than gtest: an assertion that returned early on one rank would leave the
 // others waiting in a collective. Each rank records its failures and keeps pace; at the end every
