@@ -317,34 +317,54 @@ struct CmaPlan {
   std::vector<SegmentIdentity> named;  // every segment the shares name: the mappings kept
 };
 
-// This rank's read-only mappings of its peers' segments, kept with the communicator while the
-// current call's shares name them (and unmapped when the communicator goes).
+// How many of the latest calls keep a mapping their shares named: as many as the programs whose
+// plans are kept (Cache::recent), so that plans taken in turn, each from its own segments, map
+// them once rather than on every call.
+constexpr int64_t kMappedCalls = static_cast<int64_t>(Recent<CmaPlan>::kPrograms);
+
+// This rank's read-only mappings of its peers' segments, kept with the communicator while one of
+// the last kMappedCalls calls' shares named them (and unmapped when the communicator goes).
 struct Mappings final : Scratch {
-  std::vector<SegmentMapping> kept;
+  struct Kept {
+    SegmentMapping mapping;
+    int64_t named_at = 0;  // the last call whose shares named it
+  };
+  std::vector<Kept> kept;
+  int64_t calls = 0;
   ~Mappings() override {
-    for (const SegmentMapping& m : kept) unmap_segment(m);
+    for (const Kept& k : kept) unmap_segment(k.mapping);
   }
-  const char* base_of(const SegmentIdentity& id) const {
-    for (const SegmentMapping& m : kept) {
-      if (m.identity == id) return static_cast<const char*>(m.base);
+  Kept* find(const SegmentIdentity& id) {
+    for (Kept& k : kept) {
+      if (k.mapping.identity == id) return &k;
     }
     return nullptr;
   }
+  const char* base_of(const SegmentIdentity& id) {
+    const Kept* k = find(id);
+    return k != nullptr ? static_cast<const char*>(k->mapping.base) : nullptr;
+  }
 };
 
-// Unmaps what the plan's shares no longer name, then maps every segment its senders are read from
-// that is not mapped yet. Throws GDAP_ERR_COMM naming the sender whose segment cannot be mapped.
+// Notes the segments the plan's shares name, unmaps those no call of the last kMappedCalls named,
+// then maps every segment its senders are read from that is not mapped yet. Throws GDAP_ERR_COMM
+// naming the sender whose segment cannot be mapped.
 void refresh_mappings(MpiComm& comm, const CmaPlan& plan) {
   Mappings& m = comm.cache.get<Mappings>("exchange.cma.mappings");
-  std::erase_if(m.kept, [&](const SegmentMapping& kept) {
-    const bool named = std::find(plan.named.begin(), plan.named.end(), kept.identity) != plan.named.end();
-    if (!named) unmap_segment(kept);
-    return !named;
+  const int64_t now = ++m.calls;
+  for (const SegmentIdentity& id : plan.named) {
+    if (Mappings::Kept* k = m.find(id)) k->named_at = now;
+  }
+  std::erase_if(m.kept, [&](const Mappings::Kept& k) {
+    const bool stale = now - k.named_at >= kMappedCalls;
+    if (stale) unmap_segment(k.mapping);
+    return stale;
   });
   for (const Sender& s : plan.senders) {
-    if (s.way == Way::mapped && m.base_of(*s.segment) == nullptr) {
+    if (s.way == Way::mapped && m.find(*s.segment) == nullptr) {
       m.kept.reserve(m.kept.size() + 1);  // no throw between the mapping and its keeping
-      m.kept.push_back(map_segment_readonly(*s.segment, s.rank));
+      m.kept.push_back(Mappings::Kept{map_segment_readonly(*s.segment, s.rank), now});
+      ++comm.cache.builds;  // a mapping made counts as built (tests: plans in turn map once)
     }
   }
 }
@@ -354,10 +374,19 @@ void refresh_mappings(MpiComm& comm, const CmaPlan& plan) {
 void add_mapped(const std::vector<Copy2D>& copies, const Published& from, Sender& s) {
   for (Copy2D c : copies) {
     if (c.rows <= 0 || c.row_bytes <= 0) continue;
-    const int64_t reach = (c.rows - 1) * c.src_pitch;
-    const int64_t lo = from.segment_offset + c.src + std::min<int64_t>(reach, 0);
-    const int64_t hi = from.segment_offset + c.src + std::max<int64_t>(reach, 0) + c.row_bytes;
-    if (lo < 0 || hi > from.segment->bytes) {
+    // The offsets come from the peer's published strides and offset: checked arithmetic, so that
+    // no wrapped sum passes the bounds check.
+    int64_t reach = 0, start = 0, lo = 0, hi = 0;
+    const bool wrapped = __builtin_mul_overflow(c.rows - 1, c.src_pitch, &reach) ||
+                         __builtin_add_overflow(from.segment_offset, c.src, &start) ||
+                         __builtin_add_overflow(start, std::min<int64_t>(reach, 0), &lo) ||
+                         __builtin_add_overflow(start, std::max<int64_t>(reach, 0), &hi) ||
+                         __builtin_add_overflow(hi, c.row_bytes, &hi);
+    if (wrapped || lo < 0 || hi > from.segment->bytes) {
+      if (wrapped) {
+        fail(GDAP_ERR_INTERNAL, "rank {}'s section would be read past the int64 range in its shared-memory segment '{}'",
+             s.rank, from.segment->name);
+      }
       fail(GDAP_ERR_INTERNAL, "rank {}'s section would be read at bytes [{}, {}) of its {}-byte shared-memory segment "
            "'{}': outside it", s.rank, lo, hi, from.segment->bytes, from.segment->name);
     }
@@ -424,6 +453,10 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
         const auto peer = static_cast<size_t>(m.peer);
         if (plan->senders.empty() || plan->senders.back().rank != m.peer) {
           from = decode(shares[peer], peer);
+          if (from.strides.size() != sections.dst->section.strides.size()) {
+            fail(GDAP_ERR_INTERNAL, "rank {} sends to rank {} but publishes {} section strides for {} dimensions", m.peer,
+                 comm.rank, from.strides.size(), sections.dst->section.strides.size());
+          }
           next = 0;
           plan->senders.push_back(Sender{static_cast<int>(m.peer), static_cast<pid_t>(from.pid),
                                          from.segment ? Way::mapped : Way::read, {}, {}, {}, from.segment, {}});
@@ -630,7 +663,7 @@ void cma_exchange(MpiComm& comm, const Program& program, const Sections& section
   if (anyone_packs(shares)) meet(comm, error, "packing for the cross-memory attach exchange");
   noting(error, [&] {
     char* dst = sections.dst ? static_cast<char*>(sections.dst->data()) : nullptr;
-    const Mappings* mappings = comm.cache.find<Mappings>("exchange.cma.mappings");
+    Mappings* mappings = comm.cache.find<Mappings>("exchange.cma.mappings");
     for (const Sender& s : plan->senders) {
       if (s.way == Way::mapped) {
         run_host_copies(s.mapped, mappings->base_of(*s.segment), dst);

@@ -32,8 +32,10 @@ inline std::vector<Layout> ring(int64_t N, size_t programs) {
 // builds each program's routes, and a second may rebuild what depends on every rank's buffers (a
 // pack buffer grown for a larger program moves, and the addresses the peers read change once).
 // With 5, every call evicts the least recently used: builds go on, and the results stay right.
+// `storage` makes every section (each is a source in turn): Storage::shm for MPI's mapped path,
+// whose mappings of the peers' segments count as builds too.
 inline void run_alternating(gdap_comm* comm, int64_t rank, int64_t nranks, size_t programs, int rounds,
-                            const std::string& context, Report& report) {
+                            const std::string& context, Report& report, Storage storage = Storage::created) {
   constexpr int warmup = 2;
   const std::string what = cat(context, ": ", programs, " plans in turn, rank ", rank);
   const std::vector<Layout> layouts = ring(nranks, programs);
@@ -44,7 +46,7 @@ inline void run_alternating(gdap_comm* comm, int64_t rank, int64_t nranks, size_
   std::vector<std::vector<unsigned char>> painted(programs), blank(programs);
   for (size_t k = 0; k < programs; ++k) {
     build_map(maps[k], layouts[k], rank, comm, cat(what, ", map ", k), report);
-    make_painted(sections[k], Storage::created, f64, layouts[k], rank, true, kSentinel, cat(what, ", section ", k),
+    make_painted(sections[k], storage, f64, layouts[k], rank, true, kSentinel, cat(what, ", section ", k),
                  report);
     painted[k] = sections[k].image();
     paint(sections[k], f64, Oracle(layouts[k], rank), false, kSentinel);

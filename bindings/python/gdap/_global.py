@@ -272,7 +272,8 @@ class GlobalArray:
     def empty(cls, layout: GlobalMap, dtype: Any = np.float64, *, devices: Devices = None, comm: Any = None,
               device: Optional[DeviceSpec] = None) -> GlobalArray:
         """An array in `layout` whose elements are not set; its padding, if the layout has any, is
-        zero (as after scatter and reshard into a padded layout: no move writes padding)."""
+        zero (as after scatter and reshard into a padded layout: no move writes padding), except on
+        a CUDA device without CuPy, where gdap allocates the section and does not fill it."""
         return cls._new(layout, dtype, devices, comm, device, zero=False)
 
     @classmethod
@@ -301,7 +302,7 @@ class GlobalArray:
         """Collective: the whole array `whole` (NumPy, CuPy or any DLPack producer; in SPMD mode
         given on rank `root` only, None elsewhere, where `dtype` says what it holds) dealt out
         into `layout`. The result's sections are new memory on the ranks' devices (padding, if
-        the layout has any, zero: halo_exchange fills it)."""
+        the layout has any, zero, except on a CUDA device without CuPy: halo_exchange fills it)."""
         _check_layout(layout, None)
         ctx = context_for(layout.nranks, devices, comm, device, like=whole)
         root = operator.index(root)
@@ -479,8 +480,8 @@ class GlobalArray:
     # -- moving ---------------------------------------------------------------------------------
 
     def reshard(self, layout: GlobalMap) -> GlobalArray:
-        """Collective: the same array in another layout (new sections, their padding zero; this one
-        is unchanged). A pending reduction is performed on the way (gdap.reduce_scatter). In SPMD
+        """Collective: the same array in another layout (new sections, their padding zero except on
+        a CUDA device without CuPy; this one is unchanged). A pending reduction is performed on the way (gdap.reduce_scatter). In SPMD
         mode a rank whose layout is wrong still takes part, so that every rank raises (the others
         RemoteError)."""
         ctx = self._ctx
