@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import collections
 import threading
+import time
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, Optional, Tuple, TypeVar, Union
@@ -212,9 +213,15 @@ _unfinished: weakref.WeakSet = weakref.WeakSet()
 _unfinished_joined_at_exit: list = []  # the atexit registration, made once
 
 
+# How long exit waits in all for abandoned threads: a call ends within its group's timeout, but that
+# may be infinite, and a thread stuck outside a wait must not hold the interpreter's exit forever.
+_EXIT_JOIN_SECONDS = 30.0
+
+
 def _join_unfinished() -> None:
+    deadline = time.monotonic() + _EXIT_JOIN_SECONDS
     for t in list(_unfinished):
-        t.join()  # each call ends within its group's timeout
+        t.join(max(0.0, deadline - time.monotonic()))
 
 
 def _finish_at_exit(crew: _Crew) -> None:
@@ -409,7 +416,10 @@ def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[
     # thread is in its call, even where the caller has given up on the step (an interrupt).
     handles: dict[int, tuple[tuple, list]] = {}
     for r in ctx.ranks:
-        comm = ctx.comm(r)._h()
+        try:
+            comm = ctx.comm(r)._h()  # a closed communicator: no call can be made on this rank
+        except InvalidArgumentError as e:
+            raise InvalidArgumentError("rank %d: %s" % (r, e)) from None
         try:
             held = (ctx.comm(r),) + tuple(objects(r))
             handles[r] = (held, [comm] + [None if x is None else x._h() for x in held[1:]])
