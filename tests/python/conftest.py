@@ -2,10 +2,18 @@
 of scripts under mpiexec."""
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
 import pytest
+
+# Python turns SIGINT into KeyboardInterrupt only where SIGINT was not ignored when it started, and
+# a job started in the background by a non-interactive shell (nohup ... &, some CI runners) starts
+# with it ignored: the interrupt tests would then never see their Ctrl-C. Installing Python's own
+# handler here also gives the children these tests start the default disposition (exec resets
+# handled signals), so they take Ctrl-C too.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_configure(config):
