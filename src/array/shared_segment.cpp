@@ -37,8 +37,10 @@ bool test_refuses_map() {
 
 }  // namespace
 
+// O_NONBLOCK: a FIFO put under the name opens at once (and then fails the identity check) instead
+// of waiting forever for a writer; glibc's shm_open adds O_NOFOLLOW, so a symlink there is refused.
 SegmentMapping map_segment_readonly(const SegmentIdentity& want, int64_t owner) {
-  const int fd = test_refuses_map() ? (errno = EACCES, -1) : shm_open(want.name.c_str(), O_RDONLY, 0);
+  const int fd = test_refuses_map() ? (errno = EACCES, -1) : shm_open(want.name.c_str(), O_RDONLY | O_NONBLOCK, 0);
   if (fd < 0) {
     const int err = errno;
     refuse(want, owner, err == ENOENT ? std::string("it no longer exists (unlinked by its owner)")

@@ -20,6 +20,7 @@
 #include <gdap/gdap_mpi.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -358,6 +359,8 @@ struct SpoiltSegment {
 constexpr SpoiltSegment kSpoiltSegments[] = {
     {"unlinked", GDAP_ERR_COMM, "no longer exists"},           // shm_unlink by its owner
     {"replaced", GDAP_ERR_COMM, "re-created or resized"},      // unlinked, another file of its size made under its name
+    {"replaced-by-fifo", GDAP_ERR_COMM, "re-created or resized"},  // unlinked, a FIFO made under its name (no hang)
+    {"replaced-by-symlink", GDAP_ERR_COMM, "shm_open failed"},      // unlinked, a symlink to a file of its size
     {"published-out-of-bounds", GDAP_ERR_INTERNAL, "outside it"}};  // GDAP_TEST_CMA_REFUSED=bounds: published at its end
 
 // Spoils this rank's segment `name` of `bytes` as `how` says; returns the replacement's descriptor or -1.
@@ -367,7 +370,16 @@ int spoil_segment(const SpoiltSegment& how, const std::string& name, size_t byte
     return -1;
   }
   shm_unlink(name.c_str());
-  if (std::string(how.name) != "replaced") return -1;
+  const std::string path = "/dev/shm" + name, kind = how.name;
+  if (kind == "replaced-by-fifo" && mkfifo(path.c_str(), 0600) != 0) std::perror("mkfifo");
+  if (kind == "replaced-by-symlink") {
+    const std::string target = path + ".target";
+    const int t = open(target.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (t < 0 || ftruncate(t, static_cast<off_t>(bytes)) != 0) std::perror("symlink target");
+    if (t >= 0) close(t);
+    if (symlink(target.c_str(), path.c_str()) != 0) std::perror("symlink");
+  }
+  if (kind != "replaced") return -1;
   const int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
   if (fd >= 0 && ftruncate(fd, static_cast<off_t>(bytes)) != 0) std::perror("ftruncate");
   return fd;
@@ -388,6 +400,10 @@ void run_spoilt_segment(gdap_comm* comm, int rank, int nranks, int bad, const Sp
   if (replacement >= 0) {
     close(replacement);
     shm_unlink(name.c_str());
+  }
+  if (rank == bad && std::string(how.name).rfind("replaced-by-", 0) == 0) {  // the FIFO or symlink and its target
+    unlink(("/dev/shm" + name).c_str());
+    unlink(("/dev/shm" + name + ".target").c_str());
   }
   const bool reader = status == how.readers_get;
   int readers = reader ? 1 : 0, all_readers = 0;
