@@ -15,16 +15,8 @@ constexpr int64_t kN = 16384;
 const gdap_dtype kF32{GDAP_DTYPE_FLOAT, 32, 1};
 constexpr int kWarmup = 3, kRepeats = 20;
 
-gdap_dim whole() {
-  gdap_dim d = GDAP_DIM_INIT;
-  gdap_dim_set_undistributed(&d, kN);
-  return d;
-}
-gdap_dim block(int64_t P, int64_t c) {
-  gdap_dim d = GDAP_DIM_INIT;
-  gdap_dim_set_block(&d, kN, P, c, c * kN / P, (c + 1) * kN / P);
-  return d;
-}
+gdap_dim whole() { return whole_dim(kN); }
+gdap_dim block(int64_t P, int64_t c) { return block_dim(kN, P, c); }
 
 // value(i, j) = i * 7 + j * 13 modulo a prime: exact in float32, different for neighbours.
 __device__ __host__ float value(int64_t i, int64_t j) { return static_cast<float>((i * 7 + j * 13) % 1000003); }

@@ -32,6 +32,18 @@ __global__ void fill_value(float* x, int64_t n, float v) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x) x[i] = v;
 }
 
+// An undistributed dimension of `n`, and rank c's even block of `n` over P ranks.
+inline gdap_dim whole_dim(int64_t n) {
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_undistributed(&d, n);
+  return d;
+}
+inline gdap_dim block_dim(int64_t n, int64_t P, int64_t c) {
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_block(&d, n, P, c, c * n / P, (c + 1) * n / P);
+  return d;
+}
+
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];

@@ -34,16 +34,8 @@ constexpr int kWarmup = 3, kRepeats = 20;
 
 using Dims = std::function<std::vector<gdap_dim>(int64_t rank, int64_t P)>;
 
-gdap_dim whole() {
-  gdap_dim d = GDAP_DIM_INIT;
-  gdap_dim_set_undistributed(&d, kN);
-  return d;
-}
-gdap_dim block(int64_t P, int64_t c) {
-  gdap_dim d = GDAP_DIM_INIT;
-  gdap_dim_set_block(&d, kN, P, c, c * kN / P, (c + 1) * kN / P);
-  return d;
-}
+gdap_dim whole() { return whole_dim(kN); }
+gdap_dim block(int64_t P, int64_t c) { return block_dim(kN, P, c); }
 gdap_dim cyclic(int64_t P, int64_t c, int64_t bs) {
   gdap_dim d = GDAP_DIM_INIT;
   gdap_dim_set_cyclic(&d, kN, P, c, c * bs, bs);
