@@ -1,7 +1,8 @@
 // gdap_allreduce on device sections over NCCL: one thread and communicator per GPU
 // (ncclCommInitAll), every op on float64 and int32 sections of 1,000,003 elements, checked
 // element by element on the host; ranks passing different ops are every rank's error; a group of
-// device sections is refused clearly, and so is a strided device section, on every rank. Label gpu.
+// device sections is refused clearly, and so is a strided device section, on every rank; min and
+// max with NaN on each rank in turn (float32 and float64). Label gpu.
 #include <gdap/gdap.h>
 #include <gdap/gdap_cuda.h>
 
@@ -10,6 +11,8 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -84,6 +87,90 @@ TEST(AllreduceGpu, NcclEveryOpOnEveryGpu) {
     for (auto& t : threads) t.join();
     for (size_t k = 0; k < wrong.size(); ++k) {
       EXPECT_EQ(wrong[k], 0) << "op " << op << ", rank " << k / 2 << (k % 2 ? " int32" : " float64");
+    }
+  }
+  for (ncclComm_t c : nccl) ncclCommDestroy(c);
+}
+
+// One rank of the NaN rule below: value v(r, i) with -0.0, +-inf and NaN mixed in; the reference
+// is NumPy's np.maximum/np.minimum over the ranks (NaN wins).
+template <typename T>
+T nan_value(int r, int64_t i, int holder) {
+  if (holder < 0 || (r == holder && (i == 7 * holder + 1 || i == 7 * holder + 2))) {
+    return (r + i) % 2 ? -std::numeric_limits<T>::quiet_NaN() : std::numeric_limits<T>::quiet_NaN();
+  }
+  if (i % 11 == 5) return r == 0 ? std::numeric_limits<T>::infinity() : T(1);
+  if (i % 13 == 6) return r % 2 ? -std::numeric_limits<T>::infinity() : T(-2);
+  if (i % 7 == 3) return r % 2 ? T(-0.0) : T(0.0);
+  return static_cast<T>((r * 5 + i * 3) % 9 - 4);
+}
+
+template <typename T>
+int64_t nan_rank(gdap_comm* comm, int rank, int nranks, gdap_reduce_op op, int holder, cudaStream_t stream) {
+  constexpr int64_t n = 4099;
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_block(&d, n, 1, 0, 0, n);
+  gdap_array* a = nullptr;
+  const gdap_dtype t = {GDAP_DTYPE_FLOAT, static_cast<uint8_t>(8 * sizeof(T)), 1};
+  if (gdap_array_create(&a, t, {GDAP_DEVICE_CUDA, rank}, &d, 1) != GDAP_SUCCESS) return -1;
+  void* data = nullptr;
+  gdap_array_data(&data, a);
+  std::vector<T> host(n);
+  for (int64_t i = 0; i < n; ++i) host[static_cast<size_t>(i)] = nan_value<T>(rank, i, holder);
+  cudaMemcpyAsync(data, host.data(), n * sizeof(T), cudaMemcpyHostToDevice, stream);
+  if (gdap_allreduce(comm, a, op) != GDAP_SUCCESS) {
+    ADD_FAILURE() << "rank " << rank << ": " << gdap_last_error();
+    gdap_array_destroy(a);
+    return -1;
+  }
+  cudaMemcpyAsync(host.data(), data, n * sizeof(T), cudaMemcpyDeviceToHost, stream);
+  cudaStreamSynchronize(stream);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    T want = nan_value<T>(0, i, holder);
+    for (int q = 1; q < nranks; ++q) {
+      const T v = nan_value<T>(q, i, holder);
+      if (std::isnan(want) || std::isnan(v)) want = std::numeric_limits<T>::quiet_NaN();
+      else want = op == GDAP_REDUCE_MIN ? std::min(want, v) : std::max(want, v);
+    }
+    const T got = host[static_cast<size_t>(i)];
+    wrong += std::isnan(want) ? !std::isnan(got) : got != want;
+  }
+  gdap_array_destroy(a);
+  return wrong;
+}
+
+// Rule (NumPy's np.minimum/np.maximum): min and max of floats propagate NaN, whichever rank holds
+// it (each in turn; -1: every element NaN). NCCL's own float min and max (fminf/fmaxf) return the
+// other operand, dropping the NaN: gdap reduces order-preserving integer keys instead.
+TEST(AllreduceGpu, NcclMinAndMaxPropagateNan) {
+  const int gpus = device_count();
+  ASSERT_GT(gpus, 0) << "no CUDA device";
+  std::vector<ncclComm_t> nccl(static_cast<size_t>(gpus));
+  ASSERT_EQ(ncclCommInitAll(nccl.data(), gpus, nullptr), ncclSuccess);
+  for (gdap_reduce_op op : {GDAP_REDUCE_MIN, GDAP_REDUCE_MAX}) {
+    for (int holder = -1; holder < gpus; ++holder) {
+      std::vector<int64_t> wrong(static_cast<size_t>(gpus) * 2, -1);
+      std::vector<std::thread> threads;
+      for (int r = 0; r < gpus; ++r) {
+        threads.emplace_back([&, r] {
+          cudaSetDevice(r);
+          cudaStream_t stream = nullptr;
+          cudaStreamCreate(&stream);
+          gdap_comm* comm = nullptr;
+          if (gdap_comm_from_nccl(&comm, nccl[static_cast<size_t>(r)], stream) == GDAP_SUCCESS) {
+            wrong[static_cast<size_t>(2 * r)] = nan_rank<double>(comm, r, gpus, op, holder, stream);
+            wrong[static_cast<size_t>(2 * r + 1)] = nan_rank<float>(comm, r, gpus, op, holder, stream);
+          }
+          gdap_comm_destroy(comm);
+          cudaStreamDestroy(stream);
+        });
+      }
+      for (auto& t : threads) t.join();
+      for (size_t k = 0; k < wrong.size(); ++k) {
+        EXPECT_EQ(wrong[k], 0) << "op " << op << ", NaN on rank " << holder << ", rank " << k / 2
+                               << (k % 2 ? " float32" : " float64");
+      }
     }
   }
   for (ncclComm_t c : nccl) ncclCommDestroy(c);
