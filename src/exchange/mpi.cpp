@@ -380,7 +380,25 @@ Buffers MpiEngine::buffers_for(const Program& program) {
   return Buffers{s.send.data, s.recv.data};
 }
 
-// The cma mode's share (mpi_cma.hpp) travels in the agreement, so that it costs no extra round.
+// A mode as one letter of the agreement's share, and back as its name.
+char mode_letter(Mode m) { return "PADC"[static_cast<int>(m)]; }
+const char* mode_name(char letter) {
+  switch (letter) {
+    case 'P': return "p2p";
+    case 'A': return "alltoallv";
+    case 'D': return "datatype";
+    default: return "cma";
+  }
+}
+
+// Which modes move the same messages, so that ranks may mix them: p2p and datatype send and receive
+// each wire message as one message either way; alltoallv is one collective call and cma reads
+// peers' memory, which every rank must join.
+char wire_family(char letter) { return letter == 'D' ? 'P' : letter; }
+
+// Every rank's mode travels in the agreement (its first letter; the cma mode's share, mpi_cma.hpp,
+// follows), so that it costs no extra round and ranks that would wait on exchanges their peers
+// never make all fail at once instead.
 void MpiEngine::run(const Program& program, const Sections& sections, const Agreement& agreement) {
   Mode mode = Mode::p2p;
   Routes* routes = nullptr;
@@ -389,15 +407,14 @@ void MpiEngine::run(const Program& program, const Sections& sections, const Agre
     mode = exchange_mode(program.style());
     if (mode == Mode::cma) return Share{agreement.token, "C" + cma_share(mpi_, program, sections)};
     routes = &routes_for(program, sections);
-    return Share{agreement.token, "-"};
+    return Share{agreement.token, std::string(1, mode_letter(mode))};
   }, [&](size_t r, std::string_view, std::string_view) { return agreement.mismatch(r); });
+  const char mine = mode_letter(mode);
   for (size_t r = 0; r < shares.size(); ++r) {
-    const bool theirs = shares[r][0] == 'C', mine = mode == Mode::cma;
-    if (theirs == mine) continue;
-    const auto other = static_cast<int64_t>(r);
-    const int64_t with = mine ? comm_.rank : other, without = mine ? other : comm_.rank;
-    fail(GDAP_ERR_INVALID_ARGUMENT, "the exchange is cma on rank {} but not on rank {} (GDAP_MPI_EXCHANGE, or this "
-         "exchange's default where unset): every rank must pick the same exchange", with, without);
+    if (wire_family(shares[r][0]) == wire_family(mine)) continue;
+    fail(GDAP_ERR_INVALID_ARGUMENT, "the exchange is {} on rank {} but {} on rank {} (GDAP_MPI_EXCHANGE, or this "
+         "exchange's default where unset): every rank must pick the same exchange (p2p and datatype may mix)",
+         mode_name(mine), comm_.rank, mode_name(shares[r][0]), r);
   }
   if (mode == Mode::cma) {
     std::vector<std::string> published;

@@ -222,9 +222,11 @@ struct OneMove {
   rt::Section src, dst;
 };
 
-// Rule: the ranks must pick the same exchange. With GDAP_MPI_EXCHANGE=`bad_mode` on rank `bad` and
-// `others_mode` on the others (NULL: unset, a redistribution's default cma), every rank fails
-// GDAP_ERR_INVALID_ARGUMENT naming `bad` (the agreement tells), and nothing moves.
+// Rule: the ranks must pick the same exchange (p2p and datatype may mix: they move the same
+// messages). With GDAP_MPI_EXCHANGE=`bad_mode` on rank `bad` and `others_mode` on the others (NULL:
+// unset, a redistribution's default cma), every rank fails GDAP_ERR_INVALID_ARGUMENT at once naming
+// `bad` and both modes (the agreement tells), and nothing moves. (alltoallv against p2p or
+// datatype used to wait the whole timeout, then break the communicator.)
 void run_mixed_exchange(gdap_comm* comm, int rank, int nranks, int bad, const char* bad_mode, const char* others_mode,
                         rt::Report& report) {
   const std::string what = rt::cat("GDAP_MPI_EXCHANGE=", bad_mode, " on rank ", bad, " and ",
@@ -242,8 +244,21 @@ void run_mixed_exchange(gdap_comm* comm, int rank, int nranks, int bad, const ch
   if (!rt::contains(text, rt::cat("rank ", bad)) || !rt::contains(text, "every rank must pick the same exchange")) {
     report.fail(rt::cat(what, ": the error does not name the rank: ", text));
   }
+  if (!rt::contains(text, rt::cat(bad_mode, " on rank ", bad)) ||
+      !rt::contains(text, rt::cat(others_mode ? others_mode : "cma", " on rank "))) {
+    report.fail(rt::cat(what, ": the error does not name both modes: ", text));
+  }
   rt::expect_image(move.dst, before, move.f64, what + ": the destination changed", report);
   rt::expect_image(move.src, src_before, move.f64, what + ": the source changed", report);
+}
+
+// Rule: modes that move the same messages may mix: GDAP_MPI_EXCHANGE=`bad_mode` on rank `bad` and
+// `others_mode` on the others moves the data right.
+void run_mixed_modes_move(gdap_comm* comm, int rank, int nranks, int bad, const char* bad_mode, const char* others_mode,
+                          rt::Report& report) {
+  setenv("GDAP_MPI_EXCHANGE", rank == bad ? bad_mode : others_mode, 1);
+  rt::run_case(rt::cases(nranks)[0], 0, rank, {comm, comm, comm}, report);
+  unsetenv("GDAP_MPI_EXCHANGE");
 }
 
 // What one cma move with `variable`=`value` set on rank `bad` alone must end in: `bad` fails with
@@ -440,6 +455,10 @@ void run_refusals(gdap_comm* world, int rank, int nranks, rt::Report& report) {
   rt::run_unusable_view(world, rank, nranks, 0, report);
   run_mixed_exchange(world, rank, nranks, nranks - 1, "p2p", nullptr, report);
   run_mixed_exchange(world, rank, nranks, nranks - 1, "cma", "p2p", report);
+  run_mixed_exchange(world, rank, nranks, nranks - 1, "alltoallv", "p2p", report);
+  run_mixed_exchange(world, rank, nranks, nranks - 1, "alltoallv", "datatype", report);
+  run_mixed_exchange(world, rank, nranks, nranks - 1, "p2p", "alltoallv", report);
+  run_mixed_modes_move(world, rank, nranks, nranks - 1, "datatype", "p2p", report);
   run_failed_read(world, rank, nranks, nranks - 1, report);
   for (const char* value : {"4k", "-1", "99999999999999999999"}) run_bad_pack_below(world, rank, nranks, nranks - 1, value, report);
   run_failed_pack(world, rank, nranks, nranks - 1, report);
