@@ -298,11 +298,12 @@ void expect_cma_refusal(gdap_comm* comm, int rank, int nranks, int bad, const Cm
 
 // Rule: a read that fails mid-exchange (GDAP_TEST_CMA_REFUSED=read on rank `bad`: its probe passes,
 // its reads fail with EPERM) leaves no rank waiting: `bad` gets GDAP_ERR_COMM naming the peer and
-// errno, every other rank GDAP_ERR_REMOTE naming `bad`.
+// errno, every other rank GDAP_ERR_REMOTE naming `bad`, the step, its status and its cause.
 void run_failed_read(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
   expect_cma_refusal(comm, rank, nranks, bad,
                      {"GDAP_TEST_CMA_REFUSED", "read", GDAP_ERR_COMM, {"process_vm_readv from rank ", rt::cat("errno ", EPERM)},
-                      rt::cat("rank ", bad, " failed"), false},
+                      rt::cat("rank ", bad, " failed in reading its peers' memory for the cross-memory attach exchange (GDAP_ERR_COMM): "
+                              "process_vm_readv from rank "), false},
                      report);
 }
 
@@ -318,22 +319,25 @@ void run_bad_pack_below(gdap_comm* comm, int rank, int nranks, int bad, const ch
 
 // Rule: a sender whose packing fails (GDAP_TEST_CMA_REFUSED=pack on rank `bad`, as if out of
 // memory; the move's 16-byte runs are packed) stops every rank before anything is read: `bad` gets
-// GDAP_ERR_NO_MEMORY, every other rank GDAP_ERR_REMOTE naming it, and no section changes.
+// GDAP_ERR_NO_MEMORY, every other rank GDAP_ERR_REMOTE naming it, the step, its status and its
+// cause, and no section changes.
 void run_failed_pack(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
   expect_cma_refusal(comm, rank, nranks, bad,
                      {"GDAP_TEST_CMA_REFUSED", "pack", GDAP_ERR_NO_MEMORY, {"out of host memory"},
-                      rt::cat("rank ", bad, " failed in packing"), true},
+                      rt::cat("rank ", bad, " failed in packing for the cross-memory attach exchange (GDAP_ERR_NO_MEMORY): out of host memory"), true},
                      report);
 }
 
 // Rule: a receiver that cannot map a sender's segment (GDAP_TEST_CMA_REFUSED=map on rank `bad`,
 // every source in shared memory, as if shm_open were refused) fails GDAP_ERR_COMM naming the
-// sender, segment and errno; every other rank GDAP_ERR_REMOTE naming `bad`; no source changes.
+// sender, segment and errno; every other rank GDAP_ERR_REMOTE naming `bad`, the step (mapping, not
+// packing, which they used to be told), its status and its cause; no source changes.
 void run_failed_map(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
   expect_cma_refusal(comm, rank, nranks, bad,
                      {"GDAP_TEST_CMA_REFUSED", "map", GDAP_ERR_COMM,
                       {"shared-memory segment '/gdap-", "cannot be mapped", rt::cat("errno ", EACCES)},
-                      rt::cat("rank ", bad, " failed"), false, rt::Storage::shm},
+                      rt::cat("rank ", bad, " failed in mapping its peers' shared-memory segments for the cross-memory attach exchange "
+                              "(GDAP_ERR_COMM): shared-memory segment '/gdap-"), false, rt::Storage::shm},
                      report);
 }
 
@@ -429,7 +433,7 @@ void run_spoilt_segment(gdap_comm* comm, int rank, int nranks, int bad, const Sp
                         gdap_status_string(how.readers_get), " or GDAP_ERR_REMOTE"));
   }
   const std::vector<std::string> says = reader ? std::vector<std::string>{rt::cat("rank ", bad), how.readers_say}
-                                               : std::vector<std::string>{"failed in the cross-memory attach exchange"};
+                                               : std::vector<std::string>{"failed in ", "for the cross-memory attach exchange (", how.readers_say};
   for (const std::string& s : says) {
     if (!rt::contains(text, s)) report.fail(rt::cat(what, ": the error does not say '", s, "': ", text));
   }
