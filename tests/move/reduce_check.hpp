@@ -296,7 +296,10 @@ class Rank {
     return true;
   }
 
-  void nan_case(const Case& c, gdap_dtype t, gdap_reduce_op op, int64_t holder) {
+  // The reduce-scatter reference: each global element is the op over the ranks holding it of
+  // v(rank, global index, what that rank holds), NaN winning (NumPy's np.minimum/np.maximum).
+  template <typename V>
+  std::vector<double> scatter_reference(const Case& c, gdap_reduce_op op, V&& v) const {
     int64_t cells = 1;
     for (int64_t e : c.shape) cells *= e;
     std::vector<double> ref(static_cast<size_t>(cells), identity(op));
@@ -309,10 +312,17 @@ class Rank {
         std::vector<int64_t> g;
         for (size_t i = 0; i < idx.size(); ++i) g.push_back(held[i][static_cast<size_t>(idx[i])]);
         auto& slot = ref[static_cast<size_t>(flat_of(g, c.shape))];
-        const double v = nan_here(holder, r, g, held) ? nan_of(r) : static_cast<double>(value(op, flat_of(g, c.shape), r, false));
-        slot = std::isnan(slot) || std::isnan(v) ? std::nan("") : combine(op, slot, v);
+        const double x = v(r, g, held);
+        slot = std::isnan(slot) || std::isnan(x) ? std::nan("") : combine(op, slot, x);
       });
     }
+    return ref;
+  }
+
+  void nan_case(const Case& c, gdap_dtype t, gdap_reduce_op op, int64_t holder) {
+    const std::vector<double> ref = scatter_reference(c, op, [&](int64_t r, const std::vector<int64_t>& g, const auto& held) {
+      return nan_here(holder, r, g, held) ? nan_of(r) : static_cast<double>(value(op, flat_of(g, c.shape), r, false));
+    });
     Section source(dims_of(c.layout), t, 0);
     const std::vector<std::vector<int64_t>> mine = held_by(c, rank_);
     source.each([&](int64_t k, const auto& g) {
@@ -459,26 +469,9 @@ class Rank {
   // Reduce-scatter: every rank's section holds rank-dependent values; each global element is the
   // op over the ranks holding it (the oracle's ownership of every rank, computed here).
   void scatter_case(const Case& c, gdap_dtype t, gdap_reduce_op op) {
-    int64_t cells = 1;
-    for (int64_t e : c.shape) cells *= e;
-    std::vector<double> ref(static_cast<size_t>(cells), identity(op));
-    for (int64_t r = 0; r < nranks_; ++r) {
-      std::vector<std::vector<int64_t>> held(c.shape.size());
-      for (size_t i = 0; i < c.shape.size(); ++i) {
-        for (const auto& g : move_test::owned_globals(c.layout.dim(r, static_cast<int64_t>(i)))) {
-          if (g) held[i].push_back(*g);
-        }
-      }
-      std::vector<int64_t> extent;
-      for (const auto& h : held) extent.push_back(static_cast<int64_t>(h.size()));
-      if (std::find(extent.begin(), extent.end(), 0) != extent.end()) continue;
-      move_test::for_each_index(extent, [&](const std::vector<int64_t>& idx) {
-        std::vector<int64_t> g;
-        for (size_t i = 0; i < idx.size(); ++i) g.push_back(held[i][static_cast<size_t>(idx[i])]);
-        auto& slot = ref[static_cast<size_t>(flat_of(g, c.shape))];
-        slot = combine(op, slot, static_cast<double>(value(op, flat_of(g, c.shape), r, false)));
-      });
-    }
+    const std::vector<double> ref = scatter_reference(c, op, [&](int64_t r, const std::vector<int64_t>& g, const auto&) {
+      return static_cast<double>(value(op, flat_of(g, c.shape), r, false));
+    });
     Section source(dims_of(c.layout), t, 0);
     fill_source(source, op, c.shape, false, true);
     for (const auto& [rname, rlayout] : result_layouts(c.shape)) {
