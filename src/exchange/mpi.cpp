@@ -16,7 +16,10 @@
 //   p2p:           nonblocking point-to-point as above, the default otherwise;
 //   alltoallv:     everything packed, one MPI_Alltoallv;
 //   datatype:      nothing packed: each wire message is an MPI derived datatype over the section.
-// Reductions are MPI's own: MPI_Iallreduce and MPI_Ireduce_scatter_block. A broadcast's owner
+// Reductions are MPI's own: MPI_Iallreduce and MPI_Ireduce_scatter_block, with MPI's ops except
+// min and max of floats, whose NaN handling MPI leaves open (Open MPI's kept whichever side its
+// comparison picked, so the answer depended on which rank held a NaN): those use ops of ours
+// where a NaN wins (core/nan_order.hpp). A broadcast's owner
 // packs its part into its buffer once and sends the buffer to every receiver, who receives it
 // whole; a step's messages fly while the caller works on the previous step.
 #include "exchange/engines.hpp"
@@ -25,12 +28,14 @@
 #include "array/array.hpp"
 #include "comm/mpi.hpp"
 #include "core/error.hpp"
+#include "core/nan_order.hpp"
 #include "exchange/reduce_names.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <utility>
 
 namespace gdap::exchange {
@@ -233,7 +238,33 @@ MPI_Datatype mpi_type(gdap_dtype t) {
                                             MPI_INT64_T, MPI_UINT64_T});
 }
 
-MPI_Op mpi_op(gdap_reduce_op op) { return name_of(op, OpNames<MPI_Op>{MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX}); }
+// inout[i] = max (or min) of in[i] and inout[i], NaN winning: an MPI_User_function for float and double.
+template <bool Max>
+void nan_extremum(void* in, void* inout, int* len, MPI_Datatype* type) {
+  auto each = [&](auto* a, const auto* b) {
+    for (int i = 0; i < *len; ++i) a[i] = Max ? nan_max(b[i], a[i]) : nan_min(b[i], a[i]);
+  };
+  if (*type == MPI_FLOAT) return each(static_cast<float*>(inout), static_cast<const float*>(in));
+  each(static_cast<double*>(inout), static_cast<const double*>(in));
+}
+
+// The ops for min and max of floats, made once per process (MPI_Op_create is local, not collective)
+// and kept until it ends: MPI frees them at MPI_Finalize.
+MPI_Op float_op(gdap_reduce_op op) {
+  static MPI_Op min = MPI_OP_NULL, max = MPI_OP_NULL;
+  static std::once_flag made;
+  std::call_once(made, [] {
+    check_mpi(MPI_Op_create(&nan_extremum<false>, 1, &min), "MPI_Op_create");
+    check_mpi(MPI_Op_create(&nan_extremum<true>, 1, &max), "MPI_Op_create");
+  });
+  return op == GDAP_REDUCE_MIN ? min : max;
+}
+
+MPI_Op mpi_op(const Reduce& r) {
+  const bool extremum = r.op == GDAP_REDUCE_MIN || r.op == GDAP_REDUCE_MAX;
+  if (extremum && r.dtype.code == GDAP_DTYPE_FLOAT) return float_op(r.op);
+  return name_of(r.op, OpNames<MPI_Op>{MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX});
+}
 
 class MpiBroadcasts final : public Broadcasts {
  public:
@@ -349,7 +380,25 @@ Buffers MpiEngine::buffers_for(const Program& program) {
   return Buffers{s.send.data, s.recv.data};
 }
 
-// The cma mode's share (mpi_cma.hpp) travels in the agreement, so that it costs no extra round.
+// A mode as one letter of the agreement's share, and back as its name.
+char mode_letter(Mode m) { return "PADC"[static_cast<int>(m)]; }
+const char* mode_name(char letter) {
+  switch (letter) {
+    case 'P': return "p2p";
+    case 'A': return "alltoallv";
+    case 'D': return "datatype";
+    default: return "cma";
+  }
+}
+
+// Which modes move the same messages, so that ranks may mix them: p2p and datatype send and receive
+// each wire message as one message either way; alltoallv is one collective call and cma reads
+// peers' memory, which every rank must join.
+char wire_family(char letter) { return letter == 'D' ? 'P' : letter; }
+
+// Every rank's mode travels in the agreement (its first letter; the cma mode's share, mpi_cma.hpp,
+// follows), so that it costs no extra round and ranks that would wait on exchanges their peers
+// never make all fail at once instead.
 void MpiEngine::run(const Program& program, const Sections& sections, const Agreement& agreement) {
   Mode mode = Mode::p2p;
   Routes* routes = nullptr;
@@ -358,15 +407,14 @@ void MpiEngine::run(const Program& program, const Sections& sections, const Agre
     mode = exchange_mode(program.style());
     if (mode == Mode::cma) return Share{agreement.token, "C" + cma_share(mpi_, program, sections)};
     routes = &routes_for(program, sections);
-    return Share{agreement.token, "-"};
+    return Share{agreement.token, std::string(1, mode_letter(mode))};
   }, [&](size_t r, std::string_view, std::string_view) { return agreement.mismatch(r); });
+  const char mine = mode_letter(mode);
   for (size_t r = 0; r < shares.size(); ++r) {
-    const bool theirs = shares[r][0] == 'C', mine = mode == Mode::cma;
-    if (theirs == mine) continue;
-    const auto other = static_cast<int64_t>(r);
-    const int64_t with = mine ? comm_.rank : other, without = mine ? other : comm_.rank;
-    fail(GDAP_ERR_INVALID_ARGUMENT, "the exchange is cma on rank {} but not on rank {} (GDAP_MPI_EXCHANGE, or this "
-         "exchange's default where unset): every rank must pick the same exchange", with, without);
+    if (wire_family(shares[r][0]) == wire_family(mine)) continue;
+    fail(GDAP_ERR_INVALID_ARGUMENT, "the exchange is {} on rank {} but {} on rank {} (GDAP_MPI_EXCHANGE, or this "
+         "exchange's default where unset): every rank must pick the same exchange (p2p and datatype may mix)",
+         mode_name(mine), comm_.rank, mode_name(shares[r][0]), r);
   }
   if (mode == Mode::cma) {
     std::vector<std::string> published;
@@ -494,7 +542,7 @@ void MpiEngine::allreduce(void* data, int64_t count, const Reduce& r) {
   for (int64_t at = 0; at < count; at += INT_MAX) {
     MPI_Request request = MPI_REQUEST_NULL;
     const int n = static_cast<int>(std::min<int64_t>(INT_MAX, count - at));
-    check_mpi(MPI_Iallreduce(MPI_IN_PLACE, static_cast<char*>(data) + at * es, n, mpi_type(r.dtype), mpi_op(r.op),
+    check_mpi(MPI_Iallreduce(MPI_IN_PLACE, static_cast<char*>(data) + at * es, n, mpi_type(r.dtype), mpi_op(r),
                              mpi_.handle(), &request),
               "MPI_Iallreduce");
     mpi_.wait({&request, 1}, "MPI_Iallreduce", false, r.keep);
@@ -504,7 +552,7 @@ void MpiEngine::allreduce(void* data, int64_t count, const Reduce& r) {
 void MpiEngine::reduce_scatter(const void* send, void* recv, int64_t segment, const Reduce& r) {
   MPI_Request request = MPI_REQUEST_NULL;
   check_mpi(MPI_Ireduce_scatter_block(send != nullptr ? send : MPI_IN_PLACE, recv, static_cast<int>(segment),
-                                      mpi_type(r.dtype), mpi_op(r.op), mpi_.handle(), &request),
+                                      mpi_type(r.dtype), mpi_op(r), mpi_.handle(), &request),
             "MPI_Ireduce_scatter_block");
   mpi_.wait({&request, 1}, "MPI_Ireduce_scatter_block", false, r.keep);
 }

@@ -601,11 +601,34 @@ void noting(std::optional<Error>& error, Step&& step) {
   }
 }
 
-// Collective: throws this rank's error, or GDAP_ERR_REMOTE naming the lowest rank that failed.
-void meet(MpiComm& comm, const std::optional<Error>& error, const char* what) {
+// The lowest failing rank's own step, status and message, sent to every rank: its peers then
+// say what went wrong there, not only where they stopped waiting.
+struct FailureNote {
+  int status = 0;
+  char step[64] = {};
+  char message[1024] = {};  // a longer message is cut
+};
+
+// Collective: throws this rank's error, or GDAP_ERR_REMOTE naming the lowest rank that failed, the
+// step it failed in (`step`: this rank's, should it fail), its status and its message; `what`
+// names the meeting for a timeout.
+void meet(MpiComm& comm, const std::optional<Error>& error, const char* what, const char* step) {
   const int failing = lowest_failing(comm, !error, what);
+  if (failing == INT_MAX) return;
+  auto note = std::make_shared<FailureNote>();
+  if (comm.rank == failing) {
+    note->status = error->status();
+    fmt::format_to_n(note->step, sizeof note->step - 1, "{}", step);
+    fmt::format_to_n(note->message, sizeof note->message - 1, "{}", error->what());
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ibcast(note.get(), static_cast<int>(sizeof(FailureNote)), MPI_BYTE, failing, comm.handle(), &request),
+            "MPI_Ibcast");
+  comm.wait({&request, 1}, what, false, note);
   if (error) throw *error;
-  if (failing != INT_MAX) fail(GDAP_ERR_REMOTE, "rank {} failed in {}", failing, what);
+  note->step[sizeof note->step - 1] = note->message[sizeof note->message - 1] = '\0';
+  fail(GDAP_ERR_REMOTE, "rank {} failed in {} for the cross-memory attach exchange ({}): {}", failing, note->step,
+       gdap_status_string(static_cast<gdap_status>(note->status)), note->message);
 }
 
 // Where the source section lies whole in a shared-memory segment gdap made (its storage says
@@ -653,14 +676,18 @@ bool cma_usable(MpiComm& comm, const std::vector<std::string>& shares) {
 void cma_exchange(MpiComm& comm, const Program& program, const Sections& sections, const std::vector<std::string>& shares) {
   std::optional<Error> error;
   const CmaPlan* plan = nullptr;
+  const char* step = "planning";  // where this rank is, for its peers should it fail
   noting(error, [&] {
     plan = &plan_for(comm, program, sections, shares);
+    step = "mapping its peers' shared-memory segments";
     refresh_mappings(comm, *plan);
+    step = "packing";
     pack(comm, program, sections, shares[static_cast<size_t>(comm.rank)]);
+    step = "reading its peers' memory";
   });
   // No rank reads a packed message before its sender packed it; a failure so far stops every rank
   // here, before anything is read.
-  if (anyone_packs(shares)) meet(comm, error, "packing for the cross-memory attach exchange");
+  if (anyone_packs(shares)) meet(comm, error, "packing for the cross-memory attach exchange", step);
   noting(error, [&] {
     char* dst = sections.dst ? static_cast<char*>(sections.dst->data()) : nullptr;
     Mappings* mappings = comm.cache.find<Mappings>("exchange.cma.mappings");
@@ -680,7 +707,7 @@ void cma_exchange(MpiComm& comm, const Program& program, const Sections& section
   });
   // Whatever went wrong, every rank meets here: peers may still be reading this rank's section or
   // pack buffer.
-  meet(comm, error, "the cross-memory attach exchange");
+  meet(comm, error, "the cross-memory attach exchange", step);
 }
 
 #else  // no cross-memory attach

@@ -9,7 +9,9 @@
 //      themselves;
 //   3. one copy kernel unpacks the staged receives.
 // The copy descriptors (absolute addresses) are uploaded once and reused while the program and the
-// sections stay the same. Reductions are NCCL's own: ncclAllReduce and ncclReduceScatter. A
+// sections stay the same. Reductions are NCCL's own: ncclAllReduce and ncclReduceScatter; min and
+// max of floats go through order keys (cuda/order_keys.hpp) so that a NaN on any rank is the
+// result, as on the other engines (NCCL's float min and max drop a NaN). A
 // broadcast's owner copies its part into its buffer with the copy engines and one NCCL group per
 // step sends the buffers to their receivers, all on the session's stream.
 #include "exchange/engines.hpp"
@@ -18,6 +20,7 @@
 #include "comm/nccl.hpp"
 #include "core/error.hpp"
 #include "cuda/device.hpp"
+#include "cuda/order_keys.hpp"
 #include "cuda/stream.hpp"
 #include "exchange/nccl_staging.hpp"
 #include "exchange/nccl_writes.hpp"
@@ -35,6 +38,31 @@ ncclDataType_t nccl_type(gdap_dtype t) {
 }
 
 ncclRedOp_t nccl_op(gdap_reduce_op op) { return name_of(op, OpNames<ncclRedOp_t>{ncclSum, ncclProd, ncclMin, ncclMax}); }
+
+// True for min and max of floats, which NCCL reduces as order keys (cuda/order_keys.hpp).
+bool keyed(const Reduce& r) {
+  return r.dtype.code == GDAP_DTYPE_FLOAT && (r.op == GDAP_REDUCE_MIN || r.op == GDAP_REDUCE_MAX);
+}
+
+// The unsigned integer type of a float's keys, of its width.
+ncclDataType_t key_type(const Reduce& r) { return r.dtype.bits == 32 ? ncclUint32 : ncclUint64; }
+
+// A device buffer from the stream-ordered pool, freed on the stream when it goes.
+struct StreamBuffer {
+  StreamBuffer(size_t bytes, cudaStream_t stream) : stream(stream) {
+    const cudaError_t e = cudaMallocAsync(&data, bytes, stream);
+    if (e == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      fail(GDAP_ERR_NO_MEMORY, "no device memory for the {} bytes of a min/max reduction's keys", bytes);
+    }
+    cuda::check_cuda(e, "cudaMallocAsync");
+  }
+  ~StreamBuffer() { cudaFreeAsync(data, stream); }
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+  void* data = nullptr;
+  cudaStream_t stream;
+};
 
 // Routes every wire message (staged or direct) and uploads the pack and unpack kernels' copies.
 void prepare(const Program& program, const Sections& sections, NcclStaging& s, std::vector<int64_t> key, void* stream,
@@ -211,8 +239,16 @@ void NcclEngine::check_memory(Memory memory) const {
 void NcclEngine::allreduce(void* data, int64_t count, const Reduce& r) {
   check_memory(r.memory);
   if (comm_.size == 1) return;  // in place on one rank: nothing to combine
+  const auto stream = static_cast<cudaStream_t>(comm_.stream);
+  if (keyed(r)) {  // in place: the data become keys, are reduced as integers, and become floats again
+    cuda::to_order_keys(data, data, count, r.dtype.bits, r.op == GDAP_REDUCE_MAX, stream);
+    nccl_.settle(ncclAllReduce(data, data, static_cast<size_t>(count), key_type(r), nccl_op(r.op), nccl_.handle(), stream),
+                 "ncclAllReduce");
+    cuda::from_order_keys(data, count, r.dtype.bits, stream);
+    return;
+  }
   nccl_.settle(ncclAllReduce(data, data, static_cast<size_t>(count), nccl_type(r.dtype), nccl_op(r.op), nccl_.handle(),
-                             static_cast<cudaStream_t>(comm_.stream)),
+                             stream),
                "ncclAllReduce");
 }
 
@@ -225,6 +261,16 @@ void NcclEngine::reduce_scatter(const void* send, void* recv, int64_t segment, c
                                        cudaMemcpyDeviceToDevice, stream),
                        "cudaMemcpyAsync");
     }
+    return;
+  }
+  if (keyed(r)) {  // `send` may be the caller's source: its keys go to a buffer of their own
+    const int64_t count = segment * comm_.size;
+    const StreamBuffer keys(static_cast<size_t>(count * (r.dtype.bits / 8)), stream);
+    cuda::to_order_keys(send, keys.data, count, r.dtype.bits, r.op == GDAP_REDUCE_MAX, stream);
+    nccl_.settle(ncclReduceScatter(keys.data, recv, static_cast<size_t>(segment), key_type(r), nccl_op(r.op),
+                                   nccl_.handle(), stream),
+                 "ncclReduceScatter");
+    cuda::from_order_keys(recv, segment, r.dtype.bits, stream);
     return;
   }
   nccl_.settle(ncclReduceScatter(send, recv, static_cast<size_t>(segment), nccl_type(r.dtype), nccl_op(r.op),

@@ -4,6 +4,7 @@
 
 #include "array/array.hpp"
 #include "core/error.hpp"
+#include "core/nan_order.hpp"
 
 #include <fmt/format.h>
 
@@ -20,8 +21,8 @@ void combine_as(gdap_reduce_op op, T* dst, const T* src, int64_t n) {
   switch (op) {
     case GDAP_REDUCE_SUM: for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(dst[i] + src[i]); break;
     case GDAP_REDUCE_PROD: for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(dst[i] * src[i]); break;
-    case GDAP_REDUCE_MIN: for (int64_t i = 0; i < n; ++i) dst[i] = std::min(dst[i], src[i]); break;
-    case GDAP_REDUCE_MAX: for (int64_t i = 0; i < n; ++i) dst[i] = std::max(dst[i], src[i]); break;
+    case GDAP_REDUCE_MIN: for (int64_t i = 0; i < n; ++i) dst[i] = nan_min(dst[i], src[i]); break;
+    case GDAP_REDUCE_MAX: for (int64_t i = 0; i < n; ++i) dst[i] = nan_max(dst[i], src[i]); break;
     case GDAP_REDUCE_MEAN: break;  // never combined element-wise (refused by the checks)
   }
 }

@@ -18,6 +18,7 @@
 #include "exchange/engine.hpp"
 #include "maps/axis_side.hpp"
 #include "maps/map.hpp"
+#include "core/nan_order.hpp"
 #include "reduce/reduction.hpp"
 #include "reduce/reduce_buffer.hpp"
 
@@ -91,8 +92,8 @@ struct OwnedRows {
 template <gdap_reduce_op Op, typename T>
 T apply(T a, T b) {
   if constexpr (Op == GDAP_REDUCE_PROD) return static_cast<T>(a * b);
-  if constexpr (Op == GDAP_REDUCE_MIN) return std::min(a, b);
-  if constexpr (Op == GDAP_REDUCE_MAX) return std::max(a, b);
+  if constexpr (Op == GDAP_REDUCE_MIN) return nan_min(a, b);  // NaN wins (nan_order.hpp)
+  if constexpr (Op == GDAP_REDUCE_MAX) return nan_max(a, b);
   return static_cast<T>(a + b);
 }
 

@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/device.hpp"
+#include "core/nan_order.hpp"
 
 #include <cuda_runtime.h>
 
@@ -74,8 +75,8 @@ __device__ void locate(const Axes& a, Tables t, int64_t c, int64_t& offset, int6
 template <typename T, int Op>
 __device__ T apply(T a, T b) {
   if constexpr (Op == GDAP_REDUCE_PROD) return static_cast<T>(a * b);
-  if constexpr (Op == GDAP_REDUCE_MIN) return b < a ? b : a;
-  if constexpr (Op == GDAP_REDUCE_MAX) return a < b ? b : a;
+  if constexpr (Op == GDAP_REDUCE_MIN) return nan_min(a, b);  // NaN wins (nan_order.hpp)
+  if constexpr (Op == GDAP_REDUCE_MAX) return nan_max(a, b);
   return static_cast<T>(a + b);
 }
 

@@ -1,13 +1,15 @@
 // gdap_allreduce, one rank's part: every dtype and op on a 5 x 3 section (rank 1's section is
 // Fortran-ordered, so strides differ between ranks), each element checked against the reduction
 // computed here; then a rank whose section has another shape, and a rank that passes another op:
-// every rank is refused, naming it, and no section changes. Shared by the in-process group test and the MPI program. Returns a
+// every rank is refused, naming it, and no section changes; min and max with a NaN on each rank in
+// turn. Shared by the in-process group test and the MPI program. Returns a
 // description of each failure. Every rank makes every collective call.
 #pragma once
 
 #include <gdap/gdap.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -64,6 +66,12 @@ class Rank {
     for (const Dtype& dt : dtypes()) {
       for (gdap_reduce_op op : {GDAP_REDUCE_SUM, GDAP_REDUCE_PROD, GDAP_REDUCE_MIN, GDAP_REDUCE_MAX}) one(dt, op);
     }
+    for (const Dtype& dt : dtypes()) {
+      if (dt.dtype.code != GDAP_DTYPE_FLOAT) continue;
+      for (gdap_reduce_op op : {GDAP_REDUCE_MIN, GDAP_REDUCE_MAX}) {
+        for (int64_t holder = -1; holder < nranks_; ++holder) nan(dt, op, holder);
+      }
+    }
     mismatch();
     different_ops();
     return failures_;
@@ -103,6 +111,44 @@ class Rank {
     int64_t wrong = 0;
     for (int64_t i = 0; i < kRows; ++i) {
       for (int64_t j = 0; j < kCols; ++j) wrong += load(dt.dtype, at(memory, dt.dtype, i, j)) != reduce(op, nranks_, i * kCols + j);
+    }
+    if (wrong > 0) fail(what + ": " + std::to_string(wrong) + " of 15 elements wrong");
+    gdap_array_destroy(a);
+  }
+
+  // Rule (NumPy's np.minimum/np.maximum): min and max of floats propagate NaN, whichever rank holds
+  // it. Rank `holder` puts a NaN (-NaN on odd ranks) at element `holder` and at element 14; every
+  // rank must then read NaN there and the plain reduction elsewhere. holder -1: every rank's every
+  // element is NaN, and so is every result (not the identity). Before: std::min/std::max kept one
+  // side, so group max gave NaN only when rank 0 held it, MPI min gave a number no rank held.
+  void nan(const Dtype& dt, gdap_reduce_op op, int64_t holder) {
+    const gdap_dtype t = dt.dtype;
+    const double quiet = std::nan("");
+    const double mine = rank_ % 2 ? -quiet : quiet;
+    auto is_nan_at = [&](int64_t e) { return holder < 0 || e == holder || e == kRows * kCols - 1; };
+    std::vector<unsigned char> memory;
+    gdap_array* a = wrap(memory, t, kRows);
+    for (int64_t i = 0; i < kRows; ++i) {
+      for (int64_t j = 0; j < kCols; ++j) {
+        const int64_t e = i * kCols + j;
+        const bool here = holder < 0 || (rank_ == holder && is_nan_at(e));
+        const double v = here ? mine : static_cast<double>(value(rank_, e));
+        if (t.bits == 32) { const float f = static_cast<float>(v); std::memcpy(at(memory, t, i, j), &f, 4); }
+        else std::memcpy(at(memory, t, i, j), &v, 8);
+      }
+    }
+    const std::string what = std::string(dt.name) + (op == GDAP_REDUCE_MIN ? " min" : " max") + " with NaN " +
+                             (holder < 0 ? std::string("everywhere") : "on rank " + std::to_string(holder));
+    if (gdap_allreduce(comm_, a, op) != GDAP_SUCCESS) fail(what + ": " + gdap_last_error());
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < kRows; ++i) {
+      for (int64_t j = 0; j < kCols; ++j) {
+        const int64_t e = i * kCols + j;
+        double got = 0;
+        if (t.bits == 32) { float f; std::memcpy(&f, at(memory, t, i, j), 4); got = f; }
+        else std::memcpy(&got, at(memory, t, i, j), 8);
+        wrong += is_nan_at(e) ? !std::isnan(got) : got != static_cast<double>(reduce(op, nranks_, e));
+      }
     }
     if (wrong > 0) fail(what + ": " + std::to_string(wrong) + " of 15 elements wrong");
     gdap_array_destroy(a);

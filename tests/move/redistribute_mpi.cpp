@@ -222,9 +222,11 @@ struct OneMove {
   rt::Section src, dst;
 };
 
-// Rule: the ranks must pick the same exchange. With GDAP_MPI_EXCHANGE=`bad_mode` on rank `bad` and
-// `others_mode` on the others (NULL: unset, a redistribution's default cma), every rank fails
-// GDAP_ERR_INVALID_ARGUMENT naming `bad` (the agreement tells), and nothing moves.
+// Rule: the ranks must pick the same exchange (p2p and datatype may mix: they move the same
+// messages). With GDAP_MPI_EXCHANGE=`bad_mode` on rank `bad` and `others_mode` on the others (NULL:
+// unset, a redistribution's default cma), every rank fails GDAP_ERR_INVALID_ARGUMENT at once naming
+// `bad` and both modes (the agreement tells), and nothing moves. (alltoallv against p2p or
+// datatype used to wait the whole timeout, then break the communicator.)
 void run_mixed_exchange(gdap_comm* comm, int rank, int nranks, int bad, const char* bad_mode, const char* others_mode,
                         rt::Report& report) {
   const std::string what = rt::cat("GDAP_MPI_EXCHANGE=", bad_mode, " on rank ", bad, " and ",
@@ -242,8 +244,21 @@ void run_mixed_exchange(gdap_comm* comm, int rank, int nranks, int bad, const ch
   if (!rt::contains(text, rt::cat("rank ", bad)) || !rt::contains(text, "every rank must pick the same exchange")) {
     report.fail(rt::cat(what, ": the error does not name the rank: ", text));
   }
+  if (!rt::contains(text, rt::cat(bad_mode, " on rank ", bad)) ||
+      !rt::contains(text, rt::cat(others_mode ? others_mode : "cma", " on rank "))) {
+    report.fail(rt::cat(what, ": the error does not name both modes: ", text));
+  }
   rt::expect_image(move.dst, before, move.f64, what + ": the destination changed", report);
   rt::expect_image(move.src, src_before, move.f64, what + ": the source changed", report);
+}
+
+// Rule: modes that move the same messages may mix: GDAP_MPI_EXCHANGE=`bad_mode` on rank `bad` and
+// `others_mode` on the others moves the data right.
+void run_mixed_modes_move(gdap_comm* comm, int rank, int nranks, int bad, const char* bad_mode, const char* others_mode,
+                          rt::Report& report) {
+  setenv("GDAP_MPI_EXCHANGE", rank == bad ? bad_mode : others_mode, 1);
+  rt::run_case(rt::cases(nranks)[0], 0, rank, {comm, comm, comm}, report);
+  unsetenv("GDAP_MPI_EXCHANGE");
 }
 
 // What one cma move with `variable`=`value` set on rank `bad` alone must end in: `bad` fails with
@@ -283,11 +298,12 @@ void expect_cma_refusal(gdap_comm* comm, int rank, int nranks, int bad, const Cm
 
 // Rule: a read that fails mid-exchange (GDAP_TEST_CMA_REFUSED=read on rank `bad`: its probe passes,
 // its reads fail with EPERM) leaves no rank waiting: `bad` gets GDAP_ERR_COMM naming the peer and
-// errno, every other rank GDAP_ERR_REMOTE naming `bad`.
+// errno, every other rank GDAP_ERR_REMOTE naming `bad`, the step, its status and its cause.
 void run_failed_read(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
   expect_cma_refusal(comm, rank, nranks, bad,
                      {"GDAP_TEST_CMA_REFUSED", "read", GDAP_ERR_COMM, {"process_vm_readv from rank ", rt::cat("errno ", EPERM)},
-                      rt::cat("rank ", bad, " failed"), false},
+                      rt::cat("rank ", bad, " failed in reading its peers' memory for the cross-memory attach exchange (GDAP_ERR_COMM): "
+                              "process_vm_readv from rank "), false},
                      report);
 }
 
@@ -303,22 +319,25 @@ void run_bad_pack_below(gdap_comm* comm, int rank, int nranks, int bad, const ch
 
 // Rule: a sender whose packing fails (GDAP_TEST_CMA_REFUSED=pack on rank `bad`, as if out of
 // memory; the move's 16-byte runs are packed) stops every rank before anything is read: `bad` gets
-// GDAP_ERR_NO_MEMORY, every other rank GDAP_ERR_REMOTE naming it, and no section changes.
+// GDAP_ERR_NO_MEMORY, every other rank GDAP_ERR_REMOTE naming it, the step, its status and its
+// cause, and no section changes.
 void run_failed_pack(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
   expect_cma_refusal(comm, rank, nranks, bad,
                      {"GDAP_TEST_CMA_REFUSED", "pack", GDAP_ERR_NO_MEMORY, {"out of host memory"},
-                      rt::cat("rank ", bad, " failed in packing"), true},
+                      rt::cat("rank ", bad, " failed in packing for the cross-memory attach exchange (GDAP_ERR_NO_MEMORY): out of host memory"), true},
                      report);
 }
 
 // Rule: a receiver that cannot map a sender's segment (GDAP_TEST_CMA_REFUSED=map on rank `bad`,
 // every source in shared memory, as if shm_open were refused) fails GDAP_ERR_COMM naming the
-// sender, segment and errno; every other rank GDAP_ERR_REMOTE naming `bad`; no source changes.
+// sender, segment and errno; every other rank GDAP_ERR_REMOTE naming `bad`, the step (mapping, not
+// packing, which they used to be told), its status and its cause; no source changes.
 void run_failed_map(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
   expect_cma_refusal(comm, rank, nranks, bad,
                      {"GDAP_TEST_CMA_REFUSED", "map", GDAP_ERR_COMM,
                       {"shared-memory segment '/gdap-", "cannot be mapped", rt::cat("errno ", EACCES)},
-                      rt::cat("rank ", bad, " failed"), false, rt::Storage::shm},
+                      rt::cat("rank ", bad, " failed in mapping its peers' shared-memory segments for the cross-memory attach exchange "
+                              "(GDAP_ERR_COMM): shared-memory segment '/gdap-"), false, rt::Storage::shm},
                      report);
 }
 
@@ -414,7 +433,7 @@ void run_spoilt_segment(gdap_comm* comm, int rank, int nranks, int bad, const Sp
                         gdap_status_string(how.readers_get), " or GDAP_ERR_REMOTE"));
   }
   const std::vector<std::string> says = reader ? std::vector<std::string>{rt::cat("rank ", bad), how.readers_say}
-                                               : std::vector<std::string>{"failed in the cross-memory attach exchange"};
+                                               : std::vector<std::string>{"failed in ", "for the cross-memory attach exchange (", how.readers_say};
   for (const std::string& s : says) {
     if (!rt::contains(text, s)) report.fail(rt::cat(what, ": the error does not say '", s, "': ", text));
   }
@@ -440,6 +459,10 @@ void run_refusals(gdap_comm* world, int rank, int nranks, rt::Report& report) {
   rt::run_unusable_view(world, rank, nranks, 0, report);
   run_mixed_exchange(world, rank, nranks, nranks - 1, "p2p", nullptr, report);
   run_mixed_exchange(world, rank, nranks, nranks - 1, "cma", "p2p", report);
+  run_mixed_exchange(world, rank, nranks, nranks - 1, "alltoallv", "p2p", report);
+  run_mixed_exchange(world, rank, nranks, nranks - 1, "alltoallv", "datatype", report);
+  run_mixed_exchange(world, rank, nranks, nranks - 1, "p2p", "alltoallv", report);
+  run_mixed_modes_move(world, rank, nranks, nranks - 1, "datatype", "p2p", report);
   run_failed_read(world, rank, nranks, nranks - 1, report);
   for (const char* value : {"4k", "-1", "99999999999999999999"}) run_bad_pack_below(world, rank, nranks, nranks - 1, value, report);
   run_failed_pack(world, rank, nranks, nranks - 1, report);

@@ -225,6 +225,7 @@ class Rank {
       }
     }
     dtypes();
+    nans();
     refusals();
     return failures_;
   }
@@ -256,6 +257,96 @@ class Rank {
         if (op == GDAP_REDUCE_MEAN && t.code != GDAP_DTYPE_FLOAT) continue;
         for_each_subset(c, [&](const std::vector<int64_t>& axes, bool whole) { axes_case(c, t, op, axes, whole, true); });
       }
+    }
+  }
+
+  // Rule (NumPy's np.minimum/np.maximum): min and max of floats propagate NaN. A NaN in one rank's
+  // section (each rank in turn; -NaN on odd ranks) makes the result NaN at its element, on every
+  // rank, whichever rank holds it, and a NaN everywhere (holder -1) gives NaN everywhere, not the
+  // identity +-inf. Before: std::min/std::max kept one side, so the answer depended on the rank.
+  void nans() {
+    const std::vector<Case> all = cases(nranks_);
+    const Case& c = *std::find_if(all.begin(), all.end(), [](const Case& k) { return k.name.rfind("blockcyclic(7", 0) == 0; });
+    for (gdap_dtype t : {gdap_dtype{GDAP_DTYPE_FLOAT, 32, 1}, gdap_dtype{GDAP_DTYPE_FLOAT, 64, 1}}) {
+      for (gdap_reduce_op op : {GDAP_REDUCE_MIN, GDAP_REDUCE_MAX}) {
+        for (int64_t holder = -1; holder < nranks_; ++holder) nan_case(c, t, op, holder);
+      }
+    }
+  }
+
+  // Per axis, the global indices rank r holds of layout c.
+  std::vector<std::vector<int64_t>> held_by(const Case& c, int64_t r) const {
+    std::vector<std::vector<int64_t>> held(c.shape.size());
+    for (size_t i = 0; i < c.shape.size(); ++i) {
+      for (const auto& g : move_test::owned_globals(c.layout.dim(r, static_cast<int64_t>(i)))) {
+        if (g) held[i].push_back(*g);
+      }
+    }
+    return held;
+  }
+
+  // The NaN rank r puts in its section (at its first owned element; everywhere for holder -1).
+  static double nan_of(int64_t r) { return r % 2 ? -std::nan("") : std::nan(""); }
+  static bool nan_here(int64_t holder, int64_t r, const std::vector<int64_t>& g, const std::vector<std::vector<int64_t>>& held) {
+    if (holder < 0) return true;
+    if (r != holder) return false;
+    for (size_t i = 0; i < g.size(); ++i) {
+      if (held[i].empty() || g[i] != held[i][0]) return false;
+    }
+    return true;
+  }
+
+  // The reduce-scatter reference: each global element is the op over the ranks holding it of
+  // v(rank, global index, what that rank holds), NaN winning (NumPy's np.minimum/np.maximum).
+  template <typename V>
+  std::vector<double> scatter_reference(const Case& c, gdap_reduce_op op, V&& v) const {
+    int64_t cells = 1;
+    for (int64_t e : c.shape) cells *= e;
+    std::vector<double> ref(static_cast<size_t>(cells), identity(op));
+    for (int64_t r = 0; r < nranks_; ++r) {
+      const std::vector<std::vector<int64_t>> held = held_by(c, r);
+      std::vector<int64_t> extent;
+      for (const auto& h : held) extent.push_back(static_cast<int64_t>(h.size()));
+      if (std::find(extent.begin(), extent.end(), 0) != extent.end()) continue;
+      move_test::for_each_index(extent, [&](const std::vector<int64_t>& idx) {
+        std::vector<int64_t> g;
+        for (size_t i = 0; i < idx.size(); ++i) g.push_back(held[i][static_cast<size_t>(idx[i])]);
+        auto& slot = ref[static_cast<size_t>(flat_of(g, c.shape))];
+        const double x = v(r, g, held);
+        slot = std::isnan(slot) || std::isnan(x) ? std::nan("") : combine(op, slot, x);
+      });
+    }
+    return ref;
+  }
+
+  void nan_case(const Case& c, gdap_dtype t, gdap_reduce_op op, int64_t holder) {
+    const std::vector<double> ref = scatter_reference(c, op, [&](int64_t r, const std::vector<int64_t>& g, const auto& held) {
+      return nan_here(holder, r, g, held) ? nan_of(r) : static_cast<double>(value(op, flat_of(g, c.shape), r, false));
+    });
+    Section source(dims_of(c.layout), t, 0);
+    const std::vector<std::vector<int64_t>> mine = held_by(c, rank_);
+    source.each([&](int64_t k, const auto& g) {
+      const double v = !g ? 5 : nan_here(holder, rank_, *g, mine) ? nan_of(rank_) : static_cast<double>(value(op, flat_of(*g, c.shape), rank_, false));
+      store(t, v, source.at(k));
+    });
+    const std::string what = "NaN " + (holder < 0 ? std::string("everywhere") : "on rank " + std::to_string(holder)) +
+                             " dtype float" + std::to_string(t.bits) + " " + op_text(op);
+    for (const auto& [rname, rlayout] : result_layouts(c.shape)) {
+      Section result(dims_of(rlayout), t, kSentinel);
+      if (gdap_reduce_scatter(comm_, source.array, result.array, op) != GDAP_SUCCESS) {
+        fail(what + " reduce_scatter to " + rname + ": " + gdap_last_error());
+        continue;
+      }
+      const int64_t wrong = wrong_cells(result, c.shape, ref, op);
+      if (wrong > 0) fail(what + " reduce_scatter to " + rname + ": " + std::to_string(wrong) + " cells wrong");
+    }
+    // Over every axis into a 0-d result: NaN, as np.max of an array holding one.
+    const std::vector<gdap_dim> none;
+    Section scalar(none, t, kSentinel);
+    if (gdap_reduce_axes(comm_, source.array, scalar.array, op, nullptr, 0) != GDAP_SUCCESS) {
+      fail(what + " reduce_axes over every axis: " + gdap_last_error());
+    } else if (!std::isnan(load(t, scalar.at(0)))) {
+      fail(what + " reduce_axes over every axis: " + std::to_string(load(t, scalar.at(0))) + ", not NaN");
     }
   }
 
@@ -378,26 +469,9 @@ class Rank {
   // Reduce-scatter: every rank's section holds rank-dependent values; each global element is the
   // op over the ranks holding it (the oracle's ownership of every rank, computed here).
   void scatter_case(const Case& c, gdap_dtype t, gdap_reduce_op op) {
-    int64_t cells = 1;
-    for (int64_t e : c.shape) cells *= e;
-    std::vector<double> ref(static_cast<size_t>(cells), identity(op));
-    for (int64_t r = 0; r < nranks_; ++r) {
-      std::vector<std::vector<int64_t>> held(c.shape.size());
-      for (size_t i = 0; i < c.shape.size(); ++i) {
-        for (const auto& g : move_test::owned_globals(c.layout.dim(r, static_cast<int64_t>(i)))) {
-          if (g) held[i].push_back(*g);
-        }
-      }
-      std::vector<int64_t> extent;
-      for (const auto& h : held) extent.push_back(static_cast<int64_t>(h.size()));
-      if (std::find(extent.begin(), extent.end(), 0) != extent.end()) continue;
-      move_test::for_each_index(extent, [&](const std::vector<int64_t>& idx) {
-        std::vector<int64_t> g;
-        for (size_t i = 0; i < idx.size(); ++i) g.push_back(held[i][static_cast<size_t>(idx[i])]);
-        auto& slot = ref[static_cast<size_t>(flat_of(g, c.shape))];
-        slot = combine(op, slot, static_cast<double>(value(op, flat_of(g, c.shape), r, false)));
-      });
-    }
+    const std::vector<double> ref = scatter_reference(c, op, [&](int64_t r, const std::vector<int64_t>& g, const auto&) {
+      return static_cast<double>(value(op, flat_of(g, c.shape), r, false));
+    });
     Section source(dims_of(c.layout), t, 0);
     fill_source(source, op, c.shape, false, true);
     for (const auto& [rname, rlayout] : result_layouts(c.shape)) {

@@ -1,7 +1,8 @@
 // gdap_allreduce on device sections over NCCL: one thread and communicator per GPU
 // (ncclCommInitAll), every op on float64 and int32 sections of 1,000,003 elements, checked
 // element by element on the host; ranks passing different ops are every rank's error; a group of
-// device sections is refused clearly, and so is a strided device section, on every rank. Label gpu.
+// device sections is refused clearly, and so is a strided device section, on every rank; min and
+// max with NaN on each rank in turn (float32 and float64). Label gpu.
 #include <gdap/gdap.h>
 #include <gdap/gdap_cuda.h>
 
@@ -10,6 +11,9 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,28 +38,53 @@ double reduce(gdap_reduce_op op, int nranks, int64_t i) {
   return r;
 }
 
+// f(comm, rank, stream) on one thread per GPU, each with a communicator over nccl[rank] and a
+// stream of its own (a rank whose communicator cannot be made runs nothing: its result stays -1).
+void on_every_gpu(const std::vector<ncclComm_t>& nccl, const std::function<void(gdap_comm*, int, cudaStream_t)>& f) {
+  std::vector<std::thread> threads;
+  for (int r = 0; r < static_cast<int>(nccl.size()); ++r) {
+    threads.emplace_back([&, r] {
+      cudaSetDevice(r);
+      cudaStream_t stream = nullptr;
+      cudaStreamCreate(&stream);
+      gdap_comm* comm = nullptr;
+      if (gdap_comm_from_nccl(&comm, nccl[static_cast<size_t>(r)], stream) == GDAP_SUCCESS) f(comm, r, stream);
+      gdap_comm_destroy(comm);
+      cudaStreamDestroy(stream);
+    });
+  }
+  for (auto& t : threads) t.join();
+}
+
+// One rank's all-reduce of `host` (kept in T) as a 1-d device section of `dtype`: uploaded, reduced,
+// copied back into `host`. False (a failure added) when gdap refuses.
+template <typename T>
+bool allreduce_on_device(gdap_comm* comm, int rank, gdap_dtype dtype, gdap_reduce_op op, std::vector<T>& host,
+                         cudaStream_t stream) {
+  const auto n = static_cast<int64_t>(host.size());
+  gdap_dim d = GDAP_DIM_INIT;
+  gdap_dim_set_block(&d, n, 1, 0, 0, n);
+  gdap_array* a = nullptr;
+  if (gdap_array_create(&a, dtype, {GDAP_DEVICE_CUDA, rank}, &d, 1) != GDAP_SUCCESS) return false;
+  void* data = nullptr;
+  gdap_array_data(&data, a);
+  cudaMemcpyAsync(data, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream);
+  const bool ok = gdap_allreduce(comm, a, op) == GDAP_SUCCESS;
+  if (!ok) ADD_FAILURE() << "rank " << rank << ": " << gdap_last_error();
+  cudaMemcpyAsync(host.data(), data, host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream);
+  cudaStreamSynchronize(stream);
+  gdap_array_destroy(a);
+  return ok;
+}
+
 // One rank: a device section of `dtype` filled from the host, reduced, copied back and checked.
 template <typename T>
 int64_t run_rank(gdap_comm* comm, int rank, int nranks, gdap_dtype dtype, gdap_reduce_op op, cudaStream_t stream) {
-  gdap_dim d = GDAP_DIM_INIT;
-  gdap_dim_set_block(&d, kCount, 1, 0, 0, kCount);
-  gdap_array* a = nullptr;
-  if (gdap_array_create(&a, dtype, {GDAP_DEVICE_CUDA, rank}, &d, 1) != GDAP_SUCCESS) return -1;
-  void* data = nullptr;
-  gdap_array_data(&data, a);
   std::vector<T> host(kCount);
   for (int64_t i = 0; i < kCount; ++i) host[static_cast<size_t>(i)] = static_cast<T>(value(rank, i));
-  cudaMemcpyAsync(data, host.data(), kCount * sizeof(T), cudaMemcpyHostToDevice, stream);
-  if (gdap_allreduce(comm, a, op) != GDAP_SUCCESS) {
-    ADD_FAILURE() << "rank " << rank << ": " << gdap_last_error();
-    gdap_array_destroy(a);
-    return -1;
-  }
-  cudaMemcpyAsync(host.data(), data, kCount * sizeof(T), cudaMemcpyDeviceToHost, stream);
-  cudaStreamSynchronize(stream);
+  if (!allreduce_on_device(comm, rank, dtype, op, host, stream)) return -1;
   int64_t wrong = 0;
   for (int64_t i = 0; i < kCount; ++i) wrong += host[static_cast<size_t>(i)] != static_cast<T>(reduce(op, nranks, i));
-  gdap_array_destroy(a);
   return wrong;
 }
 
@@ -66,24 +95,70 @@ TEST(AllreduceGpu, NcclEveryOpOnEveryGpu) {
   ASSERT_EQ(ncclCommInitAll(nccl.data(), gpus, nullptr), ncclSuccess);
   for (gdap_reduce_op op : {GDAP_REDUCE_SUM, GDAP_REDUCE_PROD, GDAP_REDUCE_MIN, GDAP_REDUCE_MAX}) {
     std::vector<int64_t> wrong(static_cast<size_t>(gpus) * 2, -1);
-    std::vector<std::thread> threads;
-    for (int r = 0; r < gpus; ++r) {
-      threads.emplace_back([&, r] {
-        cudaSetDevice(r);
-        cudaStream_t stream = nullptr;
-        cudaStreamCreate(&stream);
-        gdap_comm* comm = nullptr;
-        if (gdap_comm_from_nccl(&comm, nccl[static_cast<size_t>(r)], stream) == GDAP_SUCCESS) {
-          wrong[static_cast<size_t>(2 * r)] = run_rank<double>(comm, r, gpus, {GDAP_DTYPE_FLOAT, 64, 1}, op, stream);
-          wrong[static_cast<size_t>(2 * r + 1)] = run_rank<int32_t>(comm, r, gpus, {GDAP_DTYPE_INT, 32, 1}, op, stream);
-        }
-        gdap_comm_destroy(comm);
-        cudaStreamDestroy(stream);
-      });
-    }
-    for (auto& t : threads) t.join();
+    on_every_gpu(nccl, [&](gdap_comm* comm, int r, cudaStream_t stream) {
+      wrong[static_cast<size_t>(2 * r)] = run_rank<double>(comm, r, gpus, {GDAP_DTYPE_FLOAT, 64, 1}, op, stream);
+      wrong[static_cast<size_t>(2 * r + 1)] = run_rank<int32_t>(comm, r, gpus, {GDAP_DTYPE_INT, 32, 1}, op, stream);
+    });
     for (size_t k = 0; k < wrong.size(); ++k) {
       EXPECT_EQ(wrong[k], 0) << "op " << op << ", rank " << k / 2 << (k % 2 ? " int32" : " float64");
+    }
+  }
+  for (ncclComm_t c : nccl) ncclCommDestroy(c);
+}
+
+// One rank of the NaN rule below: value v(r, i) with -0.0, +-inf and NaN mixed in; the reference
+// is NumPy's np.maximum/np.minimum over the ranks (NaN wins).
+template <typename T>
+T nan_value(int r, int64_t i, int holder) {
+  if (holder < 0 || (r == holder && (i == 7 * holder + 1 || i == 7 * holder + 2))) {
+    return (r + i) % 2 ? -std::numeric_limits<T>::quiet_NaN() : std::numeric_limits<T>::quiet_NaN();
+  }
+  if (i % 11 == 5) return r == 0 ? std::numeric_limits<T>::infinity() : T(1);
+  if (i % 13 == 6) return r % 2 ? -std::numeric_limits<T>::infinity() : T(-2);
+  if (i % 7 == 3) return r % 2 ? T(-0.0) : T(0.0);
+  return static_cast<T>((r * 5 + i * 3) % 9 - 4);
+}
+
+template <typename T>
+int64_t nan_rank(gdap_comm* comm, int rank, int nranks, gdap_reduce_op op, int holder, cudaStream_t stream) {
+  constexpr int64_t n = 4099;
+  std::vector<T> host(n);
+  for (int64_t i = 0; i < n; ++i) host[static_cast<size_t>(i)] = nan_value<T>(rank, i, holder);
+  const gdap_dtype t = {GDAP_DTYPE_FLOAT, static_cast<uint8_t>(8 * sizeof(T)), 1};
+  if (!allreduce_on_device(comm, rank, t, op, host, stream)) return -1;
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    T want = nan_value<T>(0, i, holder);
+    for (int q = 1; q < nranks; ++q) {
+      const T v = nan_value<T>(q, i, holder);
+      if (std::isnan(want) || std::isnan(v)) want = std::numeric_limits<T>::quiet_NaN();
+      else want = op == GDAP_REDUCE_MIN ? std::min(want, v) : std::max(want, v);
+    }
+    const T got = host[static_cast<size_t>(i)];
+    wrong += std::isnan(want) ? !std::isnan(got) : got != want;
+  }
+  return wrong;
+}
+
+// Rule (NumPy's np.minimum/np.maximum): min and max of floats propagate NaN, whichever rank holds
+// it (each in turn; -1: every element NaN). NCCL's own float min and max (fminf/fmaxf) return the
+// other operand, dropping the NaN: gdap reduces order-preserving integer keys instead.
+TEST(AllreduceGpu, NcclMinAndMaxPropagateNan) {
+  const int gpus = device_count();
+  ASSERT_GT(gpus, 0) << "no CUDA device";
+  std::vector<ncclComm_t> nccl(static_cast<size_t>(gpus));
+  ASSERT_EQ(ncclCommInitAll(nccl.data(), gpus, nullptr), ncclSuccess);
+  for (gdap_reduce_op op : {GDAP_REDUCE_MIN, GDAP_REDUCE_MAX}) {
+    for (int holder = -1; holder < gpus; ++holder) {
+      std::vector<int64_t> wrong(static_cast<size_t>(gpus) * 2, -1);
+      on_every_gpu(nccl, [&](gdap_comm* comm, int r, cudaStream_t stream) {
+        wrong[static_cast<size_t>(2 * r)] = nan_rank<double>(comm, r, gpus, op, holder, stream);
+        wrong[static_cast<size_t>(2 * r + 1)] = nan_rank<float>(comm, r, gpus, op, holder, stream);
+      });
+      for (size_t k = 0; k < wrong.size(); ++k) {
+        EXPECT_EQ(wrong[k], 0) << "op " << op << ", NaN on rank " << holder << ", rank " << k / 2
+                               << (k % 2 ? " float32" : " float64");
+      }
     }
   }
   for (ncclComm_t c : nccl) ncclCommDestroy(c);

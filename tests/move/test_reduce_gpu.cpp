@@ -14,6 +14,7 @@
 #include "support/dims.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <string>
@@ -371,6 +372,66 @@ TEST(ReduceGpu, KeptBufferFollowsSizesAndStreams) {
     cudaStreamDestroy(other);
   });
   for (int64_t r = 0; r < P; ++r) EXPECT_EQ(wrong[static_cast<size_t>(r)], 0) << "rank " << r;
+}
+
+// Rule (NumPy's np.minimum/np.maximum): min and max propagate NaN, whichever rank holds it. NCCL's
+// own float min and max (fmin/fmax) drop a NaN; gdap reduces order keys instead. Rank `holder` puts
+// a NaN (-NaN on odd ranks) in its source; -1: every element on every rank is NaN. A reduce-scatter
+// of replicated sources into row blocks (ncclReduceScatter), and column reductions of row blocks
+// into a replicated result (the kernels, then ncclAllReduce): NaN exactly where NumPy puts it.
+TEST(ReduceGpu, MinAndMaxPropagateNanWhicheverRankHoldsIt) {
+  ASSERT_GT(device_count(), 0) << "no CUDA device";
+  NcclRanks ranks;
+  const int64_t P = ranks.n, n = 64 * P + 3;
+  const double nan = std::nan("");
+  auto nan_of = [&](int64_t r) { return r % 2 ? -nan : nan; };
+  for (gdap_reduce_op op : {GDAP_REDUCE_MIN, GDAP_REDUCE_MAX}) {
+    for (int64_t holder = -1; holder < P; ++holder) {
+      auto here = [&](int64_t r, int64_t i) { return holder < 0 || (r == holder && i == 3 * holder + 1); };
+      std::vector<int64_t> wrong(static_cast<size_t>(P), -1);
+      ranks.run([&](gdap_comm* comm, int r) {
+        int64_t bad = 0;
+        const DeviceSection in({replicated(n, P, r)}, r, [&](const std::vector<int64_t>& g) {
+          return here(r, g[0]) ? nan_of(r) : value(op, g[0], 0, r);
+        });
+        const DeviceSection out({block(n, P, r)}, r, [](const std::vector<int64_t>&) { return -99.0; });
+        ASSERT_EQ(gdap_reduce_scatter(comm, in.array, out.array, op), GDAP_SUCCESS) << gdap_last_error();
+        cudaDeviceSynchronize();
+        const std::vector<double> got = out.values();
+        size_t k = 0;
+        out.each([&](const std::vector<int64_t>& g) {
+          bool want_nan = false;
+          double want = value(op, g[0], 0, 0);
+          for (int64_t q = 0; q < P; ++q) {
+            want_nan = want_nan || here(q, g[0]);
+            want = combine(op, want, value(op, g[0], 0, q));
+          }
+          bad += want_nan ? !std::isnan(got[k]) : got[k] != want;
+          ++k;
+        });
+        // Columns of row blocks: the NaN sits at the holder's first row, column 1.
+        const DeviceSection rows({block(kRows, P, r), whole(kCols)}, r, [&](const std::vector<int64_t>& g) {
+          const bool mine = holder < 0 || (r == holder && g[0] == kRows * holder / P && g[1] == 1);
+          return mine ? nan_of(r) : value(op, g[0], g[1]);
+        });
+        const DeviceSection cols({replicated(kCols, P, r)}, r, [](const std::vector<int64_t>&) { return -99.0; });
+        const int64_t axis[1] = {0};
+        ASSERT_EQ(gdap_reduce_axes(comm, rows.array, cols.array, op, axis, 1), GDAP_SUCCESS) << gdap_last_error();
+        cudaDeviceSynchronize();
+        const std::vector<double> col = cols.values();
+        for (int64_t j = 0; j < kCols; ++j) {
+          double want = value(op, 0, j);
+          for (int64_t i = 1; i < kRows; ++i) want = combine(op, want, value(op, i, j));
+          const bool want_nan = holder < 0 || (j == 1 && kRows * holder / P < kRows * (holder + 1) / P);
+          bad += want_nan ? !std::isnan(col[static_cast<size_t>(j)]) : col[static_cast<size_t>(j)] != want;
+        }
+        wrong[static_cast<size_t>(r)] = bad;
+      });
+      for (int64_t r = 0; r < P; ++r) {
+        EXPECT_EQ(wrong[static_cast<size_t>(r)], 0) << "op " << op << ", NaN on rank " << holder << ", rank " << r;
+      }
+    }
+  }
 }
 
 TEST(ReduceGpu, HostSectionsOnNcclAreRefusedOnEveryRank) {

@@ -572,11 +572,13 @@ class GlobalArray:
 
     def min(self, axis: Any = None) -> Any:
         """Collective: the minimum over `axis` (as sum, in the array's dtype). InvalidArgumentError
-        (a ValueError, as NumPy's) when a reduced axis has length 0: the minimum has no identity."""
+        (a ValueError, as NumPy's) when a reduced axis has length 0: the minimum has no identity.
+        NaN propagates as in np.min (not np.nanmin): NaN wherever a reduced element is NaN, whichever
+        rank holds it; an all-NaN array gives NaN."""
         return self._reduce("min", axis)
 
     def max(self, axis: Any = None) -> Any:
-        """Collective: the maximum over `axis` (as min)."""
+        """Collective: the maximum over `axis` (as min; NaN propagates as in np.max)."""
         return self._reduce("max", axis)
 
     def mean(self, axis: Any = None) -> Any:
