@@ -462,4 +462,43 @@ std::string chunk_path(const std::string& path, const ZarrMeta& meta, const std:
   return out;
 }
 
+namespace {
+
+// `text` is a chunk index of dimension d: a decimal without a leading zero, inside the grid.
+bool grid_index(const ZarrMeta& meta, size_t d, const std::string& text) {
+  if (text.empty() || text.size() > 18 || (text.size() > 1 && text[0] == '0')) return false;
+  if (!std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) return false;
+  const int64_t chunks = meta.shape[d] / meta.chunk[d] + (meta.shape[d] % meta.chunk[d] != 0 ? 1 : 0);
+  return std::stoll(text) < chunks;
+}
+
+}  // namespace
+
+bool in_key_space(const ZarrMeta& meta, const std::string& relative, bool folder) {
+  const size_t ndim = meta.shape.size();
+  const bool nested = meta.separator == '/';
+  if (!nested && relative.find('/') != std::string::npos) return false;
+  std::string indices = relative;
+  if (!meta.v2_keys) {  // "c", then the indices after a separator
+    if (relative == "c") return ndim == 0 ? !folder : folder && nested;
+    if (relative.size() < 2 || relative[0] != 'c' || relative[1] != meta.separator) return false;
+    indices = relative.substr(2);
+  } else if (ndim == 0) {
+    return !folder && relative == "0";
+  }
+  std::vector<std::string> parts(1);
+  for (char ch : indices) {
+    if (ch == meta.separator) {
+      parts.emplace_back();
+    } else {
+      parts.back() += ch;
+    }
+  }
+  if (folder ? !nested || parts.size() >= ndim : parts.size() != ndim) return false;
+  for (size_t d = 0; d < parts.size(); ++d) {
+    if (!grid_index(meta, d, parts[d])) return false;
+  }
+  return true;
+}
+
 }  // namespace gdap::io
