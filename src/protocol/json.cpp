@@ -261,6 +261,46 @@ struct Screen : nlohmann::json_sax<json> {
 
 }  // namespace
 
+namespace {
+
+// Refuses nothing itself: it stops at the first repeated key, or quietly at malformed text.
+struct RepeatedKeys : nlohmann::json_sax<json> {
+  std::vector<std::set<std::string>> open_keys;
+  std::optional<std::string> repeated;
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    open_keys.emplace_back();
+    return true;
+  }
+  bool end_object() override {
+    open_keys.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool key(string_t& k) override {
+    if (open_keys.back().insert(k).second) return true;
+    repeated = k;
+    return false;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+};
+
+}  // namespace
+
+std::optional<std::string> repeated_key(std::string_view text) {
+  RepeatedKeys screen;
+  json::sax_parse(text.begin(), text.end(), &screen);
+  return screen.repeated;
+}
+
 DimData dim_data_from_json_text(std::string_view text) {
   // nlohmann's parser takes a NUL byte for the end of the text: what follows would be ignored.
   if (const size_t at = text.find('\0'); at != std::string_view::npos) {

@@ -481,6 +481,20 @@ nlohmann::json meta_of(const std::string& data_type, const nlohmann::json& fill,
           {"codecs", {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}}}};
 }
 
+// `text` (a JSON object) with `key` set to `value`.
+std::string with_key(const std::string& text, const std::string& key, const nlohmann::json& value) {
+  nlohmann::json j = nlohmann::json::parse(text);
+  j[key] = value;
+  return j.dump();
+}
+
+// `text` with its first `from` replaced by `to` (which must be there).
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
 // Issue 27, items 4 and 13: metadata no store can hold honestly is refused by gdap_zarr_shape_read (and
 // so by every load): a fill value outside its data type (300 as uint8 was stored as 44), zarr.json
 // with a NUL byte and more after it (the parser stopped at the NUL), a chunk beyond gdap's limit.
@@ -506,6 +520,18 @@ TEST(ZarrHostile, MetadataRefusals) {
        "a NUL byte at offset"},
       {"a chunk beyond gdap's 2 GiB limit", meta_of("float64", 0, {4}, {(int64_t{1} << 28) + 1}).dump(),
        GDAP_ERR_UNSUPPORTED, "is more than gdap's limit 2147483648"},
+      // Hunt 11 item 6: Zarr v3 refuses an unknown top-level key unless its value is an object with
+      // "must_understand": false; a key repeated in one object is refused, not read as its last value.
+      {"an unknown key marked must_understand true is refused", with_key(good, "ext", {{"must_understand", true}}),
+       GDAP_ERR_UNSUPPORTED, "key \"ext\" is not one gdap reads"},
+      {"an unknown key that is no object is refused", with_key(good, "foo", 1), GDAP_ERR_UNSUPPORTED,
+       "key \"foo\" is not one gdap reads"},
+      {"an unknown key whose must_understand is not the boolean false is refused",
+       with_key(good, "ext", {{"must_understand", 0}}), GDAP_ERR_UNSUPPORTED, "key \"ext\" is not one gdap reads"},
+      {"a repeated top-level key is refused", R"({"shape": [40], )" + good.substr(1), GDAP_ERR_IO,
+       "key \"shape\" appears twice in one object"},
+      {"a repeated key inside an object is refused", replaced(good, "\"chunk_shape\":[2]", "\"chunk_shape\":[2],\"chunk_shape\":[1]"),
+       GDAP_ERR_IO, "key \"chunk_shape\" appears twice in one object"},
   };
   const fs::path dir = fresh_dir("hostile_meta");
   fs::create_directories(dir);
@@ -516,11 +542,12 @@ TEST(ZarrHostile, MetadataRefusals) {
     EXPECT_NE(std::string(gdap_last_error()).find(c.words), std::string::npos) << c.rule << ": " << gdap_last_error();
   }
   for (const auto& ok : {meta_of("uint64", UINT64_MAX, {4}, {2}), meta_of("int8", -128, {4}, {2}),
-                         meta_of("float16", 65504, {4}, {2}), meta_of("float32", "-Infinity", {4}, {2})}) {
+                         meta_of("float16", 65504, {4}, {2}), meta_of("float32", "-Infinity", {4}, {2}),
+                         nlohmann::json::parse(with_key(good, "ext", {{"must_understand", false}, {"x", 1}}))}) {
     std::ofstream(dir / "zarr.json", std::ios::binary | std::ios::trunc) << ok.dump();
     int64_t ndim = 0;
     EXPECT_EQ(gdap_zarr_shape_read(nullptr, &ndim, nullptr, dir.c_str(), 0), GDAP_ERR_BUFFER_TOO_SMALL)
-        << "rule: fill values at the edges of their type are read: " << ok["fill_value"] << ": " << gdap_last_error();
+        << "rule: fill values at the edges of their type, and an extension marked must_understand false, are read: " << ok.dump() << ": " << gdap_last_error();
   }
   fs::remove_all(dir);
 }
