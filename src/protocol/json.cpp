@@ -42,7 +42,7 @@ std::string describe(const json& value) {
     case json::value_t::object: return fmt::format("a dictionary of {} keys", value.size());
     case json::value_t::null: return "null";
     case json::value_t::boolean: return value.get<bool>() ? "boolean true" : "boolean false";
-    case json::value_t::number_float: return fmt::format("number {}", value.get<double>());
+    case json::value_t::number_float: return fmt::format("number {}", value.dump());  // 4.0 stays 4.0, not 4
     case json::value_t::number_integer:
     case json::value_t::number_unsigned: return fmt::format("integer {}", value.dump());
     default: return value.type_name();
@@ -66,7 +66,9 @@ int64_t to_int(const json& value, const std::string& label, const char* key) {
       fail(GDAP_ERR_OVERFLOW, "{}: key '{}' ({}) does not fit in int64", label, key, v);
     }
   }
-  fail(GDAP_ERR_PROTOCOL, "{}: key '{}' must be an integer, not {}", label, key, describe(value));
+  const bool whole = value.is_number_float() && value.get<double>() == std::trunc(value.get<double>());
+  fail(GDAP_ERR_PROTOCOL, "{}: key '{}' must be an integer, not {}{}", label, key, describe(value),
+       whole ? " (an integer is written without a decimal point or exponent)" : "");
 }
 
 int32_t to_bool(const json& value, const std::string& label, const char* key) {
@@ -158,7 +160,10 @@ void read_unstructured_keys(const json& dict, gdap_dim& dim, const std::string& 
   if (!list.is_array()) fail(GDAP_ERR_PROTOCOL, "{}: key 'indices' must be a list of integers, not {}", label,
                              describe(list));
   indices.reserve(indices.size() + list.size());  // bounded by the parsed document
-  for (const auto& value : list) indices.push_back(to_int(value, label, "indices"));
+  for (const auto& value : list) {
+    const std::string key = fmt::format("indices[{}]", indices.size());  // the entry's position
+    indices.push_back(to_int(value, label, key.c_str()));
+  }
   dim.num_indices = static_cast<int64_t>(list.size());
   if (auto it = dict.find("one_to_one"); it != dict.end()) {
     dim.one_to_one = to_bool(*it, label, "one_to_one");
