@@ -212,12 +212,23 @@ DimData dim_data_from_json(const json& list) {
 
 namespace {
 
+// A SAX pass that looks at structure and keys only: every value is passed over.
+struct KeysOnly : nlohmann::json_sax<json> {
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+};
+
 // The checks of a first, SAX-only pass over untrusted text, so a hostile document is refused
 // before any of it is built: nesting depth and, per open dictionary, the keys seen so far
 // (nlohmann would keep only the last duplicate). A SAX pass rather than a parse callback: the
 // callback parser rescans a list for discarded values after each dictionary, which made a list
 // of a million dictionaries quadratic (minutes for 3 MB).
-struct Screen : nlohmann::json_sax<json> {
+struct Screen : KeysOnly {
   std::vector<std::set<std::string>> open_keys;
   int depth = 0;             // containers open now
   int64_t dictionaries = 0;  // dictionaries opened at depth 1 so far: the current one is dimension dictionaries - 1
@@ -234,13 +245,6 @@ struct Screen : nlohmann::json_sax<json> {
     ++depth;
     return true;
   }
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
   bool start_object(std::size_t) override { return open(true); }
   bool end_object() override {
     if (!open_keys.empty()) open_keys.pop_back();
@@ -269,17 +273,10 @@ struct Screen : nlohmann::json_sax<json> {
 namespace {
 
 // Refuses nothing itself: it stops at the first repeated key, or quietly at malformed text.
-struct RepeatedKeys : nlohmann::json_sax<json> {
+struct RepeatedKeys : KeysOnly {
   std::vector<std::set<std::string>> open_keys;
   std::optional<std::string> repeated;
 
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
   bool start_object(std::size_t) override {
     open_keys.emplace_back();
     return true;
