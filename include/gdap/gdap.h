@@ -1140,7 +1140,9 @@ typedef struct gdap_zarr_options {
  * written (padding never). Device sections are staged through host memory. `options` may be NULL
  * (GDAP_ZARR_OPTIONS_INIT). Errors are collective: every rank returns one (GDAP_ERR_IO naming the
  * file and the system's reason; GDAP_ERR_INVALID_ARGUMENT if a store exists at `path` and overwrite
- * is 0, for a bad option naming it, or for GDAP_ZARR_CHUNKS with a block of more than 2 GiB;
+ * is 0, if something there is not provably a Zarr array store (overwrite removes only a store whose
+ * zarr.json is a regular file of Zarr v3 array metadata and whose other entries are all its chunk
+ * keys; anything else is refused, naming it, before anything is removed), for a bad option naming it, or for GDAP_ZARR_CHUNKS with a block of more than 2 GiB;
  * GDAP_ERR_UNSUPPORTED for a codec this build lacks). Dtypes: bool, int8-64, uint8-64,
  * float16/32/64, complex64/128. Everything is borrowed; `section` is only read.
  */

@@ -15,6 +15,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -49,6 +50,15 @@ gdap_status status_of_class(const std::string& name) {
   return it->second;
 }
 
+// A rank or dimension the vector expects named: an integer in int64 (1e300 or 2^64 is the
+// vector's own error, never converted).
+int64_t expected_int(const json& expect, const char* key) {
+  const json& v = expect.at(key);
+  const bool fits = v.is_number_integer() && (!v.is_number_unsigned() || v.get<uint64_t>() <= uint64_t{INT64_MAX});
+  if (!fits) throw Error(GDAP_ERR_IO, fmt::format("expect.{} is {}, not an integer in int64", key, v.dump()));
+  return v.get<int64_t>();
+}
+
 // Compares what the library said with what the vector expects: validity, error class, and the
 // rank, dimension and key the message must name.
 void compare(const json& expect, gdap_status got, const std::string& message) {
@@ -68,12 +78,12 @@ void compare(const json& expect, gdap_status got, const std::string& message) {
     }
   };
   if (expect.contains("rank")) {  // the message starts with it: "rank 3, dimension 0 ...", "rank 3: ..."
-    const std::string rank = fmt::format("rank {}", expect["rank"].get<int64_t>());
+    const std::string rank = fmt::format("rank {}", expected_int(expect, "rank"));
     const bool starts = message.rfind(rank, 0) == 0 && message.size() > rank.size() &&
                         std::strchr(",: ", message[rank.size()]) != nullptr;
     if (!starts) mismatch(fmt::format("the error does not start with '{}': {}", rank, message));
   }
-  if (expect.contains("dimension")) names(fmt::format("dimension {}", expect["dimension"].get<int64_t>()), "dimension");
+  if (expect.contains("dimension")) names(fmt::format("dimension {}", expected_int(expect, "dimension")), "dimension");
   if (expect.contains("key")) names(expect["key"].get<std::string>(), "key");
 }
 
@@ -462,11 +472,24 @@ std::string default_vectors() {
 
 json read_json(const std::filesystem::path& file) {
   const std::string text = read_json_text(file.string());
+  if (const auto key = repeated_key(text)) {
+    throw Error(GDAP_ERR_IO, fmt::format("'{}': key {} appears twice in one object", file.string(), json(*key).dump()));
+  }
   try {
     return json::parse(text);
   } catch (const json::exception& e) {
     throw Error(GDAP_ERR_IO, fmt::format("'{}' is not valid JSON: {}", file.string(), e.what()));
   }
+}
+
+// A vector file's "vectors": a list, or an error naming the file and the key.
+const json& vectors_of(const json& doc, const std::string& file) {
+  if (!doc.is_object() || !doc.contains("vectors")) throw Error(GDAP_ERR_IO, fmt::format("'{}': no \"vectors\" key", file));
+  const json& list = doc.at("vectors");
+  if (!list.is_array()) {
+    throw Error(GDAP_ERR_IO, fmt::format("'{}': \"vectors\" must be a list of vectors, not {}", file, list.type_name()));
+  }
+  return list;
 }
 
 struct Tally {
@@ -513,14 +536,22 @@ int conformance(const ConformanceOptions& options) {
   return run_command("conformance", [&] {
     const std::string dir = options.dir.empty() ? default_vectors() : options.dir;
     std::vector<Outcome> outcomes;
+    std::map<std::string, std::string> seen;  // vector id -> its file
+    int64_t vectors = 0;
     for (const auto& file : vector_files(dir)) {
       const json doc = read_json(file);
-      for (const json& v : doc.at("vectors")) {
+      for (const json& v : vectors_of(doc, file.string())) {
+        ++vectors;
+        const auto [first, fresh] = seen.emplace(v.at("id").get<std::string>(), file.string());
+        if (!fresh) {
+          throw Error(GDAP_ERR_IO, fmt::format("'{}': vector id '{}' appears twice (first in '{}')", file.string(),
+                                               first->first, first->second));
+        }
         if (rule_selected(v.at("rules").get<std::vector<std::string>>(), options.rule)) outcomes.push_back(run_vector(v));
       }
     }
-    if (outcomes.empty()) throw Error(GDAP_ERR_IO, fmt::format("no vector in '{}' matches --rule '{}'", dir,
-                                                               options.rule));
+    if (vectors == 0) throw Error(GDAP_ERR_IO, fmt::format("'{}' holds no vectors", dir));
+    if (outcomes.empty()) throw Error(GDAP_ERR_IO, fmt::format("no vector in '{}' matches --rule '{}'", dir, options.rule));
     const auto failed = std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return !o.failure.empty(); });
     options.as_json ? print_json(outcomes, failed) : print_table(outcomes, failed);
     return failed ? 1 : 0;

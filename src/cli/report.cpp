@@ -12,6 +12,7 @@ namespace {
 
 char rank_symbol(int64_t rank) {
   static constexpr char symbols[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  if (rank == kMixed) return '*';
   if (rank < 0) return '.';
   return rank < 62 ? symbols[rank] : '#';
 }
@@ -87,6 +88,36 @@ nlohmann::json to_json(const std::vector<RankSummary>& ranks) {
   return out;
 }
 
+// The owner of `index` along axis `dim` (index 0 along the other), -1 where nobody owns it.
+int64_t owner_along(const gdap_map* map, size_t dim, int64_t index) {
+  int64_t global[2] = {0, 0};
+  global[dim] = index;
+  int64_t rank = -1;
+  if (gdap_map_owner(&rank, nullptr, map, global) != GDAP_SUCCESS) rank = -1;
+  return rank;
+}
+
+// Whether cells of `step` indices along axis `dim` (of `size`) hold more than one owner, per cell.
+// A map is a product of one distribution per axis, so a 2-d cell is mixed when either of its axes
+// is. Checked: the first kExactCells indices of a cell one by one, then kExactCells spread evenly
+// over the rest (exact for cells up to 2 * kExactCells indices long).
+std::vector<bool> mixed_along(const gdap_map* map, size_t dim, int64_t size, int64_t step, int64_t cells) {
+  constexpr int64_t kExactCells = 1024;
+  std::vector<bool> mixed(static_cast<size_t>(cells), false);
+  for (int64_t k = 0; k < cells; ++k) {
+    const int64_t begin = k * step, end = std::min(size, begin + step), length = end - begin;
+    const int64_t first = owner_along(map, dim, begin);
+    const auto differs = [&](int64_t index) { return owner_along(map, dim, index) != first; };
+    bool seen = false;
+    for (int64_t i = begin + 1; i < std::min(end, begin + kExactCells) && !seen; ++i) seen = differs(i);
+    if (length > kExactCells) {
+      for (int64_t s = 1; s <= kExactCells && !seen; ++s) seen = differs(begin + (length - 1) / kExactCells * s);
+    }
+    mixed[static_cast<size_t>(k)] = seen;
+  }
+  return mixed;
+}
+
 Cells sample(const gdap_map* map, int64_t max_cols, int64_t max_rows) {
   const MapShape shape = map_shape(map);
   const bool two_d = shape.global.size() == 2;
@@ -98,11 +129,15 @@ Cells sample(const gdap_map* map, int64_t max_cols, int64_t max_rows) {
   c.rows = cells_for(c.height, c.row_step);
   c.cols = cells_for(c.width, c.col_step);
   c.owner.reserve(static_cast<size_t>(c.rows * c.cols));
+  const size_t ndim = shape.global.size();
+  const std::vector<bool> mixed_rows = two_d ? mixed_along(map, 0, c.height, c.row_step, c.rows) : std::vector<bool>(1, false);
+  const std::vector<bool> mixed_cols = mixed_along(map, ndim - 1, c.width, c.col_step, c.cols);
   for (int64_t i = 0; i < c.rows; ++i) {
     for (int64_t j = 0; j < c.cols; ++j) {
       const int64_t global[2] = {i * c.row_step, j * c.col_step};
       int64_t rank = -1;
       if (gdap_map_owner(&rank, nullptr, map, two_d ? global : global + 1) != GDAP_SUCCESS) rank = -1;
+      if (mixed_rows[static_cast<size_t>(i)] || mixed_cols[static_cast<size_t>(j)]) rank = kMixed;
       c.owner.push_back(rank);
     }
   }
@@ -116,8 +151,8 @@ std::string picture(const gdap_map* map, int64_t max_cols, int64_t max_rows) {
   const Cells c = sample(map, max_cols, max_rows);
   std::string out;
   if (c.row_step > 1 || c.col_step > 1) {
-    out += fmt::format("  (one character per {} x {} elements: the owner of each cell's first element)\n",
-                       c.row_step, c.col_step);
+    out += fmt::format("  (one character per {} x {} elements: the rank owning all of a cell, '*' where its "
+                       "elements have several owners)\n", c.row_step, c.col_step);
   }
   if (c.rows == 0 || c.cols == 0) return out + "  (empty array: no elements)\n";
   for (int64_t i = 0; i < c.rows; ++i) {

@@ -35,7 +35,9 @@ nlohmann::json to_json(const std::vector<RankSummary>& ranks);
 std::string tuple(const std::vector<int64_t>& values, const char* separator = ", ");
 
 // A 1-d or 2-d map sampled on at most max_rows x max_cols cells (a 1-d map is one row); each cell
-// holds the owner of its first element, -1 where no rank owns it.
+// holds the rank owning all its elements, -1 where no rank owns its first element, kMixed where
+// its elements have more than one owner (a cyclic axis drawn at one cell per several elements).
+inline constexpr int64_t kMixed = -2;
 struct Cells {
   int64_t rows = 0, cols = 0, row_step = 1, col_step = 1;
   int64_t height = 1, width = 0;  // the global extents the cells cover
@@ -44,7 +46,8 @@ struct Cells {
 };
 Cells sample(const gdap_map* map, int64_t max_cols, int64_t max_rows);
 
-// One character per cell (0-9, a-z, A-Z, then '#'; '.' where nobody owns), for 1-d and 2-d maps;
+// One character per cell (0-9, a-z, A-Z, then '#'; '.' where nobody owns; '*' for a cell of
+// several owners), for 1-d and 2-d maps;
 // larger arrays are sampled and the picture says the step.
 std::string picture(const gdap_map* map, int64_t max_cols = 64, int64_t max_rows = 32);
 

@@ -30,6 +30,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -214,19 +215,90 @@ void to_even_blocks(gdap_comm& comm, const gdap_map& map, const gdap_array& sect
   if (memory_of(&section) == Memory::device) cuda::synchronize_stream(comm.stream);
 }
 
-bool store_exists(const std::string& path) {
+// What the thing at `status` is, for messages.
+const char* kind_of(const fs::file_status& status) {
+  switch (status.type()) {
+    case fs::file_type::regular: return "a file";
+    case fs::file_type::directory: return "a folder";
+    case fs::file_type::symlink: return "a symbolic link";
+    case fs::file_type::fifo: return "a FIFO";
+    case fs::file_type::socket: return "a socket";
+    case fs::file_type::block:
+    case fs::file_type::character: return "a device";
+    default: return "something else";
+  }
+}
+
+// The Zarr array store at `path` (a folder): its metadata when zarr.json is a regular file (not a
+// link) that reads as Zarr v3 array metadata; nothing when there is no zarr.json and no "c". Any
+// other sign of something there is refused: only a provable store may be reported or replaced.
+std::optional<ZarrMeta> existing_store(const std::string& path) {
   std::error_code ec;
-  return fs::exists(path + "/zarr.json", ec) || fs::exists(path + "/c", ec);
+  const fs::file_status meta_file = fs::symlink_status(path + "/zarr.json", ec);
+  if (!fs::exists(meta_file)) {
+    const fs::file_status chunks = fs::symlink_status(path + "/c", ec);
+    if (fs::exists(chunks)) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "{}: holds \"c\" ({}) but no zarr.json: not a Zarr store, so not replaced; nothing was removed",
+           path, kind_of(chunks));
+    }
+    return std::nullopt;
+  }
+  if (!fs::is_regular_file(meta_file)) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "{}: its zarr.json is {}, not a file: not a Zarr store, so not replaced; nothing was removed",
+         path, kind_of(meta_file));
+  }
+  try {
+    return read_meta(path);
+  } catch (const Error& e) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "{}: its zarr.json is not Zarr v3 array metadata gdap reads ({}): not replaced; nothing was removed",
+         path, e.what());
+  }
+}
+
+// Removes the store `meta` describes at `path`: zarr.json, its chunk files, then their folders
+// deepest first. Everything in the folder is checked first: an entry that is not one of the
+// store's chunk keys (a stray file, a link, a name outside the chunk grid) refuses the whole
+// overwrite before anything is removed. A failing remove is reported with its path.
+void remove_store(const std::string& path, const ZarrMeta& meta) {
+  std::vector<fs::path> files, folders;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string relative = it->path().lexically_relative(path).generic_string();
+    const fs::file_status status = it->symlink_status(ec);
+    if (ec) break;
+    if (relative == "zarr.json") continue;
+    if (fs::is_regular_file(status) && in_key_space(meta, relative, false)) {
+      files.push_back(it->path());
+    } else if (fs::is_directory(status) && in_key_space(meta, relative, true)) {
+      folders.push_back(it->path());
+    } else {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "{}: holds {} ({}), which is not a chunk of the Zarr store there: not replaced; nothing was removed",
+           path, relative, kind_of(status));
+    }
+  }
+  if (ec) fail(GDAP_ERR_IO, "{}: cannot list the old store: {}; nothing was removed", path, ec.message());
+  std::sort(folders.begin(), folders.end(), [](const fs::path& a, const fs::path& b) {
+    return std::distance(a.begin(), a.end()) > std::distance(b.begin(), b.end());
+  });
+  files.insert(files.begin(), fs::path(path) / "zarr.json");
+  files.insert(files.end(), folders.begin(), folders.end());
+  for (const fs::path& p : files) {
+    if (!fs::remove(p, ec) || ec) {
+      fail(GDAP_ERR_IO, "{}: cannot remove {} of the old store: {} (the old store is partly removed; nothing new was written)",
+           path, p.lexically_relative(path).generic_string(), ec ? ec.message() : "it is gone");
+    }
+  }
 }
 
 void prepare_store(const std::string& path, const gdap_zarr_options& o) {
   std::error_code ec;
-  if (fs::exists(path, ec) && !fs::is_directory(path, ec)) fail(GDAP_ERR_IO, "{}: exists and is not a folder", path);
-  if (store_exists(path)) {
-    if (o.overwrite == 0) fail(GDAP_ERR_INVALID_ARGUMENT, "{}: a Zarr store is already there (set overwrite to replace it)", path);
-    fs::remove(path + "/zarr.json", ec);
-    fs::remove_all(path + "/c", ec);
-    if (ec) fail(GDAP_ERR_IO, "{}: cannot remove the old store: {}", path, ec.message());
+  const fs::file_status at = fs::status(path, ec);  // the caller's own path: a link to a folder is followed
+  if (fs::exists(at) && !fs::is_directory(at)) fail(GDAP_ERR_IO, "{}: exists and is not a folder", path);
+  if (fs::exists(at)) {
+    if (const std::optional<ZarrMeta> old = existing_store(path)) {
+      if (o.overwrite == 0) fail(GDAP_ERR_INVALID_ARGUMENT, "{}: a Zarr store is already there (set overwrite to replace it)", path);
+      remove_store(path, *old);
+    }
   }
   fs::create_directories(path, ec);
   if (ec) fail(GDAP_ERR_IO, "{}: cannot create the folder: {}", path, ec.message());

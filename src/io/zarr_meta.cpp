@@ -7,6 +7,7 @@
 #include "core/checked.hpp"
 #include "core/error.hpp"
 #include "io/files.hpp"
+#include "protocol/json.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string_view>
 
 namespace gdap::io {
 namespace {
@@ -340,6 +342,28 @@ std::vector<BytesCodec> written_codecs(const gdap_zarr_options& o, int64_t items
   return out;
 }
 
+// nlohmann keeps only the last of a repeated key: one is refused, as the command-line tool does.
+void refuse_repeated_keys(const std::string& bytes, const std::string& file) {
+  if (const auto key = repeated_key(bytes)) bad(file, fmt::format("key {} appears twice in one object", json(*key).dump()));
+}
+
+// The Zarr v3 core spec: a top-level key an implementation does not know must make it refuse the
+// array, unless the key's value is an object whose "must_understand" is false.
+void refuse_unknown_keys(const json& j, const std::string& file) {
+  static constexpr std::string_view kKnown[] = {"zarr_format", "node_type", "shape", "data_type", "chunk_grid",
+                                                "chunk_key_encoding", "fill_value", "codecs", "attributes",
+                                                "storage_transformers", "dimension_names"};
+  for (const auto& [key, value] : j.items()) {
+    if (std::find(std::begin(kKnown), std::end(kKnown), key) != std::end(kKnown)) continue;
+    const auto flag = value.is_object() ? value.find("must_understand") : value.end();
+    const bool ignorable = flag != value.end() && flag->is_boolean() && !flag->get<bool>();
+    if (!ignorable) {
+      fail(GDAP_ERR_UNSUPPORTED, "{}: key {} is not one gdap reads, and its value is not an object with "
+           "\"must_understand\": false (Zarr v3 says to refuse it)", file, json(key).dump());
+    }
+  }
+}
+
 }  // namespace
 
 const char* zarr_type_name(gdap_dtype dtype) {
@@ -353,6 +377,7 @@ ZarrMeta read_meta(const std::string& path) {
   const std::string file = path + "/zarr.json";
   const std::string bytes = *read_regular(file, kMaxMetaBytes, false);
   if (const auto at = nul_in(bytes)) bad(file, fmt::format("a NUL byte at offset {}: not JSON text", *at));
+  refuse_repeated_keys(bytes, file);
   json j;
   try {
     j = json::parse(bytes);
@@ -364,6 +389,7 @@ ZarrMeta read_meta(const std::string& path) {
     fail(GDAP_ERR_UNSUPPORTED, "{}: zarr_format {} (gdap reads Zarr v3 stores)", file, format.dump());
   }
   if (text(j, "node_type", file) != "array") bad(file, "node_type is not \"array\" (a group has no data)");
+  refuse_unknown_keys(j, file);
   ZarrMeta meta;
   meta.shape = extents(member(j, "shape", file), "shape", file, 0);
   meta.data_type = member(j, "data_type", file).is_string() ? text(j, "data_type", file) : member(j, "data_type", file).dump();
@@ -460,6 +486,45 @@ std::string chunk_path(const std::string& path, const ZarrMeta& meta, const std:
   std::string out = path;
   for (const std::string& part : chunk_key(meta, index)) out += "/" + part;
   return out;
+}
+
+namespace {
+
+// `text` is a chunk index of dimension d: a decimal without a leading zero, inside the grid.
+bool grid_index(const ZarrMeta& meta, size_t d, const std::string& text) {
+  if (text.empty() || text.size() > 18 || (text.size() > 1 && text[0] == '0')) return false;
+  if (!std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) return false;
+  const int64_t chunks = meta.shape[d] / meta.chunk[d] + (meta.shape[d] % meta.chunk[d] != 0 ? 1 : 0);
+  return std::stoll(text) < chunks;
+}
+
+}  // namespace
+
+bool in_key_space(const ZarrMeta& meta, const std::string& relative, bool folder) {
+  const size_t ndim = meta.shape.size();
+  const bool nested = meta.separator == '/';
+  if (!nested && relative.find('/') != std::string::npos) return false;
+  std::string indices = relative;
+  if (!meta.v2_keys) {  // "c", then the indices after a separator
+    if (relative == "c") return ndim == 0 ? !folder : folder && nested;
+    if (relative.size() < 2 || relative[0] != 'c' || relative[1] != meta.separator) return false;
+    indices = relative.substr(2);
+  } else if (ndim == 0) {
+    return !folder && relative == "0";
+  }
+  std::vector<std::string> parts(1);
+  for (char ch : indices) {
+    if (ch == meta.separator) {
+      parts.emplace_back();
+    } else {
+      parts.back() += ch;
+    }
+  }
+  if (folder ? !nested || parts.size() >= ndim : parts.size() != ndim) return false;
+  for (size_t d = 0; d < parts.size(); ++d) {
+    if (!grid_index(meta, d, parts[d])) return false;
+  }
+  return true;
 }
 
 }  // namespace gdap::io

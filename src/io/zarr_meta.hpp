@@ -80,4 +80,9 @@ std::string meta_json(const ZarrMeta& meta);
 std::vector<std::string> chunk_key(const ZarrMeta& meta, const std::vector<int64_t>& index);
 std::string chunk_path(const std::string& path, const ZarrMeta& meta, const std::vector<int64_t>& index);
 
+// Whether `relative` (a '/'-separated path inside a store) is the key of one of meta's chunks, or
+// with `folder` a folder on the way to one ("c", "c/1" of a 3-d store's "c/1/3"): what an
+// overwrite may remove. Indices are canonical decimals inside the chunk grid.
+bool in_key_space(const ZarrMeta& meta, const std::string& relative, bool folder);
+
 }  // namespace gdap::io

@@ -34,6 +34,15 @@ void check_name(const std::string& name) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "shared-memory name '{}' must be '/' followed by 1 to 254 characters and no "
          "other '/'", name);
   }
+  // "/." and "/.." name /dev/shm itself and its parent, never a segment; glibc's named semaphores
+  // live in the same folder as "sem.NAME", so a segment so named could be taken for (or take) one.
+  if (name == "/." || name == "/..") {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "shared-memory name '{}' names a folder, not a segment", name);
+  }
+  if (name.rfind("/sem.", 0) == 0) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "shared-memory name '{}' starts with 'sem.', which glibc keeps for named "
+         "semaphores", name);
+  }
   // /proc/self/maps, where an export finds the segment, escapes a newline (and the kernel other
   // control characters): a segment so named could be made but never exported.
   for (size_t i = 0; i < name.size(); ++i) {

@@ -42,7 +42,7 @@ std::string describe(const json& value) {
     case json::value_t::object: return fmt::format("a dictionary of {} keys", value.size());
     case json::value_t::null: return "null";
     case json::value_t::boolean: return value.get<bool>() ? "boolean true" : "boolean false";
-    case json::value_t::number_float: return fmt::format("number {}", value.get<double>());
+    case json::value_t::number_float: return fmt::format("number {}", value.dump());  // 4.0 stays 4.0, not 4
     case json::value_t::number_integer:
     case json::value_t::number_unsigned: return fmt::format("integer {}", value.dump());
     default: return value.type_name();
@@ -66,7 +66,9 @@ int64_t to_int(const json& value, const std::string& label, const char* key) {
       fail(GDAP_ERR_OVERFLOW, "{}: key '{}' ({}) does not fit in int64", label, key, v);
     }
   }
-  fail(GDAP_ERR_PROTOCOL, "{}: key '{}' must be an integer, not {}", label, key, describe(value));
+  const bool whole = value.is_number_float() && value.get<double>() == std::trunc(value.get<double>());
+  fail(GDAP_ERR_PROTOCOL, "{}: key '{}' must be an integer, not {}{}", label, key, describe(value),
+       whole ? " (an integer is written without a decimal point or exponent)" : "");
 }
 
 int32_t to_bool(const json& value, const std::string& label, const char* key) {
@@ -158,7 +160,10 @@ void read_unstructured_keys(const json& dict, gdap_dim& dim, const std::string& 
   if (!list.is_array()) fail(GDAP_ERR_PROTOCOL, "{}: key 'indices' must be a list of integers, not {}", label,
                              describe(list));
   indices.reserve(indices.size() + list.size());  // bounded by the parsed document
-  for (const auto& value : list) indices.push_back(to_int(value, label, "indices"));
+  for (const auto& value : list) {
+    const std::string key = fmt::format("indices[{}]", indices.size());  // the entry's position
+    indices.push_back(to_int(value, label, key.c_str()));
+  }
   dim.num_indices = static_cast<int64_t>(list.size());
   if (auto it = dict.find("one_to_one"); it != dict.end()) {
     dim.one_to_one = to_bool(*it, label, "one_to_one");
@@ -207,12 +212,23 @@ DimData dim_data_from_json(const json& list) {
 
 namespace {
 
+// A SAX pass that looks at structure and keys only: every value is passed over.
+struct KeysOnly : nlohmann::json_sax<json> {
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+};
+
 // The checks of a first, SAX-only pass over untrusted text, so a hostile document is refused
 // before any of it is built: nesting depth and, per open dictionary, the keys seen so far
 // (nlohmann would keep only the last duplicate). A SAX pass rather than a parse callback: the
 // callback parser rescans a list for discarded values after each dictionary, which made a list
 // of a million dictionaries quadratic (minutes for 3 MB).
-struct Screen : nlohmann::json_sax<json> {
+struct Screen : KeysOnly {
   std::vector<std::set<std::string>> open_keys;
   int depth = 0;             // containers open now
   int64_t dictionaries = 0;  // dictionaries opened at depth 1 so far: the current one is dimension dictionaries - 1
@@ -229,13 +245,6 @@ struct Screen : nlohmann::json_sax<json> {
     ++depth;
     return true;
   }
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
   bool start_object(std::size_t) override { return open(true); }
   bool end_object() override {
     if (!open_keys.empty()) open_keys.pop_back();
@@ -260,6 +269,39 @@ struct Screen : nlohmann::json_sax<json> {
 };
 
 }  // namespace
+
+namespace {
+
+// Refuses nothing itself: it stops at the first repeated key, or quietly at malformed text.
+struct RepeatedKeys : KeysOnly {
+  std::vector<std::set<std::string>> open_keys;
+  std::optional<std::string> repeated;
+
+  bool start_object(std::size_t) override {
+    open_keys.emplace_back();
+    return true;
+  }
+  bool end_object() override {
+    open_keys.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool key(string_t& k) override {
+    if (open_keys.back().insert(k).second) return true;
+    repeated = k;
+    return false;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+};
+
+}  // namespace
+
+std::optional<std::string> repeated_key(std::string_view text) {
+  RepeatedKeys screen;
+  json::sax_parse(text.begin(), text.end(), &screen);
+  return screen.repeated;
+}
 
 DimData dim_data_from_json_text(std::string_view text) {
   // nlohmann's parser takes a NUL byte for the end of the text: what follows would be ignored.

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +30,11 @@ DimData dim_data_from_json(const nlohmann::json& list);
 DimData dim_data_from_json_text(std::string_view text);
 
 // The inverse: only the optional keys in `given` are written; the alias {} stays {}.
+// The first key that appears twice in one JSON object of `text` (nlohmann would keep only the
+// last), found in one SAX pass before anything is built; nothing if none is, or if the text is
+// not JSON (its parse then names the error).
+std::optional<std::string> repeated_key(std::string_view text);
+
 nlohmann::json dim_to_json(const gdap_dim& dim);
 nlohmann::json dim_data_to_json(const DimData& dims);
 

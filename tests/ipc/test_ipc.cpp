@@ -371,6 +371,21 @@ TEST(IpcShm, CreateRefusals) {
   EXPECT_NE(std::string(gdap_last_error()).find("control character 0x0a"), std::string::npos) << gdap_last_error();
   EXPECT_NE(access(("/dev/shm" + newline).c_str(), F_OK), 0) << "rule: nothing is created";
   EXPECT_EQ(a, nullptr);
+  // Hunt 11 item 7e: "/." and "/.." are folders, not segments (they failed "File exists"), and
+  // "/sem.*" is glibc's named-semaphore namespace (it was accepted).
+  const struct {
+    const char* rule;
+    std::string name;
+    const char* words;
+  } names[] = {{"'/.' names /dev/shm itself", "/.", "names a folder, not a segment"},
+               {"'/..' names its parent", "/..", "names a folder, not a segment"},
+               {"'/sem.' names are glibc's semaphores", unique_name("sem.x").replace(0, 1, "/sem."), "which glibc keeps for named semaphores"}};
+  for (const auto& n : names) {
+    EXPECT_EQ(gdap_array_create_shm(&a, n.name.c_str(), kFloat64, d.data(), 2), GDAP_ERR_INVALID_ARGUMENT) << n.rule;
+    EXPECT_NE(std::string(gdap_last_error()).find(n.words), std::string::npos) << n.rule << ": " << gdap_last_error();
+    EXPECT_EQ(a, nullptr) << n.rule;
+  }
+  EXPECT_NE(access(("/dev/shm" + names[2].name).c_str(), F_OK), 0) << "rule: nothing is created";
   Shm s("exists");
   EXPECT_EQ(gdap_array_create_shm(&a, s.name.c_str(), kFloat64, d.data(), 2), GDAP_ERR_INVALID_ARGUMENT)
       << "rule: an existing segment is never overwritten";

@@ -205,6 +205,10 @@ def test_bad_segment_names_and_sizes_are_refused_at_creation():
         gdap.empty_shm((2,), name="/gdap-pytest-nul\0x")
     with pytest.raises(gdap.InvalidArgumentError, match="control character 0x0a"):
         gdap.empty_shm((2,), name="/gdap-pytest-new\nline")
+    for name, words in [("/.", "names a folder, not a segment"), ("/..", "names a folder, not a segment"),
+                        ("/sem.gdap-pytest-%d" % os.getpid(), "glibc keeps for named semaphores")]:
+        with pytest.raises(gdap.InvalidArgumentError, match=words):  # hunt 11 item 7e
+            gdap.empty_shm((2,), name=name)
     st = os.statvfs("/dev/shm")
     too_big = st.f_blocks * st.f_frsize + (1 << 30)
     with pytest.raises(gdap.OutOfMemoryError, match="cannot be reserved in /dev/shm"):

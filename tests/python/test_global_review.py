@@ -153,6 +153,16 @@ def test_a_dropped_arrays_memory_is_released_at_once():
     assert [w() for w in bases] == [None, None], "a and b's memory is freed"
 
 
+# Hunt 11 item 5: the rank count is checked against the group's limit before a list of that many
+# devices is built (Controller(2**31) built a 16 GiB list first).
+@pytest.mark.parametrize("nranks", [2**31, (1 << 20) + 1])
+def test_a_controller_over_the_groups_limit_is_refused_at_once(nranks):
+    start = time.monotonic()
+    with pytest.raises(gdap.InvalidArgumentError, match=r"nranks %d is not in \[1, 1048576\]" % nranks):
+        gdap.Controller(nranks)
+    assert time.monotonic() - start < 2.0, "rule: refused before any per-rank work"
+
+
 def test_a_dropped_controller_is_collected_and_its_threads_end():
     # Rule: a Controller that ran steps and is dropped is collected, and its rank threads end.
     ctl = gdap.Controller(3)

@@ -61,7 +61,7 @@ def test_interface_views_keep_memory_after_close():
     a, alive = tracked()
     la = gdap.from_dlpack(a)
     del a
-    view = np.asarray(la)  # __array_interface__: its base is the LocalArray
+    view = np.asarray(la)  # __array_interface__: its base owns the memory, not the LocalArray
     la.close()
     del la
     gc.collect()
@@ -69,6 +69,76 @@ def test_interface_views_keep_memory_after_close():
     del view
     gc.collect()
     assert alive() is None
+
+
+# Hunt 11 item 4: close() frees the memory once NumPy's views made through __array_interface__ are
+# gone, without the LocalArray being dropped (before, the view's base was the LocalArray, which
+# kept an export of the memory until it was collected).
+@pytest.mark.parametrize("rule,make_view", [
+    ("np.asarray of the whole section", np.asarray),
+    ("a slice of np.asarray", lambda la: np.asarray(la)[1:3]),
+    ("a read-only section's view", lambda la: np.asarray(la)),
+    ("__distarray__'s buffer", lambda la: la.__distarray__()["buffer"]),
+])
+def test_close_frees_the_memory_once_interface_views_are_gone(rule, make_view):
+    a, alive = tracked()
+    if "read-only" in rule:
+        a.flags.writeable = False
+    la = gdap.from_dlpack(a)
+    del a
+    view = make_view(la)
+    assert view.base is not la, rule
+    assert view.flags.writeable == (not la.readonly), rule
+    la.close()
+    gc.collect()
+    assert alive() is not None and view.ravel()[0] in (0.0, 1.0), rule  # memory valid after close
+    del view
+    gc.collect()
+    assert alive() is None, "%s: the memory outlived close() and its last view" % rule
+    assert la.closed
+
+
+def test_interface_view_of_a_strided_section_reads_its_elements():
+    base = np.arange(60, dtype=np.float64).reshape(6, 10)
+    for rule, source in [("a padded (row stride 10) section", base[1:5, 2:7]),
+                         ("a negative-stride section", base[::-1, ::-2])]:
+        la = gdap.from_dlpack(source)
+        view = np.asarray(la)
+        la.close()
+        assert np.array_equal(view, source), rule
+        view[0, 0] = -1.0
+        assert source[0, 0] == -1.0, "%s: the view shares the memory" % rule
+
+
+def test_empty_shm_name_goes_with_close_after_an_interface_view():
+    import os
+    name = "/gdap-test-close-%d" % os.getpid()
+    la = gdap.empty_shm((3, 4), name=name)
+    view = np.asarray(la)
+    view[:] = 7
+    del view
+    la.close()
+    gc.collect()
+    assert not os.path.exists("/dev/shm" + name), "rule: close() unlinks the segment once its views are gone"
+    again = gdap.empty_shm((3, 4), name=name)  # the name is free again
+    again.close()
+    assert not os.path.exists("/dev/shm" + name)
+
+
+def test_closed_shm_arrays_do_not_accumulate_memory():
+    def rss_mib():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * 4096 >> 20
+    kept = []
+    start = rss_mib()
+    for _ in range(20):
+        la = gdap.empty_shm((1 << 20,))  # 8 MiB
+        view = np.asarray(la)
+        view[:] = 1
+        del view
+        la.close()
+        kept.append(la)  # closed objects kept: before the fix each held its 8 MiB
+    assert rss_mib() - start < 80, "rule: 20 closed 8 MiB arrays hold no memory (grew %d MiB)" % (rss_mib() - start)
 
 
 def test_refused_import_leaves_the_capsule_to_its_producer():

@@ -95,6 +95,20 @@ def test_cross_process_errors_name_the_rank():
         gdap.GlobalMap(ranks)
 
 
+# Hunt 11 item 7b: a type error in one rank's dim_data names that rank, as the range errors do.
+@pytest.mark.parametrize("rule,key,value,error,words", [
+    ("a float size", "size", 9.0, gdap.ProtocolError, "rank 2, dimension 0 ('b'): key 'size' must be an integer, not float 9.0"),
+    ("a string stop", "stop", "9", gdap.ProtocolError, "rank 2, dimension 0 ('b'): key 'stop' must be an integer, not string '9'"),
+    ("a size past int64", "size", 2**63, gdap.SizeOverflowError, "rank 2, dimension 0 ('b'): key 'size' (9223372036854775808) does not fit"),
+])
+def test_a_type_error_in_one_ranks_dim_data_names_the_rank(rule, key, value, error, words):
+    ranks = [(block(9, 3 * r, 3 * r + 3, grid=3, rank=r),) for r in range(3)]
+    ranks[2] = (dict(ranks[2][0], **{key: value}),)
+    with pytest.raises(error) as caught:
+        gdap.GlobalMap(ranks)
+    assert str(caught.value).startswith(words), "%s: %s" % (rule, caught.value)
+
+
 @pytest.mark.parametrize("rank,grid,coords", [(0, (2, 2), (0, 0)), (1, (2, 2), (0, 1)), (5, (2, 3), (1, 2)),
                                               (7, (2, 2, 2), (1, 1, 1))])
 def test_grid_coordinates_are_c_order(rank, grid, coords):

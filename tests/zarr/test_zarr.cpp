@@ -481,6 +481,20 @@ nlohmann::json meta_of(const std::string& data_type, const nlohmann::json& fill,
           {"codecs", {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}}}};
 }
 
+// `text` (a JSON object) with `key` set to `value`.
+std::string with_key(const std::string& text, const std::string& key, const nlohmann::json& value) {
+  nlohmann::json j = nlohmann::json::parse(text);
+  j[key] = value;
+  return j.dump();
+}
+
+// `text` with its first `from` replaced by `to` (which must be there).
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
 // Issue 27, items 4 and 13: metadata no store can hold honestly is refused by gdap_zarr_shape_read (and
 // so by every load): a fill value outside its data type (300 as uint8 was stored as 44), zarr.json
 // with a NUL byte and more after it (the parser stopped at the NUL), a chunk beyond gdap's limit.
@@ -506,6 +520,18 @@ TEST(ZarrHostile, MetadataRefusals) {
        "a NUL byte at offset"},
       {"a chunk beyond gdap's 2 GiB limit", meta_of("float64", 0, {4}, {(int64_t{1} << 28) + 1}).dump(),
        GDAP_ERR_UNSUPPORTED, "is more than gdap's limit 2147483648"},
+      // Hunt 11 item 6: Zarr v3 refuses an unknown top-level key unless its value is an object with
+      // "must_understand": false; a key repeated in one object is refused, not read as its last value.
+      {"an unknown key marked must_understand true is refused", with_key(good, "ext", {{"must_understand", true}}),
+       GDAP_ERR_UNSUPPORTED, "key \"ext\" is not one gdap reads"},
+      {"an unknown key that is no object is refused", with_key(good, "foo", 1), GDAP_ERR_UNSUPPORTED,
+       "key \"foo\" is not one gdap reads"},
+      {"an unknown key whose must_understand is not the boolean false is refused",
+       with_key(good, "ext", {{"must_understand", 0}}), GDAP_ERR_UNSUPPORTED, "key \"ext\" is not one gdap reads"},
+      {"a repeated top-level key is refused", R"({"shape": [40], )" + good.substr(1), GDAP_ERR_IO,
+       "key \"shape\" appears twice in one object"},
+      {"a repeated key inside an object is refused", replaced(good, "\"chunk_shape\":[2]", "\"chunk_shape\":[2],\"chunk_shape\":[1]"),
+       GDAP_ERR_IO, "key \"chunk_shape\" appears twice in one object"},
   };
   const fs::path dir = fresh_dir("hostile_meta");
   fs::create_directories(dir);
@@ -516,11 +542,12 @@ TEST(ZarrHostile, MetadataRefusals) {
     EXPECT_NE(std::string(gdap_last_error()).find(c.words), std::string::npos) << c.rule << ": " << gdap_last_error();
   }
   for (const auto& ok : {meta_of("uint64", UINT64_MAX, {4}, {2}), meta_of("int8", -128, {4}, {2}),
-                         meta_of("float16", 65504, {4}, {2}), meta_of("float32", "-Infinity", {4}, {2})}) {
+                         meta_of("float16", 65504, {4}, {2}), meta_of("float32", "-Infinity", {4}, {2}),
+                         nlohmann::json::parse(with_key(good, "ext", {{"must_understand", false}, {"x", 1}}))}) {
     std::ofstream(dir / "zarr.json", std::ios::binary | std::ios::trunc) << ok.dump();
     int64_t ndim = 0;
     EXPECT_EQ(gdap_zarr_shape_read(nullptr, &ndim, nullptr, dir.c_str(), 0), GDAP_ERR_BUFFER_TOO_SMALL)
-        << "rule: fill values at the edges of their type are read: " << ok["fill_value"] << ": " << gdap_last_error();
+        << "rule: fill values at the edges of their type, and an extension marked must_understand false, are read: " << ok.dump() << ": " << gdap_last_error();
   }
   fs::remove_all(dir);
 }
@@ -583,6 +610,90 @@ TEST(ZarrHostile, AbsentChunkAllocatesNothingOfItsDeclaredSize) {
 
 // Issue 27, item 12: a link planted at the temporary name gdap used for zarr.json
 // (`zarr.json.tmp<pid>`) is not written through.
+// Issue: hunt 11 item 3. overwrite removes only what is provably a Zarr array store there (its
+// zarr.json a regular file read as array metadata, every other entry one of its chunk keys);
+// anything else is refused, naming what was found, before anything is removed or written.
+TEST(ZarrHostile, OverwriteRemovesOnlyAProvableStore) {
+  struct Case {
+    const char* rule;
+    std::function<void(const fs::path&)> plant;  // into a fresh folder (`store` for a saved store there)
+    bool store;
+    const char* words;
+  };
+  const auto file = [](const fs::path& p, const char* text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+  };
+  const Case cases[] = {
+      {"a project folder with c/src/main.c and no zarr.json is no store",
+       [&](const fs::path& d) { file(d / "c" / "src" / "main.c", "int main;"); }, false, "holds \"c\" (a folder) but no zarr.json"},
+      {"a plain file named c and no zarr.json is no store", [&](const fs::path& d) { file(d / "c", "notes"); }, false,
+       "holds \"c\" (a file) but no zarr.json"},
+      {"zarr.json that is a folder is no store",
+       [&](const fs::path& d) { fs::create_directories(d / "zarr.json"); file(d / "c" / "keep", "x"); }, false,
+       "its zarr.json is a folder, not a file"},
+      {"zarr.json that is not JSON is no store", [&](const fs::path& d) { file(d / "zarr.json", "{oops"); file(d / "c", "x"); },
+       false, "its zarr.json is not Zarr v3 array metadata gdap reads"},
+      {"zarr.json of a group is no array store",
+       [&](const fs::path& d) { file(d / "zarr.json", R"({"zarr_format": 3, "node_type": "group"})"); file(d / "c", "x"); },
+       false, "node_type is not \"array\""},
+      {"zarr.json that is a link is not provably this store's",
+       [&](const fs::path& d) {
+         fs::rename(d / "zarr.json", d / "real.json");
+         fs::create_symlink("real.json", d / "zarr.json");
+       },
+       true, "its zarr.json is a symbolic link"},
+      {"a stray file among the chunks refuses the whole overwrite", [&](const fs::path& d) { file(d / "c" / "1" / "notes.txt", "x"); },
+       true, "holds c/1/notes.txt (a file), which is not a chunk"},
+      {"a chunk index outside the grid is no chunk of this store", [&](const fs::path& d) { file(d / "c" / "9" / "0", "x"); },
+       true, "holds c/9 (a folder), which is not a chunk"},
+      {"a file beside zarr.json is not the store's", [&](const fs::path& d) { file(d / "README", "x"); }, true,
+       "holds README (a file), which is not a chunk"},
+      {"a link where a chunk folder is", [&](const fs::path& d) {
+         fs::remove_all(d / "c" / "1");
+         fs::create_directory_symlink(d.parent_path(), d / "c" / "1");
+       },
+       true, "holds c/1 (a symbolic link), which is not a chunk"},
+  };
+  for (const Case& c : cases) {
+    const fs::path dir = c.store ? fs::path(saved_rows("overwrite_hostile", GDAP_ZARR_RAW)) : fresh_dir("overwrite_hostile");
+    fs::create_directories(dir);
+    c.plant(dir);
+    std::map<std::string, std::string> before;  // every entry (links not followed) -> its kind and bytes
+    const auto listing = [&] {
+      std::map<std::string, std::string> out;
+      for (const auto& e : fs::recursive_directory_iterator(dir)) {
+        std::string what = std::to_string(static_cast<int>(e.symlink_status().type()));
+        if (e.is_regular_file() && !e.is_symlink()) {
+          std::ifstream in(e.path(), std::ios::binary);
+          what += std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        }
+        out[e.path().lexically_relative(dir).generic_string()] = what;
+      }
+      return out;
+    };
+    before = listing();
+    for (int32_t overwrite : {0, 1}) {
+      gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
+      options.overwrite = overwrite;
+      rt::Report report;
+      save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir.string(), options, report);
+      EXPECT_FALSE(report.ok()) << c.rule << " (overwrite " << overwrite << "): the save went through";
+      // A provable store (zarr.json of array metadata) is reported as one without overwrite; with
+      // it, its stray entry is named. Anything else is never called a store.
+      const bool store_there = c.store && std::string(c.words).rfind("holds ", 0) == 0;
+      const std::string words = store_there && overwrite == 0 ? "a Zarr store is already there" : c.words;
+      EXPECT_NE(report.text().find(words), std::string::npos) << c.rule << " (overwrite " << overwrite << "): " << report.text();
+      if (!store_there) {
+        EXPECT_EQ(report.text().find("already there"), std::string::npos)
+            << c.rule << ": \"a Zarr store is already there\" said of something that is none";
+      }
+      EXPECT_EQ(listing(), before) << c.rule << " (overwrite " << overwrite << "): the folder changed";
+    }
+    fs::remove_all(dir);
+  }
+}
+
 TEST(ZarrHostile, SaveNeverWritesThroughAPlantedLink) {
   const fs::path dir = fresh_dir("planted");
   fs::create_directories(dir);

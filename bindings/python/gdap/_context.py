@@ -309,16 +309,18 @@ class Controller(Context):
         super().__init__()
         if isinstance(devices, bool):  # an int to Python, but no count of ranks
             raise TypeError("devices must be a number of ranks or a sequence of devices, not %r" % devices)
+        comms = None
         if isinstance(devices, (int, np.integer)):
             if devices < 1:
                 raise InvalidArgumentError("a Controller needs at least one rank, not %d" % devices)
+            comms = group(int(devices))  # the group's own range check, before a list of that many devices
             devices = ["cpu"] * int(devices)
         self.devices: tuple[str, ...] = tuple(device_label(d) for d in devices)
         if not self.devices:
             raise InvalidArgumentError("a Controller needs at least one device")
         self.nranks = len(self.devices)
         self.ranks = tuple(range(self.nranks))
-        self._comms = group(self.nranks)
+        self._comms = comms if comms is not None else group(self.nranks)
         self._workers = _Workers(self.nranks) if self.nranks > 1 else None
         if self._workers is not None:
             weakref.finalize(self, self._workers.close)

@@ -11,6 +11,7 @@ the LocalArray and every tensor exported from it are gone, whatever the order.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import operator
 from collections.abc import Mapping
 from typing import Any, Optional, Sequence, Union
@@ -113,7 +114,10 @@ class LocalArray(Handle):
 
     Make one with from_distarray, from_dlpack, empty or wrap. The handle is destroyed by close(),
     at the end of a `with` block, or when the object is collected; the memory lives on while any
-    exported view (NumPy array, DLPack consumer) still uses it. After close() the metadata
+    exported view (NumPy array, DLPack consumer) still uses it, and is freed when the last is gone
+    (a NumPy view made through __array_interface__ holds its own owner of the memory, not this
+    object). A __cuda_array_interface__ consumer holds this object instead, so once one has been
+    handed out, the memory lives until this object is collected. After close() the metadata
     methods raise ValueError.
     """
 
@@ -121,13 +125,14 @@ class LocalArray(Handle):
         # Private: `handle` is a new gdap_array this object takes over; `owner` is kept alive
         # with it (the Python object whose memory gdap_array_wrap retained).
         self._owner = owner
-        self._pin: Any = None  # an exported tensor that keeps the memory alive for interface views
+        self._pin: Any = None  # an exported tensor that keeps the memory alive for CUDA interface views
         self._adopt(handle, _c.gdap_array_destroy)
 
     # -- life cycle
 
     def close(self) -> None:
-        """Destroys the handle now (idempotent). Views already handed out stay valid."""
+        """Destroys the handle now (idempotent). Views already handed out stay valid; the memory
+        (and an empty_shm segment's name) goes with the last of them."""
         Handle.close(self)
 
     # -- metadata
@@ -235,8 +240,6 @@ class LocalArray(Handle):
         if device[0] not in (_HOST_VISIBLE if host else _DEVICE_VISIBLE):
             raise AttributeError("%s: the section is on %s" % (
                 "__array_interface__" if host else "__cuda_array_interface__", device_name(device)))
-        if self._pin is None:
-            self._pin = _c.gdap_array_to_dlpack(h)  # views of the raw pointer stay valid after close()
         dtype = dtype_from_c(_c.gdap_array_dtype(h))
         shape = _c.gdap_array_shape(h)
         strides = _c.gdap_array_strides(h)
@@ -246,18 +249,24 @@ class LocalArray(Handle):
                 compact = False
             step *= extent
         address = _c.gdap_array_data(h)
-        if not address and host and 0 in shape:
-            # An empty section has no memory. NumPy before 1.25 refuses a NULL data pointer even for
-            # zero elements (np.asarray then fails, and DistArray's from_distarray with it), so point
-            # at a byte that is never read or written.
-            address = _NOWHERE.ctypes.data
-        return {
-            "shape": shape,
-            "typestr": dtype.str,
-            "data": (address, _c.gdap_array_readonly(h)),
-            "strides": None if compact else tuple(s * dtype.itemsize for s in strides),
-            "version": 3,
-        }
+        readonly = _c.gdap_array_readonly(h)
+        byte_strides = tuple(s * dtype.itemsize for s in strides)
+        interface = {"shape": shape, "typestr": dtype.str, "strides": None if compact else byte_strides, "version": 3}
+        if 0 in shape:
+            # An empty section has no memory to keep alive. NumPy before 1.25 refuses a NULL data
+            # pointer even for zero elements (np.asarray then fails, and DistArray's from_distarray
+            # with it), so point at a byte that is never read or written.
+            interface["data"] = (address or _NOWHERE.ctypes.data, readonly)
+        elif host:
+            # The memory's owner is a buffer of its own, holding a DLPack export of the section:
+            # NumPy keeps that buffer (not this LocalArray) as the view's base, so close() frees
+            # the memory once the views are gone, and a view never outlives it.
+            interface["data"], interface["offset"] = _owned_span(h, address, shape, byte_strides, dtype.itemsize, readonly)
+        else:
+            if self._pin is None:
+                self._pin = _c.gdap_array_to_dlpack(h)  # the consumer holds this object, which holds the memory
+            interface["data"] = (address, readonly)
+        return interface
 
     @property
     def __array_interface__(self) -> dict[str, Any]:
@@ -271,6 +280,18 @@ class LocalArray(Handle):
         interface = self._interface(host=False)
         interface["stream"] = None
         return interface
+
+
+def _owned_span(h: Any, address: int, shape: Shape, byte_strides: Shape, itemsize: int,
+                readonly: bool) -> tuple[Any, int]:
+    """A buffer over every byte a section of `shape` and `byte_strides` at `address` spans, which
+    holds a DLPack export of the section (so its memory lives while the buffer does), and the
+    offset of element (0, ..., 0) in it. Read-only sections get a read-only view of the buffer."""
+    low = sum(s * (n - 1) for n, s in zip(shape, byte_strides) if s < 0)
+    high = sum(s * (n - 1) for n, s in zip(shape, byte_strides) if s > 0) + itemsize
+    span = (ctypes.c_char * (high - low)).from_address(address + low)
+    span.gdap_pin = _c.gdap_array_to_dlpack(h)  # type: ignore[attr-defined]
+    return (memoryview(span).toreadonly() if readonly else span), -low
 
 
 def _dtype_text(array: LocalArray) -> str:

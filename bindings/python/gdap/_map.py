@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _gdap_c as _c
 from ._dims import dims_from_dim_data, dim_to_dict, shape_entry
-from ._errors import ProtocolError
+from ._errors import ProtocolError, SizeOverflowError
 from ._handle import Handle
 from ._types import DimData, Index, Run, Shape
 
@@ -57,7 +57,10 @@ def _rank_dims(item: Any, rank: int, local_shape: Optional[Sequence[int]] = None
     dim_data, shape = _rank_dim_data(item, rank)
     if local_shape is not None:
         shape = local_shape
-    dims = dims_from_dim_data(dim_data)
+    try:
+        dims = dims_from_dim_data(dim_data)
+    except (ProtocolError, SizeOverflowError) as e:  # name the rank, as the map's range checks do
+        raise type(e)("rank %d, %s" % (rank, e)) from None
     for i, dim in enumerate(dims.dims):
         if dim.dist_type == _c.GDAP_DIST_UNDISTRIBUTED and shape is not None:
             _c.gdap_dim_set_undistributed(dim, shape_entry(shape[i], i))

@@ -43,7 +43,10 @@ def save_zarr(comm: Comm, gmap: GlobalMap, section: SectionLike, path: Union[str
     for the default). With shards=True (the default) each rank's block is one shard of inner chunks
     of at most `chunk_bytes` (0: 2 MiB), so that readers of any layout read only what they need;
     shards=False writes one chunk per block. An existing store is replaced only with
-    overwrite=True. Only owned elements are written, and the source is only read."""
+    overwrite=True, and only when it is provably a Zarr array store (its zarr.json a regular file
+    of array metadata, every other entry one of its chunks); anything else at `path` is refused,
+    naming it, before anything is removed. Only owned elements are written, and the source is only
+    read."""
     try:
         code = _CODECS[codec]
     except (KeyError, TypeError):
