@@ -51,6 +51,8 @@ std::pair<std::string_view, std::string_view> token_and_share(const std::string&
 std::vector<std::string> agree_gather(gdap_comm& comm, const std::function<Share()>& local, const Mismatch& mismatch) {
   std::string mine;
   try {
+    const Error given = take_call_failure(comm);
+    if (given.status() != GDAP_SUCCESS) throw given;
     const Share share = local();
     mine = encode_success(share.token, share.bytes);
   } catch (const Error& e) {
@@ -87,6 +89,12 @@ void agree(gdap_comm& comm, const std::function<void()>& local, std::string_view
 
 void agree(gdap_comm& comm, const std::function<void()>& local) {
   agree(comm, local, {}, [](size_t) { return std::string(); });
+}
+
+Error take_call_failure(gdap_comm& comm) {
+  Error given(std::exchange(comm.call_fails, GDAP_SUCCESS), std::move(comm.call_fails_reason));
+  comm.call_fails_reason.clear();
+  return given;
 }
 
 gdap_comm& comm_ref(gdap_comm* comm, const char* what) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 namespace gdap {
 
@@ -28,6 +29,9 @@ CollectiveCall::CollectiveCall(gdap_comm& comm, const char* name) : comm_(comm),
   comm.call = name;
   comm.call_meetings = 0;
   comm.touched.clear();
+  comm.call_fails = std::exchange(comm.fail_next, GDAP_SUCCESS);
+  comm.call_fails_reason = std::move(comm.fail_next_reason);
+  comm.fail_next_reason.clear();
 }
 
 CollectiveCall::~CollectiveCall() {
@@ -35,6 +39,8 @@ CollectiveCall::~CollectiveCall() {
   if (!outermost_) return;
   comm_.call = nullptr;
   comm_.touched.clear();
+  comm_.call_fails = GDAP_SUCCESS;
+  comm_.call_fails_reason.clear();
 }
 
 void touches(gdap_comm& comm, const Region& region) {

@@ -49,6 +49,10 @@ void touches(gdap_comm& comm, const char* what, const gdap_array* a, bool writte
 }
 
 void Engine::check_all(const Program& program, const Sections& sections, const Agreement& agreement) const {
+  // A rank that said it fails this call (gdap_comm_fail_next) reports that, whatever its arguments:
+  // every engine's agreement (the group's rendezvous too) starts here.
+  const Error given = take_call_failure(comm_);
+  if (given.status() != GDAP_SUCCESS) throw given;
   if (agreement.checks) agreement.checks();
   const char* operation = program.style().name;
   if (sections.src != nullptr) check_section(*sections.src, sections.src_name, operation, false);

@@ -412,8 +412,9 @@ def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[
     and of objects(r) (gdap objects, None for NULL), all taken in the caller's thread before any
     rank starts. A closed object raises InvalidArgumentError naming its rank, and no collective call
     starts (single controller). In SPMD mode, where only this rank knows, the rank still makes the
-    call, with NULL for each object, so that gdap fails on every rank at once naming it (not after
-    the timeout), and then raises its own error."""
+    call, with NULL for each object after Comm.fail_next with its error, so that every rank fails
+    at once (not after the timeout), the others with RemoteError quoting that error, and then
+    raises its own error."""
     # Each rank's objects stay with their handles: the step's closure keeps them alive while a rank
     # thread is in its call, even where the caller has given up on the step (an interrupt).
     handles: dict[int, tuple[tuple, list]] = {}
@@ -429,6 +430,7 @@ def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[
             error = InvalidArgumentError("rank %d: %s" % (r, e))
             if ctx.spmd:
                 try:
+                    ctx.comm(r).fail_next(e)  # the others are told this rank's own error
                     call(comm, *[None] * len(objects(r)))
                 except Exception:
                     pass  # the expected refusal: this rank raises the error that stopped it

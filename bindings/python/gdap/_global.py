@@ -949,8 +949,9 @@ def _spmd_prepare(ctx: Context, prepare: Callable[[int], Any], release: Callable
     rank = ctx.ranks[0]
     try:
         return {rank: prepare(rank)}
-    except Exception:
+    except Exception as e:
         try:
+            ctx.comm(rank).fail_next(e)  # the others are told this rank's own error
             release(ctx, rank)
         except Exception:
             pass  # the expected refusal: this rank raises the error that stopped it
