@@ -336,13 +336,14 @@ module gdap_c_api
       gdap_array_readonly, gdap_array_dim, gdap_array_version, gdap_array_global_to_local, &
       gdap_array_local_to_global, gdap_comm_create_group, gdap_comm_destroy, gdap_comm_rank, gdap_comm_size, &
       gdap_comm_kind_get, gdap_comm_set_stream, gdap_comm_set_timeout, gdap_comm_set_interrupt, &
-      gdap_comm_barrier, gdap_map_create_collective, gdap_plan_create, gdap_plan_roles_keeping, &
-      gdap_plan_create_with_roles, gdap_plan_destroy, gdap_plan_stats_get, gdap_redistribute, &
-      gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes, gdap_halo_create, gdap_halo_destroy, &
-      gdap_halo_stats_get, gdap_halo_exchange, gdap_halo_exchange_init, gdap_exchange_start, &
-      gdap_exchange_destroy, gdap_dnpy_save, gdap_dnpy_load, gdap_zarr_save, gdap_zarr_load, &
-      gdap_zarr_shape_read, gdap_gemm_create, gdap_gemm_destroy, gdap_gemm_stats_get, gdap_gemm_execute, &
-      gdap_array_create_shm, gdap_ipc_export, gdap_ipc_open, gdap_comm_from_mpi, gdap_comm_from_nccl
+      gdap_comm_fail_next, gdap_comm_barrier, gdap_map_create_collective, gdap_plan_create, &
+      gdap_plan_roles_keeping, gdap_plan_create_with_roles, gdap_plan_destroy, gdap_plan_stats_get, &
+      gdap_redistribute, gdap_allreduce, gdap_reduce_scatter, gdap_reduce_axes, gdap_halo_create, &
+      gdap_halo_destroy, gdap_halo_stats_get, gdap_halo_exchange, gdap_halo_exchange_init, &
+      gdap_exchange_start, gdap_exchange_destroy, gdap_dnpy_save, gdap_dnpy_load, gdap_zarr_save, &
+      gdap_zarr_load, gdap_zarr_shape_read, gdap_gemm_create, gdap_gemm_destroy, gdap_gemm_stats_get, &
+      gdap_gemm_execute, gdap_array_create_shm, gdap_ipc_export, gdap_ipc_open, gdap_comm_from_mpi, &
+      gdap_comm_from_nccl
 
   interface
 
@@ -1010,6 +1011,15 @@ module gdap_c_api
       type(c_ptr), value :: user
       integer(c_int) :: res
     end function gdap_comm_set_interrupt
+
+    !> Says that this rank fails its next collective call on `comm`, with `status` and `reason`.
+    function gdap_comm_fail_next(comm, status, reason) bind(C, name='gdap_comm_fail_next') result(res)
+      import :: c_char, c_int, c_ptr
+      type(c_ptr), value :: comm
+      integer(c_int), value :: status
+      character(kind=c_char), intent(in), optional :: reason(*)
+      integer(c_int) :: res
+    end function gdap_comm_fail_next
 
     !> Collective: returns once every rank has called it.
     function gdap_comm_barrier(comm) bind(C, name='gdap_comm_barrier') result(res)

@@ -728,6 +728,21 @@ typedef int (*gdap_interrupt_check)(void* user);
  */
 GDAP_API gdap_status gdap_comm_set_interrupt(gdap_comm* comm, gdap_interrupt_check check, void* user);
 
+/**
+ * Says that this rank fails its next collective call on `comm`, with `status` and `reason`: a rank
+ * whose own arguments are unusable (a binding that could not build them) still makes the call, so
+ * that its peers do not wait for it, and its peers learn the real cause. That call, whatever its
+ * arguments (which it does not read: they may be NULL), fails at its agreement, before any data
+ * moves: this rank returns `status` with `reason` as gdap_last_error(), every other rank
+ * GDAP_ERR_REMOTE "rank R failed (STATUS): reason". gdap_exchange_start has no agreement: there
+ * only this rank fails, at once. Calls that are not collective are unaffected meanwhile; a later
+ * gdap_comm_fail_next replaces an earlier one not yet used.
+ * `status` must be an error (not GDAP_SUCCESS: GDAP_ERR_INVALID_ARGUMENT); `reason` is copied (NULL:
+ * "no reason given"; longer than 4096 bytes: cut there). Not collective; not thread-safe against a
+ * collective call on `comm` in progress.
+ */
+GDAP_API gdap_status gdap_comm_fail_next(gdap_comm* comm, gdap_status status, const char* reason /*or NULL*/);
+
 /** Collective: returns once every rank has called it. */
 GDAP_API gdap_status gdap_comm_barrier(gdap_comm* comm);
 

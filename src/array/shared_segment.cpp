@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 namespace gdap {
 
@@ -70,6 +72,45 @@ SegmentMapping map_segment_readonly(const SegmentIdentity& want, int64_t owner) 
 
 void unmap_segment(const SegmentMapping& m) {
   if (m.base != nullptr) munmap(const_cast<void*>(m.base), static_cast<size_t>(m.identity.bytes));
+}
+
+namespace {
+
+// Noted mappings by base address (any thread may map, unmap or look up).
+struct Noted {
+  std::mutex lock;
+  std::map<uintptr_t, SegmentIdentity> by_base;
+};
+
+Noted& noted() {
+  static Noted* n = new Noted;  // never destroyed: arrays may be released during exit
+  return *n;
+}
+
+}  // namespace
+
+void note_mapping(const void* base, const SegmentIdentity& identity) {
+  Noted& n = noted();
+  const std::lock_guard<std::mutex> hold(n.lock);
+  n.by_base[reinterpret_cast<uintptr_t>(base)] = identity;
+}
+
+void forget_mapping(const void* base) {
+  Noted& n = noted();
+  const std::lock_guard<std::mutex> hold(n.lock);
+  n.by_base.erase(reinterpret_cast<uintptr_t>(base));
+}
+
+std::optional<SegmentPlace> place_in_segment(uintptr_t first, uintptr_t last) {
+  Noted& n = noted();
+  const std::lock_guard<std::mutex> hold(n.lock);
+  auto it = n.by_base.upper_bound(first);
+  if (it == n.by_base.begin()) return std::nullopt;
+  --it;
+  const uintptr_t base = it->first;
+  const auto bytes = static_cast<uintptr_t>(it->second.bytes);
+  if (first - base >= bytes || last - base >= bytes) return std::nullopt;  // mappings do not overlap
+  return SegmentPlace{it->second, first - base, last - base};
 }
 
 }  // namespace gdap

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace gdap {
@@ -34,5 +35,20 @@ SegmentMapping map_segment_readonly(const SegmentIdentity& want, int64_t owner);
 
 // Unmaps what map_segment_readonly mapped. Never throws.
 void unmap_segment(const SegmentMapping& m);
+
+// This process's mappings of segments that may hold callers' sections (gdap_array_create_shm's and
+// gdap_ipc_open's), so that a collective call over processes can name the segment and the bytes of
+// it that a section lies in, whatever view of the mapping the caller passed (a NumPy slice of it),
+// and refuse one rank writing what another reads. Noted when mapped, forgotten before unmapping.
+void note_mapping(const void* base, const SegmentIdentity& identity);
+void forget_mapping(const void* base);
+
+// Where bytes first..last of this process lie in a noted segment: its identity and their offsets
+// in it; nullopt when they lie in no noted mapping.
+struct SegmentPlace {
+  SegmentIdentity identity;
+  uint64_t first = 0, last = 0;
+};
+std::optional<SegmentPlace> place_in_segment(uintptr_t first, uintptr_t last);
 
 }  // namespace gdap

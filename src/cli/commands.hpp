@@ -19,6 +19,7 @@ struct PlanOptions {
   std::string dtype = "float64";
   bool per_rank = false;  // one line per rank even for many ranks
   bool keep_roles = false;  // also what relabeling the destination ranks saves
+  int64_t max_runs = 0;  // the most runs the planner may list (0: GDAP_PLAN_MAX_RUNS or its default)
 };
 
 // What redistributing an array from one distribution to another moves: messages, bytes and runs

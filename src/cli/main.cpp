@@ -38,6 +38,10 @@ int main(int argc, char** argv) {
   plan->add_flag("--per-rank", plan_options.per_rank, "One line per rank even for more than 16 ranks");
   plan->add_flag("--keep-roles", plan_options.keep_roles,
                  "Also count the move with the destination ranks relabeled to keep the most in place");
+  plan->add_option("--max-runs", plan_options.max_runs,
+                   "Refuse, before allocating, a plan that would list more runs than this (default: "
+                   "GDAP_PLAN_MAX_RUNS, else 67108864, about 2.5 GiB)")
+      ->check(CLI::PositiveNumber);
 
   gdap::cli::DemoOptions demo_options;
   auto* demo = app.add_subcommand("demo", "Ranks as threads of one process share a block x block array, zero-copy");

@@ -1,9 +1,10 @@
 // gdap plan FROM TO [--dtype NAME] [--per-rank] [--keep-roles]: what redistributing an array from one
 // distribution to another would move, per rank and in all, as the planner counts it; with
 // --keep-roles also what it moves once the destination ranks are relabeled to keep the most in
-// place (plan::Planner::keeping_roles). Nothing is allocated or
-// moved: the counts come from the per-dimension overlaps (plan::Planner::stats), so a plan for
-// thousands of ranks costs milliseconds.
+// place (plan::Planner::keeping_roles). Nothing is moved: the counts come from the per-dimension
+// overlaps (plan::Planner::stats), so a plan for thousands of ranks costs milliseconds; a plan
+// whose overlaps would list more runs than --max-runs (GDAP_PLAN_MAX_RUNS) is refused before any is
+// listed.
 #include "cli/commands.hpp"
 #include "cli/input.hpp"
 #include "cli/report.hpp"
@@ -12,6 +13,8 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cstdlib>
+#include <string>
 #include <utility>
 
 namespace gdap::cli {
@@ -125,6 +128,8 @@ int plan(const PlanOptions& options) {
     fmt::print(stderr, "gdap plan: unknown --dtype '{}' (one of: {})\n", options.dtype, dtype_names());
     return 2;
   }
+  // The planner reads its limit from the environment (plan/planner.hpp): --max-runs sets it there.
+  if (options.max_runs > 0) setenv("GDAP_PLAN_MAX_RUNS", std::to_string(options.max_runs).c_str(), 1);
   return run_command("plan", [&] {
     const MapPtr from = read_side("source", options.from);
     const MapPtr to = read_side("destination", options.to);

@@ -11,13 +11,19 @@ namespace gdap {
 
 namespace {
 
-// 'S', the token's length (8 bytes), the token, then this rank's share: success. 'E', the status as
-// 4 bytes, then the message: failure.
-std::string encode_success(std::string_view token, std::string_view share) {
-  const uint64_t length = token.size();
-  std::string out(1 + sizeof length, 'S');
-  std::memcpy(out.data() + 1, &length, sizeof length);
-  out.append(token);
+// 'S', the token's length (8 bytes), the token, the length and bytes of the rank's sections that
+// lie in shared-memory segments (collective.hpp), then this rank's share: success. 'E', the status
+// as 4 bytes, then the message: failure.
+void append_sized(std::string& out, std::string_view bytes) {
+  const uint64_t length = bytes.size();
+  out.append(reinterpret_cast<const char*>(&length), sizeof length);
+  out.append(bytes);
+}
+
+std::string encode_success(std::string_view token, std::string_view segments, std::string_view share) {
+  std::string out(1, 'S');
+  append_sized(out, token);
+  append_sized(out, segments);
   out.append(share);
   return out;
 }
@@ -38,12 +44,31 @@ Error decode(const std::string& bytes) {
 
 bool failed(const std::string& bytes) { return !bytes.empty() && bytes[0] == 'E'; }
 
-// A successful rank's token and share (every rank runs the same build: the length is its own).
-std::pair<std::string_view, std::string_view> token_and_share(const std::string& bytes) {
+std::string_view take_sized(std::string_view& rest) {
   uint64_t length = 0;
-  std::memcpy(&length, bytes.data() + 1, sizeof length);
-  const std::string_view rest = std::string_view(bytes).substr(1 + sizeof length);
-  return {rest.substr(0, length), rest.substr(length)};
+  std::memcpy(&length, rest.data(), sizeof length);
+  const std::string_view bytes = rest.substr(sizeof length, length);
+  rest.remove_prefix(sizeof length + length);
+  return bytes;
+}
+
+// A successful rank's token, segment regions and share (every rank runs the same build).
+struct Success {
+  std::string_view token, segments, share;
+};
+Success parse_success(const std::string& bytes) {
+  std::string_view rest = std::string_view(bytes).substr(1);
+  Success s;
+  s.token = take_sized(rest);
+  s.segments = take_sized(rest);
+  s.share = rest;
+  return s;
+}
+
+// Only ranks in other processes compare segments: the in-process group compares addresses at
+// every meeting (Group::verdict).
+std::string my_segment_regions(const gdap_comm& comm) {
+  return comm.kind() == GDAP_COMM_GROUP ? std::string() : packed_segment_regions(comm.touched);
 }
 
 }  // namespace
@@ -51,8 +76,10 @@ std::pair<std::string_view, std::string_view> token_and_share(const std::string&
 std::vector<std::string> agree_gather(gdap_comm& comm, const std::function<Share()>& local, const Mismatch& mismatch) {
   std::string mine;
   try {
+    const Error given = take_call_failure(comm);
+    if (given.status() != GDAP_SUCCESS) throw given;
     const Share share = local();
-    mine = encode_success(share.token, share.bytes);
+    mine = encode_success(share.token, my_segment_regions(comm), share.bytes);
   } catch (const Error& e) {
     mine = encode(e.status(), e.what());
   } catch (const std::bad_alloc&) {
@@ -68,12 +95,17 @@ std::vector<std::string> agree_gather(gdap_comm& comm, const std::function<Share
     fail(GDAP_ERR_REMOTE, "rank {} failed ({}): {}", r, gdap_status_string(first.status()), first.what());
   }
   std::vector<std::string> shares;
-  const std::string_view token0 = token_and_share(all[0]).first;
+  std::vector<std::vector<Region>> segments;
+  bool any_segment = false;
+  const std::string_view token0 = parse_success(all[0]).token;
   for (size_t r = 0; r < all.size(); ++r) {
-    const auto [theirs, share] = token_and_share(all[r]);
-    if (theirs != token0) fail(GDAP_ERR_INVALID_ARGUMENT, "{}", mismatch(r, theirs, token0));
-    shares.emplace_back(share);
+    const Success s = parse_success(all[r]);
+    if (s.token != token0) fail(GDAP_ERR_INVALID_ARGUMENT, "{}", mismatch(r, s.token, token0));
+    shares.emplace_back(s.share);
+    segments.push_back(unpack_segment_regions(s.segments));
+    any_segment = any_segment || !s.segments.empty();
   }
+  if (any_segment) check_verdict(segments_clash(segments));
   return shares;
 }
 
@@ -87,6 +119,12 @@ void agree(gdap_comm& comm, const std::function<void()>& local, std::string_view
 
 void agree(gdap_comm& comm, const std::function<void()>& local) {
   agree(comm, local, {}, [](size_t) { return std::string(); });
+}
+
+Error take_call_failure(gdap_comm& comm) {
+  Error given(std::exchange(comm.call_fails, GDAP_SUCCESS), std::move(comm.call_fails_reason));
+  comm.call_fails_reason.clear();
+  return given;
 }
 
 gdap_comm& comm_ref(gdap_comm* comm, const char* what) {

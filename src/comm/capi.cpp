@@ -5,6 +5,8 @@
 #include "core/error.hpp"
 #include "maps/map.hpp"
 
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@ using gdap::require;
 namespace {
 
 constexpr int64_t kMaxGroup = int64_t{1} << 20;  // threads: far beyond any machine
+constexpr size_t kMaxReason = 4096;  // bytes of a gdap_comm_fail_next reason kept
 
 }  // namespace
 
@@ -76,11 +79,29 @@ GDAP_API gdap_status gdap_comm_set_interrupt(gdap_comm* comm, gdap_interrupt_che
   });
 }
 
+GDAP_API gdap_status gdap_comm_fail_next(gdap_comm* comm, gdap_status status, const char* reason) {
+  return guard([&] {
+    gdap_comm& c = gdap::comm_ref(comm);
+    // Read as an integer first: a caller (a binding) may pass any int, and loading one that is no
+    // gdap_status as the enum is undefined behaviour.
+    int32_t code = 0;
+    static_assert(sizeof code == sizeof status);
+    std::memcpy(&code, &status, sizeof code);
+    if (code == GDAP_SUCCESS) fail(GDAP_ERR_INVALID_ARGUMENT, "status is GDAP_SUCCESS: gdap_comm_fail_next takes an error status");
+    if (code < GDAP_ERR_INVALID_ARGUMENT || code > GDAP_ERR_INTERRUPTED) {
+      fail(GDAP_ERR_INVALID_ARGUMENT, "status {} is not a gdap_status", code);
+    }
+    std::string text = reason != nullptr ? std::string(reason, strnlen(reason, kMaxReason)) : "no reason given";
+    c.fail_next = static_cast<gdap_status>(code);
+    c.fail_next_reason = std::move(text);
+  });
+}
+
 GDAP_API gdap_status gdap_comm_barrier(gdap_comm* comm) {
   return guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
     const gdap::CollectiveCall collective(c, "gdap_comm_barrier");
-    c.barrier();
+    gdap::agree(c, [] {});  // an allgather of a few bytes: a barrier that also carries gdap_comm_fail_next's cause
   });
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 namespace gdap {
 
@@ -28,6 +29,9 @@ CollectiveCall::CollectiveCall(gdap_comm& comm, const char* name) : comm_(comm),
   comm.call = name;
   comm.call_meetings = 0;
   comm.touched.clear();
+  comm.call_fails = std::exchange(comm.fail_next, GDAP_SUCCESS);
+  comm.call_fails_reason = std::move(comm.fail_next_reason);
+  comm.fail_next_reason.clear();
 }
 
 CollectiveCall::~CollectiveCall() {
@@ -35,6 +39,8 @@ CollectiveCall::~CollectiveCall() {
   if (!outermost_) return;
   comm_.call = nullptr;
   comm_.touched.clear();
+  comm_.call_fails = GDAP_SUCCESS;
+  comm_.call_fails_reason.clear();
 }
 
 void touches(gdap_comm& comm, const Region& region) {
@@ -73,6 +79,91 @@ std::string regions_clash(const std::vector<const std::vector<Region>*>& by_rank
     }
     if (reach == nullptr || e.region->last > reach->region->last) reach = &e;
     if (e.region->written && (reach_written == nullptr || e.region->last > reach_written->region->last)) reach_written = &e;
+  }
+  return {};
+}
+
+namespace {
+
+// Names of regions that came from another rank: the few argument names gdap declares, kept as
+// static strings (a Region names its argument by a const char*).
+const char* known_name(std::string_view what) {
+  for (const char* name : {"src", "dst", "section", "source", "result", "local", "A", "B", "C"}) {
+    if (what == name) return name;
+  }
+  return "section";
+}
+
+void put(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
+
+uint64_t take(std::string_view& in) {
+  uint64_t v = 0;
+  if (in.size() < sizeof v) fail(GDAP_ERR_INTERNAL, "a peer's segment regions are cut short");
+  std::memcpy(&v, in.data(), sizeof v);
+  in.remove_prefix(sizeof v);
+  return v;
+}
+
+std::string_view take_text(std::string_view& in) {
+  const uint64_t n = take(in);
+  if (n > in.size()) fail(GDAP_ERR_INTERNAL, "a peer's segment regions are cut short");
+  const std::string_view text = in.substr(0, n);
+  in.remove_prefix(n);
+  return text;
+}
+
+}  // namespace
+
+// Per region in a segment: device, inode, first, last, written, then the argument's and the
+// segment's names, each with its length. Every rank runs the same build.
+std::string packed_segment_regions(const std::vector<Region>& touched) {
+  std::string out;
+  for (const Region& g : touched) {
+    if (g.segment.empty()) continue;
+    for (uint64_t v : {g.segment_device, g.segment_inode, g.segment_first, g.segment_last, uint64_t{g.written}}) put(out, v);
+    const std::string_view what = g.what;
+    put(out, what.size());
+    out.append(what);
+    put(out, g.segment.size());
+    out.append(g.segment);
+  }
+  return out;
+}
+
+std::vector<Region> unpack_segment_regions(std::string_view in) {
+  std::vector<Region> out;
+  while (!in.empty()) {
+    Region g{};
+    g.segment_device = take(in);
+    g.segment_inode = take(in);
+    g.segment_first = take(in);
+    g.segment_last = take(in);
+    g.written = take(in) != 0;
+    g.what = known_name(take_text(in));
+    g.segment = std::string(take_text(in));
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+std::string segments_clash(const std::vector<std::vector<Region>>& by_rank) {
+  for (size_t a = 0; a < by_rank.size(); ++a) {
+    for (const Region& w : by_rank[a]) {
+      if (!w.written) continue;
+      for (size_t b = 0; b < by_rank.size(); ++b) {
+        if (b == a) continue;  // within one rank the call's own checks compare addresses
+        for (const Region& o : by_rank[b]) {
+          if (o.segment_device != w.segment_device || o.segment_inode != w.segment_inode) continue;
+          if (o.segment_last < w.segment_first || w.segment_last < o.segment_first) continue;
+          return fmt::format("rank {}'s {} (bytes {}..{} of shared-memory segment '{}') and rank {}'s {} (bytes {}..{} "
+                             "of it) share bytes {}..{}, and rank {} writes them: a section one rank writes must be "
+                             "apart from every other rank's sections, also across processes; use separate arrays",
+                             a, w.what, w.segment_first, w.segment_last, w.segment, b, o.what, o.segment_first,
+                             o.segment_last, std::max(w.segment_first, o.segment_first),
+                             std::min(w.segment_last, o.segment_last), a);
+        }
+      }
+    }
   }
   return {};
 }

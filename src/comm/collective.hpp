@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 struct gdap_comm;
@@ -34,6 +35,11 @@ struct Region {
   const char* what;  // the argument's name: "dst", "section"
   uintptr_t first, last;
   bool written;
+  // Where these bytes lie in a shared-memory segment that other processes may map too (gdap's own,
+  // array/shared_segment.hpp), so that ranks in different processes can compare them: the segment's
+  // name, device and inode, and the bytes' offsets in it. An empty name: in no such segment.
+  std::string segment{};
+  uint64_t segment_device = 0, segment_inode = 0, segment_first = 0, segment_last = 0;
 };
 
 // Marks one collective C call on `comm` while it lives. Only the outermost counts: the
@@ -63,6 +69,14 @@ void touches(gdap_comm& comm, const Region& region);
 // The ranks' verdict on the memory their call touches (every rank's regions, in rank order): "" when
 // no written region shares a byte with another region, else the text every rank reports.
 std::string regions_clash(const std::vector<const std::vector<Region>*>& by_rank);
+
+// The same verdict for ranks in different processes (MPI, NCCL), from every rank's regions that lie
+// in a shared-memory segment: "" when no rank writes bytes of a segment that another rank's call
+// touches, else the text every rank reports (both ranks, the segment and the bytes). The regions
+// travel in the agreement (packed_segment_regions / unpack_segment_regions).
+std::string segments_clash(const std::vector<std::vector<Region>>& by_rank);
+std::string packed_segment_regions(const std::vector<Region>& touched);
+std::vector<Region> unpack_segment_regions(std::string_view bytes);
 
 // The ranks' verdict on their meetings (every rank's, in rank order): "" when all are rank 0's,
 // else the text every rank reports, naming the first rank that differs.

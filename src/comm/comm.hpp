@@ -6,6 +6,7 @@
 
 #include "comm/cache.hpp"
 #include "comm/collective.hpp"
+#include "core/error.hpp"
 
 #include <gdap/gdap.h>
 
@@ -50,6 +51,10 @@ struct gdap_comm {
   int64_t call_meetings = 0;
   int call_depth = 0;
   std::vector<gdap::Region> touched;
+  // gdap_comm_fail_next's failure, waiting for this rank's next collective call (status GDAP_SUCCESS:
+  // none), and the one the call in progress carries to its agreement (CollectiveCall moves it).
+  gdap_status fail_next = GDAP_SUCCESS, call_fails = GDAP_SUCCESS;
+  std::string fail_next_reason, call_fails_reason;
 };
 
 namespace gdap {
@@ -72,6 +77,10 @@ struct Share {
 };
 using Mismatch = std::function<std::string(size_t rank, std::string_view theirs, std::string_view first)>;
 std::vector<std::string> agree_gather(gdap_comm& comm, const std::function<Share()>& local, const Mismatch& mismatch);
+
+// The failure gdap_comm_fail_next gave the collective call in progress, taken (so that only its
+// first agreement reports it); GDAP_SUCCESS when there is none.
+Error take_call_failure(gdap_comm& comm);
 
 // The comm behind a C handle, or GDAP_ERR_INVALID_ARGUMENT naming `what` when NULL.
 gdap_comm& comm_ref(gdap_comm* comm, const char* what = "comm");

@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 namespace gdap::exchange {
 
 namespace {
@@ -45,10 +47,26 @@ Engine& engine_of(gdap_comm& comm) {
 void touches(gdap_comm& comm, const char* what, const gdap_array* a, bool written) {
   if (a == nullptr) return;
   const ByteSpan span = byte_span(*a);
-  if (!span.empty()) gdap::touches(comm, Region{what, span.first, span.last, written});
+  if (span.empty()) return;
+  Region region{what, span.first, span.last, written};
+  // Ranks in other processes can share memory only through a segment each has mapped: named so.
+  if (comm.kind() != GDAP_COMM_GROUP) {
+    if (const std::optional<SegmentPlace> place = place_in_segment(span.first, span.last)) {
+      region.segment = place->identity.name;
+      region.segment_device = place->identity.device;
+      region.segment_inode = place->identity.inode;
+      region.segment_first = place->first;
+      region.segment_last = place->last;
+    }
+  }
+  gdap::touches(comm, region);
 }
 
 void Engine::check_all(const Program& program, const Sections& sections, const Agreement& agreement) const {
+  // A rank that said it fails this call (gdap_comm_fail_next) reports that, whatever its arguments:
+  // every engine's agreement (the group's rendezvous too) starts here.
+  const Error given = take_call_failure(comm_);
+  if (given.status() != GDAP_SUCCESS) throw given;
   if (agreement.checks) agreement.checks();
   const char* operation = program.style().name;
   if (sections.src != nullptr) check_section(*sections.src, sections.src_name, operation, false);

@@ -56,6 +56,8 @@ GDAP_API gdap_status gdap_exchange_start(gdap_exchange* exchange) {
   return guard([&] {
     require(exchange, "exchange");
     const gdap::CollectiveCall collective(*exchange->comm, "gdap_exchange_start");
+    const gdap::Error given = gdap::take_call_failure(*exchange->comm);  // no agreement: this rank alone fails
+    if (given.status() != GDAP_SUCCESS) throw given;
     gdap::halo::start(*exchange);
   });
 }

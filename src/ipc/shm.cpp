@@ -105,7 +105,10 @@ bool find_mapping(uintptr_t address, Mapping& out) {
   return false;
 }
 
-void unmap(void* base, int64_t bytes, int32_t) { munmap(base, static_cast<size_t>(bytes)); }
+void unmap(void* base, int64_t bytes, int32_t) {
+  forget_mapping(base);
+  munmap(base, static_cast<size_t>(bytes));
+}
 
 }  // namespace
 
@@ -146,10 +149,13 @@ SegmentMapping create_segment(const char* name, int64_t bytes) {
     fail(err == ENOMEM || err == ENOSPC ? GDAP_ERR_NO_MEMORY : GDAP_ERR_IO,
          "sizing and mapping shared-memory segment '{}' ({} bytes) failed: {}", chosen, length, system_error(err));
   }
-  return {p, {chosen, static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_dev), length}};
+  SegmentMapping made{p, {chosen, static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_dev), length}};
+  note_mapping(p, made.identity);
+  return made;
 }
 
 void release_segment(const SegmentMapping& segment) {
+  forget_mapping(segment.base);
   munmap(const_cast<void*>(segment.base), static_cast<size_t>(segment.identity.bytes));
   shm_unlink(segment.identity.name.c_str());
 }
@@ -243,6 +249,10 @@ Opened open_shm(const HandleData& h) {
   const int64_t length = std::max<int64_t>(check_segment(fd.fd, h, name), 1);
   void* p = mmap(nullptr, static_cast<size_t>(length), PROT_READ | (h.readonly ? 0 : PROT_WRITE), MAP_SHARED, fd.fd, 0);
   if (p == MAP_FAILED) fail(GDAP_ERR_IO, "mapping shared-memory segment '{}' failed: {}", name, system_error(errno));
+  SegmentIdentity identity{name, h.shm_inode, 0, length};
+  struct stat st {};
+  if (fstat(fd.fd, &st) == 0) identity.device = static_cast<uint64_t>(st.st_dev);
+  note_mapping(p, identity);
   Opened o;
   o.base = p;
   o.bytes = length;

@@ -33,6 +33,10 @@ class AxisSide {
   // Indices a coordinate owns (for 'u' every index it holds, replicas included).
   int64_t owned(int64_t coord) const { return owned_[static_cast<size_t>(coord)]; }
 
+  // How many runs for_each_run calls f with for `coord`, and for all coordinates together: what
+  // listing them costs, known without listing them (O(1); 'u': its indices).
+  int64_t runs(int64_t coord) const;
+  int64_t total_runs() const;
   // Calls f(global_start, length, local_start) for each owned run of `coord`, in increasing
   // global order; runs are maximal for 'b' and 'u', one per block held for 'c' (merged later).
   template <typename F>
@@ -64,6 +68,19 @@ class AxisSide {
   std::vector<int64_t> coord_begin_;  // 'u': coordinate c's entries are by_coord_[coord_begin_[c] ..)
   std::vector<int64_t> by_coord_;     // 'u': indices into table_, grouped by coordinate, global order
 };
+
+inline int64_t AxisSide::runs(int64_t coord) const {
+  const int64_t owned = owned_[static_cast<size_t>(coord)];
+  if (type_ == GDAP_DIST_BLOCK) return owned > 0 ? 1 : 0;
+  if (type_ == GDAP_DIST_CYCLIC) return owned / block_size_ + (owned % block_size_ != 0 ? 1 : 0);
+  return owned;
+}
+
+inline int64_t AxisSide::total_runs() const {
+  if (type_ == GDAP_DIST_BLOCK) return grid_size_;
+  if (type_ == GDAP_DIST_CYCLIC) return size_ / block_size_ + (size_ % block_size_ != 0 ? 1 : 0);
+  return static_cast<int64_t>(table_.size());
+}
 
 template <typename F>
 void AxisSide::for_each_run(int64_t coord, F&& f) const {

@@ -7,6 +7,10 @@
 #include "core/dtype.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -134,6 +138,39 @@ void check_element_size(int64_t element_size) {
 
 }  // namespace
 
+int64_t max_plan_runs() {
+  const char* env = std::getenv("GDAP_PLAN_MAX_RUNS");
+  if (env == nullptr || *env == '\0') return kDefaultMaxPlanRuns;
+  char* end = nullptr;
+  errno = 0;
+  const long long runs = std::strtoll(env, &end, 10);
+  if (std::isdigit(static_cast<unsigned char>(env[0])) == 0 || *end != '\0' || errno == ERANGE || runs < 1) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_PLAN_MAX_RUNS='{}' is not a whole number >= 1 (runs a plan may list)", env);
+  }
+  return runs;
+}
+
+namespace {
+
+// At most how many runs listing one coordinate's overlap along a dimension holds: a piece ends where
+// a run of either side ends, so no more than the walked coordinate's runs plus every run of the
+// other side, and no more than the walked coordinate's indices.
+int64_t runs_bound(const AxisSide& walked, const AxisSide& other, int64_t coord) {
+  const int64_t runs = walked.runs(coord), others = other.total_runs();
+  const int64_t sum = runs > INT64_MAX - others ? INT64_MAX : runs + others;
+  return std::min(walked.owned(coord), sum);
+}
+
+}  // namespace
+
+void Planner::check_runs(int64_t runs, const std::string& what) const {
+  const int64_t limit = max_plan_runs();
+  if (runs <= limit) return;
+  fail(GDAP_ERR_NO_MEMORY, "planning this redistribution would list up to {} runs ({}) at once, more than the limit "
+       "of {} runs (GDAP_PLAN_MAX_RUNS; each run takes about {} bytes): a 'c' dimension of block size 1 lists one "
+       "run per index; use larger blocks or raise the limit", runs, what, limit, sizeof(Segment) + sizeof(int64_t));
+}
+
 Planner::Planner(const gdap_map& src, const gdap_map& dst, std::vector<int64_t> roles)
     : src_(&src), dst_(&dst), nranks_(std::max(src.nranks, dst.nranks)), roles_(std::move(roles)) {
   holders_ = inverse_of(roles_, nranks_);
@@ -168,6 +205,8 @@ AxisOverlap Planner::send_overlap(int64_t axis, int64_t src_coord) const {
     fail(GDAP_ERR_OUT_OF_RANGE, "dimension {}: source grid coordinate {} is outside [0, {})", axis, src_coord,
          s.grid_size());
   }
+  check_runs(runs_bound(s, dst_axes_[static_cast<size_t>(axis)], src_coord),
+             fmt::format("dimension {}, source grid coordinate {}", axis, src_coord));
   return plan::send_overlap(s, dst_axes_[static_cast<size_t>(axis)], src_coord);
 }
 
@@ -178,6 +217,8 @@ AxisOverlap Planner::recv_overlap(int64_t axis, int64_t dst_coord) const {
     fail(GDAP_ERR_OUT_OF_RANGE, "dimension {}: destination grid coordinate {} is outside [0, {})", axis, dst_coord,
          d.grid_size());
   }
+  check_runs(runs_bound(d, src_axes_[static_cast<size_t>(axis)], dst_coord),
+             fmt::format("dimension {}, destination grid coordinate {}", axis, dst_coord));
   return plan::recv_overlap(src_axes_[static_cast<size_t>(axis)], d, dst_coord);
 }
 
@@ -273,6 +314,14 @@ std::vector<RankPlan> Planner::plan_all() const {
 
 std::vector<std::vector<AxisOverlap>> Planner::all_send_overlaps() const {
   std::vector<std::vector<AxisOverlap>> sends(static_cast<size_t>(ndim()));
+  int64_t all = 0;  // every coordinate's overlaps are held at once
+  for (size_t i = 0; i < sends.size(); ++i) {
+    for (int64_t c = 0; c < src_axes_[i].grid_size(); ++c) {
+      const int64_t runs = runs_bound(src_axes_[i], dst_axes_[i], c);
+      all = all > INT64_MAX - runs ? INT64_MAX : all + runs;
+    }
+  }
+  check_runs(all, "every source grid coordinate's overlaps, held together for the whole plan");
   for (size_t i = 0; i < sends.size(); ++i) {
     for (int64_t c = 0; c < src_axes_[i].grid_size(); ++c) sends[i].push_back(send_overlap(static_cast<int64_t>(i), c));
   }

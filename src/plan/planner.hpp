@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -129,6 +130,13 @@ class RankPlan {
 // the plans it makes). Construction checks that the global shapes match and that the source
 // holds every index the destination owns (only unstructured dimensions can fail that); it costs
 // O(grid sizes) plus O(n) per unstructured dimension of n held indices.
+// The most runs (one-dimensional pieces of ~40 bytes each) a planner lists at once:
+// GDAP_PLAN_MAX_RUNS, else kDefaultMaxPlanRuns. A plan that would list more is refused up front
+// (GDAP_ERR_NO_MEMORY) instead of allocating until the system stops it: a 'c' dimension of
+// block size 1 lists one run per index (a 2^62-element cyclic layout would need 2^62).
+constexpr int64_t kDefaultMaxPlanRuns = int64_t{1} << 26;  // about 2.5 GiB of runs
+int64_t max_plan_runs();
+
 class Planner {
  public:
   // `roles`: empty (every rank its own role) or N entries, a permutation of 0..N-1 (see "Roles";
@@ -171,6 +179,9 @@ class Planner {
 
   // The source overlaps of every coordinate: [dimension][source coordinate].
   std::vector<std::vector<AxisOverlap>> all_send_overlaps() const;
+  // Throws GDAP_ERR_NO_MEMORY, before anything is listed, where listing `what` would hold more runs
+  // than max_plan_runs() at once.
+  void check_runs(int64_t runs, const std::string& what) const;
 
   const gdap_map* src_;
   const gdap_map* dst_;

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "support/dims.hpp"
 #include "support/group.hpp"
+#include "support/rank_move.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -42,21 +42,7 @@ TEST(Interrupt, EndsTheWaitOfEveryWaitingRankAndBreaksTheGroup) {
   gdap_test::Group group(n, 30);
   Flag flag;
   ASSERT_EQ(gdap_comm_set_interrupt(group[0], Flag::check, &flag), GDAP_SUCCESS);
-  std::vector<gdap_dim> blocks, cyclics;
-  for (int64_t r = 0; r < n; ++r) {
-    blocks.push_back(gdap_test::block(12, n, r, 4 * r, 4 * r + 4));
-    cyclics.push_back(gdap_test::cyclic(12, n, r, r));
-  }
-  gdap_map *src = nullptr, *dst = nullptr;
-  ASSERT_EQ(gdap_map_create(&src, n, 1, blocks.data()), GDAP_SUCCESS);
-  ASSERT_EQ(gdap_map_create(&dst, n, 1, cyclics.data()), GDAP_SUCCESS);
-  const gdap_dtype f64{GDAP_DTYPE_FLOAT, 64, 1};
-  std::vector<double> from(4, 1.0), to(4, -1.0);
-  gdap_plan* plan = nullptr;
-  gdap_array *a = nullptr, *b = nullptr;
-  ASSERT_EQ(gdap_plan_create(&plan, src, dst, f64, 1), GDAP_SUCCESS);
-  ASSERT_EQ(gdap_array_wrap(&a, from.data(), f64, {GDAP_DEVICE_CPU, 0}, nullptr, &blocks[1], 1), GDAP_SUCCESS);
-  ASSERT_EQ(gdap_array_wrap(&b, to.data(), f64, {GDAP_DEVICE_CPU, 0}, nullptr, &cyclics[1], 1), GDAP_SUCCESS);
+  gdap_test::RankMove move(n, 1);
   gdap_status got[2] = {GDAP_SUCCESS, GDAP_SUCCESS};
   std::string said[2];
   Clock::time_point returned[2], stopped;
@@ -69,7 +55,7 @@ TEST(Interrupt, EndsTheWaitOfEveryWaitingRankAndBreaksTheGroup) {
     if (r == 0) {
       got[0] = gdap_comm_barrier(group[0]);
     } else {
-      got[1] = gdap_redistribute(group[1], plan, a, b);
+      got[1] = gdap_redistribute(group[1], move.plan, move.a, move.b);
     }
     returned[r] = Clock::now();
     said[r] = gdap_last_error();
@@ -83,17 +69,12 @@ TEST(Interrupt, EndsTheWaitOfEveryWaitingRankAndBreaksTheGroup) {
   for (const auto& t : returned) {
     EXPECT_LT(std::chrono::duration<double>(t - stopped).count(), 1.0) << "within a second of the check saying stop";
   }
-  for (double v : to) EXPECT_EQ(v, -1.0) << "an interrupted redistribution moves nothing";
+  for (double v : move.to) EXPECT_EQ(v, -1.0) << "an interrupted redistribution moves nothing";
   const auto later = Clock::now();
   EXPECT_EQ(gdap_comm_barrier(group[2]), GDAP_ERR_INTERRUPTED);
   EXPECT_TRUE(contains(gdap_last_error(), "rank 2: the in-process group is broken")) << gdap_last_error();
   EXPECT_EQ(gdap_comm_barrier(group[0]), GDAP_ERR_INTERRUPTED);
   EXPECT_LT(since(later), 1.0) << "at once";
-  gdap_array_destroy(b);
-  gdap_array_destroy(a);
-  gdap_plan_destroy(plan);
-  gdap_map_destroy(dst);
-  gdap_map_destroy(src);
 }
 
 // Rule: a check that says no changes nothing: it is asked about every 100 ms while the rank waits,

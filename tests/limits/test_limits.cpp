@@ -443,19 +443,37 @@ gdap_status halo(const gdap_map* m, gdap_dtype dtype, int64_t rank, const gdap_h
   return s;
 }
 
+// Runs `body` with GDAP_PLAN_MAX_RUNS set to `value`, then unset.
+gdap_status with_max_runs(const char* value, const std::function<gdap_status()>& body) {
+  setenv("GDAP_PLAN_MAX_RUNS", value, 1);
+  const gdap_status s = body();
+  unsetenv("GDAP_PLAN_MAX_RUNS");
+  return s;
+}
+
 TEST(LimitsPlan, HugeDistributionsAreClearErrors) {
   constexpr int64_t half = kMax / 2 + 1;
   gdap_map* whole = make_map(1, 1, {block(kMax, 1, 0, 0, kMax)});
   gdap_map* halves = make_map(2, 1, {block(kMax, 2, 0, 0, half), block(kMax, 2, 1, half, kMax)});
   gdap_map* cyc = make_map(2, 1, {cyclic(kMax, 2, 0, 0), cyclic(kMax, 2, 1, 1)});
   gdap_map* small = make_map(1, 1, {block(10, 1, 0, 0, 10)});
-  ASSERT_TRUE(whole && halves && cyc && small);
+  gdap_map* small_cyclic = make_map(1, 1, {cyclic(10, 1, 0, 0)});
+  ASSERT_TRUE(whole && halves && cyc && small && small_cyclic);
   run_cases({
       {"limits: plan bytes of INT64_MAX float64 overflow",
        [&] { return plan(whole, halves, kF64, 0); }, GDAP_ERR_OVERFLOW, {"overflows int64"}},
-      {"limits: plan of INT64_MAX single bytes block to cyclic",
+      {"limits: plan of INT64_MAX single bytes block to cyclic is refused before listing a run",
        [&] { return plan(halves, cyc, gdap_dtype{GDAP_DTYPE_UINT, 8, 1}, 0); }, GDAP_ERR_NO_MEMORY,
-       {"rank 0: the plan's runs and segments do not fit in memory"}},
+       {"would list up to 4611686018427387904 runs (dimension 0, source grid coordinate 0)",
+        "more than the limit of 67108864 runs (GDAP_PLAN_MAX_RUNS"}},
+      {"limits: GDAP_PLAN_MAX_RUNS lowers the limit: a 10-element cyclic plan above 3 runs is refused",
+       [&] { return with_max_runs("3", [&] { return plan(small, small_cyclic, kF64, 0); }); }, GDAP_ERR_NO_MEMORY,
+       {"would list up to", "more than the limit of 3 runs"}},
+      {"limits: GDAP_PLAN_MAX_RUNS high enough: the same plan is made",
+       [&] { return with_max_runs("100", [&] { return plan(small, small_cyclic, kF64, 0); }); }, GDAP_SUCCESS, {}},
+      {"limits: GDAP_PLAN_MAX_RUNS that is not a whole number >= 1 is refused",
+       [&] { return with_max_runs("0x10", [&] { return plan(small, small_cyclic, kF64, 0); }); },
+       GDAP_ERR_INVALID_ARGUMENT, {"GDAP_PLAN_MAX_RUNS='0x10' is not a whole number >= 1"}},
       {"limits: plan rank INT64_MAX", [&] { return plan(small, small, kF64, kMax); }, GDAP_ERR_OUT_OF_RANGE,
        {"9223372036854775807"}},
       {"limits: plan rank -1", [&] { return plan(small, small, kF64, -1); }, GDAP_ERR_OUT_OF_RANGE, {"-1"}},
@@ -470,6 +488,7 @@ TEST(LimitsPlan, HugeDistributionsAreClearErrors) {
   gdap_map_destroy(halves);
   gdap_map_destroy(cyc);
   gdap_map_destroy(small);
+  gdap_map_destroy(small_cyclic);
 }
 
 TEST(LimitsHalo, HugePaddingAndWidthsAreClearErrors) {

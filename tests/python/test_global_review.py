@@ -112,6 +112,35 @@ def test_a_closed_section_fails_at_once_naming_its_rank(what):
     assert np.array_equal(b.reshard(layout.cyclic(WHOLE.shape, (2, 2))).get(), WHOLE), "the controller still works"
 
 
+def test_load_dnpy_with_a_closed_comm_fails_at_once_naming_its_rank(tmp_path):
+    # Rule: GlobalArray.load_dnpy takes every rank's communicator handle in the caller (run_c): a closed
+    # one raises InvalidArgumentError naming its rank before any rank starts, not after the others'
+    # timeout, and no rank reads its file.
+    ctl = gdap.Controller(P)
+    ctl.set_timeout(20)
+    gdap.distribute(WHOLE, layout.block(WHOLE.shape, P), devices=ctl).save_dnpy(tmp_path / "a")
+    ctl.comm(2).close()
+    t0 = time.monotonic()
+    with pytest.raises(gdap.InvalidArgumentError, match="rank 2: the Comm is closed"):
+        gdap.GlobalArray.load_dnpy(tmp_path / "a", devices=ctl)
+    assert time.monotonic() - t0 < 5, "failed at once"
+    assert not ctl.broken, "no rank entered the collective call"
+
+
+def test_load_dnpy_with_one_ranks_file_spoilt_raises_that_ranks_own_error(tmp_path):
+    # Rule: a file that one rank cannot read fails every rank's load at its agreement; the caller gets
+    # that rank's own FileIOError naming the file (not another rank's RemoteError), and the
+    # controller works on.
+    ctl = gdap.Controller(P)
+    ctl.set_timeout(20)
+    gdap.distribute(WHOLE, layout.block(WHOLE.shape, P), devices=ctl).save_dnpy(tmp_path / "a")
+    (tmp_path / "a_1.dnpy").write_bytes(b"not a dnpy file")
+    with pytest.raises(gdap.FileIOError, match="a_1.dnpy"):
+        gdap.GlobalArray.load_dnpy(tmp_path / "a", devices=ctl)
+    assert not ctl.broken
+    assert np.array_equal(gdap.distribute(WHOLE, layout.block(WHOLE.shape, P), devices=ctl).get(), WHOLE)
+
+
 def test_a_step_failing_on_one_rank_reports_that_ranks_error_not_the_others_timeout():
     # Rule: first_error prefers a rank's own error to another rank's timeout waiting for it.
     ctl = gdap.Controller(P)

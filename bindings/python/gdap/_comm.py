@@ -86,6 +86,17 @@ class Comm(Handle):
         """Collective: returns once every rank has called it."""
         _c.gdap_comm_barrier(self._h())
 
+    def fail_next(self, error: BaseException) -> None:
+        """This rank fails its next collective call on this communicator with `error`
+        (gdap_comm_fail_next): that call reads none of its arguments (None is fine), fails at its
+        agreement before any data moves, and every other rank raises RemoteError "rank R failed
+        (STATUS): text" with this error's own status and text. A gdap.Error gives its status;
+        MemoryError GDAP_ERR_NO_MEMORY, OverflowError GDAP_ERR_OVERFLOW, IndexError
+        GDAP_ERR_OUT_OF_RANGE, OSError GDAP_ERR_IO; any other GDAP_ERR_INVALID_ARGUMENT, its text
+        then led by the class name ("TypeError: ..."). For a rank that cannot build its arguments
+        but must still make the call so that its peers do not wait for it. Not collective."""
+        _c.gdap_comm_fail_next(self._h(), _status_of(error), _reason_of(error))
+
     def set_timeout(self, seconds: float) -> None:
         """How long (seconds, > 0) this rank of an in-process group waits for the others."""
         _c.gdap_comm_set_timeout(self._h(), float(seconds))
@@ -137,3 +148,25 @@ def _stream_address(stream: Any) -> Optional[int]:
         if hasattr(stream, attribute):
             return _address(getattr(stream, attribute), "stream." + attribute)
     return _address(stream, "stream")
+
+
+_STATUS_OF_BUILTIN = ((MemoryError, _c.GDAP_ERR_NO_MEMORY), (OverflowError, _c.GDAP_ERR_OVERFLOW),
+                      (IndexError, _c.GDAP_ERR_OUT_OF_RANGE), (OSError, _c.GDAP_ERR_IO))
+
+
+def _status_of(error: BaseException) -> int:
+    """The gdap_status that stands for `error` (see Comm.fail_next)."""
+    status = getattr(error, "status", None)
+    if isinstance(status, int) and status != _c.GDAP_SUCCESS and _c.gdap_status_string(status) != "GDAP_ERR_UNKNOWN_STATUS":
+        return status
+    for kind, code in _STATUS_OF_BUILTIN:
+        if isinstance(error, kind):
+            return code
+    return _c.GDAP_ERR_INVALID_ARGUMENT
+
+
+def _reason_of(error: BaseException) -> str:
+    """`error`'s text as peers read it: a gdap error's own, any other led by its class name."""
+    from ._errors import Error
+
+    return str(error) if isinstance(error, Error) else "%s: %s" % (type(error).__name__, error)

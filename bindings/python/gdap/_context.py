@@ -407,13 +407,15 @@ def handle(obj: Any) -> Any:
     return None if obj is None else obj._h()
 
 
-def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[..., T]) -> dict[int, T]:
-    """Collective: call(comm, *handles) on every held rank, with the C handles of its communicator
-    and of objects(r) (gdap objects, None for NULL), all taken in the caller's thread before any
-    rank starts. A closed object raises InvalidArgumentError naming its rank, and no collective call
+def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[..., T],
+          values: Callable[[int], Sequence[Any]] = lambda r: ()) -> dict[int, T]:
+    """Collective: call(comm, *handles, *values(r)) on every held rank, with the C handles of its
+    communicator and of objects(r) (gdap objects, None for NULL), then the plain arguments values(r)
+    (a device, a path), all taken in the caller's thread before any rank starts. A closed object raises InvalidArgumentError naming its rank, and no collective call
     starts (single controller). In SPMD mode, where only this rank knows, the rank still makes the
-    call, with NULL for each object, so that gdap fails on every rank at once naming it (not after
-    the timeout), and then raises its own error."""
+    call, with NULL for each object after Comm.fail_next with its error, so that every rank fails
+    at once (not after the timeout), the others with RemoteError quoting that error, and then
+    raises its own error."""
     # Each rank's objects stay with their handles: the step's closure keeps them alive while a rank
     # thread is in its call, even where the caller has given up on the step (an interrupt).
     handles: dict[int, tuple[tuple, list]] = {}
@@ -424,12 +426,13 @@ def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[
             raise InvalidArgumentError("rank %d: %s" % (r, e)) from None
         try:
             held = (ctx.comm(r),) + tuple(objects(r))
-            handles[r] = (held, [comm] + [None if x is None else x._h() for x in held[1:]])
+            handles[r] = (held, [comm] + [None if x is None else x._h() for x in held[1:]] + list(values(r)))
         except InvalidArgumentError as e:
             error = InvalidArgumentError("rank %d: %s" % (r, e))
             if ctx.spmd:
                 try:
-                    call(comm, *[None] * len(objects(r)))
+                    ctx.comm(r).fail_next(e)  # the others are told this rank's own error
+                    call(comm, *[None] * len(objects(r)), *values(r))
                 except Exception:
                     pass  # the expected refusal: this rank raises the error that stopped it
             raise error from None

@@ -90,6 +90,6 @@ def gemm(comm: Comm, plan: Gemm, a: SectionLike, b: SectionLike, c: SectionLike,
     rank = plan.rank
     makers: list[Maker] = [lambda: _section(a, plan.a, rank), lambda: _section(b, plan.b, rank),
                            lambda: _section(c, plan.c, rank)]
-    together(lambda ha, hb, hc: _c.gdap_gemm_execute(comm._h(), plan._h(), float(alpha), ha, hb, float(beta), hc),
+    together(comm, lambda ha, hb, hc: _c.gdap_gemm_execute(comm._h(), plan._h(), float(alpha), ha, hb, float(beta), hc),
              makers)
     return c

@@ -774,8 +774,9 @@ class GlobalArray:
         else:
             ctx = devices if isinstance(devices, Controller) else Controller.of(
                 devices if devices is not None else int(nranks or 1))
-        loaded = ctx.run(lambda r: LocalArray(_c.gdap_dnpy_load(ctx.comm(r)._h(), str(prefix),
-                                                                device_to_c(ctx.device(r)))))
+        path = str(prefix)
+        loaded = run_c(ctx, lambda r: (), lambda comm, device: LocalArray(_c.gdap_dnpy_load(comm, path, device)),
+                       lambda r: (device_to_c(ctx.device(r)),))
         if ctx.spmd:
             return cls._from_local_section(loaded[ctx.ranks[0]], None, ctx.comm(ctx.ranks[0]), None)
         assert isinstance(ctx, Controller)
@@ -949,8 +950,9 @@ def _spmd_prepare(ctx: Context, prepare: Callable[[int], Any], release: Callable
     rank = ctx.ranks[0]
     try:
         return {rank: prepare(rank)}
-    except Exception:
+    except Exception as e:
         try:
+            ctx.comm(rank).fail_next(e)  # the others are told this rank's own error
             release(ctx, rank)
         except Exception:
             pass  # the expected refusal: this rank raises the error that stopped it

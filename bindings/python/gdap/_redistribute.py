@@ -157,7 +157,7 @@ def redistribute(comm: Comm, plan: Plan, src: SectionLike, dst: SectionLike) -> 
     and the others RemoteError naming it.
     """
     rank, role = plan.rank, plan.role
-    together(lambda s, d: _c.gdap_redistribute(comm._h(), plan._h(), s, d),
+    together(comm, lambda s, d: _c.gdap_redistribute(comm._h(), plan._h(), s, d),
              [lambda: _section(src, plan.src, rank, plan.dtype, plan._section_dims("src")),
               lambda: _section(dst, plan.dst, role, plan.dtype, plan._section_dims("dst"))])
     return dst
@@ -179,11 +179,12 @@ def keeping_roles(src: GlobalMap, dst: GlobalMap) -> tuple[int, ...]:
     return tuple(_c.gdap_plan_roles_keeping(max(src.nranks, dst.nranks), src._h(), dst._h()))
 
 
-def together(call: Callable[..., object], makers: Sequence[Maker]) -> None:
-    """Runs call(*handles) on this rank with the handle of each argument, made by its maker (a
-    function returning (LocalArray or None, made here)). An argument that cannot be made is passed
-    as NULL: the call still goes ahead, so gdap fails on every rank, naming this one, instead of
-    leaving the others to wait for it; then this rank raises its own error. Closes what it made."""
+def together(comm: Comm, call: Callable[..., object], makers: Sequence[Maker]) -> None:
+    """Runs call(*handles) on this rank of `comm` with the handle of each argument, made by its
+    maker (a function returning (LocalArray or None, made here)). An argument that cannot be made
+    is passed as NULL, after Comm.fail_next with the error that stopped it: the call still goes
+    ahead, so every other rank fails at once with RemoteError quoting this rank's own error,
+    instead of waiting for it; then this rank raises that error. Closes what it made."""
     failure: Optional[Exception] = None
     sections: list[tuple[Optional[LocalArray], bool]] = []
     for make in makers:
@@ -193,6 +194,8 @@ def together(call: Callable[..., object], makers: Sequence[Maker]) -> None:
             failure = failure or e
             sections.append((None, False))
     try:
+        if failure is not None:
+            comm.fail_next(failure)
         call(*[None if s is None else s._h() for s, _ in sections])
     except Exception:
         if failure is None:
@@ -313,9 +316,9 @@ def _distributed(x: SectionLike) -> tuple[LocalArray, bool]:
                     "(__distarray__), not %s" % type(x).__name__)
 
 
-def _reduce(call: Callable[..., object], source: SectionLike, result: SectionLike) -> SectionLike:
+def _reduce(comm: Comm, call: Callable[..., object], source: SectionLike, result: SectionLike) -> SectionLike:
     makers: list[Maker] = [lambda: _distributed(source), lambda: _distributed(result)]
-    together(call, makers)
+    together(comm, call, makers)
     return result
 
 
@@ -325,7 +328,7 @@ def reduce_scatter(comm: Comm, section: SectionLike, result: SectionLike, op: st
     overlapping sections; padding never counts). Both are LocalArrays or distbuffers of one
     global shape and dtype, in any distributions; returns `result`. Host memory, group or MPI."""
     code = _op_code(op, _OPS)
-    return _reduce(lambda s, r: _c.gdap_reduce_scatter(comm._h(), s, r, code), section, result)
+    return _reduce(comm, lambda s, r: _c.gdap_reduce_scatter(comm._h(), s, r, code), section, result)
 
 
 def reduce_axes(comm: Comm, section: SectionLike, result: SectionLike, op: str = "sum",
@@ -338,4 +341,4 @@ def reduce_axes(comm: Comm, section: SectionLike, result: SectionLike, op: str =
     or MPI."""
     code = _op_code(op, _AXES_OPS)
     axes = None if axis is None else [axis] if isinstance(axis, numbers.Integral) else list(cast(Sequence[int], axis))
-    return _reduce(lambda s, r: _c.gdap_reduce_axes(comm._h(), s, r, code, axes), section, result)
+    return _reduce(comm, lambda s, r: _c.gdap_reduce_axes(comm._h(), s, r, code, axes), section, result)

@@ -21,7 +21,7 @@ export Dim, DType, Device, Run, GDAPError, DAPArray, GlobalMap, root_map, replic
 export AxisLayout, balance_grid, block_map, cyclic_map, unstructured_map
 export block, cyclic, unstructured, undistributed, validate, owned_count
 export local_view, distarray, cuda_pointer, owner, destroy!
-export Comm, Plan, PlanStats, keeping_roles, group, comm_rank, comm_size, barrier, stats, redistribute!, allreduce!
+export Comm, Plan, PlanStats, keeping_roles, group, comm_rank, comm_size, barrier, fail_next, stats, redistribute!, allreduce!
 export reduce_scatter!, reduce_axes!
 export Halo, HaloOptions, HaloStats, halo_exchange!, HaloExchange, start!
 export ZarrOptions, save_zarr, load_zarr!, zarr_shape
@@ -464,6 +464,17 @@ end
 
 """Collective: returns once every rank has called it."""
 barrier(c::Comm) = check(gdap_comm_barrier(c.handle))
+
+"""
+    fail_next(c::Comm, status::Integer, reason::AbstractString)
+
+This rank fails its next collective call on `c` with `status` (a `GDAP_ERR_*` code) and `reason`
+(gdap_comm_fail_next): the call reads none of its arguments, fails at its agreement before any
+data moves, and every other rank gets `GDAP_ERR_REMOTE` quoting `status` and `reason`. For a rank
+that cannot build its arguments but must still make the call. Not collective.
+"""
+fail_next(c::Comm, status::Integer, reason::AbstractString) =
+    check(gdap_comm_fail_next(c.handle, Cint(status), reason))
 
 """Collective: the global view built from each rank's own C-order dictionaries `dims`."""
 function GlobalMap(c::Comm, dims::Vector{Dim})

@@ -609,6 +609,10 @@ gdap_comm_set_timeout(comm, seconds) =
 gdap_comm_set_interrupt(comm, check, user) =
     ccall((:gdap_comm_set_interrupt, libgdap), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}), comm, check, user)
 
+# Says that this rank fails its next collective call on `comm`, with `status` and `reason`.
+gdap_comm_fail_next(comm, status, reason) =
+    ccall((:gdap_comm_fail_next, libgdap), Cint, (Ptr{Cvoid}, Cint, Ptr{UInt8}), comm, status, reason)
+
 # Collective: returns once every rank has called it.
 gdap_comm_barrier(comm) = ccall((:gdap_comm_barrier, libgdap), Cint, (Ptr{Cvoid},), comm)
 

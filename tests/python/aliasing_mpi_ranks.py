@@ -1,0 +1,83 @@
+"""One MPI rank's part of test_aliasing_mpi.py (run under mpiexec -n 2 or 4, not collected by
+pytest): ranks in different processes that pass the same bytes of a gdap shared-memory segment
+(empty_shm, shared by ipc_export / ipc_open) as one rank's destination and another rank's source.
+Every rank must refuse the call, naming both ranks and the bytes, and nothing may move; sections
+in one segment that do not overlap must still work. Each case names its rule. Prints "rank R: ok"."""
+import sys
+
+import numpy as np
+from mpi4py import MPI
+
+import gdap
+from gdap import layout
+
+WORLD = MPI.COMM_WORLD
+R, P = WORLD.Get_rank(), WORLD.Get_size()
+comm = gdap.Comm.from_mpi(WORLD)
+comm.set_timeout(60.0)
+N = 8
+WHOLE = np.arange(N * N, dtype=np.float64).reshape(N, N)
+rows, cols = layout.block(WHOLE.shape, P), layout.block(WHOLE.shape, (1, P))
+plan = gdap.Plan(rows, cols, np.float64, comm)
+count = N * N // P  # elements of each rank's src and dst
+
+
+def local(lay, r):
+    out = np.zeros(lay.local_shape(r))
+    for index in np.ndindex(*out.shape):
+        out[index] = WHOLE[tuple(lay.local_to_global(r, index))]
+    return out
+
+
+def case(rule):
+    print("rank %d: %s" % (R, rule), flush=True)
+
+
+# Rank 0's section lives in a segment twice its size: its src is the first half. Rank 1 opens it.
+if R == 0:
+    segment = gdap.empty_shm(2 * count)
+    whole_segment = np.from_dlpack(segment)
+    whole_segment[:count] = local(rows, 0).reshape(-1)
+    handle = gdap.ipc_export(segment)
+else:
+    handle = None
+handle = WORLD.bcast(handle, root=0)
+if R == 1:
+    opened = gdap.ipc_open(handle)
+    whole_segment = np.from_dlpack(opened)
+src = whole_segment[:count].reshape(rows.local_shape(0)) if R == 0 else local(rows, R)
+before = np.array(src, copy=True)
+
+case("rank 1's dst is rank 0's src (one segment, two processes): every rank refuses, naming both and the bytes")
+dst = whole_segment[:count].reshape(cols.local_shape(1)) if R == 1 else np.full(cols.local_shape(R), -1.0)
+dst_before = np.array(dst, copy=True)
+try:
+    gdap.redistribute(comm, plan, src, dst)
+    raise AssertionError("rank %d: the aliased call was not refused" % R)
+except gdap.InvalidArgumentError as e:
+    text = str(e)
+    assert "rank 1's dst" in text and "rank 0's src" in text, text
+    assert "share bytes 0..%d" % (8 * count - 1) in text and "shared-memory segment" in text, text
+assert (np.asarray(dst) == dst_before).all(), "nothing moved"
+assert (np.asarray(src) == before).all(), "the source is unchanged"
+WORLD.Barrier()
+
+case("rank 1's dst is the other half of rank 0's segment: no bytes shared, the call works")
+dst = whole_segment[count:].reshape(cols.local_shape(1)) if R == 1 else np.full(cols.local_shape(R), -1.0)
+gdap.redistribute(comm, plan, src, dst)
+WORLD.Barrier()
+assert (np.asarray(dst) == local(cols, R)).all(), "rank %d: wrong destination" % R
+assert (np.asarray(src) == before).all(), "the source is unchanged"
+WORLD.Barrier()
+
+case("rank 1's src is rank 0's src (both only read those bytes): reads may share, the call works")
+src1 = whole_segment[:count].reshape(rows.local_shape(1)) if R == 1 else src
+dst = np.full(cols.local_shape(R), -1.0)
+gdap.redistribute(comm, plan, src1, dst)  # rank 1 sends rank 0's rows in place of its own: no refusal
+assert (dst[:N // P] == local(cols, R)[:N // P]).all(), "rank %d: rank 0's rows arrived" % R
+WORLD.Barrier()
+if R == 1:
+    del whole_segment, src1, opened
+comm.close()
+print("rank %d: ok" % R, flush=True)
+sys.stdout.flush()
