@@ -217,4 +217,43 @@ void run_host_copies(std::span<const Copy2D> copies, const char* src, char* dst)
   }
 }
 
+Sweep sweep_of(std::vector<SourcedCopy> copies) {
+  std::erase_if(copies, [](const SourcedCopy& s) { return s.copy.rows <= 0 || s.copy.row_bytes <= 0; });
+  std::sort(copies.begin(), copies.end(), [](const SourcedCopy& a, const SourcedCopy& b) { return a.copy.dst < b.copy.dst; });
+  Sweep sweep;
+  for (size_t first = 0; first < copies.size();) {
+    const Copy2D& f = copies[first].copy;
+    size_t end = first + 1;
+    if (f.rows > 1 && f.dst_pitch >= f.row_bytes) {
+      while (end < copies.size() && copies[end].copy.rows == f.rows && copies[end].copy.dst_pitch == f.dst_pitch &&
+             copies[end].copy.dst - f.dst < f.dst_pitch) {
+        ++end;
+      }
+    }
+    sweep.band_ends.push_back(end);
+    first = end;
+  }
+  sweep.copies = std::move(copies);
+  return sweep;
+}
+
+void run_sweep(const Sweep& sweep, std::span<const char* const> sources, char* dst) {
+  size_t first = 0;
+  for (const size_t end : sweep.band_ends) {
+    const std::span<const SourcedCopy> band(sweep.copies.data() + first, end - first);
+    first = end;
+    if (band.size() == 1) {
+      run_host_copies({&band[0].copy, 1}, sources[static_cast<size_t>(band[0].source)], dst);
+      continue;
+    }
+    for (int64_t r = 0; r < band[0].copy.rows; ++r) {
+      for (const SourcedCopy& s : band) {
+        const Copy2D& c = s.copy;
+        std::memcpy(dst + c.dst + r * c.dst_pitch, sources[static_cast<size_t>(s.source)] + c.src + r * c.src_pitch,
+                    static_cast<size_t>(c.row_bytes));
+      }
+    }
+  }
+}
+
 }  // namespace gdap::exchange
