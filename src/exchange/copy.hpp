@@ -82,10 +82,17 @@ struct SourcedCopy {
 // and their first rows within one pitch of the band's first copy: it is swept row by row. Any
 // other copy is a band of its own, run as run_host_copies runs it. Correct in any order because
 // the copies' destination bytes are disjoint and no source overlaps the destination.
+//
+// A sweep that writes more than kStreamAbove bytes in all (`stream`) writes its bands' rows with
+// non-temporal stores where the CPU has them (x86 SSE2): its destination cannot stay in the caches
+// anyway, and plain stores would first read every destination line (read for ownership), a third
+// more memory traffic than the copy itself.
 struct Sweep {
   std::vector<SourcedCopy> copies;
   std::vector<size_t> band_ends;  // band k is copies [band_ends[k - 1] (0 for k = 0), band_ends[k])
+  bool stream = false;
 };
+constexpr int64_t kStreamAbove = int64_t{16} << 20;
 Sweep sweep_of(std::vector<SourcedCopy> copies);
 
 // Runs `sweep`, source i's offsets counted from sources[i] and every destination offset from `dst`.

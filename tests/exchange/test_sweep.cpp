@@ -1,7 +1,8 @@
 // The sweep (exchange/copy.hpp's Sweep, sweep_of, run_sweep): copies from several sources into one
 // destination, regrouped so that copies side by side along the destination's rows are run row by
-// row. Whatever the grouping, the destination must end up byte for byte as running every copy on
-// its own leaves it, with no byte outside the copies touched. Each case names the rule it checks.
+// row, with non-temporal stores past kStreamAbove bytes. Whatever the grouping and the stores, the
+// destination must end up byte for byte as running every copy on its own leaves it, with no byte
+// outside the copies touched. Each case names the rule it checks.
 #include "exchange/copy.hpp"
 
 #include <gtest/gtest.h>
@@ -68,18 +69,38 @@ std::vector<char> one_by_one(const std::vector<SourcedCopy>& copies, const Buffe
   return dst;
 }
 
-TEST(Sweep, WritesEveryByteAsCopyingOneByOneDoes_OddWidthsUnalignedStarts) {
-  int64_t rows = 0;
-  const std::vector<SourcedCopy> copies = tiles({1, 5, 8, 2, 10, 1}, rows);
+// Runs the sweep of `copies`, with non-temporal stores or without, and compares it byte by byte.
+void expect_as_one_by_one(const std::vector<SourcedCopy>& copies, int64_t rows, bool stream) {
   const Buffers b(rows);
   const std::vector<char> want = one_by_one(copies, b, rows);
   std::vector<char> got(want.size(), '\x5a');
-  run_sweep(sweep_of(copies), b.bases, got.data());
+  Sweep sweep = sweep_of(copies);
+  EXPECT_FALSE(sweep.stream) << "a sweep of a few KiB is not streamed";
+  sweep.stream = stream;
+  run_sweep(sweep, b.bases, got.data());
   for (size_t i = 0; i < want.size(); ++i) {
     ASSERT_EQ(got[i], want[i]) << "byte " << i << " (row " << i / kDstPitch << ", column " << i % kDstPitch << ")";
   }
   // The padding past each row's tiles is untouched (the reference left it so too).
   EXPECT_EQ(got[kDstPitch - 1], '\x5a');
+}
+
+TEST(Sweep, WritesEveryByteAsCopyingOneByOneDoes_OddWidthsUnalignedStarts) {
+  int64_t rows = 0;
+  const std::vector<SourcedCopy> copies = tiles({1, 5, 8, 2, 10, 1}, rows);
+  expect_as_one_by_one(copies, rows, false);
+}
+
+TEST(Sweep, StreamedStoresWriteEveryByteAsCopyingOneByOneDoes_OddWidthsUnalignedStarts) {
+  int64_t rows = 0;
+  const std::vector<SourcedCopy> copies = tiles({1, 5, 8, 2, 10, 1}, rows);
+  expect_as_one_by_one(copies, rows, true);
+}
+
+TEST(Sweep, StreamsOnlyPastKStreamAboveBytes) {
+  const int64_t rows = gdap::exchange::kStreamAbove / 4096;
+  EXPECT_FALSE(sweep_of({{Copy2D{0, 0, rows, 4096, 4096, 4096}, 0}}).stream) << "exactly kStreamAbove bytes";
+  EXPECT_TRUE(sweep_of({{Copy2D{0, 0, rows, 4096, 4096, 4096}, 0}, {Copy2D{0, rows * 4096, 1, 1, 1, 1}, 1}}).stream);
 }
 
 TEST(Sweep, TilesSideBySideOfOneHeightAreOneBand_SingleRowsAreBandsOfTheirOwn) {
