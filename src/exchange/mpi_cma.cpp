@@ -668,6 +668,7 @@ void publish_segment(const gdap_array& src, Published& mine) {
 
 std::string cma_share(MpiComm& comm, const Program& program, const Sections& sections) {
   const int64_t below = pack_below();  // checked on every rank, whatever it sends
+  (void)swept();                       // likewise, so that a bad value fails before any rank moves a byte
   const CmaState& state = state_of(comm);
   Published mine{static_cast<int64_t>(getpid()), reinterpret_cast<int64_t>(&state.probe), state.probe, 0, {}, 0, 0, {}, {}, 0};
   if (sections.src) {
@@ -697,7 +698,9 @@ void cma_exchange(MpiComm& comm, const Program& program, const Sections& section
   std::optional<Error> error;
   const CmaPlan* plan = nullptr;
   const char* step = "planning";  // where this rank is, for its peers should it fail
+  bool sweep = true;
   noting(error, [&] {
+    sweep = swept();
     plan = &plan_for(comm, program, sections, shares);
     step = "mapping its peers' shared-memory segments";
     refresh_mappings(comm, *plan);
@@ -725,7 +728,7 @@ void cma_exchange(MpiComm& comm, const Program& program, const Sections& section
         run_host_copies(c.unpack, plan->staging.data(), dst);
       }
     }
-    if (swept()) {
+    if (sweep) {
       run_sweep(plan->sweep, sources, dst);
     } else {
       for (size_t i = 0; i < plan->senders.size(); ++i) run_host_copies(plan->senders[i].mapped, sources[i + 1], dst);
