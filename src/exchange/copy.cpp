@@ -4,8 +4,13 @@
 #include "core/error.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace gdap::exchange {
 
@@ -215,6 +220,92 @@ void run_host_copies(std::span<const Copy2D> copies, const char* src, char* dst)
     }
     copy_rows(c, s, d);
   }
+}
+
+Sweep sweep_of(std::vector<SourcedCopy> copies) {
+  std::erase_if(copies, [](const SourcedCopy& s) { return s.copy.rows <= 0 || s.copy.row_bytes <= 0; });
+  std::sort(copies.begin(), copies.end(), [](const SourcedCopy& a, const SourcedCopy& b) { return a.copy.dst < b.copy.dst; });
+  Sweep sweep;
+  int64_t bytes = 0;
+  for (const SourcedCopy& s : copies) bytes += s.copy.rows * s.copy.row_bytes;
+  sweep.stream = bytes > kStreamAbove;
+  for (size_t first = 0; first < copies.size();) {
+    const Copy2D& f = copies[first].copy;
+    size_t end = first + 1;
+    if (f.rows > 1 && f.dst_pitch >= f.row_bytes) {
+      while (end < copies.size() && copies[end].copy.rows == f.rows && copies[end].copy.dst_pitch == f.dst_pitch &&
+             copies[end].copy.dst - f.dst < f.dst_pitch) {
+        ++end;
+      }
+    }
+    sweep.band_ends.push_back(end);
+    first = end;
+  }
+  sweep.copies = std::move(copies);
+  return sweep;
+}
+
+namespace {
+
+// One row of `n` bytes with non-temporal stores from the first 16-byte boundary of `d` on; the bytes
+// before it and the last few are copied plainly. Without SSE2, a plain memcpy.
+void stream_row(char* d, const char* s, size_t n) {
+#ifdef __SSE2__
+  const size_t head = (16 - (reinterpret_cast<uintptr_t>(d) & 15)) & 15;
+  if (n < head + 64) {
+    std::memcpy(d, s, n);
+    return;
+  }
+  std::memcpy(d, s, head);
+  d += head, s += head, n -= head;
+  for (; n >= 64; n -= 64, d += 64, s += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 32));
+    const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 48), e);
+  }
+  for (; n >= 16; n -= 16, d += 16, s += 16) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
+  }
+#endif
+  std::memcpy(d, s, n);
+}
+
+template <bool Stream>
+void run_band(std::span<const SourcedCopy> band, std::span<const char* const> sources, char* dst) {
+  for (int64_t r = 0; r < band[0].copy.rows; ++r) {
+    for (const SourcedCopy& s : band) {
+      const Copy2D& c = s.copy;
+      char* d = dst + c.dst + r * c.dst_pitch;
+      const char* from = sources[static_cast<size_t>(s.source)] + c.src + r * c.src_pitch;
+      if constexpr (Stream) stream_row(d, from, static_cast<size_t>(c.row_bytes));
+      else std::memcpy(d, from, static_cast<size_t>(c.row_bytes));
+    }
+  }
+}
+
+}  // namespace
+
+void run_sweep(const Sweep& sweep, std::span<const char* const> sources, char* dst) {
+  const bool stream = sweep.stream;
+  size_t first = 0;
+  for (const size_t end : sweep.band_ends) {
+    const std::span<const SourcedCopy> band(sweep.copies.data() + first, end - first);
+    first = end;
+    if (band.size() == 1) {
+      run_host_copies({&band[0].copy, 1}, sources[static_cast<size_t>(band[0].source)], dst);
+      continue;
+    }
+    if (stream) run_band<true>(band, sources, dst);
+    else run_band<false>(band, sources, dst);
+  }
+#ifdef __SSE2__
+  if (stream) _mm_sfence();  // the streamed stores are ordered before whatever this thread does next
+#endif
 }
 
 }  // namespace gdap::exchange

@@ -66,4 +66,36 @@ std::vector<cuda::DeviceCopy> order_device_copies(std::vector<std::vector<cuda::
 // Runs copies on host-accessible memory.
 void run_host_copies(std::span<const Copy2D> copies, const char* src, char* dst);
 
+// A copy from one of several sources: `source` indexes the bases run_sweep is given.
+struct SourcedCopy {
+  Copy2D copy;
+  int source = 0;
+};
+
+// Copies from several sources into one destination, in the order that writes the destination row
+// after row. A receiver's messages tile its section: where peers' blocks lie side by side along a
+// destination row (block-cyclic layouts), copying one block after another walks down a column of
+// short runs, each on another page of both sides, which the hardware prefetchers do not follow.
+// A sweep instead takes row r of every copy beside it before row r + 1, so the destination is
+// written sequentially and each source is read in order. The copies are sorted by destination
+// offset; a band is a run of them with the same rows (more than one), the same destination pitch,
+// and their first rows within one pitch of the band's first copy: it is swept row by row. Any
+// other copy is a band of its own, run as run_host_copies runs it. Correct in any order because
+// the copies' destination bytes are disjoint and no source overlaps the destination.
+//
+// A sweep that writes more than kStreamAbove bytes in all (`stream`) writes its bands' rows with
+// non-temporal stores where the CPU has them (x86 SSE2): its destination cannot stay in the caches
+// anyway, and plain stores would first read every destination line (read for ownership), a third
+// more memory traffic than the copy itself.
+struct Sweep {
+  std::vector<SourcedCopy> copies;
+  std::vector<size_t> band_ends;  // band k is copies [band_ends[k - 1] (0 for k = 0), band_ends[k])
+  bool stream = false;
+};
+constexpr int64_t kStreamAbove = int64_t{16} << 20;
+Sweep sweep_of(std::vector<SourcedCopy> copies);
+
+// Runs `sweep`, source i's offsets counted from sources[i] and every destination offset from `dst`.
+void run_sweep(const Sweep& sweep, std::span<const char* const> sources, char* dst);
+
 }  // namespace gdap::exchange

@@ -5,8 +5,9 @@
 // whose runs are short on the sender's side is packed by its sender into a buffer the sender keeps,
 // and read from there as one remote run (in chunks through a staging buffer where the receiver's
 // runs are short too). A sender whose section lies in a shared-memory segment is not read at all:
-// the receiver maps the segment and copies from the mapping (Way::mapped). The lists hold absolute
-// addresses, so they are kept per program, strides, and every rank's published share.
+// the receiver maps the segment and copies from the mapping (Way::mapped), in one sweep with its own
+// local copies that writes its destination row after row (copy.hpp's Sweep). The lists hold
+// absolute addresses, so they are kept per program, strides, and every rank's published share.
 #include "exchange/mpi_cma.hpp"
 
 #include "array/array.hpp"
@@ -313,6 +314,9 @@ struct CmaPlan {
   std::vector<std::string> shares;
   std::vector<Sender> senders;
   std::vector<Copy2D> local;
+  // The local copies and the mapped senders' (source 0: this rank's section; source i + 1:
+  // senders[i]'s mapping), swept together so that the destination is written row after row.
+  Sweep sweep;
   std::vector<char> staging;  // as large as the largest chunk (at most kChunk)
   std::vector<SegmentIdentity> named;  // every segment the shares name: the mappings kept
 };
@@ -493,6 +497,12 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
       plan->local = program.part_copies(Part::local, End{End::sender, sections.src->section.strides},
                                         End{End::receiver, sections.dst->section.strides});
     }
+    std::vector<SourcedCopy> swept;
+    for (const Copy2D& c : plan->local) swept.push_back({c, 0});
+    for (size_t i = 0; i < plan->senders.size(); ++i) {
+      for (const Copy2D& c : plan->senders[i].mapped) swept.push_back({c, static_cast<int>(i + 1)});
+    }
+    plan->sweep = sweep_of(std::move(swept));
     for (size_t r = 0; r < shares.size(); ++r) {
       if (static_cast<int64_t>(r) == comm.rank) continue;
       if (std::optional<SegmentIdentity> id = decode(shares[r], r).segment) plan->named.push_back(std::move(*id));
@@ -588,6 +598,16 @@ void pack(MpiComm& comm, const Program& program, const Sections& sections, const
   run_host_copies(packing.copies, static_cast<const char*>(sections.src->data()), buffer->data.get());
 }
 
+// Whether the local and mapped copies run as one sweep (GDAP_CMA_ORDER=sweep, the default) or
+// sender after sender, then the local ones (GDAP_CMA_ORDER=senders: the order before 2026-11-27,
+// kept for measuring beside it). Read at each call; anything else throws GDAP_ERR_INVALID_ARGUMENT.
+bool swept() {
+  const char* env = std::getenv("GDAP_CMA_ORDER");
+  if (env == nullptr || *env == '\0' || std::strcmp(env, "sweep") == 0) return true;
+  if (std::strcmp(env, "senders") == 0) return false;
+  fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_CMA_ORDER='{}': not one of sweep, senders", env);
+}
+
 // Runs `step` unless this rank already failed, keeping what it throws as this rank's error.
 template <typename Step>
 void noting(std::optional<Error>& error, Step&& step) {
@@ -648,6 +668,7 @@ void publish_segment(const gdap_array& src, Published& mine) {
 
 std::string cma_share(MpiComm& comm, const Program& program, const Sections& sections) {
   const int64_t below = pack_below();  // checked on every rank, whatever it sends
+  (void)swept();                       // likewise, so that a bad value fails before any rank moves a byte
   const CmaState& state = state_of(comm);
   Published mine{static_cast<int64_t>(getpid()), reinterpret_cast<int64_t>(&state.probe), state.probe, 0, {}, 0, 0, {}, {}, 0};
   if (sections.src) {
@@ -677,7 +698,9 @@ void cma_exchange(MpiComm& comm, const Program& program, const Sections& section
   std::optional<Error> error;
   const CmaPlan* plan = nullptr;
   const char* step = "planning";  // where this rank is, for its peers should it fail
+  bool sweep = true;
   noting(error, [&] {
+    sweep = swept();
     plan = &plan_for(comm, program, sections, shares);
     step = "mapping its peers' shared-memory segments";
     refresh_mappings(comm, *plan);
@@ -691,9 +714,12 @@ void cma_exchange(MpiComm& comm, const Program& program, const Sections& section
   noting(error, [&] {
     char* dst = sections.dst ? static_cast<char*>(sections.dst->data()) : nullptr;
     Mappings* mappings = comm.cache.find<Mappings>("exchange.cma.mappings");
-    for (const Sender& s : plan->senders) {
+    std::vector<const char*> sources(plan->senders.size() + 1, nullptr);  // the sweep's bases
+    if (sections.src) sources[0] = static_cast<const char*>(sections.src->data());
+    for (size_t i = 0; i < plan->senders.size(); ++i) {
+      const Sender& s = plan->senders[i];
       if (s.way == Way::mapped) {
-        run_host_copies(s.mapped, mappings->base_of(*s.segment), dst);
+        sources[i + 1] = mappings->base_of(*s.segment);
         continue;
       }
       read_from(s, s.local, s.remote);
@@ -702,8 +728,12 @@ void cma_exchange(MpiComm& comm, const Program& program, const Sections& section
         run_host_copies(c.unpack, plan->staging.data(), dst);
       }
     }
-    run_host_copies(plan->local, sections.src ? static_cast<const char*>(sections.src->data()) : nullptr,
-                    sections.dst ? static_cast<char*>(sections.dst->data()) : nullptr);
+    if (sweep) {
+      run_sweep(plan->sweep, sources, dst);
+    } else {
+      for (size_t i = 0; i < plan->senders.size(); ++i) run_host_copies(plan->senders[i].mapped, sources[i + 1], dst);
+      run_host_copies(plan->local, sources[0], dst);
+    }
   });
   // Whatever went wrong, every rank meets here: peers may still be reading this rank's section or
   // pack buffer.

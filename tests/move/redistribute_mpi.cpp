@@ -317,6 +317,16 @@ void run_bad_pack_below(gdap_comm* comm, int rank, int nranks, int bad, const ch
                      report);
 }
 
+// Rule: a bad GDAP_CMA_ORDER (how a receiver orders its mapped and local copies) on rank `bad` is
+// refused there before the ranks agree, naming the variable and value: `bad` gets
+// GDAP_ERR_INVALID_ARGUMENT, every other rank GDAP_ERR_REMOTE naming it, and no section changes.
+void run_bad_cma_order(gdap_comm* comm, int rank, int nranks, int bad, const char* value, rt::Report& report) {
+  expect_cma_refusal(comm, rank, nranks, bad,
+                     {"GDAP_CMA_ORDER", value, GDAP_ERR_INVALID_ARGUMENT,
+                      {rt::cat("GDAP_CMA_ORDER='", value, "': not one of sweep, senders")}, rt::cat("rank ", bad), true},
+                     report);
+}
+
 // Rule: a sender whose packing fails (GDAP_TEST_CMA_REFUSED=pack on rank `bad`, as if out of
 // memory; the move's 16-byte runs are packed) stops every rank before anything is read: `bad` gets
 // GDAP_ERR_NO_MEMORY, every other rank GDAP_ERR_REMOTE naming it, the step, its status and its
@@ -465,6 +475,7 @@ void run_refusals(gdap_comm* world, int rank, int nranks, rt::Report& report) {
   run_mixed_modes_move(world, rank, nranks, nranks - 1, "datatype", "p2p", report);
   run_failed_read(world, rank, nranks, nranks - 1, report);
   for (const char* value : {"4k", "-1", "99999999999999999999"}) run_bad_pack_below(world, rank, nranks, nranks - 1, value, report);
+  for (const char* value : {"Sweep", "rows"}) run_bad_cma_order(world, rank, nranks, nranks - 1, value, report);
   run_failed_pack(world, rank, nranks, nranks - 1, report);
   run_failed_map(world, rank, nranks, nranks - 1, report);
   run_recreated_segment(world, rank, nranks, report);
