@@ -735,7 +735,8 @@ GDAP_API gdap_status gdap_comm_set_interrupt(gdap_comm* comm, gdap_interrupt_che
  * arguments (which it does not read: they may be NULL), fails at its agreement, before any data
  * moves: this rank returns `status` with `reason` as gdap_last_error(), every other rank
  * GDAP_ERR_REMOTE "rank R failed (STATUS): reason". gdap_exchange_start has no agreement: there
- * only this rank fails, at once. Calls that are not collective are unaffected meanwhile; a later
+ * only this rank fails, at once, and its peers are not told (they wait for its part until their
+ * timeout). Calls that are not collective are unaffected meanwhile; a later
  * gdap_comm_fail_next replaces an earlier one not yet used.
  * `status` must be an error (not GDAP_SUCCESS: GDAP_ERR_INVALID_ARGUMENT); `reason` is copied (NULL:
  * "no reason given"; longer than 4096 bytes: cut there). Not collective; not thread-safe against a

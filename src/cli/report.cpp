@@ -99,8 +99,8 @@ int64_t owner_along(const gdap_map* map, size_t dim, int64_t index) {
 
 // Whether cells of `step` indices along axis `dim` (of `size`) hold more than one owner, per cell.
 // A map is a product of one distribution per axis, so a 2-d cell is mixed when either of its axes
-// is. Checked: the first kExactCells indices of a cell one by one, then kExactCells spread evenly
-// over the rest (exact for cells up to 2 * kExactCells indices long).
+// is. Checked: every index of a cell up to 2 * kExactCells long; of a longer one the first
+// kExactCells one by one, then kExactCells spread evenly over the whole cell (a sample).
 std::vector<bool> mixed_along(const gdap_map* map, size_t dim, int64_t size, int64_t step, int64_t cells) {
   constexpr int64_t kExactCells = 1024;
   std::vector<bool> mixed(static_cast<size_t>(cells), false);
@@ -108,10 +108,14 @@ std::vector<bool> mixed_along(const gdap_map* map, size_t dim, int64_t size, int
     const int64_t begin = k * step, end = std::min(size, begin + step), length = end - begin;
     const int64_t first = owner_along(map, dim, begin);
     const auto differs = [&](int64_t index) { return owner_along(map, dim, index) != first; };
+    // Cells up to 2 * kExactCells long: every index. Longer: the first kExactCells, then kExactCells
+    // spread over the whole cell, the last index among them.
+    const int64_t exact = length <= 2 * kExactCells ? length : kExactCells;
     bool seen = false;
-    for (int64_t i = begin + 1; i < std::min(end, begin + kExactCells) && !seen; ++i) seen = differs(i);
-    if (length > kExactCells) {
-      for (int64_t s = 1; s <= kExactCells && !seen; ++s) seen = differs(begin + (length - 1) / kExactCells * s);
+    for (int64_t i = begin + 1; i < begin + exact && !seen; ++i) seen = differs(i);
+    for (int64_t s = 1; exact < length && s <= kExactCells && !seen; ++s) {
+      const int64_t q = (length - 1) / kExactCells, r = (length - 1) % kExactCells;  // (q K + r) s / K, no overflow
+      seen = differs(begin + q * s + r * s / kExactCells);
     }
     mixed[static_cast<size_t>(k)] = seen;
   }

@@ -156,8 +156,10 @@ std::string segments_clash(const std::vector<std::vector<Region>>& by_rank) {
           if (o.segment_device != w.segment_device || o.segment_inode != w.segment_inode) continue;
           if (o.segment_last < w.segment_first || w.segment_last < o.segment_first) continue;
           return fmt::format("rank {}'s {} (bytes {}..{} of shared-memory segment '{}') and rank {}'s {} (bytes {}..{} "
-                             "of it) share bytes {}..{}, and rank {} writes them: a section one rank writes must be "
-                             "apart from every other rank's sections, also across processes; use separate arrays",
+                             "of it) overlap in bytes {}..{}, and rank {} writes them: the bytes a section one rank "
+                             "writes spans must be apart from every other rank's sections, also across processes "
+                             "(spans are compared, as numpy.may_share_memory does: interleaved strided views of one "
+                             "array count as overlapping); use separate arrays",
                              a, w.what, w.segment_first, w.segment_last, w.segment, b, o.what, o.segment_first,
                              o.segment_last, std::max(w.segment_first, o.segment_first),
                              std::min(w.segment_last, o.segment_last), a);

@@ -57,7 +57,7 @@ try:
 except gdap.InvalidArgumentError as e:
     text = str(e)
     assert "rank 1's dst" in text and "rank 0's src" in text, text
-    assert "share bytes 0..%d" % (8 * count - 1) in text and "shared-memory segment" in text, text
+    assert "overlap in bytes 0..%d" % (8 * count - 1) in text and "shared-memory segment" in text, text
 assert (np.asarray(dst) == dst_before).all(), "nothing moved"
 assert (np.asarray(src) == before).all(), "the source is unchanged"
 WORLD.Barrier()

@@ -415,7 +415,9 @@ def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[
     starts (single controller). In SPMD mode, where only this rank knows, the rank still makes the
     call, with NULL for each object after Comm.fail_next with its error, so that every rank fails
     at once (not after the timeout), the others with RemoteError quoting that error, and then
-    raises its own error."""
+    raises its own error (any exception, not only InvalidArgumentError). Where objects(r) or
+    values(r) itself raised, no call of the right form can be made: the others then wait out their
+    timeout."""
     # Each rank's objects stay with their handles: the step's closure keeps them alive while a rank
     # thread is in its call, even where the caller has given up on the step (an interrupt).
     handles: dict[int, tuple[tuple, list]] = {}
@@ -424,15 +426,18 @@ def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[
             comm = ctx.comm(r)._h()  # a closed communicator: no call can be made on this rank
         except InvalidArgumentError as e:
             raise InvalidArgumentError("rank %d: %s" % (r, e)) from None
+        held: tuple = ()
+        plain: Optional[list] = None
         try:
             held = (ctx.comm(r),) + tuple(objects(r))
-            handles[r] = (held, [comm] + [None if x is None else x._h() for x in held[1:]] + list(values(r)))
-        except InvalidArgumentError as e:
-            error = InvalidArgumentError("rank %d: %s" % (r, e))
-            if ctx.spmd:
+            plain = list(values(r))
+            handles[r] = (held, [comm] + [None if x is None else x._h() for x in held[1:]] + plain)
+        except Exception as e:
+            error = InvalidArgumentError("rank %d: %s" % (r, e)) if isinstance(e, InvalidArgumentError) else e
+            if ctx.spmd and held and plain is not None:  # objects(r) and values(r) each taken once
                 try:
                     ctx.comm(r).fail_next(e)  # the others are told this rank's own error
-                    call(comm, *[None] * len(objects(r)), *values(r))
+                    call(comm, *[None] * (len(held) - 1), *plain)
                 except Exception:
                     pass  # the expected refusal: this rank raises the error that stopped it
             raise error from None
