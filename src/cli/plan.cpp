@@ -13,7 +13,6 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -128,9 +127,9 @@ int plan(const PlanOptions& options) {
     fmt::print(stderr, "gdap plan: unknown --dtype '{}' (one of: {})\n", options.dtype, dtype_names());
     return 2;
   }
-  // The planner reads its limit from the environment (plan/planner.hpp): --max-runs sets it there.
-  if (options.max_runs > 0) setenv("GDAP_PLAN_MAX_RUNS", std::to_string(options.max_runs).c_str(), 1);
   return run_command("plan", [&] {
+    // --max-runs goes ahead of GDAP_PLAN_MAX_RUNS, and a refusal names it.
+    if (options.max_runs > 0) plan::set_max_plan_runs(options.max_runs, "--max-runs");
     const MapPtr from = read_side("source", options.from);
     const MapPtr to = read_side("destination", options.to);
     const plan::PlanStats stats = planner(*from, *to, options).stats(size);

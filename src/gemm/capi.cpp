@@ -10,8 +10,7 @@ GDAP_API gdap_status gdap_gemm_create(gdap_gemm** out, gdap_comm* comm, const gd
   return gdap::guard([&] {
     gdap_comm& cm = gdap::comm_ref(comm);
     const gdap::CollectiveCall collective(cm, "gdap_gemm_create");
-    gdap::require(out, "out");
-    *out = gdap::gemm::create(cm, a, b, c, dtype, options).release();
+    *out = gdap::gemm::create(cm, a, b, c, dtype, options, [&] { gdap::require(out, "out"); }).release();
   });
 }
 

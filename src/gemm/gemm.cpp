@@ -377,9 +377,11 @@ void execute(gdap_comm& comm, gdap_gemm& g, double alpha, const gdap_array* a, c
 }
 
 std::unique_ptr<gdap_gemm> create(gdap_comm& comm, const gdap_map* a, const gdap_map* b, const gdap_map* c,
-                                  gdap_dtype dtype, const gdap_gemm_options* options) {
+                                  gdap_dtype dtype, const gdap_gemm_options* options,
+                                  const std::function<void()>& also) {
   auto g = std::make_unique<gdap_gemm>();
   agree(comm, [&] {
+    also();
     g->rank = comm.rank;
     g->nranks = comm.size;
     const gdap_gemm_options o = read_options(options);

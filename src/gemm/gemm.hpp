@@ -15,6 +15,7 @@
 #include <gdap/gdap.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -87,9 +88,11 @@ struct Job {
 };
 
 // Collective: rank comm.rank's plan of C = A * B for matrices distributed by the three maps
-// (borrowed for the call); `options` may be NULL (gdap_gemm_create).
+// (borrowed for the call); `options` may be NULL (gdap_gemm_create). `also` (the caller's own checks)
+// runs among the agreed checks, so a pending gdap_comm_fail_next wins over them on every rank.
 std::unique_ptr<gdap_gemm> create(gdap_comm& comm, const gdap_map* a, const gdap_map* b, const gdap_map* c,
-                                  gdap_dtype dtype, const gdap_gemm_options* options);
+                                  gdap_dtype dtype, const gdap_gemm_options* options,
+                                  const std::function<void()>& also);
 // Collective: C = alpha * A * B + beta * C with `plan`'s layouts (gdap_gemm_execute).
 void execute(gdap_comm& comm, gdap_gemm& plan, double alpha, const gdap_array* a, const gdap_array* b, double beta,
              gdap_array* c);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace gdap::plan {
@@ -138,37 +139,88 @@ void check_element_size(int64_t element_size) {
 
 }  // namespace
 
-int64_t max_plan_runs() {
+namespace {
+
+std::optional<RunsLimit>& set_limit() {
+  static std::optional<RunsLimit> limit;  // set_max_plan_runs: ahead of the environment
+  return limit;
+}
+
+}  // namespace
+
+void set_max_plan_runs(int64_t runs, std::string set_by) {
+  if (runs < 1) fail(GDAP_ERR_INVALID_ARGUMENT, "{} ({}) must be >= 1 (runs a plan may list)", set_by, runs);
+  set_limit() = RunsLimit{runs, std::move(set_by)};
+}
+
+RunsLimit max_plan_runs() {
+  if (set_limit()) return *set_limit();
   const char* env = std::getenv("GDAP_PLAN_MAX_RUNS");
-  if (env == nullptr || *env == '\0') return kDefaultMaxPlanRuns;
+  if (env == nullptr || *env == '\0') return {kDefaultMaxPlanRuns, "GDAP_PLAN_MAX_RUNS"};
   char* end = nullptr;
   errno = 0;
   const long long runs = std::strtoll(env, &end, 10);
   if (std::isdigit(static_cast<unsigned char>(env[0])) == 0 || *end != '\0' || errno == ERANGE || runs < 1) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_PLAN_MAX_RUNS='{}' is not a whole number >= 1 (runs a plan may list)", env);
   }
-  return runs;
+  return {runs, "GDAP_PLAN_MAX_RUNS"};
 }
 
 namespace {
+
+int64_t saturating_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
 
 // At most how many runs listing one coordinate's overlap along a dimension holds: a piece ends where
 // a run of either side ends, so no more than the walked coordinate's runs plus every run of the
 // other side, and no more than the walked coordinate's indices.
 int64_t runs_bound(const AxisSide& walked, const AxisSide& other, int64_t coord) {
-  const int64_t runs = walked.runs(coord), others = other.total_runs();
-  const int64_t sum = runs > INT64_MAX - others ? INT64_MAX : runs + others;
-  return std::min(walked.owned(coord), sum);
+  return std::min(walked.owned(coord), saturating_add(walked.runs(coord), other.total_runs()));
+}
+
+// At most how many runs listing every source coordinate's overlap along a dimension holds. The
+// source's runs are disjoint (each index is sent by one coordinate: 'b', 'c', and 'u' by its
+// primary holder), and a piece begins where a source run or a destination run (replica) begins,
+// so each destination run starts at most one extra piece over all coordinates together: the pieces
+// are the common refinement of the two sides, no more than src.total_runs() + dst.total_runs()
+// (tight for 'b' -> 'b': P + Q - 1). The per-coordinate sum can be smaller (few indices), so the
+// lesser of the two.
+int64_t all_runs_bound(const AxisSide& src, const AxisSide& dst) {
+  int64_t per_coordinate = 0;
+  for (int64_t c = 0; c < src.grid_size(); ++c) per_coordinate = saturating_add(per_coordinate, runs_bound(src, dst, c));
+  return std::min(per_coordinate, saturating_add(src.total_runs(), dst.total_runs()));
+}
+
+// Why a dimension of these kinds lists many runs, and what helps.
+std::string runs_advice(int32_t src_type, int32_t dst_type) {
+  if (src_type == GDAP_DIST_CYCLIC || dst_type == GDAP_DIST_CYCLIC) {
+    return "a 'c' dimension lists one run per block (one per index for block size 1); use larger blocks or raise "
+           "the limit";
+  }
+  if (src_type == GDAP_DIST_UNSTRUCTURED || dst_type == GDAP_DIST_UNSTRUCTURED) {
+    return "a 'u' dimension lists one run per held index; raise the limit";
+  }
+  return "a 'b' dimension lists about one run per rank on each side; raise the limit";
 }
 
 }  // namespace
 
-void Planner::check_runs(int64_t runs, const std::string& what) const {
-  const int64_t limit = max_plan_runs();
-  if (runs <= limit) return;
+std::string Planner::kinds(int64_t axis) const {
+  const auto k = static_cast<size_t>(axis);
+  return fmt::format("('{}' source, '{}' destination)", static_cast<char>(src_axes_[k].dist_type()),
+                     static_cast<char>(dst_axes_[k].dist_type()));
+}
+
+void Planner::check_runs(int64_t runs, const std::string& what, int64_t axis) const {
+  const RunsLimit limit = max_plan_runs();
+  if (runs <= limit.runs) return;
+  const std::string advice =
+      axis < 0 ? "no one dimension goes over the limit alone, their sum does; raise the limit"
+               : fmt::format("dimension {} {} drives it: {}", axis, kinds(axis),
+                             runs_advice(src_axes_[static_cast<size_t>(axis)].dist_type(),
+                                         dst_axes_[static_cast<size_t>(axis)].dist_type()));
   fail(GDAP_ERR_NO_MEMORY, "planning this redistribution would list up to {} runs ({}) at once, more than the limit "
-       "of {} runs (GDAP_PLAN_MAX_RUNS; each run takes about {} bytes): a 'c' dimension of block size 1 lists one "
-       "run per index; use larger blocks or raise the limit", runs, what, limit, sizeof(Segment) + sizeof(int64_t));
+       "of {} runs ({}; each run takes about {} bytes): {}", runs, what, limit.runs, limit.set_by,
+       sizeof(Segment) + sizeof(int64_t), advice);
 }
 
 Planner::Planner(const gdap_map& src, const gdap_map& dst, std::vector<int64_t> roles)
@@ -206,7 +258,7 @@ AxisOverlap Planner::send_overlap(int64_t axis, int64_t src_coord) const {
          s.grid_size());
   }
   check_runs(runs_bound(s, dst_axes_[static_cast<size_t>(axis)], src_coord),
-             fmt::format("dimension {}, source grid coordinate {}", axis, src_coord));
+             fmt::format("dimension {} {}, source grid coordinate {}", axis, kinds(axis), src_coord), axis);
   return plan::send_overlap(s, dst_axes_[static_cast<size_t>(axis)], src_coord);
 }
 
@@ -218,7 +270,7 @@ AxisOverlap Planner::recv_overlap(int64_t axis, int64_t dst_coord) const {
          d.grid_size());
   }
   check_runs(runs_bound(d, src_axes_[static_cast<size_t>(axis)], dst_coord),
-             fmt::format("dimension {}, destination grid coordinate {}", axis, dst_coord));
+             fmt::format("dimension {} {}, destination grid coordinate {}", axis, kinds(axis), dst_coord), axis);
   return plan::recv_overlap(src_axes_[static_cast<size_t>(axis)], d, dst_coord);
 }
 
@@ -314,14 +366,18 @@ std::vector<RankPlan> Planner::plan_all() const {
 
 std::vector<std::vector<AxisOverlap>> Planner::all_send_overlaps() const {
   std::vector<std::vector<AxisOverlap>> sends(static_cast<size_t>(ndim()));
-  int64_t all = 0;  // every coordinate's overlaps are held at once
+  int64_t all = 0, largest = 0, driver = -1;  // every coordinate's overlaps are held at once
   for (size_t i = 0; i < sends.size(); ++i) {
-    for (int64_t c = 0; c < src_axes_[i].grid_size(); ++c) {
-      const int64_t runs = runs_bound(src_axes_[i], dst_axes_[i], c);
-      all = all > INT64_MAX - runs ? INT64_MAX : all + runs;
+    const int64_t runs = all_runs_bound(src_axes_[i], dst_axes_[i]);
+    all = saturating_add(all, runs);
+    if (runs > largest) {
+      largest = runs;
+      driver = static_cast<int64_t>(i);
     }
   }
-  check_runs(all, "every source grid coordinate's overlaps, held together for the whole plan");
+  // Name the dimension only when it alone goes over the limit (else it is their sum).
+  if (largest <= max_plan_runs().runs) driver = -1;
+  check_runs(all, "every source grid coordinate's overlaps, held together for the whole plan", driver);
   for (size_t i = 0; i < sends.size(); ++i) {
     for (int64_t c = 0; c < src_axes_[i].grid_size(); ++c) sends[i].push_back(send_overlap(static_cast<int64_t>(i), c));
   }

@@ -135,7 +135,14 @@ class RankPlan {
 // (GDAP_ERR_NO_MEMORY) instead of allocating until the system stops it: a 'c' dimension of
 // block size 1 lists one run per index (a 2^62-element cyclic layout would need 2^62).
 constexpr int64_t kDefaultMaxPlanRuns = int64_t{1} << 26;  // about 2.5 GiB of runs
-int64_t max_plan_runs();
+struct RunsLimit {
+  int64_t runs;
+  std::string set_by;  // what an error tells the user to change: "GDAP_PLAN_MAX_RUNS", "--max-runs"
+};
+RunsLimit max_plan_runs();
+// Sets the limit for this process (a program's own option, named `set_by` in errors), ahead of
+// GDAP_PLAN_MAX_RUNS. Not thread-safe: call it before planning starts (the gdap tool's --max-runs).
+void set_max_plan_runs(int64_t runs, std::string set_by);
 
 class Planner {
  public:
@@ -180,8 +187,10 @@ class Planner {
   // The source overlaps of every coordinate: [dimension][source coordinate].
   std::vector<std::vector<AxisOverlap>> all_send_overlaps() const;
   // Throws GDAP_ERR_NO_MEMORY, before anything is listed, where listing `what` would hold more runs
-  // than max_plan_runs() at once.
-  void check_runs(int64_t runs, const std::string& what) const;
+  // than max_plan_runs() at once; `axis` is the dimension that drives the count (-1: none alone).
+  void check_runs(int64_t runs, const std::string& what, int64_t axis) const;
+  // The kinds of dimension `axis`, for messages: "('b' source, 'c' destination)".
+  std::string kinds(int64_t axis) const;
 
   const gdap_map* src_;
   const gdap_map* dst_;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/dims.hpp"
 #include "support/group.hpp"
 #include "support/rank_move.hpp"
 
@@ -61,6 +62,39 @@ TEST(FailNext, TheFailingRanksNullArgumentsAreNotWhatThePeersAreTold) {
   EXPECT_EQ(got[1].status, GDAP_ERR_REMOTE);
   EXPECT_EQ(got[1].text, "rank 0 failed (GDAP_ERR_OUT_OF_RANGE): rank 0's layout has 3 ranks");
   EXPECT_EQ(move.to, std::vector<double>(4, -1.0)) << "no data moved";
+}
+
+// Rule: gdap_gemm_create after gdap_comm_fail_next reads none of its arguments either: rank 0
+// passes NULL for `out` and every map, rank 1 valid ones; every rank gets rank 0's reason (not
+// "out is NULL"), and no rank waits for the timeout (a 5 s timeout here would say GDAP_ERR_TIMEOUT).
+TEST(FailNext, GemmCreateWithANullOutStillCarriesTheReason) {
+  constexpr int64_t n = 2;
+  gdap_test::Group group(n, 5);
+  std::vector<gdap_dim> dims;  // 4 x 4: rows in blocks over 2 ranks, columns whole
+  for (int64_t r = 0; r < n; ++r) {
+    dims.push_back(gdap_test::block(4, n, r, 2 * r, 2 * r + 2));
+    dims.push_back(gdap_test::undistributed(4));
+  }
+  gdap_map* map = nullptr;
+  ASSERT_EQ(gdap_map_create(&map, n, 2, dims.data()), GDAP_SUCCESS) << gdap_last_error();
+  ASSERT_EQ(gdap_comm_fail_next(group[0], GDAP_ERR_IO, "cannot build args"), GDAP_SUCCESS);
+  const gdap_dtype f64{GDAP_DTYPE_FLOAT, 64, 1};
+  std::vector<Outcome> got(n);
+  gdap_test::on_threads(n, [&](int64_t r) {
+    gdap_gemm* g = nullptr;
+    got[r].status = r == 0 ? gdap_gemm_create(nullptr, group[0], nullptr, nullptr, nullptr, f64, nullptr)
+                           : gdap_gemm_create(&g, group[1], map, map, map, f64, nullptr);
+    got[r].text = gdap_last_error();
+    EXPECT_EQ(g, nullptr) << "rank " << r << " got a plan from a failed call";
+    gdap_gemm_destroy(g);
+  });
+  EXPECT_EQ(got[0].status, GDAP_ERR_IO);
+  EXPECT_EQ(got[0].text, "cannot build args");
+  EXPECT_EQ(got[1].status, GDAP_ERR_REMOTE);
+  EXPECT_EQ(got[1].text, "rank 0 failed (GDAP_ERR_IO): cannot build args");
+  // The group still works: a broken group (after a timeout) would fail this barrier.
+  gdap_test::on_threads(n, [&](int64_t r) { EXPECT_EQ(gdap_comm_barrier(group[r]), GDAP_SUCCESS) << gdap_last_error(); });
+  gdap_map_destroy(map);
 }
 
 // Rule: a call that is not collective leaves the failure waiting; a later gdap_comm_fail_next

@@ -443,6 +443,24 @@ gdap_status halo(const gdap_map* m, gdap_dtype dtype, int64_t rank, const gdap_h
   return s;
 }
 
+gdap_status keeping_roles(const gdap_map* a, const gdap_map* b, int64_t nranks) {
+  std::vector<int64_t> roles(static_cast<size_t>(nranks), -1);
+  return gdap_plan_roles_keeping(roles.data(), nranks, a, b);
+}
+
+// 1-D blocks of 20000 over `nranks` ranks, shifted by half a block when `shifted` (so a plan between
+// the two sends every rank's data to two ranks: P + Q - 1 pieces along the dimension).
+gdap_map* blocks_of_20000(int64_t nranks, bool shifted) {
+  const int64_t size = nranks * 20000, shift = shifted ? 10000 : 0;
+  std::vector<gdap_dim> dims;
+  for (int64_t r = 0; r < nranks; ++r) {
+    const int64_t start = r == 0 ? 0 : r * 20000 - shift;
+    const int64_t stop = r == nranks - 1 ? size : (r + 1) * 20000 - shift;
+    dims.push_back(block(size, nranks, r, start, stop));
+  }
+  return make_map(nranks, 1, dims);
+}
+
 // Runs `body` with GDAP_PLAN_MAX_RUNS set to `value`, then unset.
 gdap_status with_max_runs(const char* value, const std::function<gdap_status()>& body) {
   setenv("GDAP_PLAN_MAX_RUNS", value, 1);
@@ -458,14 +476,38 @@ TEST(LimitsPlan, HugeDistributionsAreClearErrors) {
   gdap_map* cyc = make_map(2, 1, {cyclic(kMax, 2, 0, 0), cyclic(kMax, 2, 1, 1)});
   gdap_map* small = make_map(1, 1, {block(10, 1, 0, 0, 10)});
   gdap_map* small_cyclic = make_map(1, 1, {cyclic(10, 1, 0, 0)});
-  ASSERT_TRUE(whole && halves && cyc && small && small_cyclic);
+  constexpr int64_t wide = 16384;
+  gdap_map* wide_a = blocks_of_20000(wide, false);
+  gdap_map* wide_b = blocks_of_20000(wide, true);
+  gdap_map* cyclic_2d = make_map(1, 2, {cyclic(10, 1, 0, 0), cyclic(10, 1, 0, 0)});
+  gdap_map* block_2d = make_map(1, 2, {block(10, 1, 0, 0, 10), block(10, 1, 0, 0, 10)});
+  ASSERT_TRUE(whole && halves && cyc && small && small_cyclic && wide_a && wide_b && cyclic_2d && block_2d);
   run_cases({
       {"limits: plan bytes of INT64_MAX float64 overflow",
        [&] { return plan(whole, halves, kF64, 0); }, GDAP_ERR_OVERFLOW, {"overflows int64"}},
       {"limits: plan of INT64_MAX single bytes block to cyclic is refused before listing a run",
        [&] { return plan(halves, cyc, gdap_dtype{GDAP_DTYPE_UINT, 8, 1}, 0); }, GDAP_ERR_NO_MEMORY,
-       {"would list up to 4611686018427387904 runs (dimension 0, source grid coordinate 0)",
-        "more than the limit of 67108864 runs (GDAP_PLAN_MAX_RUNS"}},
+       {"would list up to 4611686018427387904 runs (dimension 0 ('b' source, 'c' destination), source grid "
+        "coordinate 0)",
+        "more than the limit of 67108864 runs (GDAP_PLAN_MAX_RUNS", "a 'c' dimension lists one run per block"}},
+      {"limits: the same block -> cyclic plan's roles are refused at once, naming the dimension that drives it",
+       [&] { return keeping_roles(halves, cyc, 2); }, GDAP_ERR_NO_MEMORY,
+       {"every source grid coordinate's overlaps", "dimension 0 ('b' source, 'c' destination) drives it"}},
+      {"limits: block -> block over 16384 ranks is planned (the run bound is P + Q, not P * (Q + 1))",
+       [&] { return plan(wide_a, wide_b, kF64, 0); }, GDAP_SUCCESS, {}},
+      {"limits: block -> block over 16384 ranks: the roles keeping the most are found",
+       [&] { return keeping_roles(wide_a, wide_b, wide); }, GDAP_SUCCESS, {}},
+      {"limits: the block -> block bound is tight: P + Q = 32768 runs fit a limit of 32768",
+       [&] { return with_max_runs("32768", [&] { return keeping_roles(wide_a, wide_b, wide); }); }, GDAP_SUCCESS, {}},
+      {"limits: the block -> block bound is tight: a limit of 32767 refuses, naming the 'b' dimension",
+       [&] { return with_max_runs("32767", [&] { return keeping_roles(wide_a, wide_b, wide); }); },
+       GDAP_ERR_NO_MEMORY,
+       {"would list up to 32768 runs", "dimension 0 ('b' source, 'b' destination) drives it",
+        "a 'b' dimension lists about one run per rank on each side"}},
+      {"limits: two dimensions each under the limit, their sum over it: the message names no dimension",
+       [&] { return with_max_runs("15", [&] { return keeping_roles(block_2d, cyclic_2d, 1); }); },
+       GDAP_ERR_NO_MEMORY,
+       {"would list up to 20 runs", "no one dimension goes over the limit alone, their sum does"}},
       {"limits: GDAP_PLAN_MAX_RUNS lowers the limit: a 10-element cyclic plan above 3 runs is refused",
        [&] { return with_max_runs("3", [&] { return plan(small, small_cyclic, kF64, 0); }); }, GDAP_ERR_NO_MEMORY,
        {"would list up to", "more than the limit of 3 runs"}},
@@ -489,6 +531,10 @@ TEST(LimitsPlan, HugeDistributionsAreClearErrors) {
   gdap_map_destroy(cyc);
   gdap_map_destroy(small);
   gdap_map_destroy(small_cyclic);
+  gdap_map_destroy(wide_a);
+  gdap_map_destroy(wide_b);
+  gdap_map_destroy(cyclic_2d);
+  gdap_map_destroy(block_2d);
 }
 
 TEST(LimitsHalo, HugePaddingAndWidthsAreClearErrors) {

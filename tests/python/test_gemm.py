@@ -99,3 +99,31 @@ def test_wrong_dtype_on_one_rank_fails_everywhere():
     assert isinstance(errors[2], gdap.InvalidArgumentError)
     assert all(isinstance(errors[r], gdap.RemoteError) and "rank 2" in str(errors[r]) for r in (0, 1, 3))
     assert all((c == 7.0).all() for c in cs.values())
+
+
+@pytest.mark.parametrize("bad", [
+    pytest.param(dict(b=None), id="a map that is not a GlobalMap: TypeError"),
+    pytest.param(dict(mode="fp8"), id="a mode gemm does not know: ValueError"),
+])
+def test_a_rank_whose_arguments_fail_tells_the_others_at_once(bad):
+    """Rule: a rank whose Gemm arguments fail in Python still makes gdap_gemm_create (after
+    fail_next), so its peers raise RemoteError quoting its error at once, not after the timeout."""
+    import time
+    comms = gdap.group(4)
+    gmap = cyclic_map((6, 6), (2, 2), 1)
+
+    def body(comm):
+        args = dict(a=gmap, b=gmap, c=gmap, mode="exact")
+        if comm.rank == 1:
+            args.update(bad)
+        return gdap.Gemm(comm, args["a"], args["b"], args["c"], np.float64, mode=args["mode"])
+
+    start = time.monotonic()
+    errors = on_ranks(comms, body)
+    assert time.monotonic() - start < TIMEOUT / 3, "the peers waited for the timeout"
+    want = TypeError if "b" in bad else ValueError
+    assert isinstance(errors[1], want), errors[1]
+    for r in (0, 2, 3):
+        assert isinstance(errors[r], gdap.RemoteError), errors[r]
+        assert "rank 1 failed" in str(errors[r]) and want.__name__ in str(errors[r]), str(errors[r])
+    assert on_ranks(comms, lambda comm: comm.barrier()) == [None] * 4  # the group still works
