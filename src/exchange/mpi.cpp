@@ -10,13 +10,13 @@
 //   cma:           ranks of one node read each other's sections (mpi_cma.hpp), one copy per byte,
 //                  or each other's pack buffers where a sender's runs are short (GDAP_CMA_PACK_BELOW);
 //                  point-to-point where they cannot (ranks on several nodes, reads refused), and for
-//                  bound exchanges (no agreement per start). A bound exchange keeps the mode read
-//                  at its binding, where the ranks' modes are agreed on as run()'s are. The default for redistributions
+//                  bound exchanges (no agreement per start). The default for redistributions
 //                  (Style::cma_default): at least as fast as p2p in every case of bench/mpi on one
 //                  node; not for halo exchanges, where it lost in half the cases (docs/PERFORMANCE.md);
 //   p2p:           nonblocking point-to-point as above, the default otherwise;
 //   alltoallv:     everything packed, one MPI_Alltoallv;
 //   datatype:      nothing packed: each wire message is an MPI derived datatype over the section.
+// A bound exchange keeps the mode read at its binding, where the ranks agree on it as run()'s do.
 // Reductions are MPI's own: MPI_Iallreduce and MPI_Ireduce_scatter_block, with MPI's ops except
 // min and max of floats, whose NaN handling MPI leaves open (Open MPI's kept whichever side its
 // comparison picked, so the answer depended on which rank held a NaN): those use ops of ours
