@@ -14,22 +14,17 @@
 
 namespace gdap {
 
-ByteSpan byte_span(const gdap_array& a) {
-  int64_t low = 0, high = 0;  // element offsets; check_layout proved every one fits int64
-  for (size_t k = 0; k < a.section.shape.size(); ++k) {
-    if (a.section.shape[k] == 0) return {};
-    const int64_t reach = (a.section.shape[k] - 1) * a.section.strides[k];
-    (reach < 0 ? low : high) += reach;
-  }
+// check_layout proved every element's byte offset fits int64.
+Footprint footprint_of(const gdap_array& a) {
   const int64_t es = element_size(a.section.dtype);
-  const auto base = reinterpret_cast<uintptr_t>(a.data());
-  return {base + static_cast<uintptr_t>(low * es), base + static_cast<uintptr_t>(high * es + es - 1)};
+  Footprint f{reinterpret_cast<uintptr_t>(a.data()), es, a.section.shape, a.section.strides};
+  for (int64_t& s : f.strides) s *= es;
+  return f;
 }
 
-bool may_share_memory(const gdap_array& a, const gdap_array& b) {
-  const ByteSpan x = byte_span(a), y = byte_span(b);
-  return !x.empty() && !y.empty() && x.first <= y.last && y.first <= x.last;
-}
+ByteSpan byte_span(const gdap_array& a) { return span_of(footprint_of(a)); }
+
+bool may_share_memory(const gdap_array& a, const gdap_array& b) { return may_share_bytes(footprint_of(a), footprint_of(b)); }
 
 DimData dims_for_shape(const gdap_dim* dims, int64_t ndim, const std::vector<int64_t>& shape) {
   if (ndim < 0) fail(GDAP_ERR_INVALID_ARGUMENT, "dim_data ndim ({}) < 0", ndim);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "array/shared_segment.hpp"
+#include "core/footprint.hpp"
 #include "protocol/dim_data.hpp"
 
 #include <gdap/gdap.h>
@@ -72,16 +73,15 @@ DimData dims_for_shape(const gdap_dim* dims, int64_t ndim, const std::vector<int
 // `version` checked as gdap_protocol_version_check does; NULL means GDAP_PROTOCOL_VERSION.
 std::string checked_version(const char* version);
 
-// The bytes a section's elements occupy, from the lowest to the highest (first > last: none).
-struct ByteSpan {
-  uintptr_t first = 1, last = 0;
-  bool empty() const { return first > last; }
-};
+// The bytes a section's elements occupy: from its address, with strides in bytes.
+Footprint footprint_of(const gdap_array& a);
+// From the lowest to the highest (first > last: none).
 ByteSpan byte_span(const gdap_array& a);
 
-// True if the two sections' byte spans overlap, as numpy.may_share_memory answers: interleaved
-// strided views of one buffer (a matrix's even and odd columns) count as sharing. Addresses are
-// compared whatever the device: CUDA's unified addressing gives host and device memory one space.
+// True if the two sections share a byte (core/footprint.hpp: exact for interleaved strided views of
+// one buffer, such as a matrix's even and odd columns, which do not; true too where a bounded
+// search cannot tell). Addresses are compared whatever the device: CUDA's unified addressing gives
+// host and device memory one space.
 bool may_share_memory(const gdap_array& a, const gdap_array& b);
 
 // A new array over `section` (storage may be set later by the caller); builds the 'u' indexes.

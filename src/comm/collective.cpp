@@ -51,34 +51,35 @@ std::string regions_clash(const std::vector<const std::vector<Region>*>& by_rank
   struct Entry {
     size_t rank;
     const Region* region;
+    ByteSpan span;
   };
   std::vector<Entry> all;
   for (size_t r = 0; r < by_rank.size(); ++r) {
     if (by_rank[r] == nullptr) continue;
-    for (const Region& g : *by_rank[r]) all.push_back({r, &g});
+    for (const Region& g : *by_rank[r]) {
+      const ByteSpan span = span_of(g.bytes);
+      if (!span.empty()) all.push_back({r, &g, span});
+    }
   }
-  if (all.size() < 2) return {};
-  // Sorted by first byte, each region is checked against the furthest-reaching region before it and
-  // the furthest-reaching written one: a clash with any earlier region is a clash with one of those.
+  // Sorted by first byte, each region is compared with the earlier ones whose spans reach it (those
+  // still open); spans that overlap are then compared byte for byte (interleaved views pass).
   std::sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) {
-    return a.region->first != b.region->first ? a.region->first < b.region->first : a.rank < b.rank;
+    return a.span.first != b.span.first ? a.span.first < b.span.first : a.rank < b.rank;
   });
-  const Entry* reach = nullptr;
-  const Entry* reach_written = nullptr;
+  std::vector<const Entry*> open;
   for (const Entry& e : all) {
-    const Entry* other = nullptr;
-    if (e.region->written && reach != nullptr && reach->region->last >= e.region->first) other = reach;
-    if (other == nullptr && reach_written != nullptr && reach_written->region->last >= e.region->first) other = reach_written;
-    if (other != nullptr) {
-      const Entry& a = other->rank <= e.rank ? *other : e;
-      const Entry& b = other->rank <= e.rank ? e : *other;
+    std::erase_if(open, [&](const Entry* o) { return o->span.last < e.span.first; });
+    for (const Entry* o : open) {
+      if (!o->region->written && !e.region->written) continue;
+      if (!may_share_bytes(o->region->bytes, e.region->bytes)) continue;
+      const Entry& a = o->rank <= e.rank ? *o : e;
+      const Entry& b = o->rank <= e.rank ? e : *o;
       return fmt::format("rank {}'s {} and rank {}'s {} share memory, and at least one of them is written: every "
                          "section a rank of an in-process group writes must be apart from its other sections and "
                          "from every other rank's (the ranks share one address space); use separate arrays",
                          a.rank, a.region->what, b.rank, b.region->what);
     }
-    if (reach == nullptr || e.region->last > reach->region->last) reach = &e;
-    if (e.region->written && (reach_written == nullptr || e.region->last > reach_written->region->last)) reach_written = &e;
+    open.push_back(&e);
   }
   return {};
 }
@@ -114,13 +115,22 @@ std::string_view take_text(std::string_view& in) {
 
 }  // namespace
 
-// Per region in a segment: device, inode, first, last, written, then the argument's and the
+// Per region in a segment: device, inode, written, the footprint (base offset, item size, number
+// of dimensions, then each dimension's extent and byte stride), then the argument's and the
 // segment's names, each with its length. Every rank runs the same build.
 std::string packed_segment_regions(const std::vector<Region>& touched) {
   std::string out;
   for (const Region& g : touched) {
     if (g.segment.empty()) continue;
-    for (uint64_t v : {g.segment_device, g.segment_inode, g.segment_first, g.segment_last, uint64_t{g.written}}) put(out, v);
+    const Footprint& f = g.segment_bytes;
+    for (uint64_t v : {g.segment_device, g.segment_inode, uint64_t{g.written}, f.base, static_cast<uint64_t>(f.itemsize),
+                       uint64_t{f.shape.size()}}) {
+      put(out, v);
+    }
+    for (size_t k = 0; k < f.shape.size(); ++k) {
+      put(out, static_cast<uint64_t>(f.shape[k]));
+      put(out, static_cast<uint64_t>(f.strides[k]));
+    }
     const std::string_view what = g.what;
     put(out, what.size());
     out.append(what);
@@ -136,9 +146,16 @@ std::vector<Region> unpack_segment_regions(std::string_view in) {
     Region g{};
     g.segment_device = take(in);
     g.segment_inode = take(in);
-    g.segment_first = take(in);
-    g.segment_last = take(in);
     g.written = take(in) != 0;
+    Footprint& f = g.segment_bytes;
+    f.base = take(in);
+    f.itemsize = static_cast<int64_t>(take(in));
+    const uint64_t ndim = take(in);
+    if (ndim > in.size() / (2 * sizeof(uint64_t))) fail(GDAP_ERR_INTERNAL, "a peer's segment regions are cut short");
+    for (uint64_t k = 0; k < ndim; ++k) {
+      f.shape.push_back(static_cast<int64_t>(take(in)));
+      f.strides.push_back(static_cast<int64_t>(take(in)));
+    }
     g.what = known_name(take_text(in));
     g.segment = std::string(take_text(in));
     out.push_back(std::move(g));
@@ -154,15 +171,15 @@ std::string segments_clash(const std::vector<std::vector<Region>>& by_rank) {
         if (b == a) continue;  // within one rank the call's own checks compare addresses
         for (const Region& o : by_rank[b]) {
           if (o.segment_device != w.segment_device || o.segment_inode != w.segment_inode) continue;
-          if (o.segment_last < w.segment_first || w.segment_last < o.segment_first) continue;
+          if (!may_share_bytes(w.segment_bytes, o.segment_bytes)) continue;
+          const ByteSpan ws = span_of(w.segment_bytes), os = span_of(o.segment_bytes);
           return fmt::format("rank {}'s {} (bytes {}..{} of shared-memory segment '{}') and rank {}'s {} (bytes {}..{} "
                              "of it) overlap in bytes {}..{}, and rank {} writes them: the bytes a section one rank "
-                             "writes spans must be apart from every other rank's sections, also across processes "
-                             "(spans are compared, as numpy.may_share_memory does: interleaved strided views of one "
-                             "array count as overlapping); use separate arrays",
-                             a, w.what, w.segment_first, w.segment_last, w.segment, b, o.what, o.segment_first,
-                             o.segment_last, std::max(w.segment_first, o.segment_first),
-                             std::min(w.segment_last, o.segment_last), a);
+                             "writes must be apart from every other rank's sections, also across processes "
+                             "(strided sections are compared byte for byte: interleaved views of one array that "
+                             "share no byte pass); use separate arrays",
+                             a, w.what, ws.first, ws.last, w.segment, b, o.what, os.first, os.last,
+                             std::max(ws.first, os.first), std::min(ws.last, os.last), a);
         }
       }
     }

@@ -6,6 +6,7 @@
 // (the in-process group crashed so) or waiting for a message that never comes.
 #pragma once
 
+#include "core/footprint.hpp"
 #include "cuda/device.hpp"
 
 #include <array>
@@ -28,18 +29,22 @@ struct Meeting {
   bool operator==(const Meeting& o) const { return call == o.call && step == o.step; }
 };
 
-// Memory a rank's collective call touches (bytes first..last), declared by the call's own checks,
-// so that the in-process group, whose ranks share one address space, refuses a call in which a rank
-// writes memory that another rank reads or writes, or that it reads itself.
+// Memory a rank's collective call touches (a section's strided bytes, core/footprint.hpp),
+// declared by the call's own checks, so that the in-process group, whose ranks share one address
+// space, refuses a call in which a rank writes memory that another rank reads or writes, or that
+// it reads itself. Sections that only interleave (even and odd columns of one buffer) share no
+// byte and pass.
 struct Region {
   const char* what;  // the argument's name: "dst", "section"
-  uintptr_t first, last;
+  Footprint bytes;   // in this process's address space
   bool written;
   // Where these bytes lie in a shared-memory segment that other processes may map too (gdap's own,
   // array/shared_segment.hpp), so that ranks in different processes can compare them: the segment's
-  // name, device and inode, and the bytes' offsets in it. An empty name: in no such segment.
+  // name, device and inode, and the footprint with its base as an offset in the segment. An empty
+  // name: in no such segment.
   std::string segment{};
-  uint64_t segment_device = 0, segment_inode = 0, segment_first = 0, segment_last = 0;
+  uint64_t segment_device = 0, segment_inode = 0;
+  Footprint segment_bytes{};
 };
 
 // Marks one collective C call on `comm` while it lives. Only the outermost counts: the

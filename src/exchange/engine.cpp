@@ -46,17 +46,18 @@ Engine& engine_of(gdap_comm& comm) {
 
 void touches(gdap_comm& comm, const char* what, const gdap_array* a, bool written) {
   if (a == nullptr) return;
-  const ByteSpan span = byte_span(*a);
+  Region region{what, footprint_of(*a), written};
+  const ByteSpan span = span_of(region.bytes);
   if (span.empty()) return;
-  Region region{what, span.first, span.last, written};
-  // Ranks in other processes can share memory only through a segment each has mapped: named so.
+  // Ranks in other processes can share memory only through a segment each has mapped: named so,
+  // with the footprint's base moved to the segment's offsets.
   if (comm.kind() != GDAP_COMM_GROUP) {
     if (const std::optional<SegmentPlace> place = place_in_segment(span.first, span.last)) {
       region.segment = place->identity.name;
       region.segment_device = place->identity.device;
       region.segment_inode = place->identity.inode;
-      region.segment_first = place->first;
-      region.segment_last = place->last;
+      region.segment_bytes = region.bytes;
+      region.segment_bytes.base = region.bytes.base - span.first + place->first;
     }
   }
   gdap::touches(comm, region);

@@ -51,7 +51,7 @@ struct Agreement {
 struct Bound {
   const Program* program = nullptr;
   Sections sections;
-  std::unique_ptr<Scratch> direct;  // what the engine keeps for it (NCCL's direct writes), if anything
+  std::unique_ptr<Scratch> direct;  // what the engine keeps for it (NCCL's direct writes, MPI's mode), if anything
 };
 
 // dst[i] = op(dst[i], src[i]) for `count` elements of `dtype` in host memory: a reduction's

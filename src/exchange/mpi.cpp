@@ -16,6 +16,7 @@
 //   p2p:           nonblocking point-to-point as above, the default otherwise;
 //   alltoallv:     everything packed, one MPI_Alltoallv;
 //   datatype:      nothing packed: each wire message is an MPI derived datatype over the section.
+// A bound exchange keeps the mode read at its binding, where the ranks agree on it as run()'s do.
 // Reductions are MPI's own: MPI_Iallreduce and MPI_Ireduce_scatter_block, with MPI's ops except
 // min and max of floats, whose NaN handling MPI leaves open (Open MPI's kept whichever side its
 // comparison picked, so the answer depended on which rank held a NaN): those use ops of ours
@@ -330,6 +331,7 @@ class MpiEngine final : public Engine {
   explicit MpiEngine(MpiComm& comm) : Engine(comm), mpi_(comm) {}
 
   void run(const Program& program, const Sections& sections, const Agreement& agreement) override;
+  std::unique_ptr<Bound> bind(const Program& program, const Sections& sections, const Agreement& agreement) override;
   void start(Bound& bound) override;
   void check_section(const gdap_array& a, std::string_view which, std::string_view operation, bool reduce) const override;
   void allreduce(void* data, int64_t count, const Reduce& r) override;
@@ -393,8 +395,27 @@ const char* mode_name(char letter) {
 
 // Which modes move the same messages, so that ranks may mix them: p2p and datatype send and receive
 // each wire message as one message either way; alltoallv is one collective call and cma reads
-// peers' memory, which every rank must join.
-char wire_family(char letter) { return letter == 'D' ? 'P' : letter; }
+// peers' memory, which every rank must join (but a bound exchange's cma runs point-to-point).
+char wire_family(char letter, bool bound) {
+  return letter == 'D' || (bound && letter == 'C') ? 'P' : letter;
+}
+
+// Throws, naming this rank and the first rank of another family, unless every rank's mode (the
+// first letter of its share) moves the same messages as this rank's.
+void require_same_family(const std::vector<std::string>& shares, char mine, bool bound, size_t rank) {
+  for (size_t r = 0; r < shares.size(); ++r) {
+    if (wire_family(shares[r][0], bound) == wire_family(mine, bound)) continue;
+    fail(GDAP_ERR_INVALID_ARGUMENT, "the exchange is {} on rank {} but {} on rank {} (GDAP_MPI_EXCHANGE, or this "
+         "exchange's default where unset): every rank must pick the same exchange (p2p and datatype may mix)",
+         mode_name(mine), rank, mode_name(shares[r][0]), r);
+  }
+}
+
+// The mode a bound exchange chose at binding: its starts have no agreement to check another.
+struct BoundMode final : Scratch {
+  explicit BoundMode(Mode m) : mode(m) {}
+  Mode mode;
+};
 
 // Every rank's mode travels in the agreement (its first letter; the cma mode's share, mpi_cma.hpp,
 // follows), so that it costs no extra round and ranks that would wait on exchanges their peers
@@ -409,13 +430,7 @@ void MpiEngine::run(const Program& program, const Sections& sections, const Agre
     routes = &routes_for(program, sections);
     return Share{agreement.token, std::string(1, mode_letter(mode))};
   }, [&](size_t r, std::string_view, std::string_view) { return agreement.mismatch(r); });
-  const char mine = mode_letter(mode);
-  for (size_t r = 0; r < shares.size(); ++r) {
-    if (wire_family(shares[r][0]) == wire_family(mine)) continue;
-    fail(GDAP_ERR_INVALID_ARGUMENT, "the exchange is {} on rank {} but {} on rank {} (GDAP_MPI_EXCHANGE, or this "
-         "exchange's default where unset): every rank must pick the same exchange (p2p and datatype may mix)",
-         mode_name(mine), comm_.rank, mode_name(shares[r][0]), r);
-  }
+  require_same_family(shares, mode_letter(mode), false, comm_.rank);
   if (mode == Mode::cma) {
     std::vector<std::string> published;
     for (const std::string& s : shares) published.push_back(s.substr(1));
@@ -426,10 +441,27 @@ void MpiEngine::run(const Program& program, const Sections& sections, const Agre
   exchange(mode, program, sections, *routes);
 }
 
+// The mode is read once, here, and travels in the agreement as in run(): a start has no agreement,
+// so ranks of different modes (or an environment changed between starts) would otherwise wait out
+// their timeout at a start. cma runs point-to-point when bound (no agreement per start).
+std::unique_ptr<Bound> MpiEngine::bind(const Program& program, const Sections& sections, const Agreement& agreement) {
+  Mode mode = Mode::p2p;
+  const std::vector<std::string> shares = agree_gather(comm_, [&] {
+    check_all(program, sections, agreement);
+    mode = exchange_mode(program.style());
+    return Share{agreement.token, std::string(1, mode_letter(mode))};
+  }, [&](size_t r, std::string_view, std::string_view) { return agreement.mismatch(r); });
+  require_same_family(shares, mode_letter(mode), true, comm_.rank);
+  auto bound = std::make_unique<Bound>();
+  bound->program = &program;
+  bound->sections = sections;
+  bound->direct = std::make_unique<BoundMode>(mode == Mode::cma ? Mode::p2p : mode);
+  return bound;
+}
+
 void MpiEngine::start(Bound& bound) {
   mpi_.check_usable();
-  const Mode mode = exchange_mode(bound.program->style());
-  exchange(mode == Mode::cma ? Mode::p2p : mode, *bound.program, bound.sections,
+  exchange(static_cast<const BoundMode&>(*bound.direct).mode, *bound.program, bound.sections,
            routes_for(*bound.program, bound.sections));
 }
 

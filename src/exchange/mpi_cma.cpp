@@ -14,10 +14,10 @@
 #include "array/shared_segment.hpp"
 #include "comm/mpi.hpp"
 #include "core/error.hpp"
+#include "core/setting.hpp"
 #include "exchange/copy.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <climits>
 #include <cstdint>
@@ -556,18 +556,10 @@ int lowest_failing(MpiComm& comm, bool ok, const char* what) {
 // The bytes below which a sender packs a message (GDAP_CMA_PACK_BELOW, else kPackBelow): where its
 // runs on the sender's side average fewer. 0 never packs.
 int64_t pack_below() {
-  const char* env = std::getenv("GDAP_CMA_PACK_BELOW");
-  if (env == nullptr || *env == '\0') return kPackBelow;
-  char* end = nullptr;
-  errno = 0;
-  const long long bytes = std::strtoll(env, &end, 10);
-  if (env[0] == '-' && std::isdigit(static_cast<unsigned char>(env[1])) != 0 && *end == '\0' && errno != ERANGE) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_CMA_PACK_BELOW='{}': negative (bytes >= 0; 0: never pack)", env);
-  }
-  if (std::isdigit(static_cast<unsigned char>(env[0])) == 0 || *end != '\0' || errno == ERANGE) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_CMA_PACK_BELOW='{}': not a whole number of bytes (0: never pack)", env);
-  }
-  return bytes;
+  return whole_setting({"GDAP_CMA_PACK_BELOW", 0, INT64_MAX,
+                       "a whole number of bytes from 0 to 9223372036854775807 (0: never pack)",
+                       "negative (bytes >= 0; 0: never pack)"})
+      .value_or(kPackBelow);
 }
 
 // Whether any rank publishes a packed message: then every rank meets once after packing. Reads

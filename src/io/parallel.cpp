@@ -3,6 +3,7 @@
 #include "io/parallel.hpp"
 
 #include "core/error.hpp"
+#include "core/setting.hpp"
 
 #include <sched.h>
 
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -31,11 +33,8 @@ int64_t usable_cores() {
 }  // namespace
 
 int io_threads(int64_t node_ranks) {
-  if (const char* env = std::getenv("GDAP_IO_THREADS"); env != nullptr && *env != '\0') {
-    char* end = nullptr;
-    const long n = std::strtol(env, &end, 10);
-    if (*end != '\0' || n < 1 || n > 64) fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_IO_THREADS='{}': not a whole number from 1 to 64", env);
-    return static_cast<int>(n);
+  if (const std::optional<int64_t> n = whole_setting({"GDAP_IO_THREADS", 1, 64, "a whole number from 1 to 64"})) {
+    return static_cast<int>(*n);
   }
   return static_cast<int>(std::clamp<int64_t>(usable_cores() / std::max<int64_t>(node_ranks, 1), 1, 8));
 }

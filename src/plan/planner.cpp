@@ -5,10 +5,9 @@
 
 #include "core/checked.hpp"
 #include "core/dtype.hpp"
+#include "core/setting.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -155,15 +154,9 @@ void set_max_plan_runs(int64_t runs, std::string set_by) {
 
 RunsLimit max_plan_runs() {
   if (set_limit()) return *set_limit();
-  const char* env = std::getenv("GDAP_PLAN_MAX_RUNS");
-  if (env == nullptr || *env == '\0') return {kDefaultMaxPlanRuns, "GDAP_PLAN_MAX_RUNS"};
-  char* end = nullptr;
-  errno = 0;
-  const long long runs = std::strtoll(env, &end, 10);
-  if (std::isdigit(static_cast<unsigned char>(env[0])) == 0 || *end != '\0' || errno == ERANGE || runs < 1) {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_PLAN_MAX_RUNS='{}' is not a whole number >= 1 (runs a plan may list)", env);
-  }
-  return {runs, "GDAP_PLAN_MAX_RUNS"};
+  const std::optional<int64_t> runs = whole_setting(
+      {"GDAP_PLAN_MAX_RUNS", 1, INT64_MAX, "a whole number from 1 to 9223372036854775807 (runs a plan may list)"});
+  return {runs.value_or(kDefaultMaxPlanRuns), "GDAP_PLAN_MAX_RUNS"};
 }
 
 namespace {

@@ -469,6 +469,27 @@ gdap_status with_max_runs(const char* value, const std::function<gdap_status()>&
   return s;
 }
 
+// The whole refusal of GDAP_PLAN_MAX_RUNS=`value` (core/setting.hpp).
+std::string bad_max_runs(const std::string& value) {
+  return "GDAP_PLAN_MAX_RUNS='" + value + "': not a whole number from 1 to 9223372036854775807 (runs a plan may list)";
+}
+
+// Rule: GDAP_PLAN_MAX_RUNS is decimal digits alone, at least 1; anything else, the empty string
+// too (it used to mean unset), is refused with that whole message and nothing is planned.
+TEST(LimitsPlan, BadMaxRunsAreRefusedWithTheirValue) {
+  gdap_map* small = make_map(1, 1, {block(10, 1, 0, 0, 10)});
+  ASSERT_TRUE(small);
+  for (const char* bad : {"", "-1", "0", "1e3", "12abc", "1180591620717411303424", " 5", "+5"}) {
+    gdap_plan* p = nullptr;
+    const gdap_status s = with_max_runs(bad, [&] { return gdap_plan_create(&p, small, small, kF64, 0); });
+    EXPECT_EQ(s, GDAP_ERR_INVALID_ARGUMENT) << "GDAP_PLAN_MAX_RUNS='" << bad << "'";
+    EXPECT_EQ(std::string(gdap_last_error()), bad_max_runs(bad));
+    EXPECT_EQ(p, nullptr);
+    gdap_plan_destroy(p);
+  }
+  gdap_map_destroy(small);
+}
+
 TEST(LimitsPlan, HugeDistributionsAreClearErrors) {
   constexpr int64_t half = kMax / 2 + 1;
   gdap_map* whole = make_map(1, 1, {block(kMax, 1, 0, 0, kMax)});
@@ -515,7 +536,7 @@ TEST(LimitsPlan, HugeDistributionsAreClearErrors) {
        [&] { return with_max_runs("100", [&] { return plan(small, small_cyclic, kF64, 0); }); }, GDAP_SUCCESS, {}},
       {"limits: GDAP_PLAN_MAX_RUNS that is not a whole number >= 1 is refused",
        [&] { return with_max_runs("0x10", [&] { return plan(small, small_cyclic, kF64, 0); }); },
-       GDAP_ERR_INVALID_ARGUMENT, {"GDAP_PLAN_MAX_RUNS='0x10' is not a whole number >= 1"}},
+       GDAP_ERR_INVALID_ARGUMENT, {bad_max_runs("0x10")}},
       {"limits: plan rank INT64_MAX", [&] { return plan(small, small, kF64, kMax); }, GDAP_ERR_OUT_OF_RANGE,
        {"9223372036854775807"}},
       {"limits: plan rank -1", [&] { return plan(small, small, kF64, -1); }, GDAP_ERR_OUT_OF_RANGE, {"-1"}},

@@ -307,13 +307,16 @@ void run_failed_read(gdap_comm* comm, int rank, int nranks, int bad, rt::Report&
                      report);
 }
 
-// Rule: GDAP_CMA_PACK_BELOW must be a whole number of bytes, not negative (said so). Set to `value` on rank `bad` alone, it
+// Rule: GDAP_CMA_PACK_BELOW must be a whole number of bytes in decimal digits alone, not negative (said so). Set to `value` on rank `bad` alone, it
 // is refused there (GDAP_ERR_INVALID_ARGUMENT naming the variable and value) and every other rank
 // fails GDAP_ERR_REMOTE naming `bad`, in the agreement: nothing moves.
 void run_bad_pack_below(gdap_comm* comm, int rank, int nranks, int bad, const char* value, rt::Report& report) {
   expect_cma_refusal(comm, rank, nranks, bad,
                      {"GDAP_CMA_PACK_BELOW", value, GDAP_ERR_INVALID_ARGUMENT,
-                      {rt::cat("GDAP_CMA_PACK_BELOW='", value, "': ", value[0] == '-' ? "negative" : "not a whole number of bytes")}, rt::cat("rank ", bad), true},
+                      {rt::cat("GDAP_CMA_PACK_BELOW='", value, "': ",
+                               value[0] == '-' ? "negative (bytes >= 0; 0: never pack)"
+                                               : "not a whole number of bytes from 0 to 9223372036854775807 (0: never pack)")},
+                      rt::cat("rank ", bad), true},
                      report);
 }
 
@@ -474,7 +477,10 @@ void run_refusals(gdap_comm* world, int rank, int nranks, rt::Report& report) {
   run_mixed_exchange(world, rank, nranks, nranks - 1, "p2p", "alltoallv", report);
   run_mixed_modes_move(world, rank, nranks, nranks - 1, "datatype", "p2p", report);
   run_failed_read(world, rank, nranks, nranks - 1, report);
-  for (const char* value : {"4k", "-1", "99999999999999999999"}) run_bad_pack_below(world, rank, nranks, nranks - 1, value, report);
+  // Decimal digits alone (core/setting.hpp): the empty string used to mean unset.
+  for (const char* value : {"4k", "-1", "99999999999999999999", "", "1e3", "12abc", "1180591620717411303424", " 5", "+5"}) {
+    run_bad_pack_below(world, rank, nranks, nranks - 1, value, report);
+  }
   for (const char* value : {"Sweep", "rows"}) run_bad_cma_order(world, rank, nranks, nranks - 1, value, report);
   run_failed_pack(world, rank, nranks, nranks - 1, report);
   run_failed_map(world, rank, nranks, nranks - 1, report);

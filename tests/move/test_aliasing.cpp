@@ -171,10 +171,89 @@ TEST(Clash, TwoRanksHaloSectionsOverOneBuffer) {
   gdap_map_destroy(map);
 }
 
-// Rule: overlap is of byte spans, as numpy.may_share_memory: a destination that is the odd
-// elements of the buffer whose even elements are the source is refused too (documented: gdap does
-// not solve for exact overlap), while a destination just past the source's last byte passes.
-TEST(Spans, InterleavedViewsCountAsSharingAdjacentOnesDoNot) {
+// Two ranks of a group redistribute a 4 x 6 matrix (global value 10 * row + column) from row blocks
+// in buffers of their own into cyclic columns, rank r's destination a view of one shared buffer
+// `into` at element `at[r]` with strides `strides[r]` (elements).
+struct ColumnsIntoOneBuffer {
+  static constexpr int64_t kRows = 4, kCols = 6;
+  gdap_map *rows = nullptr, *cols = nullptr;
+  gdap_plan* plans[2] = {nullptr, nullptr};
+  std::vector<double> src[2] = {std::vector<double>(12), std::vector<double>(12)};
+  gdap_array* srcs[2] = {nullptr, nullptr};
+  gdap_array* dsts[2] = {nullptr, nullptr};
+
+  ColumnsIntoOneBuffer(std::vector<double>& into, const int64_t at[2], const int64_t strides[2][2]) {
+    const gdap_dim by_rows[4] = {gdap_test::block(kRows, 2, 0, 0, 2), gdap_test::undistributed(kCols),
+                                 gdap_test::block(kRows, 2, 1, 2, 4), gdap_test::undistributed(kCols)};
+    const gdap_dim by_cols[4] = {gdap_test::undistributed(kRows), gdap_test::cyclic(kCols, 2, 0, 0),
+                                 gdap_test::undistributed(kRows), gdap_test::cyclic(kCols, 2, 1, 1)};
+    EXPECT_EQ(gdap_map_create(&rows, 2, 2, by_rows), GDAP_SUCCESS) << gdap_last_error();
+    EXPECT_EQ(gdap_map_create(&cols, 2, 2, by_cols), GDAP_SUCCESS) << gdap_last_error();
+    for (int r = 0; r < 2; ++r) {
+      EXPECT_EQ(gdap_plan_create(&plans[r], rows, cols, kF64, r), GDAP_SUCCESS) << gdap_last_error();
+      for (int64_t k = 0; k < 12; ++k) src[r][static_cast<size_t>(k)] = static_cast<double>(10 * (2 * r + k / kCols) + k % kCols);
+      EXPECT_EQ(gdap_array_wrap(&srcs[r], src[r].data(), kF64, kCpu, nullptr, &by_rows[2 * r], 2), GDAP_SUCCESS);
+      EXPECT_EQ(gdap_array_wrap(&dsts[r], into.data() + at[r], kF64, kCpu, strides[r], &by_cols[2 * r], 2), GDAP_SUCCESS)
+          << gdap_last_error();
+    }
+  }
+  ~ColumnsIntoOneBuffer() {
+    for (int r = 0; r < 2; ++r) {
+      gdap_array_destroy(srcs[r]);
+      gdap_array_destroy(dsts[r]);
+      gdap_plan_destroy(plans[r]);
+    }
+    gdap_map_destroy(rows);
+    gdap_map_destroy(cols);
+  }
+  // Both ranks' gdap_redistribute on a group of two: their statuses and errors.
+  void run(gdap_status got[2], std::string said[2]) {
+    gdap_test::Group group(2, 20);
+    gdap_test::on_threads(2, [&](int64_t r) {
+      got[r] = gdap_redistribute(group[r], plans[r], srcs[r], dsts[r]);
+      said[r] = gdap_last_error();
+    });
+  }
+};
+
+// Rule: two ranks' destinations that are the even and the odd columns of one buffer share no byte:
+// the call runs (it used to be refused, byte spans being compared) and every element of the buffer
+// is the matrix's.
+TEST(Clash, RanksWritingInterleavedColumnsOfOneBufferRun) {
+  std::vector<double> into(24, -1.0);
+  const int64_t at[2] = {0, 1}, strides[2][2] = {{6, 2}, {6, 2}};
+  ColumnsIntoOneBuffer c(into, at, strides);
+  gdap_status got[2];
+  std::string said[2];
+  c.run(got, said);
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(got[r], GDAP_SUCCESS) << "rank " << r << ": " << said[r];
+  for (int64_t k = 0; k < 24; ++k) {
+    EXPECT_EQ(into[static_cast<size_t>(k)], static_cast<double>(10 * (k / 6) + k % 6)) << "element " << k;
+  }
+}
+
+// Rule: destinations that share one element only are refused on both ranks, naming both; here
+// only the last element of each: rank 0's even columns end at element 22, where rank 1's view,
+// running backwards from element 44 with the same strides, ends too. Nothing moves.
+TEST(Clash, RanksWritingOneSharedLastElementAreRefused) {
+  std::vector<double> into(45, -1.0);
+  const int64_t at[2] = {0, 44}, strides[2][2] = {{6, 2}, {-6, -2}};
+  ColumnsIntoOneBuffer c(into, at, strides);
+  gdap_status got[2];
+  std::string said[2];
+  c.run(got, said);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(got[r], GDAP_ERR_INVALID_ARGUMENT) << said[r];
+    EXPECT_TRUE(contains(said[r], "rank 0's dst and rank 1's dst share memory")) << said[r];
+  }
+  for (double v : into) EXPECT_EQ(v, -1.0) << "nothing moved";
+}
+
+// Rule: overlap is a shared byte (core/footprint.hpp), not overlapping byte spans: a destination
+// that is the odd elements of the buffer whose even elements are the source shares no byte and the
+// call runs (it used to be refused, as numpy.may_share_memory would), as does a destination just
+// past the source's last byte; one whose last element is the source's last is refused.
+TEST(Spans, InterleavedViewsAndAdjacentOnesRunOneSharedElementIsRefused) {
   gdap_comm* comm = nullptr;
   ASSERT_EQ(gdap_comm_create_group(&comm, 1), GDAP_SUCCESS);
   const gdap_dim d = gdap_test::block(4, 1, 0, 0, 4);
@@ -190,12 +269,24 @@ TEST(Spans, InterleavedViewsCountAsSharingAdjacentOnesDoNot) {
   ASSERT_EQ(gdap_array_wrap(&odd, buffer.data() + 1, kF64, kCpu, &every_other, &d, 1), GDAP_SUCCESS);
   ASSERT_EQ(gdap_array_wrap(&low, buffer.data(), kF64, kCpu, nullptr, &d, 1), GDAP_SUCCESS);
   ASSERT_EQ(gdap_array_wrap(&high, buffer.data() + 4, kF64, kCpu, nullptr, &d, 1), GDAP_SUCCESS);
-  EXPECT_EQ(gdap_redistribute(comm, plan, even, odd), GDAP_ERR_INVALID_ARGUMENT);
-  EXPECT_TRUE(contains(gdap_last_error(), "dst shares memory with src")) << gdap_last_error();
-  for (size_t k = 0; k < buffer.size(); ++k) EXPECT_EQ(buffer[k], static_cast<double>(k)) << "nothing moved";
+  EXPECT_EQ(gdap_redistribute(comm, plan, even, odd), GDAP_SUCCESS) << gdap_last_error();
+  for (size_t k = 0; k < buffer.size(); ++k) {
+    EXPECT_EQ(buffer[k], static_cast<double>(k - k % 2)) << "element " << k << ": the odd ones are the even ones'";
+  }
+  for (size_t k = 0; k < buffer.size(); ++k) buffer[k] = static_cast<double>(k);
   EXPECT_EQ(gdap_redistribute(comm, plan, low, high), GDAP_SUCCESS) << gdap_last_error();
   for (size_t k = 0; k < buffer.size(); ++k) EXPECT_EQ(buffer[k], static_cast<double>(k % 4)) << "element " << k;
-  for (gdap_array* a : {even, odd, low, high}) gdap_array_destroy(a);
+  // One shared element, the last of both: src elements 0..3, dst elements 12, 9, 6, 3 (stride -3).
+  std::vector<double> wide(13);
+  for (size_t k = 0; k < wide.size(); ++k) wide[k] = static_cast<double>(k);
+  const int64_t back_three = -3;
+  gdap_array *first_four = nullptr, *down = nullptr;
+  ASSERT_EQ(gdap_array_wrap(&first_four, wide.data(), kF64, kCpu, nullptr, &d, 1), GDAP_SUCCESS);
+  ASSERT_EQ(gdap_array_wrap(&down, wide.data() + 12, kF64, kCpu, &back_three, &d, 1), GDAP_SUCCESS) << gdap_last_error();
+  EXPECT_EQ(gdap_redistribute(comm, plan, first_four, down), GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(gdap_last_error(), "dst shares memory with src (their bytes overlap)")) << gdap_last_error();
+  for (size_t k = 0; k < wide.size(); ++k) EXPECT_EQ(wide[k], static_cast<double>(k)) << "nothing moved";
+  for (gdap_array* a : {even, odd, low, high, first_four, down}) gdap_array_destroy(a);
   gdap_plan_destroy(plan);
   gdap_map_destroy(map);
   gdap_comm_destroy(comm);

@@ -2,7 +2,10 @@
 pytest): a rank whose own arguments are bad still makes the collective call (so that nobody waits
 for it), and every other rank is told that rank's own error: its status and its text, not the NULL
 argument the failing rank passed. Each case names its rule. Prints "rank R: ok" on success."""
+import os
+import shutil
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -76,6 +79,89 @@ if R == FAILING:
         pass
 told("reshard (run_c): a closed section on one rank -> 'the LocalArray is closed' on every rank",
      lambda: spoiled.reshard(cyc), C.GDAP_ERR_INVALID_ARGUMENT)
+
+# run_c itself, where a rank's arguments cannot even be built (its objects(r) or values(r) raises):
+# that rank still makes the call, with placeholders, after Comm.fail_next (it used to make none, and
+# the others waited out their timeout, 60 s here: told() allows 30).
+from gdap._context import Spmd, run_c  # noqa: E402
+from gdap._local import device_to_c  # noqa: E402
+from gdap._redistribute import _section  # noqa: E402
+
+spmd = Spmd(comm)
+
+
+def told_own(rule, run, kind, status):
+    """As told, where the failing rank raises its own Python error, of class `kind` (run_c re-raises
+    what stopped it), and the others RemoteError "rank FAILING failed (STATUS): Kind: <its text>"
+    for a class outside gdap's (Comm.fail_next), or "...: <its text>" for one that carries a status."""
+    print("rank %d: %s" % (R, rule), flush=True)
+    t0 = time.monotonic()
+    try:
+        run()
+        raise AssertionError("%s: no error on rank %d" % (rule, R))
+    except Exception as e:
+        mine = e
+    own = WORLD.bcast(str(mine) if R == FAILING else None, root=FAILING)
+    if R == FAILING:
+        assert type(mine) is kind, (rule, type(mine), mine)
+    else:
+        assert isinstance(mine, gdap.RemoteError), (rule, type(mine), mine)
+        expected = "rank %d failed (%s): " % (FAILING, _c_name(status))
+        assert str(mine).startswith(expected), (rule, str(mine), expected)
+        assert own in str(mine), (rule, str(mine), own)
+    assert time.monotonic() - t0 < 30, "%s: every rank failed at once (took %.1f s)" % (rule, time.monotonic() - t0)
+    WORLD.Barrier()
+
+
+def good_sections():
+    """This rank's source and destination of `plan` as LocalArrays: every check passes on them."""
+    return (_section(src, plan.src, R, plan.dtype)[0],
+            _section(np.full(dst_shape, -1.0), plan.dst, plan.role, plan.dtype)[0])
+
+
+def objects_raise():
+    def objects(r):
+        if r == FAILING:
+            raise OverflowError("rank %d's section is too large to build" % r)
+        return (plan,) + good_sections()
+    run_c(spmd, objects, C.gdap_redistribute, placeholders=(None,) * 3)
+
+
+told_own("run_c: objects(r) raises OverflowError on one rank (a C function, its placeholders given) -> "
+         "GDAP_ERR_OVERFLOW on every rank at once", objects_raise, OverflowError, C.GDAP_ERR_OVERFLOW)
+
+
+def values_raise():
+    def values(r):
+        if r == FAILING:
+            raise IndexError("rank %d's tag is out of range" % r)
+        return ("tag",)
+    run_c(spmd, lambda r: (plan,) + good_sections(), lambda comm, p, s, d, tag: C.gdap_redistribute(comm, p, s, d),
+          values)
+
+
+told_own("run_c: values(r) raises IndexError on one rank (a lambda: None for each of its parameters) -> "
+         "GDAP_ERR_OUT_OF_RANGE on every rank at once", values_raise, IndexError, C.GDAP_ERR_OUT_OF_RANGE)
+
+saved = WORLD.bcast(tempfile.mkdtemp(prefix="gdap-run-c-") if R == 0 else None, root=0)
+a.save_dnpy(os.path.join(saved, "a"))
+
+
+def device_raises():
+    def values(r):
+        if r == FAILING:
+            raise ValueError("unknown device 'tpu' on rank %d" % r)
+        return (device_to_c("cpu"),)
+    run_c(spmd, lambda r: (), lambda comm, device: C.gdap_dnpy_load(comm, os.path.join(saved, "a"), device), values,
+          placeholders=(device_to_c("cpu"),))
+
+
+told_own("run_c: a device that cannot be made on one rank (dnpy load: a (type, id) placeholder, not None) -> "
+         "GDAP_ERR_INVALID_ARGUMENT and 'ValueError: ...' on every rank at once", device_raises, ValueError,
+         C.GDAP_ERR_INVALID_ARGUMENT)
+WORLD.Barrier()
+if R == 0:
+    shutil.rmtree(saved)
 
 
 def python_error():

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import collections
+import inspect
 import threading
 import time
 import weakref
@@ -408,16 +409,21 @@ def handle(obj: Any) -> Any:
 
 
 def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[..., T],
-          values: Callable[[int], Sequence[Any]] = lambda r: ()) -> dict[int, T]:
+          values: Callable[[int], Sequence[Any]] = lambda r: (),
+          placeholders: Optional[Sequence[Any]] = None) -> dict[int, T]:
     """Collective: call(comm, *handles, *values(r)) on every held rank, with the C handles of its
     communicator and of objects(r) (gdap objects, None for NULL), then the plain arguments values(r)
-    (a device, a path), all taken in the caller's thread before any rank starts. A closed object raises InvalidArgumentError naming its rank, and no collective call
-    starts (single controller). In SPMD mode, where only this rank knows, the rank still makes the
-    call, with NULL for each object after Comm.fail_next with its error, so that every rank fails
-    at once (not after the timeout), the others with RemoteError quoting that error, and then
-    raises its own error (any exception, not only InvalidArgumentError). Where objects(r) or
-    values(r) itself raised, no call of the right form can be made: the others then wait out their
-    timeout."""
+    (a device, a path), all taken in the caller's thread before any rank starts. A closed object
+    raises InvalidArgumentError naming its rank, and no collective call starts (single controller).
+    In SPMD mode, where only this rank knows, the rank still makes the call after Comm.fail_next
+    with its error, so that every rank fails at once (not after the timeout), the others with
+    RemoteError quoting that error, and then raises its own error (any exception, not only
+    InvalidArgumentError): with NULL for each object and its values(r); or, where objects(r) or
+    values(r) itself raised, with `placeholders` for every argument after the communicator (default:
+    None for each parameter of `call` after the first, read from its signature; a C function has
+    none to read, so its callers pass them). Every call made so reaches its agreement before it
+    reads an argument (gdap_comm_fail_next), so any placeholder of the right type will do; it
+    must only get through the extension's conversion (a device is a (type, id) pair, not None)."""
     # Each rank's objects stay with their handles: the step's closure keeps them alive while a rank
     # thread is in its call, even where the caller has given up on the step (an interrupt).
     handles: dict[int, tuple[tuple, list]] = {}
@@ -434,16 +440,31 @@ def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[
             handles[r] = (held, [comm] + [None if x is None else x._h() for x in held[1:]] + plain)
         except Exception as e:
             error = InvalidArgumentError("rank %d: %s" % (r, e)) if isinstance(e, InvalidArgumentError) else e
-            if ctx.spmd and held and plain is not None:  # objects(r) and values(r) each taken once
-                try:
-                    ctx.comm(r).fail_next(e)  # the others are told this rank's own error
-                    call(comm, *[None] * (len(held) - 1), *plain)
-                except Exception:
-                    pass  # the expected refusal: this rank raises the error that stopped it
+            if ctx.spmd:  # objects(r) and values(r) each taken once: what they gave, else placeholders
+                taken = [None] * (len(held) - 1) + plain if held and plain is not None else None
+                _fail_call(ctx.comm(r), e, call, comm, taken if taken is not None else placeholders)
             raise error from None
     return ctx.run(lambda r: call(*handles[r][1]))
 
 
+def _fail_call(comm: Comm, error: BaseException, call: Callable[..., Any], handle: Any,
+               arguments: Optional[Sequence[Any]]) -> None:
+    """This rank's part of a collective call it cannot make (see run_c): Comm.fail_next with
+    `error`, then call(handle, *arguments), which fails at its agreement on every rank. Without
+    `arguments`, None for each parameter of `call` after the first; where its signature says
+    nothing (a C function), no call is made, and the peers wait out their timeout."""
+    if arguments is None:
+        try:
+            arguments = [None] * (len(inspect.signature(call).parameters) - 1)
+        except (TypeError, ValueError):
+            return
+    try:
+        comm.fail_next(error)  # the others are told this rank's own error
+        call(handle, *arguments)
+    except Exception:
+        pass  # the expected refusal: this rank raises the error that stopped it
+
+
 def redistribute_step(ctx: Context, plans: dict[int, Any], src: dict, dst: dict) -> None:
     """Collective: every held rank's gdap_redistribute of src[r] into dst[r] (LocalArrays)."""
-    run_c(ctx, lambda r: (plans[r], src.get(r), dst.get(r)), _c.gdap_redistribute)
+    run_c(ctx, lambda r: (plans[r], src.get(r), dst.get(r)), _c.gdap_redistribute, placeholders=(None,) * 3)

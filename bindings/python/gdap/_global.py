@@ -320,7 +320,8 @@ class GlobalArray:
         prepared = _prepare(ctx, prepare, _release_redistribute)
         dtype_out = prepared[ctx.ranks[0]][0].dtype
         plans = ctx.plans(root_layout, layout, dtype_out)
-        run_c(ctx, lambda r: (plans[r], prepared[r][0], prepared[r][1][0]), _c.gdap_redistribute)
+        run_c(ctx, lambda r: (plans[r], prepared[r][0], prepared[r][1][0]), _c.gdap_redistribute,
+              placeholders=(None,) * 3)
         return cls(ctx, layout, dtype_out, {r: p[1][0] for r, p in prepared.items()},
                    {r: p[1][1] for r, p in prepared.items()})
 
@@ -499,7 +500,7 @@ class GlobalArray:
         made = _prepare(ctx, prepare, _release_redistribute)
         plans = ctx.plans(self._layout, layout, self._dtype)
         src = self._sections
-        run_c(ctx, lambda r: (plans[r], src[r], made[r][0]), _c.gdap_redistribute)
+        run_c(ctx, lambda r: (plans[r], src[r], made[r][0]), _c.gdap_redistribute, placeholders=(None,) * 3)
         return GlobalArray(ctx, layout, self._dtype, {r: m[0] for r, m in made.items()},
                            {r: m[1] for r, m in made.items()})
 
@@ -727,7 +728,7 @@ class GlobalArray:
         blocks' boundary padding) from the owners' cells, in place; returns self."""
         halos = self._ctx.halos(self._layout, self._dtype)
         ctx = self._ctx
-        run_c(ctx, lambda r: (halos[r], self._sections[r]), _c.gdap_halo_exchange)
+        run_c(ctx, lambda r: (halos[r], self._sections[r]), _c.gdap_halo_exchange, placeholders=(None,) * 2)
         return self
 
     # -- files ---------------------------------------------------------------------------------------
@@ -776,7 +777,7 @@ class GlobalArray:
                 devices if devices is not None else int(nranks or 1))
         path = str(prefix)
         loaded = run_c(ctx, lambda r: (), lambda comm, device: LocalArray(_c.gdap_dnpy_load(comm, path, device)),
-                       lambda r: (device_to_c(ctx.device(r)),))
+                       lambda r: (device_to_c(ctx.device(r)),), placeholders=(device_to_c("cpu"),))
         if ctx.spmd:
             return cls._from_local_section(loaded[ctx.ranks[0]], None, ctx.comm(ctx.ranks[0]), None)
         assert isinstance(ctx, Controller)

@@ -116,7 +116,7 @@ def read(a: GlobalArray, key: Any) -> Any:
     target = _replicated_layout(shape, ctx.nranks) if ctx.spmd else _root_layout(shape, ctx.nranks, 0)
     plans = ctx.plans(sel_layout, target, a.dtype)
     made = {r: new_section(ctx, target, r, a.dtype) for r in ctx.ranks}
-    run_c(ctx, lambda r: (plans[r], parts[r], made[r][0]), _c.gdap_redistribute)
+    run_c(ctx, lambda r: (plans[r], parts[r], made[r][0]), _c.gdap_redistribute, placeholders=(None,) * 3)
     whole = _to_host(_view(made[ctx.ranks[0]]))
     out = whole.reshape(tuple(n for n, k in zip(shape, kept) if k))
     return out if any(kept) else out[()]

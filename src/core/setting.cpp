@@ -1,0 +1,46 @@
+#include "core/setting.hpp"
+
+#include "core/error.hpp"
+
+#include <cstdlib>
+#include <string_view>
+
+namespace gdap {
+namespace {
+
+bool digits_alone(std::string_view text) {
+  if (text.empty()) return false;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+// `text`'s digits as a number, or nullopt beyond int64.
+std::optional<int64_t> digits_value(std::string_view text) {
+  int64_t value = 0;
+  for (const char c : text) {
+    const int64_t digit = c - '0';
+    if (value > (INT64_MAX - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+}  // namespace
+
+std::optional<int64_t> whole_setting(const WholeSetting& setting) {
+  const char* env = std::getenv(setting.name);
+  if (env == nullptr) return std::nullopt;
+  const std::string_view text(env);
+  if (setting.negative != nullptr && text.size() > 1 && text[0] == '-' && digits_alone(text.substr(1))) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "{}='{}': {}", setting.name, text, setting.negative);
+  }
+  const std::optional<int64_t> value = digits_alone(text) ? digits_value(text) : std::nullopt;
+  if (!value || *value < setting.least || *value > setting.most) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "{}='{}': not {}", setting.name, text, setting.rule);
+  }
+  return value;
+}
+
+}  // namespace gdap
