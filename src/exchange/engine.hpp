@@ -68,6 +68,9 @@ struct Reduce {
   std::shared_ptr<void> keep;  // what an operation abandoned at a timeout may still use (MPI)
   // Agreed: every rank's may_hold_nan said no for what it reduces. NCCL then reduces float min
   // and max as floats (exact without NaN) rather than as order keys; the other engines ignore it.
+  // Every reduction that reaches NCCL asks inside the agreement it already makes (gdap_allreduce's,
+  // reduce_on_device's), so knowing costs no round; a caller that does not ask leaves it false,
+  // which is always right (the keys).
   bool nan_free = false;
 };
 
