@@ -1,11 +1,14 @@
 // All-reduce of a replicated float32 section on every GPU of one process: gdap_allreduce over gdap
 // NCCL communicators beside ncclAllReduce called directly on the same buffers, in one run
 // (interleaved, so clocks and neighbours affect both alike). One thread and communicator per GPU
-// (ncclCommInitAll). Sum and max, 1 GiB (bandwidth) and 4 KiB (latency): gdap's float max maps the
-// values to order-preserving integer keys and back around NCCL's integer max, so that a NaN on any
-// rank wins (NCCL's own float max drops it); the max rows price those two passes. Prints a markdown
-// table: median ms of 20 after 3 warm-ups, NCCL's bus bandwidth (2 (P - 1) / P x bytes / time) and
-// the ratio gdap / NCCL. Checks each result once (rank r holds r + 1 everywhere).
+// (ncclCommInitAll). Sum and max, 1 GiB (bandwidth) and 4 KiB (latency). gdap's float max first
+// scans every rank's section for NaN (one read, and a host wait for the flag before the agreement
+// that carries it): with none anywhere it is NCCL's own float max; with one (the "one NaN on rank 0"
+// rows) it maps the values to order-preserving integer keys and back around NCCL's integer max, so
+// that the NaN wins (NCCL's own float max drops it), and those rows price the two passes. Prints a
+// markdown table: median ms of 20 after 3 warm-ups, NCCL's bus bandwidth (2 (P - 1) / P x bytes /
+// time) and the ratio gdap / NCCL. Checks each result once (rank r holds r + 1 everywhere; with a
+// NaN at element 0 of rank 0, element 0 must be NaN on every rank).
 #include "bench.hpp"
 
 #include <gdap/gdap.h>
@@ -18,8 +21,10 @@
 #include <atomic>
 #include <barrier>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -32,7 +37,17 @@ struct Op {
   const char* name;
   gdap_reduce_op gdap;
   ncclRedOp_t nccl;
+  bool nan_on_rank0 = false;  // rank 0's element 0 is NaN before every call
 };
+
+// Rank r's section: r + 1 everywhere, and a NaN at element 0 on rank 0 for a NaN row (queued).
+void fill(float* data, int64_t count, int r, const Op& op, cudaStream_t stream) {
+  fill_value<<<1024, 256, 0, stream>>>(data, count, static_cast<float>(r + 1));
+  if (op.nan_on_rank0 && r == 0) {
+    static const float nan = std::numeric_limits<float>::quiet_NaN();
+    CK(cudaMemcpyAsync(data, &nan, sizeof nan, cudaMemcpyHostToDevice, stream));
+  }
+}
 
 // One row: `count` floats, one op; 0 when every rank's result was right.
 int row(const std::vector<ncclComm_t>& nccl, int64_t count, const Op& op) {
@@ -47,10 +62,9 @@ int row(const std::vector<ncclComm_t>& nccl, int64_t count, const Op& op) {
     CK(gdap_array_create(&a, {GDAP_DTYPE_FLOAT, 32, 1}, {GDAP_DEVICE_CUDA, r}, &d, 1));
     void* data = nullptr;
     CK(gdap_array_data(&data, a));
-    const float mine = static_cast<float>(r + 1);
     auto timed = [&](auto&& call) { return timed_ms(sync, stream, call); };
     for (int it = 0; it < kWarmup + kRepeats; ++it) {
-      fill_value<<<1024, 256, 0, stream>>>(static_cast<float*>(data), count, mine);
+      fill(static_cast<float*>(data), count, r, op, stream);
       CK(cudaStreamSynchronize(stream));  // the fill is not gdap's time
       const double g = timed([&] { CK(gdap_allreduce(comm, a, op.gdap)); });
       const double n = timed(
@@ -60,15 +74,16 @@ int row(const std::vector<ncclComm_t>& nccl, int64_t count, const Op& op) {
         nccl_ms[static_cast<size_t>(it - kWarmup)] = n;
       }
     }
-    // One checked run: sum gives P (P + 1) / 2 everywhere, max gives P.
-    fill_value<<<1024, 256, 0, stream>>>(static_cast<float*>(data), count, mine);
+    // One checked run: sum gives P (P + 1) / 2 everywhere, max gives P (NaN at element 0 in a NaN row).
+    fill(static_cast<float*>(data), count, r, op, stream);
     CK(gdap_allreduce(comm, a, op.gdap));
     float probe[2] = {};
     CK(cudaMemcpyAsync(&probe[0], data, 4, cudaMemcpyDeviceToHost, stream));
     CK(cudaMemcpyAsync(&probe[1], static_cast<float*>(data) + count - 1, 4, cudaMemcpyDeviceToHost, stream));
     CK(cudaStreamSynchronize(stream));
     const float want = op.gdap == GDAP_REDUCE_SUM ? static_cast<float>(gpus * (gpus + 1) / 2) : static_cast<float>(gpus);
-    if (probe[0] != want || probe[1] != want) ++wrong;
+    const bool first_right = op.nan_on_rank0 ? std::isnan(probe[0]) : probe[0] == want;
+    if (!first_right || probe[1] != want) ++wrong;
     gdap_array_destroy(a);
   });
   const double g = median(gdap_ms), n = median(nccl_ms);
@@ -87,7 +102,8 @@ int main() {
   std::printf("| all-reduce, float32 | bytes | GPUs | gdap_allreduce (NCCL) ms | ncclAllReduce ms | NCCL bus GB/s | gdap / NCCL | result |\n"
               "|---|---|---|---|---|---|---|---|\n");
   int bad = 0;
-  for (const Op& op : {Op{"sum", GDAP_REDUCE_SUM, ncclSum}, Op{"max (NaN-propagating keys)", GDAP_REDUCE_MAX, ncclMax}}) {
+  for (const Op& op : {Op{"sum", GDAP_REDUCE_SUM, ncclSum}, Op{"max, no NaN (NCCL's float max)", GDAP_REDUCE_MAX, ncclMax},
+                       Op{"max, one NaN on rank 0 (keys)", GDAP_REDUCE_MAX, ncclMax, true}}) {
     for (int64_t count : {kCount, int64_t{1024}}) bad += row(nccl, count, op);
   }
   for (ncclComm_t c : nccl) ncclCommDestroy(c);

@@ -35,6 +35,7 @@ NcclComm::~NcclComm() {
   if (!broken_) {
     cudaFree(buffer_);
     cudaFreeHost(host_);
+    cudaFreeHost(flag_);
   }
   cudaStreamDestroy(control_);
   if (switched_ != nullptr) cudaEventDestroy(switched_);
@@ -73,13 +74,13 @@ void NcclComm::give_up(WaitEnd end, const char* what, const char* waiting_for) {
        rank, what, timeout, waiting_for);
 }
 
-// Waits for the control stream up to the timeout. Polls rather than blocks so that it can give up:
-// a peer that never joins leaves NCCL's kernel spinning, which cudaStreamSynchronize would wait
-// for without end. NCCL's asynchronous error (a peer's abort, a network failure) ends the wait too.
-void NcclComm::wait_control(const char* what) {
+// Waits for a stream up to the timeout. Polls rather than blocks so that it can give up: a peer
+// that never joins leaves NCCL's kernel spinning, which cudaStreamSynchronize would wait for
+// without end. NCCL's asynchronous error (a peer's abort, a network failure) ends the wait too.
+void NcclComm::wait_stream(cudaStream_t s, const char* what, const char* waiting_for) {
   Waiting waiting(*this);
   for (;;) {
-    const cudaError_t done = cudaStreamQuery(control_);
+    const cudaError_t done = cudaStreamQuery(s);
     if (done == cudaSuccess) return;
     if (done != cudaErrorNotReady) check_cuda(done, what);
     ncclResult_t async = ncclSuccess;
@@ -93,8 +94,19 @@ void NcclComm::wait_control(const char* what) {
            ncclGetErrorString(async));
     }
     const WaitEnd end = waiting.after_poll();  // spins first: control is short
-    if (end != WaitEnd::going_on) give_up(end, what, "its peers");
+    if (end != WaitEnd::going_on) give_up(end, what, waiting_for);
   }
+}
+
+bool NcclComm::stream_flag(const std::function<void(int* flag)>& scan, const char* what) {
+  check_usable();
+  cuda::set_device(device_);
+  if (flag_ == nullptr) check_cuda(cudaMallocHost(reinterpret_cast<void**>(&flag_), sizeof(int)), "cudaMallocHost (flag)");
+  volatile int* flag = flag_;  // the device writes it: read it anew
+  *flag = 0;
+  scan(flag_);
+  wait_stream(static_cast<cudaStream_t>(stream), what, "the work queued before it on the communicator's stream");
+  return *flag != 0;
 }
 
 void NcclComm::settle(ncclResult_t result, const char* what) {
@@ -149,7 +161,7 @@ std::string NcclComm::gather_slots(std::string_view slot, const char* what) {
   check_cuda(cudaMemcpyAsync(d + bytes * n, h + bytes * n, slot.size(), cudaMemcpyHostToDevice, control_), "cudaMemcpyAsync");
   settle(ncclAllGather(d + bytes * n, d, slot.size(), ncclChar, comm_, control_), "ncclAllGather");
   check_cuda(cudaMemcpyAsync(h, d, static_cast<size_t>(bytes * n), cudaMemcpyDeviceToHost, control_), "cudaMemcpyAsync");
-  wait_control(what);
+  wait_stream(control_, what, "its peers");
   return std::string(h, static_cast<size_t>(bytes * n));
 }
 

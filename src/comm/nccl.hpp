@@ -17,6 +17,8 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <functional>
+
 namespace gdap {
 
 class NcclComm final : public gdap_comm {
@@ -38,12 +40,18 @@ class NcclComm final : public gdap_comm {
   void settle(ncclResult_t result, const char* what);
   // Throws what broke the communicator (GDAP_ERR_TIMEOUT, GDAP_ERR_INTERRUPTED, ...) if a call did.
   void check_usable() const;
+  // Queues `scan` on the communicator's stream with a flag it may set to non-zero (pinned host
+  // memory the device writes, 0 before), waits for the stream and says whether it did. The wait
+  // is bounded as the control stream's is (timeout, interrupt check, NCCL's asynchronous error):
+  // the caller's queued work, and any earlier call's NCCL kernels, come first.
+  bool stream_flag(const std::function<void(int* flag)>& scan, const char* what);
 
  private:
   char* control_buffer(int64_t bytes);
   char* host_buffer(int64_t bytes);
   std::string gather_slots(std::string_view slot, const char* what);
-  void wait_control(const char* what);
+  // Polls `s` until it is done, at most the timeout; `waiting_for` names what it waits for.
+  void wait_stream(cudaStream_t s, const char* what, const char* waiting_for);
   // Breaks the communicator and throws why a wait for `waiting_for` ended.
   [[noreturn]] void give_up(WaitEnd end, const char* what, const char* waiting_for);
   ncclComm_t comm_;
@@ -53,6 +61,7 @@ class NcclComm final : public gdap_comm {
   char* buffer_ = nullptr;
   int64_t buffer_bytes_ = 0;
   char* host_ = nullptr;  // pinned staging of control bytes
+  int* flag_ = nullptr;   // pinned, for stream_flag
   int64_t host_bytes_ = 0;
   bool broken_ = false;
   gdap_status broken_status_ = GDAP_ERR_TIMEOUT;

@@ -66,6 +66,12 @@ struct Reduce {
   Memory memory = Memory::host;
   Combine combine = nullptr;
   std::shared_ptr<void> keep;  // what an operation abandoned at a timeout may still use (MPI)
+  // Agreed: every rank's may_hold_nan said no for what it reduces. NCCL then reduces float min
+  // and max as floats (exact without NaN) rather than as order keys; the other engines ignore it.
+  // Every reduction that reaches NCCL asks inside the agreement it already makes (gdap_allreduce's,
+  // reduce_on_device's), so knowing costs no round; a caller that does not ask leaves it false,
+  // which is always right (the keys).
+  bool nan_free = false;
 };
 
 // One move of a broadcast step: `program` (a broadcast, Style::broadcast) sent from this rank's
@@ -123,6 +129,14 @@ class Engine : public Scratch {
   // As reduce_scatter, in place in `buffer` (every rank's segment of it): returns where in it
   // (elements) this rank's reduced segment lies; the rest is then undefined.
   virtual int64_t reduce_scatter_in_place(void* buffer, int64_t segment, const Reduce& r) = 0;
+  // Before a reduction's agreement: false only if this engine looked and `count` elements at `data`
+  // (this rank's part of an allreduce or reduce_scatter with `r`) hold no NaN. Engines look only
+  // where the answer changes how they reduce (NCCL's float min and max: one read of the data,
+  // waited for on the host, bounded as an agreement is); the others say true without looking.
+  virtual bool may_hold_nan(const void* data, int64_t count, const Reduce& r) {
+    (void)data, (void)count, (void)r;
+    return true;
+  }
 
   // Collective: opens a session of broadcasts (see Broadcasts); GDAP_ERR_UNSUPPORTED for memory
   // this engine does not move.

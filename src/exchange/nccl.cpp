@@ -11,7 +11,9 @@
 // The copy descriptors (absolute addresses) are uploaded once and reused while the program and the
 // sections stay the same. Reductions are NCCL's own: ncclAllReduce and ncclReduceScatter; min and
 // max of floats go through order keys (cuda/order_keys.hpp) so that a NaN on any rank is the
-// result, as on the other engines (NCCL's float min and max drop a NaN). A
+// result, as on the other engines (NCCL's float min and max drop a NaN), unless the ranks agreed
+// that none holds a NaN (may_hold_nan, Reduce::nan_free): then NCCL's float min and max are exact
+// and cost no passes of their own. A
 // broadcast's owner copies its part into its buffer with the copy engines and one NCCL group per
 // step sends the buffers to their receivers, all on the session's stream.
 #include "exchange/engines.hpp"
@@ -39,10 +41,14 @@ ncclDataType_t nccl_type(gdap_dtype t) {
 
 ncclRedOp_t nccl_op(gdap_reduce_op op) { return name_of(op, OpNames<ncclRedOp_t>{ncclSum, ncclProd, ncclMin, ncclMax}); }
 
-// True for min and max of floats, which NCCL reduces as order keys (cuda/order_keys.hpp).
-bool keyed(const Reduce& r) {
+// True for min and max of floats, where a NaN on one rank is lost in NCCL's float op.
+bool nan_sensitive(const Reduce& r) {
   return r.dtype.code == GDAP_DTYPE_FLOAT && (r.op == GDAP_REDUCE_MIN || r.op == GDAP_REDUCE_MAX);
 }
+
+// True where NCCL reduces order keys (cuda/order_keys.hpp): a NaN-sensitive reduction unless no
+// rank's data hold a NaN.
+bool keyed(const Reduce& r) { return nan_sensitive(r) && !r.nan_free; }
 
 // The unsigned integer type of a float's keys, of its width.
 ncclDataType_t key_type(const Reduce& r) { return r.dtype.bits == 32 ? ncclUint32 : ncclUint64; }
@@ -159,6 +165,7 @@ class NcclEngine final : public Engine {
   void allreduce(void* data, int64_t count, const Reduce& r) override;
   void reduce_scatter(const void* send, void* recv, int64_t segment, const Reduce& r) override;
   int64_t reduce_scatter_in_place(void* buffer, int64_t segment, const Reduce& r) override;
+  bool may_hold_nan(const void* data, int64_t count, const Reduce& r) override;
   std::unique_ptr<Broadcasts> broadcasts(const BroadcastSetup& setup) override;
 
  private:
@@ -283,6 +290,14 @@ int64_t NcclEngine::reduce_scatter_in_place(void* buffer, int64_t segment, const
   const int64_t at = comm_.rank * segment;
   reduce_scatter(buffer, static_cast<char*>(buffer) + at * (r.dtype.bits / 8), segment, r);
   return at;
+}
+
+// One rank's reduction combines nothing (allreduce, reduce_scatter): there the answer is moot.
+bool NcclEngine::may_hold_nan(const void* data, int64_t count, const Reduce& r) {
+  check_memory(r.memory);
+  if (!nan_sensitive(r) || comm_.size == 1) return true;
+  return nccl_.stream_flag([&](int* flag) { cuda::has_nan(data, count, r.dtype.bits, flag, comm_.stream); },
+                           "the NaN scan before a float min/max");
 }
 
 std::unique_ptr<Broadcasts> NcclEngine::broadcasts(const BroadcastSetup& setup) {

@@ -81,21 +81,26 @@ void check_own(gdap_comm& comm, const exchange::Engine& engine, const gdap_array
 
 // This rank's checks, then one exchange: every rank passed, passed rank 0's op (ranks reducing
 // with different ops would end with different values), and has a section of rank 0's shape, dtype
-// and kind of memory.
-void agree_reduce(gdap_comm& comm, const exchange::Engine& engine, const gdap_array* section, const OpArg& arg) {
+// and kind of memory. The same exchange says whether any rank's section may hold a NaN: the
+// reduction's nan_free.
+bool agree_reduce(gdap_comm& comm, exchange::Engine& engine, const gdap_array* section, const OpArg& arg) {
   const std::vector<std::string> all = agree_gather(comm, [&] {
     check_own(comm, engine, section, arg);
-    return Share{fmt::format("op {}", op_name(arg.op)), layout_of(*section)};
+    const exchange::Reduce with = reduce_with(section->section.dtype, arg.op, memory_of(section));
+    const bool may = engine.may_hold_nan(section->data(), count_of(*section), with);
+    return Share{fmt::format("op {}", op_name(arg.op)), nan_byte(may) + layout_of(*section)};
   }, [](size_t r, std::string_view theirs, std::string_view first) {
     return fmt::format("rank {} passed {} but rank 0 passed {}: every rank of an all-reduce must pass the same op",
                        r, theirs, first);
   });
+  const auto layout = [&](size_t r) { return std::string_view(all[r]).substr(1); };
   for (size_t r = 1; r < all.size(); ++r) {
-    if (all[r] != all[0]) {
+    if (layout(r) != layout(0)) {
       fail(GDAP_ERR_INVALID_ARGUMENT, "rank {}'s section ({}) differs from rank 0's ({}): an all-reduce combines "
-           "sections of one shape, dtype and memory", r, all[r], all[0]);
+           "sections of one shape, dtype and memory", r, layout(r), layout(0));
     }
   }
+  return nan_free(all);
 }
 
 }  // namespace
@@ -170,6 +175,12 @@ void unpack(const void* in, gdap_array& a) {
 
 }  // namespace
 
+char nan_byte(bool may_hold_nan) { return may_hold_nan ? 'N' : '-'; }
+
+bool nan_free(const std::vector<std::string>& shares) {
+  return std::all_of(shares.begin(), shares.end(), [](const std::string& s) { return !s.empty() && s[0] == '-'; });
+}
+
 exchange::Reduce reduce_with(gdap_dtype dtype, gdap_reduce_op op, Memory memory, std::shared_ptr<void> keep) {
   return exchange::Reduce{dtype, op, memory, &combine, std::move(keep)};
 }
@@ -200,14 +211,16 @@ OpArg op_arg(const gdap_reduce_op& raw) {
 // (docs/api.md).
 void allreduce(gdap_comm& comm, gdap_array* section, const OpArg& arg) {
   exchange::Engine& engine = exchange::engine_of(comm);
-  agree_reduce(comm, engine, section, arg);
+  const bool nan_free = agree_reduce(comm, engine, section, arg);
   gdap_array& a = *section;
-  const gdap_dtype t = a.section.dtype;
   const int64_t count = count_of(a);
-  if (contiguous(a)) return engine.allreduce(a.data(), count, reduce_with(t, arg.op, memory_of(&a)));
-  auto packed = std::make_shared<HostBytes>(static_cast<size_t>(count * element_bytes(a)));
+  const bool in_place = contiguous(a);
+  auto packed = in_place ? nullptr : std::make_shared<HostBytes>(static_cast<size_t>(count * element_bytes(a)));
+  exchange::Reduce with = reduce_with(a.section.dtype, arg.op, in_place ? memory_of(&a) : Memory::host, packed);
+  with.nan_free = nan_free;
+  if (in_place) return engine.allreduce(a.data(), count, with);
   pack(a, packed->data());
-  engine.allreduce(packed->data(), count, reduce_with(t, arg.op, Memory::host, packed));
+  engine.allreduce(packed->data(), count, with);
   unpack(packed->data(), a);
 }
 

@@ -1,6 +1,8 @@
 // gdap_reduce_scatter and gdap_reduce_axes on device sections (on an NCCL communicator's GPU, as
 // its engine checked): the buffer is all-reduced or reduce-scattered by the engine
-// (reduce_buffer.hpp), all queued on the communicator's stream.
+// (reduce_buffer.hpp), all queued on the communicator's stream. This rank's partial is queued
+// before the agreement, so that a float min or max can say there whether it holds a NaN (the
+// engine's scan, waited for on the host: NCCL then skips its order keys when no rank's does).
 #include "reduce/device.hpp"
 
 #include "core/checked.hpp"
@@ -12,7 +14,10 @@
 #include <cuda_runtime.h>
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace gdap::reduce {
 
@@ -61,6 +66,9 @@ KeptDeviceBuffer& reduction_buffer_on_device(gdap_comm& comm, int device, int64_
 
 // Records the buffer's last use on the communicator's stream when the call ends, however it ends.
 struct UseEnds {
+  UseEnds(KeptDeviceBuffer& buffer, void* on) : kept(buffer), stream(on) {}
+  UseEnds(const UseEnds&) = delete;
+  UseEnds& operator=(const UseEnds&) = delete;
   KeptDeviceBuffer& kept;
   void* stream;
   ~UseEnds() {
@@ -76,29 +84,46 @@ int64_t buffer_elements(const DeviceReduction& r) {
   return r.result_is_segment ? 0 : r.segment;
 }
 
+// Whether the engine's step reads the buffer (this rank's partial reduced into it) rather than the
+// source as it is.
+bool reads_buffer(const DeviceReduction& r) { return r.segment == 0 || !r.source_is_buffer; }
+
+// This rank's part of the agreement: the buffer, this rank's partial in it, and whether what the
+// engine's step reads may hold a NaN (the engine's answer, which waits for the partial when it looks).
+bool prepare(exchange::Engine& engine, gdap_comm& comm, const DeviceReduction& r, KeptDeviceBuffer*& kept,
+             std::optional<UseEnds>& ends) {
+  const int64_t es = r.dtype.bits / 8;
+  kept = &reduction_buffer_on_device(comm, r.device, checked_mul(buffer_elements(r), es, "bytes of the reduction buffer"));
+  ends.emplace(*kept, comm.stream);
+  if (r.count == 0) return false;  // the same on every rank: nothing is reduced
+  if (reads_buffer(r)) reduce_partial_on_device(r, kept->data, comm.stream);
+  const void* read = reads_buffer(r) ? kept->data : r.source;
+  const int64_t elements = r.segment == 0 ? r.count : r.segment * comm.size;  // what the engine reads
+  return engine.may_hold_nan(read, elements, reduce_with(r.dtype, r.op, Memory::device));
+}
+
 }  // namespace
 
 void reduce_on_device(exchange::Engine& engine, gdap_comm& comm, const DeviceReduction& r) {
-  const int device = r.device;
-  cuda::set_device(device);
+  cuda::set_device(r.device);
   void* stream = comm.stream;
   const int64_t es = r.dtype.bits / 8;
   KeptDeviceBuffer* kept = nullptr;
-  // Agreed: a rank that cannot allocate the buffer stops every rank, rather than leave them waiting.
-  agree(comm, [&] {
-    kept = &reduction_buffer_on_device(comm, device, checked_mul(buffer_elements(r), es, "bytes of the reduction buffer"));
-  });
-  const UseEnds ends{*kept, stream};
-  const exchange::Reduce with = reduce_with(r.dtype, r.op, Memory::device);
+  std::optional<UseEnds> ends;  // from the buffer's first use, however the call ends
+  // Agreed: a rank that cannot allocate the buffer stops every rank, rather than leave them
+  // waiting; and the ranks learn whether any one's data may hold a NaN, in the same round.
+  const std::vector<std::string> shares = agree_gather(comm, [&] {
+    return Share{{}, std::string(1, nan_byte(prepare(engine, comm, r, kept, ends)))};
+  }, [](size_t, std::string_view, std::string_view) { return std::string(); });
+  exchange::Reduce with = reduce_with(r.dtype, r.op, Memory::device);
+  with.nan_free = nan_free(shares);
   void* buffer = kept->data;
   if (r.count == 0) return;  // the same on every rank: nothing to reduce or write
   if (r.segment == 0) {
-    reduce_partial_on_device(r, buffer, stream);
     engine.allreduce(buffer, r.count, with);
     write_result_on_device(r, buffer, stream);
     return;
   }
-  if (!r.source_is_buffer) reduce_partial_on_device(r, buffer, stream);
   const void* send = r.source_is_buffer ? r.source : buffer;
   void* recv = r.result_is_segment ? r.result
                : r.source_is_buffer ? buffer

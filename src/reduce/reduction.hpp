@@ -14,6 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace gdap::reduce {
 
@@ -45,6 +47,12 @@ void combine(gdap_dtype dtype, gdap_reduce_op op, void* dst, const void* src, in
 // How the engines reduce elements of `dtype` in `memory` with `op`; `keep`: what an MPI operation
 // abandoned at a timeout may still use.
 exchange::Reduce reduce_with(gdap_dtype dtype, gdap_reduce_op op, Memory memory, std::shared_ptr<void> keep = nullptr);
+
+// A reduction's agreement also tells the ranks whether any one's data may hold a NaN
+// (Engine::may_hold_nan), so that it costs no round of its own: this rank's answer as the first
+// byte of its share, and from every rank's shares, whether none may (Reduce::nan_free).
+char nan_byte(bool may_hold_nan);
+bool nan_free(const std::vector<std::string>& shares);
 
 // A host buffer for a reduction, shared: an MPI operation abandoned on a timeout keeps it alive.
 struct HostBytes {

@@ -1,7 +1,8 @@
 // Reductions of device sections over NCCL (label gpu): one rank and communicator per GPU present
 // (ncclCommInitAll). gdap_reduce_axes over every subset of the axes of a 37 x 23 array in rows
 // of blocks, block-cyclic rows or cyclic columns, into replicated, block and 0-d results, for sum,
-// prod, min, max and mean; gdap_reduce_scatter of replicated partial sections into row blocks.
+// prod, min, max and mean; gdap_reduce_scatter of replicated partial sections into row blocks;
+// min and max of float64 and float32 with NaN on no rank, each rank in turn or every rank.
 // Values are small integers, so every reduction is exact and each result element is compared
 // with a serial reference computed here; host sections on NCCL are refused on every rank.
 #include <gdap/gdap.h>
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <thread>
@@ -85,18 +87,27 @@ std::vector<int64_t> held(const gdap_dim& d) {
   return out;
 }
 
-// A device section of `dims` holding f(global indices), or reading it back.
+// A device section of `dims` holding f(global indices) (float64, or float32 from the same
+// doubles), or reading it back as doubles.
 struct DeviceSection {
   gdap_array* array = nullptr;
   std::vector<std::vector<int64_t>> at;  // per dimension, the global indices in local order
-  DeviceSection(const std::vector<gdap_dim>& dims, int gpu, const std::function<double(const std::vector<int64_t>&)>& f) {
-    EXPECT_EQ(gdap_array_create(&array, kF64, gdap_device{GDAP_DEVICE_CUDA, gpu}, dims.data(), static_cast<int64_t>(dims.size())),
+  gdap_dtype dtype;
+  DeviceSection(const std::vector<gdap_dim>& dims, int gpu, const std::function<double(const std::vector<int64_t>&)>& f,
+                gdap_dtype t = kF64)
+      : dtype(t) {
+    EXPECT_EQ(gdap_array_create(&array, dtype, gdap_device{GDAP_DEVICE_CUDA, gpu}, dims.data(), static_cast<int64_t>(dims.size())),
               GDAP_SUCCESS)
         << gdap_last_error();
     for (const gdap_dim& d : dims) at.push_back(held(d));
     std::vector<double> host;
     each([&](const std::vector<int64_t>& g) { host.push_back(f(g)); });
-    cudaMemcpy(data(), host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice);
+    if (dtype.bits == 64) {
+      cudaMemcpy(data(), host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice);
+      return;
+    }
+    const std::vector<float> narrow(host.begin(), host.end());
+    cudaMemcpy(data(), narrow.data(), narrow.size() * sizeof(float), cudaMemcpyHostToDevice);
   }
   ~DeviceSection() { gdap_array_destroy(array); }
   void* data() const {
@@ -124,8 +135,13 @@ struct DeviceSection {
     int64_t n = 1;
     for (const auto& a : at) n *= static_cast<int64_t>(a.size());
     std::vector<double> host(static_cast<size_t>(n));
-    cudaMemcpy(host.data(), data(), host.size() * sizeof(double), cudaMemcpyDeviceToHost);
-    return host;
+    if (dtype.bits == 64) {
+      cudaMemcpy(host.data(), data(), host.size() * sizeof(double), cudaMemcpyDeviceToHost);
+      return host;
+    }
+    std::vector<float> narrow(host.size());
+    cudaMemcpy(narrow.data(), data(), narrow.size() * sizeof(float), cudaMemcpyDeviceToHost);
+    return {narrow.begin(), narrow.end()};
   }
 };
 
@@ -374,61 +390,98 @@ TEST(ReduceGpu, KeptBufferFollowsSizesAndStreams) {
   for (int64_t r = 0; r < P; ++r) EXPECT_EQ(wrong[static_cast<size_t>(r)], 0) << "rank " << r;
 }
 
+// Who holds NaN in the test below: no rank, every element of every rank, or one rank (>= 0).
+constexpr int64_t kNoNan = -2, kEveryElement = -1;
+
+// Small integers with infinities and zeros of both signs among them, for min and max.
+double signed_value(int64_t i, int64_t j, int64_t rank) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const int64_t k = (i * 7 + j * 3 + rank * 5) % 13;
+  if (k == 10) return rank % 2 ? -0.0 : 0.0;
+  if (k == 11) return rank == 0 ? inf : 1.0;
+  if (k == 12) return rank % 2 ? -inf : -2.0;
+  return static_cast<double>(k - 5);
+}
+
+// NumPy's np.minimum/np.maximum over the ranks' values (a NaN wins).
+double nan_combine(gdap_reduce_op op, double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::nan("");
+  return combine(op, a, b);
+}
+
+// Elements of `got` (the result section's, read back) that differ from want(global index): a NaN
+// where it wants one, the value otherwise (-0.0 == +0.0).
+int64_t differences(const DeviceSection& out, const std::function<double(const std::vector<int64_t>&)>& want) {
+  const std::vector<double> got = out.values();
+  int64_t bad = 0;
+  size_t k = 0;
+  out.each([&](const std::vector<int64_t>& g) {
+    const double w = want(g);
+    bad += std::isnan(w) ? !std::isnan(got[k]) : got[k] != w;
+    ++k;
+  });
+  return bad;
+}
+
 // Rule (NumPy's np.minimum/np.maximum): min and max propagate NaN, whichever rank holds it. NCCL's
-// own float min and max (fmin/fmax) drop a NaN; gdap reduces order keys instead. Rank `holder` puts
-// a NaN (-NaN on odd ranks) in its source; -1: every element on every rank is NaN. A reduce-scatter
-// of replicated sources into row blocks (ncclReduceScatter), and column reductions of row blocks
-// into a replicated result (the kernels, then ncclAllReduce): NaN exactly where NumPy puts it.
+// own float min and max (fmin/fmax) drop a NaN; gdap reduces order keys instead when any rank's
+// data hold one, and NCCL's float op (exact without NaN) when none does. Rank `holder` puts a NaN
+// (-NaN on odd ranks) in its source; kEveryElement: every element on every rank is NaN; kNoNan:
+// none, with infinities and zeros of both signs. For float64 and float32: a reduce-scatter of
+// replicated sources into row blocks (ncclReduceScatter from the source, into the result), the
+// same into cyclic rows (through the buffer both ways), and column reductions of row blocks into
+// a replicated result (the kernels, then ncclAllReduce): NaN exactly where NumPy puts it.
 TEST(ReduceGpu, MinAndMaxPropagateNanWhicheverRankHoldsIt) {
   ASSERT_GT(device_count(), 0) << "no CUDA device";
   NcclRanks ranks;
   const int64_t P = ranks.n, n = 64 * P + 3;
   const double nan = std::nan("");
   auto nan_of = [&](int64_t r) { return r % 2 ? -nan : nan; };
-  for (gdap_reduce_op op : {GDAP_REDUCE_MIN, GDAP_REDUCE_MAX}) {
-    for (int64_t holder = -1; holder < P; ++holder) {
-      auto here = [&](int64_t r, int64_t i) { return holder < 0 || (r == holder && i == 3 * holder + 1); };
-      std::vector<int64_t> wrong(static_cast<size_t>(P), -1);
-      ranks.run([&](gdap_comm* comm, int r) {
-        int64_t bad = 0;
-        const DeviceSection in({replicated(n, P, r)}, r, [&](const std::vector<int64_t>& g) {
-          return here(r, g[0]) ? nan_of(r) : value(op, g[0], 0, r);
-        });
-        const DeviceSection out({block(n, P, r)}, r, [](const std::vector<int64_t>&) { return -99.0; });
-        ASSERT_EQ(gdap_reduce_scatter(comm, in.array, out.array, op), GDAP_SUCCESS) << gdap_last_error();
-        cudaDeviceSynchronize();
-        const std::vector<double> got = out.values();
-        size_t k = 0;
-        out.each([&](const std::vector<int64_t>& g) {
-          bool want_nan = false;
-          double want = value(op, g[0], 0, 0);
-          for (int64_t q = 0; q < P; ++q) {
-            want_nan = want_nan || here(q, g[0]);
-            want = combine(op, want, value(op, g[0], 0, q));
+  const gdap_dtype f32{GDAP_DTYPE_FLOAT, 32, 1};
+  for (const gdap_dtype t : {kF64, f32}) {
+    for (gdap_reduce_op op : {GDAP_REDUCE_MIN, GDAP_REDUCE_MAX}) {
+      for (int64_t holder = kNoNan; holder < P; ++holder) {
+        auto here = [&](int64_t r, int64_t i) { return holder == kEveryElement || (r == holder && i == 3 * holder + 1); };
+        auto reduced = [&](const std::vector<int64_t>& g) {  // of the replicated sources, at g[0]
+          double want = here(0, g[0]) ? nan : signed_value(g[0], 0, 0);
+          for (int64_t q = 1; q < P; ++q) want = nan_combine(op, want, here(q, g[0]) ? nan : signed_value(g[0], 0, q));
+          return want;
+        };
+        std::vector<int64_t> wrong(static_cast<size_t>(P), -1);
+        ranks.run([&](gdap_comm* comm, int r) {
+          int64_t bad = 0;
+          const DeviceSection in({replicated(n, P, r)}, r, [&](const std::vector<int64_t>& g) {
+            return here(r, g[0]) ? nan_of(r) : signed_value(g[0], 0, r);
+          }, t);
+          for (const gdap_dim& into : {block(n, P, r), cyclic(n, P, r, 2)}) {
+            const DeviceSection out({into}, r, [](const std::vector<int64_t>&) { return -99.0; }, t);
+            ASSERT_EQ(gdap_reduce_scatter(comm, in.array, out.array, op), GDAP_SUCCESS) << gdap_last_error();
+            cudaDeviceSynchronize();
+            bad += differences(out, reduced);
           }
-          bad += want_nan ? !std::isnan(got[k]) : got[k] != want;
-          ++k;
+          // Columns of row blocks: the NaN sits at the holder's first row, column 1.
+          const DeviceSection rows({block(kRows, P, r), whole(kCols)}, r, [&](const std::vector<int64_t>& g) {
+            const bool mine = holder == kEveryElement || (r == holder && g[0] == kRows * holder / P && g[1] == 1);
+            return mine ? nan_of(r) : signed_value(g[0], g[1], 0);
+          }, t);
+          const DeviceSection cols({replicated(kCols, P, r)}, r, [](const std::vector<int64_t>&) { return -99.0; }, t);
+          const int64_t axis[1] = {0};
+          ASSERT_EQ(gdap_reduce_axes(comm, rows.array, cols.array, op, axis, 1), GDAP_SUCCESS) << gdap_last_error();
+          cudaDeviceSynchronize();
+          bad += differences(cols, [&](const std::vector<int64_t>& g) {
+            const int64_t j = g[0];
+            const bool has_rows = holder >= 0 && kRows * holder / P < kRows * (holder + 1) / P;
+            if (holder == kEveryElement || (j == 1 && has_rows)) return nan;
+            double want = signed_value(0, j, 0);
+            for (int64_t i = 1; i < kRows; ++i) want = combine(op, want, signed_value(i, j, 0));
+            return want;
+          });
+          wrong[static_cast<size_t>(r)] = bad;
         });
-        // Columns of row blocks: the NaN sits at the holder's first row, column 1.
-        const DeviceSection rows({block(kRows, P, r), whole(kCols)}, r, [&](const std::vector<int64_t>& g) {
-          const bool mine = holder < 0 || (r == holder && g[0] == kRows * holder / P && g[1] == 1);
-          return mine ? nan_of(r) : value(op, g[0], g[1]);
-        });
-        const DeviceSection cols({replicated(kCols, P, r)}, r, [](const std::vector<int64_t>&) { return -99.0; });
-        const int64_t axis[1] = {0};
-        ASSERT_EQ(gdap_reduce_axes(comm, rows.array, cols.array, op, axis, 1), GDAP_SUCCESS) << gdap_last_error();
-        cudaDeviceSynchronize();
-        const std::vector<double> col = cols.values();
-        for (int64_t j = 0; j < kCols; ++j) {
-          double want = value(op, 0, j);
-          for (int64_t i = 1; i < kRows; ++i) want = combine(op, want, value(op, i, j));
-          const bool want_nan = holder < 0 || (j == 1 && kRows * holder / P < kRows * (holder + 1) / P);
-          bad += want_nan ? !std::isnan(col[static_cast<size_t>(j)]) : col[static_cast<size_t>(j)] != want;
+        for (int64_t r = 0; r < P; ++r) {
+          EXPECT_EQ(wrong[static_cast<size_t>(r)], 0)
+              << "float" << int{t.bits} << ", op " << op << ", NaN on rank " << holder << ", rank " << r;
         }
-        wrong[static_cast<size_t>(r)] = bad;
-      });
-      for (int64_t r = 0; r < P; ++r) {
-        EXPECT_EQ(wrong[static_cast<size_t>(r)], 0) << "op " << op << ", NaN on rank " << holder << ", rank " << r;
       }
     }
   }
