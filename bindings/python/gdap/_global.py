@@ -615,10 +615,11 @@ class GlobalArray:
     # -- element-wise arithmetic ---------------------------------------------------------------
 
     def astype(self, dtype: Any) -> GlobalArray:
-        """The array converted to `dtype`, same layout (local: no communication)."""
+        """The array converted to `dtype`, same layout (local: no communication, except that a
+        pending reduction is performed first, into even blocks, as every other read does)."""
         dtype = np.dtype(dtype)
         dtype_to_c(dtype)
-        return self._local_op(lambda v: v.astype(dtype))
+        return self.settled()._local_op(lambda v: v.astype(dtype))
 
     def _local_op(self, fn: Callable[[Any], Any], pending: Optional[str] = None) -> GlobalArray:
         natives, sections = {}, {}
@@ -724,7 +725,12 @@ class GlobalArray:
 
     def halo_exchange(self) -> GlobalArray:
         """Collective: fills every rank's communication padding (and, on periodic axes, the edge
-        blocks' boundary padding) from the owners' cells, in place; returns self."""
+        blocks' boundary padding) from the owners' cells, in place; returns self. Refused for an
+        array with a pending reduction: its cells hold partial values, and settling it cannot be in
+        place (settled() gives the values in even blocks; reshard them back into a padded layout)."""
+        if self._pending is not None:
+            raise InvalidArgumentError("halo_exchange: the sections hold partial values (pending %s), which would "
+                                       "fill the padding; settle first: a.settled().reshard(a.layout)" % self._pending)
         halos = self._ctx.halos(self._layout, self._dtype)
         ctx = self._ctx
         run_c(ctx, lambda r: (halos[r], self._sections[r]), _c.gdap_halo_exchange)
