@@ -33,3 +33,28 @@ def test_halo_exchange_of_a_pending_array_is_refused():
     a = gdap.GlobalArray.from_sections(parts, layout.padded((8,), 2, halo=1), pending="sum")
     with pytest.raises(gdap.InvalidArgumentError, match="partial values .pending sum.*settled"):
         a.halo_exchange()
+
+
+def _matrix():
+    return gdap.distribute(np.arange(12.0).reshape(3, 4), layout.block((3, 4), 2))
+
+
+@pytest.mark.parametrize("key", [True, False, (True, 0), (0, np.bool_(True))], ids=str)
+def test_a_bool_is_no_index(key):
+    # Rule: NumPy reads a[True] as a mask adding an axis; gdap must not read it as a[1].
+    with pytest.raises(TypeError, match="is a boolean: NumPy reads True / False as a mask"):
+        _matrix()[key]
+
+
+@pytest.mark.parametrize("axis", [True, np.bool_(False), (0, True)], ids=str)
+def test_a_bool_is_no_axis(axis):
+    # Rule: a.sum(axis=True) is a TypeError in NumPy, not the sum over axis 1.
+    with pytest.raises(TypeError, match="axis must be an integer, not boolean"):
+        _matrix().sum(axis=axis)
+
+
+def test_a_bool_is_no_axis_of_gdap_reduce_axes():
+    # Rule: the section-level reduce_axes reads its axis the same way.
+    comm = gdap.group(1)[0]
+    with pytest.raises(TypeError, match="axis must be an integer, not boolean True"):
+        gdap.reduce_axes(comm, np.zeros((2, 3)), np.zeros(3), "sum", axis=True)

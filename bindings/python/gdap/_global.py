@@ -30,6 +30,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _gdap_c as _c
+from ._args import axis_items, integer
 from ._context import Context, Controller, DeviceSpec, Spmd, cuda_ordinal, device_label, run_c
 from ._errors import InvalidArgumentError, UnsupportedError
 from ._local import LocalArray, device_to_c, dtype_to_c, from_distarray, from_dlpack
@@ -858,10 +859,9 @@ def _result_dtype(op: str, dtype: np.dtype) -> np.dtype:
 def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
-    items = [axis] if isinstance(axis, numbers.Integral) else list(axis)
     out = []
-    for a in items:
-        a = operator.index(a)
+    for a in axis_items(axis):
+        a = integer(a, "axis")
         if not -ndim <= a < ndim:
             raise InvalidArgumentError("axis %d is out of range for %d dimensions" % (a, ndim))
         a %= ndim

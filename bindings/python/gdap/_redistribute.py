@@ -5,13 +5,13 @@ by the plan's maps, so a caller need not build the dim_data itself."""
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Callable, Optional, Sequence, Union, cast
+from typing import TYPE_CHECKING, Callable, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _gdap_c as _c
+from ._args import axis_items, integer
 from ._handle import Handle
 from ._dims import Dims, dims_from_dim_data
 from ._local import LocalArray, dtype_to_c, empty, from_distarray, from_dlpack, from_dlpack_with_dims
@@ -340,5 +340,5 @@ def reduce_axes(comm: Comm, section: SectionLike, result: SectionLike, op: str =
     as NumPy) in any distribution, 0-d for a full reduction. Returns `result`. Host memory, group
     or MPI."""
     code = _op_code(op, _AXES_OPS)
-    axes = None if axis is None else [axis] if isinstance(axis, numbers.Integral) else list(cast(Sequence[int], axis))
+    axes = None if axis is None else [integer(a, "axis") for a in axis_items(axis)]
     return _reduce(comm, lambda s, r: _c.gdap_reduce_axes(comm._h(), s, r, code, axes), section, result)
