@@ -58,3 +58,18 @@ def test_a_bool_is_no_axis_of_gdap_reduce_axes():
     comm = gdap.group(1)[0]
     with pytest.raises(TypeError, match="axis must be an integer, not boolean True"):
         gdap.reduce_axes(comm, np.zeros((2, 3)), np.zeros(3), "sum", axis=True)
+
+
+@pytest.mark.parametrize("rows, kind", [([[0.0, 1.9], [2.5, 3.99]], "float64"), ([["0", "1"], ["2", "3"]], "<U1"),
+                                        ([[0, 1], [True, False]], "bool")], ids=["floats", "strings", "bools"])
+def test_unstructured_indices_must_be_integers(rows, kind):
+    # Rule: layout.unstructured refuses what the dim_data path refuses, naming the rank (not int(1.9) = 1).
+    rank = 1 if kind == "bool" else 0
+    with pytest.raises(gdap.ProtocolError, match="rank %d: key 'indices' must hold integers, not %s" % (rank, kind)):
+        layout.unstructured((4,), rows)
+
+
+def test_unstructured_takes_every_integer_dtype():
+    # Rule: the check refuses non-integers only: int32 and uint8 index arrays still make the layout.
+    m = layout.unstructured((4,), [np.array([3, 0], np.int32), np.array([1, 2], np.uint8)])
+    assert list(m.dim_data(0)[0]["indices"]) == [3, 0] and list(m.dim_data(1)[0]["indices"]) == [1, 2]

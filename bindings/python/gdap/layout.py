@@ -25,6 +25,7 @@ from typing import Optional, Union
 import numpy as np
 
 from . import _gdap_c as _c
+from ._dims import _indices
 from ._map import GlobalMap
 
 Shape = Union[int, Sequence[int]]
@@ -141,9 +142,10 @@ def periodic(shape: Shape, grid: Optional[Shape] = None, halo: PerAxis = 1, *,
 
 def unstructured(shape: Shape, indices: Sequence, *, one_to_one: Optional[bool] = None) -> GlobalMap:
     """Rows (axis 0) held in any order by any rank: indices[r] lists rank r's row indices, in its
-    local order; the other axes are whole. one_to_one None leaves the key out (replicas allowed)."""
+    local order (integers: floats and strings are refused, as in a dim_data's 'indices'); the other
+    axes are whole. one_to_one None leaves the key out (replicas allowed)."""
     shape = _shape(shape)
-    rows = [np.ascontiguousarray(ix, dtype=np.int64).reshape(-1) for ix in indices]
+    rows = [_indices(ix, "layout.unstructured rank %d" % r) for r, ix in enumerate(indices)]
     flat = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
     flag = -1 if one_to_one is None else int(bool(one_to_one))
     return GlobalMap._made(_c.gdap_map_create_unstructured(len(rows), len(shape), shape, [len(r) for r in rows],
