@@ -73,3 +73,94 @@ def test_unstructured_takes_every_integer_dtype():
     # Rule: the check refuses non-integers only: int32 and uint8 index arrays still make the layout.
     m = layout.unstructured((4,), [np.array([3, 0], np.int32), np.array([1, 2], np.uint8)])
     assert list(m.dim_data(0)[0]["indices"]) == [3, 0] and list(m.dim_data(1)[0]["indices"]) == [1, 2]
+
+
+def _odd_calls():
+    comm = gdap.group(1)[0]
+    m = layout.padded((8,), 2, halo=1)
+    a = gdap.distribute(np.arange(8.0), layout.block((8,), 2))
+    return {  # name: (call, message)
+        "group(True)": (lambda: gdap.group(True), "nranks must be an integer, not boolean True"),
+        "block grid True": (lambda: layout.block((8,), True), "grid must be an integer, not boolean True"),
+        "block grid (2, True)": (lambda: layout.block((8, 8), (2, True)), r"grid\[1\] must be an integer"),
+        "block shape 8.0": (lambda: layout.block((8.0,), 1), r"shape\[0\] must be an integer, not float 8.0"),
+        "padded halo True": (lambda: layout.padded((8,), 2, halo=True), r"halo\[0\] must be an integer"),
+        "block_cyclic block_size 2.5": (lambda: layout.block_cyclic((8,), 2, 2.5), r"block_size\[0\] must be an integer"),
+        "periodic 'no'": (lambda: layout.block((9,), 1, periodic="no"), r"periodic\[0\] must be True or False, not string 'no'"),
+        "periodic 1": (lambda: layout.block((9,), 1, periodic=1), r"periodic\[0\] must be True or False, not int 1"),
+        "irregular lengths 4.5": (lambda: layout.irregular((9,), [[4.5, 4.5]]), r"lengths\[0\]\[0\] must be an integer"),
+        "unstructured one_to_one 'yes'": (lambda: layout.unstructured((2,), [[0, 1]], one_to_one="yes"),
+                                          "one_to_one must be True or False"),
+        "replicated nranks True": (lambda: layout.replicated((4,), True), "nranks must be an integer, not boolean"),
+        "root root=True": (lambda: layout.root((4,), 2, root=True), "root must be an integer, not boolean True"),
+        "balance nranks 4.0": (lambda: layout.balance(4.0, 2), "nranks must be an integer, not float 4.0"),
+        "gather root=True": (lambda: a.gather(root=True), "root must be an integer, not boolean True"),
+        "section(True)": (lambda: a.section(True), "rank must be an integer, not boolean True"),
+        "local_view(np.True_)": (lambda: a.local_view(np.True_), "rank must be an integer, not boolean True"),
+        "distribute root=True": (lambda: gdap.distribute(np.arange(8.0), layout.block((8,), 2), root=True),
+                                 "root must be an integer, not boolean True"),
+        "Halo widths [0.9]": (lambda: gdap.Halo(m, np.float64, 0, widths=[0.9]), r"widths\[0\] must be an integer, not float 0.9"),
+        "Halo corners 'no'": (lambda: gdap.Halo(m, np.float64, 0, corners="no"), "corners must be True or False"),
+        "Halo rank True": (lambda: gdap.Halo(m, np.float64, True), "rank .an int or this rank's gdap.Comm. must be an integer"),
+        "Plan rank 1.0": (lambda: gdap.Plan(m, m, np.float64, 1.0), "rank .an int or this rank's gdap.Comm. must be an integer, not float"),
+        
+        "Comm.set_stream(True)": (lambda: comm.set_stream(True), "stream must be an address .int. or None, not boolean True"),
+        "wrap address 1.5": (lambda: gdap.wrap(1.5, np.float64, (1,)), "address must be an integer, not float 1.5"),
+        "Gemm panel_width True": (lambda: gdap.Gemm(comm, *[layout.block((2, 2), 1)] * 3, np.float64, panel_width=True),
+                                  "panel_width must be an integer, not boolean True"),
+    }
+
+
+@pytest.mark.parametrize("name", list(_odd_calls()))
+def test_a_bool_float_or_string_is_no_integer_or_flag(name):
+    # Rule: True is no count, rank or extent, 0.9 no width, 'no' no flag: TypeError naming the argument.
+    call, message = _odd_calls()[name]
+    with pytest.raises(TypeError, match=message):
+        call()
+
+
+@pytest.mark.parametrize("index", [True, (np.bool_(False),), (1.0,)], ids=repr)
+def test_a_bool_or_float_is_no_global_index(index):
+    # Rule: m.owner(True) is no element 1 (an index entry that is no integer: gdap's own index error).
+    with pytest.raises(gdap.InvalidArgumentError, match=r"index(\[0\])? must be an integer, not (boolean|float)"):
+        layout.block((8,), 2).owner(index)
+
+
+def test_a_bool_is_no_role():
+    # Rule: roles=(True, 0) is no permutation (True was rank 1); the roles' own error class.
+    m = layout.block((8,), 2)
+    with pytest.raises(gdap.InvalidArgumentError, match=r"roles\[0\] must be an integer, not boolean True"):
+        gdap.Plan(m, m, np.float64, 0, roles=(True, 0))
+
+
+def test_numpy_integers_and_bools_are_still_taken():
+    # Rule: the strict readers refuse only what is not an integer / a flag.
+    m = layout.block((np.int64(8),), np.int32(2), periodic=np.bool_(False))
+    assert m.nranks == 2 and gdap.Plan(m, m, np.float64, np.int64(1)).rank == 1
+    assert layout.root((4,), np.int64(2), root=np.int8(1)).local_shape(1) == (4,)
+
+
+@pytest.mark.parametrize("how", ["gdap.save_zarr", "GlobalArray.save_zarr"])
+@pytest.mark.parametrize("overwrite", ["no", 0, None], ids=repr)
+def test_overwrite_must_be_a_bool_and_the_store_survives(tmp_path, how, overwrite):
+    # Rule: save_zarr(overwrite='no') must not replace the store (bool('no') is True).
+    path = tmp_path / "a.zarr"
+    whole = np.arange(8.0)
+    a = gdap.distribute(whole, layout.block((8,), 1))
+    a.save_zarr(path)
+    with pytest.raises(TypeError, match="overwrite must be True or False, not"):
+        if how == "gdap.save_zarr":
+            gdap.save_zarr(gdap.group(1)[0], layout.block((8,), 1), np.zeros(8), path, overwrite=overwrite)
+        else:
+            (a * 0).save_zarr(path, overwrite=overwrite)
+    assert np.array_equal(gdap.GlobalArray.load_zarr(path, nranks=1).get(), whole)
+
+
+@pytest.mark.parametrize("kwargs, message", [({"level": "x"}, "level must be an integer, not string 'x'"),
+                                             ({"level": 1.5}, "level must be an integer, not float 1.5"),
+                                             ({"shards": "no"}, "shards must be True or False"),
+                                             ({"chunk_bytes": True}, "chunk_bytes must be an integer")], ids=str)
+def test_zarr_options_are_read_strictly(tmp_path, kwargs, message):
+    # Rule: int('x') / int(1.5) / bool('no') are no reading of a level, a chunk size or a flag.
+    with pytest.raises(TypeError, match=message):
+        gdap.save_zarr(gdap.group(1)[0], layout.block((8,), 1), np.zeros(8), tmp_path / "b.zarr", **kwargs)

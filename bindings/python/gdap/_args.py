@@ -52,3 +52,12 @@ def axis_items(axis: Any) -> list:
     if isinstance(axis, (bool, np.bool_, np.integer)) or not hasattr(axis, "__iter__") or isinstance(axis, str):
         return [axis]
     return list(axis)
+
+
+def index_tuple(index: Any) -> tuple[int, ...]:
+    """A global or local index argument (one integer for 1-d, or one per axis) as a tuple of ints;
+    gdap.InvalidArgumentError (as gdap's own index checks) for an entry that is no integer."""
+    from ._errors import InvalidArgumentError
+    if isinstance(index, (bool, np.bool_, int, np.integer)) or not hasattr(index, "__iter__"):
+        return (integer(index, "index", InvalidArgumentError),)
+    return tuple(integer(i, "index[%d]" % k, InvalidArgumentError) for k, i in enumerate(index))

@@ -306,7 +306,7 @@ class GlobalArray:
         the layout has any, zero, except on a CUDA device without CuPy: halo_exchange fills it)."""
         _check_layout(layout, None)
         ctx = context_for(layout.nranks, devices, comm, device, like=whole)
-        root = operator.index(root)
+        root = integer(root, "root")
         if not 0 <= root < ctx.nranks:
             raise InvalidArgumentError("root %d is not a rank of %d" % (root, ctx.nranks))
         root_layout = _root_layout(tuple(layout.shape), layout.nranks, root)
@@ -455,7 +455,7 @@ class GlobalArray:
 
     def section(self, rank: Optional[int] = None) -> LocalArray:
         """Rank `rank`'s section (default: this process's rank in SPMD mode, rank 0 otherwise)."""
-        rank = self._ctx.ranks[0] if rank is None else operator.index(rank)
+        rank = self._ctx.ranks[0] if rank is None else integer(rank, "rank")
         if rank not in self._sections:
             raise InvalidArgumentError("rank %d's section is not held by this process (it holds %s)"
                                        % (rank, list(self._sections)))
@@ -463,7 +463,7 @@ class GlobalArray:
 
     def local_view(self, rank: Optional[int] = None) -> Any:
         """Rank `rank`'s section as a NumPy (host) or CuPy (device) array over the same memory."""
-        rank = self._ctx.ranks[0] if rank is None else operator.index(rank)
+        rank = self._ctx.ranks[0] if rank is None else integer(rank, "rank")
         view = self._natives.get(rank)
         if view is None:
             view = self._natives[rank] = _view_of(self.section(rank))
@@ -536,7 +536,7 @@ class GlobalArray:
 
     def gather(self, root: int = 0) -> Optional[np.ndarray]:
         """Collective: the whole array on the host of rank `root` (None on the other ranks)."""
-        target = _root_layout(self.shape, self._ctx.nranks, operator.index(root))
+        target = _root_layout(self.shape, self._ctx.nranks, integer(root, "root"))
         out = self._moved_to(target)
         return _to_host(out.local_view(root)).reshape(self.shape) if root in out._sections else None
 
@@ -741,12 +741,10 @@ class GlobalArray:
 
     def save_zarr(self, path: Any, codec: str = "zstd", level: int = 0, overwrite: bool = False) -> None:
         """Collective: writes the array to a Zarr v3 store at `path` (each rank its own chunks)."""
-        from ._zarr import _CODECS
-        if codec not in _CODECS:
-            raise ValueError("codec must be 'zstd' or 'raw', not %r" % (codec,))
+        from ._zarr import zarr_options
+        options = zarr_options(codec, level, overwrite)
         src = self.settled()
         ctx = self._ctx
-        options = (_CODECS[codec], int(level), bool(overwrite))
         run_c(ctx, lambda r: (src._layout, src._sections[r]),
               lambda comm, layout_h, section: _c.gdap_zarr_save(comm, layout_h, section, str(path), options))
 
@@ -780,7 +778,7 @@ class GlobalArray:
             ctx: Context = _spmd(comm, device)
         else:
             ctx = devices if isinstance(devices, Controller) else Controller.of(
-                devices if devices is not None else int(nranks or 1))
+                devices if devices is not None else 1 if nranks is None else integer(nranks, "nranks"))
         path = str(prefix)
         loaded = run_c(ctx, lambda r: (), lambda comm, device: LocalArray(_c.gdap_dnpy_load(comm, path, device)),
                        lambda r: (device_to_c(ctx.device(r)),))
@@ -976,13 +974,13 @@ def _release_reduce_scatter(ctx: Context, rank: int) -> None:
 def _count_ranks(devices: Devices, comm: Any, nranks: Optional[int]) -> int:
     """How many ranks an array made from these arguments has."""
     if nranks is not None:
-        return operator.index(nranks)
+        return integer(nranks, "nranks")
     if comm is not None:
         return _spmd(comm, None).nranks
     if isinstance(devices, Controller):
         return devices.nranks
-    if isinstance(devices, (int, np.integer)):
-        return int(devices)
+    if isinstance(devices, (int, np.integer, np.bool_)):
+        return integer(devices, "devices (a number of ranks)")
     return 1 if devices is None else len(devices)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import operator
 from collections.abc import Mapping
 from typing import Any, Optional, Sequence, Union
 
@@ -20,6 +19,7 @@ import numpy as np
 
 from . import _cuda
 from . import _gdap_c as _c
+from ._args import index_tuple, integer
 from ._dims import Dims, dims_from_dim_data, dim_to_dict, shape_entry
 from ._errors import ProtocolError, UnsupportedError
 from ._handle import Handle
@@ -94,7 +94,7 @@ def device_to_c(device: DeviceLike) -> tuple[int, int]:
         except ValueError:
             raise ValueError("unknown device %r: the ordinal must be an integer" % device) from None
     if hasattr(device, "__len__") and len(device) == 2:
-        return (operator.index(device[0]), operator.index(device[1]))
+        return (integer(device[0], "device type"), integer(device[1], "device id"))
     raise TypeError("device must be a string such as 'cuda:0' or a (type, id) pair, not %r" % (device,))
 
 
@@ -302,9 +302,7 @@ def _dtype_text(array: LocalArray) -> str:
 
 
 def _index_tuple(index: Index) -> Shape:
-    if isinstance(index, (int, np.integer)):
-        return (int(index),)
-    return tuple(index)
+    return index_tuple(index)
 
 
 # ---- making local arrays --------------------------------------------------------------------
@@ -406,8 +404,8 @@ def wrap(address: int, dtype: DTypeLike, shape_or_dim_data: Union[int, Sequence[
     alive as long as the LocalArray. strides are in elements (None: C-contiguous). Views exported
     from the result are valid only while that memory lives."""
     dims = _dims_for_shape(shape_or_dim_data)
-    element_strides = None if strides is None else tuple(operator.index(s) for s in strides)
-    handle = _c.gdap_array_wrap(operator.index(address), dtype_to_c(dtype), device_to_c(device), element_strides,
+    element_strides = None if strides is None else tuple(integer(s, "strides[%d]" % i) for i, s in enumerate(strides))
+    handle = _c.gdap_array_wrap(integer(address, "address"), dtype_to_c(dtype), device_to_c(device), element_strides,
                                 dims.dims)
     return LocalArray(handle, owner)
 

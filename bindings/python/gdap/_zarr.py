@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Optional, Union
 import numpy as np
 
 from . import _gdap_c as _c
+from ._args import flag, integer
 from ._local import LocalArray, dtype_from_c, empty
 from ._paths import c_name, collective_name
 from ._redistribute import _section
@@ -32,6 +33,23 @@ def zarr_shape(path: Union[str, os.PathLike[str]]) -> tuple[Shape, np.dtype]:
     return tuple(shape), dtype_from_c(code_bits_lanes)
 
 
+def zarr_options(codec: Optional[str] = "zstd", level: int = 0, overwrite: bool = False, shards: bool = True,
+                 chunk_bytes: int = 0, shuffle: str = "shuffle") -> tuple:
+    """The options tuple gdap_zarr_save takes, every argument checked: ValueError for a codec or
+    shuffle gdap does not write (listing those it does), TypeError for a level or chunk_bytes that
+    is no integer and for an overwrite or shards that is no bool (overwrite='no' is not False)."""
+    try:
+        code = _CODECS[codec]
+    except (KeyError, TypeError):
+        raise ValueError("codec must be 'zstd', 'blosc-lz4', 'blosc-zstd' or 'raw' (or None: raw), not %r"
+                         % (codec,)) from None
+    if not isinstance(shuffle, str) or shuffle not in _SHUFFLES:
+        raise ValueError("shuffle must be 'shuffle', 'noshuffle' or 'bitshuffle', not %r" % (shuffle,))
+    return (code, integer(level, "level"), flag(overwrite, "overwrite"),
+            _c.GDAP_ZARR_SHARDS if flag(shards, "shards") else _c.GDAP_ZARR_CHUNKS, _SHUFFLES[shuffle],
+            integer(chunk_bytes, "chunk_bytes"))
+
+
 def save_zarr(comm: Comm, gmap: GlobalMap, section: SectionLike, path: Union[str, os.PathLike[str]],
               codec: Optional[str] = "zstd", level: int = 0, overwrite: bool = False, shards: bool = True,
               chunk_bytes: int = 0, shuffle: str = "shuffle") -> None:
@@ -47,14 +65,7 @@ def save_zarr(comm: Comm, gmap: GlobalMap, section: SectionLike, path: Union[str
     of array metadata, every other entry one of its chunks); anything else at `path` is refused,
     naming it, before anything is removed. Only owned elements are written, and the source is only
     read."""
-    try:
-        code = _CODECS[codec]
-    except (KeyError, TypeError):
-        raise ValueError("codec must be 'zstd', 'blosc-lz4', 'blosc-zstd' or 'raw', not %r" % (codec,)) from None
-    if shuffle not in _SHUFFLES:
-        raise ValueError("shuffle must be 'shuffle', 'noshuffle' or 'bitshuffle', not %r" % (shuffle,))
-    options = (code, int(level), bool(overwrite), _c.GDAP_ZARR_SHARDS if shards else _c.GDAP_ZARR_CHUNKS,
-               _SHUFFLES[shuffle], int(chunk_bytes))
+    options = zarr_options(codec, level, overwrite, shards, chunk_bytes, shuffle)
     name, failure = collective_name(path, "path")
     local, made_here = _section(section, gmap, comm.rank, None)
     try:
