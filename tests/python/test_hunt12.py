@@ -164,3 +164,27 @@ def test_zarr_options_are_read_strictly(tmp_path, kwargs, message):
     # Rule: int('x') / int(1.5) / bool('no') are no reading of a level, a chunk size or a flag.
     with pytest.raises(TypeError, match=message):
         gdap.save_zarr(gdap.group(1)[0], layout.block((8,), 1), np.zeros(8), tmp_path / "b.zarr", **kwargs)
+
+
+def test_plan_and_halo_take_a_numpy_rank():
+    # Rule: Plan(..., np.int64(1)) was AttributeError "'numpy.int64' object has no attribute 'rank'".
+    m = layout.padded((8,), 2, halo=1)
+    assert gdap.Plan(m, m, np.float64, np.int64(1)).rank == 1
+    assert gdap.Halo(m, np.float64, np.int32(1)).rank == 1
+
+
+@pytest.mark.parametrize("ranks", [1, 4])
+def test_matmul_into_a_layout_over_other_ranks_says_so(ranks):
+    # Rule: not "rank 1 is outside [0, 1)": the result layout spans fewer (more) ranks than the array.
+    a = gdap.distribute(np.eye(4), layout.block((4, 4), 2))
+    with pytest.raises(gdap.InvalidArgumentError, match="the result layout spans %d ranks but the array has 2" % ranks):
+        a.matmul(a, layout=layout.block((4, 4), ranks))
+
+
+def test_global_save_zarr_names_every_codec(tmp_path):
+    # Rule: the codec message lists every codec save_zarr takes (blosc ones included).
+    a = gdap.distribute(np.arange(4.0), layout.block((4,), 1))
+    with pytest.raises(ValueError, match="codec must be 'zstd', 'blosc-lz4', 'blosc-zstd' or 'raw'"):
+        a.save_zarr(tmp_path / "c.zarr", codec="lz4")
+    a.save_zarr(tmp_path / "c.zarr", codec="blosc-lz4")
+    assert np.array_equal(gdap.GlobalArray.load_zarr(tmp_path / "c.zarr", nranks=1).get(), np.arange(4.0))

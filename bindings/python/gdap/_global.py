@@ -714,8 +714,10 @@ class GlobalArray:
                                        % (self._dtype, other._dtype))
         a, b = self.settled(), other.settled()
         shape = (self.shape[0], other.shape[1])
-        layout = _block_layout(shape, self._ctx.nranks) if layout is None else _check_layout(layout, shape)
         ctx = self._ctx
+        if layout is not None:  # in SPMD mode a rank whose layout is wrong still tells the others
+            _prepare(ctx, lambda r: _check_result_layout(layout, shape, ctx.nranks), _release_gemm)
+        layout = _block_layout(shape, ctx.nranks) if layout is None else layout
         out = GlobalArray._new_in(ctx, layout, self._dtype)
         plans = ctx.gemm_plans(a._layout, b._layout, layout, self._dtype)
         run_c(ctx, lambda r: (plans[r], a._sections[r], b._sections[r], out._sections[r]),
@@ -969,6 +971,19 @@ def _release_redistribute(ctx: Context, rank: int) -> None:
 
 def _release_reduce_scatter(ctx: Context, rank: int) -> None:
     _c.gdap_reduce_scatter(ctx.comm(rank)._h(), None, None, _c.GDAP_REDUCE_SUM)
+
+
+def _release_gemm(ctx: Context, rank: int) -> None:
+    from ._gemm import _MODES
+    _c.gdap_gemm_create(ctx.comm(rank)._h(), None, None, None, dtype_to_c(np.dtype(np.float64)), (_MODES["exact"], 0))
+
+
+def _check_result_layout(layout: Any, shape: tuple[int, ...], nranks: int) -> None:
+    """A result layout of `shape` over the array's `nranks` ranks (a clear message where it spans fewer)."""
+    _check_layout(layout, shape)
+    if layout.nranks != nranks:
+        raise InvalidArgumentError("the result layout spans %d ranks but the array has %d: give a layout over all %d"
+                                   % (layout.nranks, nranks, nranks))
 
 
 def _count_ranks(devices: Devices, comm: Any, nranks: Optional[int]) -> int:
