@@ -742,11 +742,14 @@ class GlobalArray:
     # -- files ---------------------------------------------------------------------------------------
 
     def save_zarr(self, path: Any, codec: str = "zstd", level: int = 0, overwrite: bool = False) -> None:
-        """Collective: writes the array to a Zarr v3 store at `path` (each rank its own chunks)."""
-        from ._zarr import zarr_options
-        options = zarr_options(codec, level, overwrite)
-        src = self.settled()
+        """Collective: writes the array to a Zarr v3 store at `path` (each rank its own chunks);
+        `codec`, `level` and `overwrite` as gdap.save_zarr's. In SPMD mode a rank whose arguments
+        are wrong still takes part, so that the others raise RemoteError naming it at once."""
+        from ._zarr import release_save, zarr_options
         ctx = self._ctx
+        options = _prepare(ctx, lambda r: zarr_options(codec, level, overwrite),
+                           lambda ctx, r: release_save(ctx.comm(r)))[ctx.ranks[0]]
+        src = self.settled()
         run_c(ctx, lambda r: (src._layout, src._sections[r]),
               lambda comm, layout_h, section: _c.gdap_zarr_save(comm, layout_h, section, str(path), options))
 
@@ -755,8 +758,12 @@ class GlobalArray:
                   device: Optional[DeviceSpec] = None, nranks: Optional[int] = None) -> GlobalArray:
         """Collective: the Zarr v3 array at `path` read into `layout` (default: even blocks over
         `nranks`, the communicator's size, or the number of devices)."""
-        from ._zarr import zarr_shape
-        shape, dtype = zarr_shape(path)
+        from ._zarr import release_load, told, zarr_shape
+        if comm is not None:  # a store this rank alone cannot read: the others are told at once
+            spmd = _spmd(comm, device)
+            shape, dtype = told(spmd.comm(spmd.ranks[0]), lambda: zarr_shape(path), release_load)
+        else:
+            shape, dtype = zarr_shape(path)
         if layout is None:
             layout = _block_layout(tuple(shape), _count_ranks(devices, comm, nranks))
         out = cls.empty(_check_layout(layout, shape), dtype, devices=devices, comm=comm, device=device)

@@ -5,7 +5,7 @@ are ordinary Zarr v3 stores that zarr-python and TensorStore read and write."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Callable, Optional, TypeVar, Union
 
 import numpy as np
 
@@ -23,6 +23,35 @@ if TYPE_CHECKING:
 _CODECS = {"raw": _c.GDAP_ZARR_RAW, None: _c.GDAP_ZARR_RAW, "zstd": _c.GDAP_ZARR_ZSTD,
            "blosc-lz4": _c.GDAP_ZARR_BLOSC_LZ4, "blosc-zstd": _c.GDAP_ZARR_BLOSC_ZSTD}
 _SHUFFLES = {"shuffle": _c.GDAP_ZARR_SHUFFLE, "noshuffle": _c.GDAP_ZARR_NOSHUFFLE, "bitshuffle": _c.GDAP_ZARR_BITSHUFFLE}
+
+
+T = TypeVar("T")
+
+
+def told(comm: Comm, step: Callable[[], T], release: Callable[[Comm], None]) -> T:
+    """step()'s result; where it raises (an argument this rank alone got wrong, a store only this
+    rank cannot see), the rank still makes the collective call, release(comm), after
+    Comm.fail_next with the error, so that every other rank raises RemoteError quoting it at once
+    instead of waiting out the timeout; then it raises the error itself."""
+    try:
+        return step()
+    except Exception as e:
+        try:
+            comm.fail_next(e)
+            release(comm)
+        except Exception:
+            pass  # the expected refusal: this rank raises the error that stopped it
+        raise
+
+
+def release_save(comm: Comm) -> None:
+    """The collective gdap_zarr_save of a rank that cannot take part (after fail_next)."""
+    _c.gdap_zarr_save(comm._h(), None, None, None, zarr_options())
+
+
+def release_load(comm: Comm) -> None:
+    """The collective gdap_zarr_load of a rank that cannot take part (after fail_next)."""
+    _c.gdap_zarr_load(comm._h(), None, None, None)
 
 
 def zarr_shape(path: Union[str, os.PathLike[str]]) -> tuple[Shape, np.dtype]:
@@ -65,7 +94,7 @@ def save_zarr(comm: Comm, gmap: GlobalMap, section: SectionLike, path: Union[str
     of array metadata, every other entry one of its chunks); anything else at `path` is refused,
     naming it, before anything is removed. Only owned elements are written, and the source is only
     read."""
-    options = zarr_options(codec, level, overwrite, shards, chunk_bytes, shuffle)
+    options = told(comm, lambda: zarr_options(codec, level, overwrite, shards, chunk_bytes, shuffle), release_save)
     name, failure = collective_name(path, "path")
     local, made_here = _section(section, gmap, comm.rank, None)
     try:
@@ -96,7 +125,7 @@ def load_zarr(comm: Comm, gmap: GlobalMap, path: Union[str, os.PathLike[str]], s
         raise failure
     made = None
     if section is None:
-        _, dtype = zarr_shape(path)
+        _, dtype = told(comm, lambda: zarr_shape(path), release_load)
         made = section = empty(gmap.dim_data(comm.rank), dtype, device)
     local, made_here = _section(section, gmap, comm.rank, None)
     try:
