@@ -188,3 +188,31 @@ def test_global_save_zarr_names_every_codec(tmp_path):
         a.save_zarr(tmp_path / "c.zarr", codec="lz4")
     a.save_zarr(tmp_path / "c.zarr", codec="blosc-lz4")
     assert np.array_equal(gdap.GlobalArray.load_zarr(tmp_path / "c.zarr", nranks=1).get(), np.arange(4.0))
+
+
+class _CaiProducer:
+    """A __cuda_array_interface__ producer that is never read: the stream entry is refused first."""
+
+    def __init__(self, stream):
+        self.__cuda_array_interface__ = {"shape": (4,), "typestr": "<f8", "data": (0x1000, False), "version": 3,
+                                         "strides": None, "stream": stream}
+
+
+@pytest.mark.parametrize("stream, message", [(0, "is 0, which the interface disallows"),
+                                             (-5, "is -5: a stream is None, 1, 2 or a cudaStream_t"),
+                                             (True, "must be an integer, not boolean True"),
+                                             ("1", "must be an integer, not string '1'"),
+                                             (1.0, "must be an integer, not float 1.0")], ids=repr)
+def test_a_cuda_array_interface_stream_is_checked_before_anything_is_made(stream, message):
+    # Rule: CAI v3 disallows stream 0; a stream is None, 1, 2 or a cudaStream_t (an int).
+    d = {"__version__": "0.10.0", "buffer": _CaiProducer(stream), "dim_data": ({},)}
+    with pytest.raises(gdap.ProtocolError, match="__cuda_array_interface__ 'stream' " + message):
+        gdap.from_distarray(d)
+
+
+@pytest.mark.parametrize("stream", [None, 1, 2, np.int64(0x7F00DEAD0000), 0x55AA00001000], ids=repr)
+def test_a_cuda_array_interface_stream_is_read_as_its_handle(stream):
+    # Rule: 1 and 2 are the runtime's own handles of the legacy and per-thread default streams.
+    from gdap._local import cai_stream
+    got = cai_stream(_CaiProducer(stream).__cuda_array_interface__)
+    assert got == (None if stream is None else int(stream)) and (got is None or type(got) is int)

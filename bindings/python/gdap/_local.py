@@ -462,6 +462,7 @@ def _from_cuda_array_interface(buffer: Any, dim_data: DimData, version: str) -> 
     cai = buffer.__cuda_array_interface__
     if cai.get("mask") is not None:
         raise UnsupportedError("__cuda_array_interface__ with a mask is not supported")
+    stream = cai_stream(cai)  # checked before anything is made: a bad entry leaves nothing behind
     dtype = np.dtype(cai["typestr"])
     shape = tuple(int(s) for s in cai["shape"])
     strides = cai.get("strides")
@@ -471,9 +472,34 @@ def _from_cuda_array_interface(buffer: Any, dim_data: DimData, version: str) -> 
                                    % (tuple(strides), dtype.itemsize))
         strides = tuple(int(s) // dtype.itemsize for s in strides)
     address, readonly = cai["data"]
-    capsule = _c.gdap_py_tensor_from_pointer(address, shape, strides, dtype_to_c(dtype),
-                                             (CUDA, _cuda_device_of(buffer, address)), int(bool(readonly)), buffer)
+    ordinal = _cuda_device_of(buffer, address)
+    if stream is not None:  # the producer's pending work on the data ends before gdap can touch it
+        _cuda.wait_for_stream(stream, ordinal, buffer)
+    capsule = _c.gdap_py_tensor_from_pointer(address, shape, strides, dtype_to_c(dtype), (CUDA, ordinal),
+                                             int(bool(readonly)), buffer)
     return _from_capsule(capsule, dim_data, version)
+
+
+_CAI_STREAM = "__cuda_array_interface__ 'stream'"
+
+
+def cai_stream(cai: Mapping) -> Optional[int]:
+    """The stream a __cuda_array_interface__ (v3) asks its consumer to synchronise on: None (no
+    synchronisation), 1 (the legacy default stream), 2 (the per-thread default stream) or another
+    cudaStream_t as an int; the runtime takes 1 and 2 as those streams' handles (cudaStreamLegacy,
+    cudaStreamPerThread). 0 is disallowed by the interface (ambiguous between None and either
+    default stream), as are negative values and anything that is not an integer: ProtocolError."""
+    stream = cai.get("stream")
+    if stream is None:
+        return None
+    value = integer(stream, _CAI_STREAM, ProtocolError)
+    if value == 0:
+        raise ProtocolError("%s is 0, which the interface disallows (ambiguous): a producer gives None, 1 (the legacy "
+                            "default stream), 2 (the per-thread default stream) or a cudaStream_t" % _CAI_STREAM)
+    if value < 0:
+        raise ProtocolError("%s is %d: a stream is None, 1, 2 or a cudaStream_t (an address), never negative"
+                            % (_CAI_STREAM, value))
+    return value
 
 
 def _cuda_device_of(buffer: Any, address: int) -> int:
