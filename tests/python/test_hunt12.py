@@ -119,6 +119,15 @@ def test_a_bool_float_or_string_is_no_integer_or_flag(name):
         call()
 
 
+@pytest.mark.parametrize("query", ["dim_data", "local_shape", "owned_shape", "owned_count", "runs", "local_to_global"])
+def test_a_bool_is_no_rank_of_a_map_query(query):
+    # Rule: m.local_shape(True) is no question about rank 1.
+    m = layout.block((8,), 2)
+    extra = {"runs": (0,), "local_to_global": ((0,),)}.get(query, ())
+    with pytest.raises(TypeError, match="rank must be an integer, not boolean True"):
+        getattr(m, query)(True, *extra)
+
+
 @pytest.mark.parametrize("index", [True, (np.bool_(False),), (1.0,)], ids=repr)
 def test_a_bool_or_float_is_no_global_index(index):
     # Rule: m.owner(True) is no element 1 (an index entry that is no integer: gdap's own index error).

@@ -161,20 +161,20 @@ class GlobalMap(Handle):
 
     def dim_data(self, rank: int) -> tuple[dict[str, Any], ...]:
         """Rank `rank`'s dim_data, a tuple of dicts."""
-        h = self._h()
+        h, rank = self._h(), integer(rank, "rank")
         return tuple(dim_to_dict(_c.gdap_map_dim(h, rank, i)) for i in range(_c.gdap_map_ndim(h)))
 
     def local_shape(self, rank: int) -> Shape:
         """Rank `rank`'s buffer shape, padding included."""
-        return _c.gdap_map_local_shape(self._h(), rank)
+        return _c.gdap_map_local_shape(self._h(), integer(rank, "rank"))
 
     def owned_shape(self, rank: int) -> Shape:
         """Rank `rank`'s owned indices per dimension."""
-        return _c.gdap_map_owned_shape(self._h(), rank)
+        return _c.gdap_map_owned_shape(self._h(), integer(rank, "rank"))
 
     def owned_count(self, rank: int) -> int:
         """Number of elements rank `rank` owns."""
-        return _c.gdap_map_owned_count(self._h(), rank)
+        return _c.gdap_map_owned_count(self._h(), integer(rank, "rank"))
 
     def owner(self, global_index: Index) -> tuple[int, Shape]:
         """(rank, local index tuple) owning a global index (for replicas, the lowest rank)."""
@@ -188,12 +188,12 @@ class GlobalMap(Handle):
 
     def local_to_global(self, rank: int, local_index: Index) -> Shape:
         """The global index held at a local index of rank `rank`'s buffer."""
-        return _c.gdap_map_local_to_global(self._h(), rank, _index(local_index))
+        return _c.gdap_map_local_to_global(self._h(), integer(rank, "rank"), _index(local_index))
 
     def runs(self, rank: int, dim: int) -> list[Run]:
         """Rank `rank`'s owned runs along dimension `dim`: (global_start, length, local_start)
         tuples in increasing global order."""
-        h = self._h()
+        h, rank, dim = self._h(), integer(rank, "rank"), integer(dim, "dim")
         total = _c.gdap_map_num_runs(h, rank, dim)
         runs: list[Run] = []
         while len(runs) < total:
