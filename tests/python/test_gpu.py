@@ -118,3 +118,28 @@ def test_from_dlpack_jax_is_zero_copy():
     la = gdap.from_dlpack(j)
     assert la.data_ptr == j.unsafe_buffer_pointer()
     assert la.device.startswith("cuda:")
+
+
+def test_cuda_array_interface_stream_is_waited_for():
+    # Rule: CAI v3: the consumer synchronises on the producer's 'stream' before it touches the data;
+    # here 200 additions are still queued on a non-blocking stream when gdap imports and reads it.
+    cupy = _cupy()
+    n = 1 << 24
+    with cupy.cuda.Device(0):
+        x = cupy.zeros(n, dtype=cupy.float64)
+        cai = dict(x.__cuda_array_interface__)  # taken before the work is queued: no export-time sync
+        stream = cupy.cuda.Stream(non_blocking=True)
+        cupy.cuda.Device(0).synchronize()
+        with stream:
+            for _ in range(200):
+                x += 1.0
+        cai["stream"] = stream.ptr
+
+    class Producer:
+        def __init__(self):
+            self.array, self.stream = x, stream
+            self.__cuda_array_interface__ = cai
+
+    la = gdap.from_distarray({"__version__": "0.10.0", "buffer": Producer(), "dim_data": ({},)})
+    host = gdap.GlobalArray.from_sections([la]).get()  # gdap's own moves, on its own stream
+    assert host.min() == 200.0 and host.max() == 200.0, (host.min(), host.max())

@@ -22,13 +22,13 @@ other threads then end at their timeout, or when the main thread's own wait is i
 
 from __future__ import annotations
 
-import operator
 import signal
 import threading
 from types import FrameType
 from typing import Any, Optional
 
 from . import _gdap_c as _c
+from ._args import describe, integer
 from ._handle import Handle
 
 _KIND_NAMES = {_c.GDAP_COMM_GROUP: "group", _c.GDAP_COMM_MPI: "mpi", _c.GDAP_COMM_NCCL: "nccl"}
@@ -55,7 +55,7 @@ class Comm(Handle):
         """Wraps an MPI communicator: an mpi4py Comm (its py2f() handle is used) or a Fortran
         handle (int). Collective over `comm` (gdap duplicates it). libgdap must be built with the
         MPI that mpi4py uses; UnsupportedError when it was built without MPI."""
-        handle = comm.py2f() if hasattr(comm, "py2f") else operator.index(comm)
+        handle = comm.py2f() if hasattr(comm, "py2f") else integer(comm, "comm (an mpi4py communicator or a Fortran handle)")
         return cls(_c.gdap_comm_from_mpi(handle))
 
     @classmethod
@@ -117,7 +117,7 @@ class Comm(Handle):
 def group(nranks: int) -> list[Comm]:
     """An in-process group of `nranks` ranks: a list of Comm, comms[r] for rank r. Run each
     rank's collective calls on a thread of its own (threading, concurrent.futures)."""
-    return [Comm(handle) for handle in _c.gdap_comm_create_group(operator.index(nranks))]
+    return [Comm(handle) for handle in _c.gdap_comm_create_group(integer(nranks, "nranks"))]
 
 
 def _note_ctrl_c() -> None:
@@ -137,9 +137,9 @@ def _address(value: Any, what: str) -> Optional[int]:
     if value is None:
         return None
     try:
-        return operator.index(value)
+        return integer(value, what)
     except TypeError:
-        raise TypeError("%s must be an address (int) or None, not %s" % (what, type(value).__name__)) from None
+        raise TypeError("%s must be an address (int) or None, not %s" % (what, describe(value))) from None
 
 
 def _stream_address(stream: Any) -> Optional[int]:
@@ -170,3 +170,10 @@ def _reason_of(error: BaseException) -> str:
     from ._errors import Error
 
     return str(error) if isinstance(error, Error) else "%s: %s" % (type(error).__name__, error)
+
+
+def rank_arg(rank: Any) -> int:
+    """A `rank` argument that is an int (NumPy's too) or this rank's Comm, as an int."""
+    if isinstance(rank, Comm):
+        return rank.rank
+    return integer(rank, "rank (an int or this rank's gdap.Comm)")

@@ -89,3 +89,26 @@ def current_ordinal() -> int:
     if lib is not None:
         lib.cudaGetDevice(ctypes.byref(ordinal))
     return ordinal.value
+
+
+def wait_for_stream(stream: int, ordinal: int, producer: Any = None) -> None:
+    """Blocks until the work queued so far on CUDA stream `stream` (a cudaStream_t; 1 and 2 are
+    the legacy and per-thread default streams) of device `ordinal` has finished: what a
+    __cuda_array_interface__ consumer owes its producer's stream before it reads or writes the data.
+    The import does not know which stream gdap's later moves will run on (a Comm's, set per call),
+    so the host waits: correct for every stream gdap may use. UnsupportedError without a CUDA
+    runtime, a gdap error naming the stream where CUDA refuses."""
+    from ._errors import InvalidArgumentError, UnsupportedError
+
+    lib = _runtime()
+    if lib is None:
+        raise UnsupportedError("synchronising on __cuda_array_interface__ stream %#x needs the CUDA runtime "
+                               "(libcudart), which this process cannot load" % stream)
+    lib.cudaStreamSynchronize.argtypes = [ctypes.c_void_p]
+    lib.cudaStreamSynchronize.restype = ctypes.c_int
+    with current_device(ordinal, producer):  # the default streams (1, 2) are the current device's
+        status = lib.cudaStreamSynchronize(ctypes.c_void_p(stream))
+    if status != 0:
+        lib.cudaGetErrorString.restype = ctypes.c_char_p
+        raise InvalidArgumentError("__cuda_array_interface__ stream %#x on cuda:%d: cudaStreamSynchronize failed: %s"
+                                   % (stream, ordinal, lib.cudaGetErrorString(ctypes.c_int(status)).decode()))

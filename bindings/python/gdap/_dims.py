@@ -12,13 +12,13 @@ Dicts handed out have Python ints, bools and tuples; 'indices' is a NumPy int64 
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional, Union
 
 import numpy as np
 
 from . import _gdap_c as _c
+from ._args import describe as _describe, integer
 from ._errors import InvalidArgumentError, ProtocolError, SizeOverflowError
 from ._types import DimData, DimDict, Run, Shape
 
@@ -46,26 +46,13 @@ class Dims:
         return len(self.dims)
 
 
-def _describe(value: object) -> str:
-    if isinstance(value, str):
-        return "string %r" % (value[:40],)
-    if isinstance(value, (bool, np.bool_)):
-        return "boolean %s" % bool(value)
-    return "%s %s" % (type(value).__name__, _short(value))
-
-
 def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:40] + "..."
 
 
 def _int(value: Any, label: str, key: str) -> int:
-    if isinstance(value, (bool, np.bool_)):
-        raise ProtocolError("%s: key '%s' must be an integer, not %s" % (label, key, _describe(value)))
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise ProtocolError("%s: key '%s' must be an integer, not %s" % (label, key, _describe(value))) from None
+    v = integer(value, "%s: key '%s'" % (label, key), ProtocolError)
     if not _INT64_MIN <= v <= _INT64_MAX:
         raise SizeOverflowError("%s: key '%s' (%d) does not fit in int64" % (label, key, v))
     return v
@@ -198,13 +185,7 @@ def dim_to_dict(dim: Any) -> dict[str, Any]:
 
 def shape_entry(value: Any, index: int) -> int:
     """Entry `index` of a buffer shape as an int; a gdap error naming the dimension otherwise."""
-    if isinstance(value, (bool, np.bool_)):
-        raise InvalidArgumentError("dimension %d: shape[%d] must be an integer, not %s" % (index, index, _describe(value)))
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise InvalidArgumentError("dimension %d: shape[%d] must be an integer, not %s"
-                                   % (index, index, _describe(value))) from None
+    v = integer(value, "dimension %d: shape[%d]" % (index, index), InvalidArgumentError)
     if not _INT64_MIN <= v <= _INT64_MAX:
         raise SizeOverflowError("dimension %d: shape[%d] (%d) does not fit in int64" % (index, index, v))
     return v

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Optional, Union
 import numpy as np
 
 from . import _gdap_c as _c
+from ._args import integer
 from ._handle import Handle
 from ._local import LocalArray, dtype_to_c, from_distarray, from_dlpack
 from ._map import GlobalMap
@@ -44,7 +45,7 @@ class Gemm(Handle):
                     raise TypeError("%s must be a GlobalMap, not %s" % (name, type(m).__name__))
             if isinstance(mode, str) and mode not in _MODES:
                 raise ValueError("mode %r is not one of %s" % (mode, sorted(_MODES)))
-            options = (_MODES[mode] if isinstance(mode, str) else int(mode), int(panel_width))
+            options = (_MODES[mode] if isinstance(mode, str) else integer(mode, "mode"), integer(panel_width, "panel_width"))
             args = (a._h(), b._h(), c._h(), dtype_to_c(dtype), options)
         except Exception as e:
             # Only this rank knows: it still makes the collective call (NULL maps) after fail_next,

@@ -30,6 +30,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _gdap_c as _c
+from ._args import axis_items, integer
 from ._context import Context, Controller, DeviceSpec, Spmd, cuda_ordinal, device_label, run_c
 from ._errors import InvalidArgumentError, UnsupportedError
 from ._local import LocalArray, device_to_c, dtype_to_c, from_distarray, from_dlpack
@@ -305,7 +306,7 @@ class GlobalArray:
         the layout has any, zero, except on a CUDA device without CuPy: halo_exchange fills it)."""
         _check_layout(layout, None)
         ctx = context_for(layout.nranks, devices, comm, device, like=whole)
-        root = operator.index(root)
+        root = integer(root, "root")
         if not 0 <= root < ctx.nranks:
             raise InvalidArgumentError("root %d is not a rank of %d" % (root, ctx.nranks))
         root_layout = _root_layout(tuple(layout.shape), layout.nranks, root)
@@ -455,7 +456,7 @@ class GlobalArray:
 
     def section(self, rank: Optional[int] = None) -> LocalArray:
         """Rank `rank`'s section (default: this process's rank in SPMD mode, rank 0 otherwise)."""
-        rank = self._ctx.ranks[0] if rank is None else operator.index(rank)
+        rank = self._ctx.ranks[0] if rank is None else integer(rank, "rank")
         if rank not in self._sections:
             raise InvalidArgumentError("rank %d's section is not held by this process (it holds %s)"
                                        % (rank, list(self._sections)))
@@ -463,7 +464,7 @@ class GlobalArray:
 
     def local_view(self, rank: Optional[int] = None) -> Any:
         """Rank `rank`'s section as a NumPy (host) or CuPy (device) array over the same memory."""
-        rank = self._ctx.ranks[0] if rank is None else operator.index(rank)
+        rank = self._ctx.ranks[0] if rank is None else integer(rank, "rank")
         view = self._natives.get(rank)
         if view is None:
             view = self._natives[rank] = _view_of(self.section(rank))
@@ -536,7 +537,7 @@ class GlobalArray:
 
     def gather(self, root: int = 0) -> Optional[np.ndarray]:
         """Collective: the whole array on the host of rank `root` (None on the other ranks)."""
-        target = _root_layout(self.shape, self._ctx.nranks, operator.index(root))
+        target = _root_layout(self.shape, self._ctx.nranks, integer(root, "root"))
         out = self._moved_to(target)
         return _to_host(out.local_view(root)).reshape(self.shape) if root in out._sections else None
 
@@ -616,10 +617,11 @@ class GlobalArray:
     # -- element-wise arithmetic ---------------------------------------------------------------
 
     def astype(self, dtype: Any) -> GlobalArray:
-        """The array converted to `dtype`, same layout (local: no communication)."""
+        """The array converted to `dtype`, same layout (local: no communication, except that a
+        pending reduction is performed first, into even blocks, as every other read does)."""
         dtype = np.dtype(dtype)
         dtype_to_c(dtype)
-        return self._local_op(lambda v: v.astype(dtype))
+        return self.settled()._local_op(lambda v: v.astype(dtype))
 
     def _local_op(self, fn: Callable[[Any], Any], pending: Optional[str] = None) -> GlobalArray:
         natives, sections = {}, {}
@@ -713,8 +715,10 @@ class GlobalArray:
                                        % (self._dtype, other._dtype))
         a, b = self.settled(), other.settled()
         shape = (self.shape[0], other.shape[1])
-        layout = _block_layout(shape, self._ctx.nranks) if layout is None else _check_layout(layout, shape)
         ctx = self._ctx
+        if layout is not None:  # in SPMD mode a rank whose layout is wrong still tells the others
+            _prepare(ctx, lambda r: _check_result_layout(layout, shape, ctx.nranks), _release_gemm)
+        layout = _block_layout(shape, ctx.nranks) if layout is None else layout
         out = GlobalArray._new_in(ctx, layout, self._dtype)
         plans = ctx.gemm_plans(a._layout, b._layout, layout, self._dtype)
         run_c(ctx, lambda r: (plans[r], a._sections[r], b._sections[r], out._sections[r]),
@@ -725,7 +729,12 @@ class GlobalArray:
 
     def halo_exchange(self) -> GlobalArray:
         """Collective: fills every rank's communication padding (and, on periodic axes, the edge
-        blocks' boundary padding) from the owners' cells, in place; returns self."""
+        blocks' boundary padding) from the owners' cells, in place; returns self. Refused for an
+        array with a pending reduction: its cells hold partial values, and settling it cannot be in
+        place (settled() gives the values in even blocks; reshard them back into a padded layout)."""
+        if self._pending is not None:
+            raise InvalidArgumentError("halo_exchange: the sections hold partial values (pending %s), which would "
+                                       "fill the padding; settle first: a.settled().reshard(a.layout)" % self._pending)
         halos = self._ctx.halos(self._layout, self._dtype)
         ctx = self._ctx
         run_c(ctx, lambda r: (halos[r], self._sections[r]), _c.gdap_halo_exchange, placeholders=(None,) * 2)
@@ -734,13 +743,14 @@ class GlobalArray:
     # -- files ---------------------------------------------------------------------------------------
 
     def save_zarr(self, path: Any, codec: str = "zstd", level: int = 0, overwrite: bool = False) -> None:
-        """Collective: writes the array to a Zarr v3 store at `path` (each rank its own chunks)."""
-        from ._zarr import _CODECS
-        if codec not in _CODECS:
-            raise ValueError("codec must be 'zstd' or 'raw', not %r" % (codec,))
-        src = self.settled()
+        """Collective: writes the array to a Zarr v3 store at `path` (each rank its own chunks);
+        `codec`, `level` and `overwrite` as gdap.save_zarr's. In SPMD mode a rank whose arguments
+        are wrong still takes part, so that the others raise RemoteError naming it at once."""
+        from ._zarr import release_save, zarr_options
         ctx = self._ctx
-        options = (_CODECS[codec], int(level), bool(overwrite))
+        options = _prepare(ctx, lambda r: zarr_options(codec, level, overwrite),
+                           lambda ctx, r: release_save(ctx.comm(r)))[ctx.ranks[0]]
+        src = self.settled()
         run_c(ctx, lambda r: (src._layout, src._sections[r]),
               lambda comm, layout_h, section: _c.gdap_zarr_save(comm, layout_h, section, str(path), options))
 
@@ -749,8 +759,12 @@ class GlobalArray:
                   device: Optional[DeviceSpec] = None, nranks: Optional[int] = None) -> GlobalArray:
         """Collective: the Zarr v3 array at `path` read into `layout` (default: even blocks over
         `nranks`, the communicator's size, or the number of devices)."""
-        from ._zarr import zarr_shape
-        shape, dtype = zarr_shape(path)
+        from ._zarr import release_load, told, zarr_shape
+        if comm is not None:  # a store this rank alone cannot read: the others are told at once
+            spmd = _spmd(comm, device)
+            shape, dtype = told(spmd.comm(spmd.ranks[0]), lambda: zarr_shape(path), release_load)
+        else:
+            shape, dtype = zarr_shape(path)
         if layout is None:
             layout = _block_layout(tuple(shape), _count_ranks(devices, comm, nranks))
         out = cls.empty(_check_layout(layout, shape), dtype, devices=devices, comm=comm, device=device)
@@ -774,7 +788,7 @@ class GlobalArray:
             ctx: Context = _spmd(comm, device)
         else:
             ctx = devices if isinstance(devices, Controller) else Controller.of(
-                devices if devices is not None else int(nranks or 1))
+                devices if devices is not None else 1 if nranks is None else integer(nranks, "nranks"))
         path = str(prefix)
         loaded = run_c(ctx, lambda r: (), lambda comm, device: LocalArray(_c.gdap_dnpy_load(comm, path, device)),
                        lambda r: (device_to_c(ctx.device(r)),), placeholders=(device_to_c("cpu"),))
@@ -853,10 +867,9 @@ def _result_dtype(op: str, dtype: np.dtype) -> np.dtype:
 def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
-    items = [axis] if isinstance(axis, numbers.Integral) else list(axis)
     out = []
-    for a in items:
-        a = operator.index(a)
+    for a in axis_items(axis):
+        a = integer(a, "axis")
         if not -ndim <= a < ndim:
             raise InvalidArgumentError("axis %d is out of range for %d dimensions" % (a, ndim))
         a %= ndim
@@ -968,16 +981,29 @@ def _release_reduce_scatter(ctx: Context, rank: int) -> None:
     _c.gdap_reduce_scatter(ctx.comm(rank)._h(), None, None, _c.GDAP_REDUCE_SUM)
 
 
+def _release_gemm(ctx: Context, rank: int) -> None:
+    from ._gemm import _MODES
+    _c.gdap_gemm_create(ctx.comm(rank)._h(), None, None, None, dtype_to_c(np.dtype(np.float64)), (_MODES["exact"], 0))
+
+
+def _check_result_layout(layout: Any, shape: tuple[int, ...], nranks: int) -> None:
+    """A result layout of `shape` over the array's `nranks` ranks (a clear message where it spans fewer)."""
+    _check_layout(layout, shape)
+    if layout.nranks != nranks:
+        raise InvalidArgumentError("the result layout spans %d ranks but the array has %d: give a layout over all %d"
+                                   % (layout.nranks, nranks, nranks))
+
+
 def _count_ranks(devices: Devices, comm: Any, nranks: Optional[int]) -> int:
     """How many ranks an array made from these arguments has."""
     if nranks is not None:
-        return operator.index(nranks)
+        return integer(nranks, "nranks")
     if comm is not None:
         return _spmd(comm, None).nranks
     if isinstance(devices, Controller):
         return devices.nranks
-    if isinstance(devices, (int, np.integer)):
-        return int(devices)
+    if isinstance(devices, (int, np.integer, np.bool_)):
+        return integer(devices, "devices (a number of ranks)")
     return 1 if devices is None else len(devices)
 
 

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 import numpy as np
 
 from . import _gdap_c as _c
+from ._args import flag, integer
+from ._comm import rank_arg
 from ._handle import Handle
 from ._local import LocalArray, dtype_to_c, from_distarray, from_dlpack
 from ._map import GlobalMap
@@ -33,11 +35,12 @@ class Halo(Handle):
                  widths: Optional[Sequence[int]] = None) -> None:
         if not isinstance(gmap, GlobalMap):
             raise TypeError("gmap must be a GlobalMap, not %s" % type(gmap).__name__)
-        rank = rank.rank if not isinstance(rank, int) else rank
-        options = (bool(corners), None if widths is None else [int(w) for w in widths])
+        rank = rank_arg(rank)
+        corners = flag(corners, "corners")
+        options = (corners, None if widths is None else [integer(w, "widths[%d]" % i) for i, w in enumerate(widths)])
         self._adopt(_c.gdap_halo_create(gmap._h(), dtype_to_c(dtype), rank, options), _c.gdap_halo_destroy)
         self.map = gmap
-        self.corners = bool(corners)
+        self.corners = corners
         self._dtype = np.dtype(dtype)
 
     @property

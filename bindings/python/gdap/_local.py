@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import operator
 from collections.abc import Mapping
 from typing import Any, Optional, Sequence, Union
 
@@ -20,6 +19,7 @@ import numpy as np
 
 from . import _cuda
 from . import _gdap_c as _c
+from ._args import index_tuple, integer
 from ._dims import Dims, dims_from_dim_data, dim_to_dict, shape_entry
 from ._errors import ProtocolError, UnsupportedError
 from ._handle import Handle
@@ -94,7 +94,7 @@ def device_to_c(device: DeviceLike) -> tuple[int, int]:
         except ValueError:
             raise ValueError("unknown device %r: the ordinal must be an integer" % device) from None
     if hasattr(device, "__len__") and len(device) == 2:
-        return (operator.index(device[0]), operator.index(device[1]))
+        return (integer(device[0], "device type"), integer(device[1], "device id"))
     raise TypeError("device must be a string such as 'cuda:0' or a (type, id) pair, not %r" % (device,))
 
 
@@ -302,9 +302,7 @@ def _dtype_text(array: LocalArray) -> str:
 
 
 def _index_tuple(index: Index) -> Shape:
-    if isinstance(index, (int, np.integer)):
-        return (int(index),)
-    return tuple(index)
+    return index_tuple(index)
 
 
 # ---- making local arrays --------------------------------------------------------------------
@@ -406,8 +404,8 @@ def wrap(address: int, dtype: DTypeLike, shape_or_dim_data: Union[int, Sequence[
     alive as long as the LocalArray. strides are in elements (None: C-contiguous). Views exported
     from the result are valid only while that memory lives."""
     dims = _dims_for_shape(shape_or_dim_data)
-    element_strides = None if strides is None else tuple(operator.index(s) for s in strides)
-    handle = _c.gdap_array_wrap(operator.index(address), dtype_to_c(dtype), device_to_c(device), element_strides,
+    element_strides = None if strides is None else tuple(integer(s, "strides[%d]" % i) for i, s in enumerate(strides))
+    handle = _c.gdap_array_wrap(integer(address, "address"), dtype_to_c(dtype), device_to_c(device), element_strides,
                                 dims.dims)
     return LocalArray(handle, owner)
 
@@ -464,6 +462,7 @@ def _from_cuda_array_interface(buffer: Any, dim_data: DimData, version: str) -> 
     cai = buffer.__cuda_array_interface__
     if cai.get("mask") is not None:
         raise UnsupportedError("__cuda_array_interface__ with a mask is not supported")
+    stream = cai_stream(cai)  # checked before anything is made: a bad entry leaves nothing behind
     dtype = np.dtype(cai["typestr"])
     shape = tuple(int(s) for s in cai["shape"])
     strides = cai.get("strides")
@@ -473,9 +472,34 @@ def _from_cuda_array_interface(buffer: Any, dim_data: DimData, version: str) -> 
                                    % (tuple(strides), dtype.itemsize))
         strides = tuple(int(s) // dtype.itemsize for s in strides)
     address, readonly = cai["data"]
-    capsule = _c.gdap_py_tensor_from_pointer(address, shape, strides, dtype_to_c(dtype),
-                                             (CUDA, _cuda_device_of(buffer, address)), int(bool(readonly)), buffer)
+    ordinal = _cuda_device_of(buffer, address)
+    if stream is not None:  # the producer's pending work on the data ends before gdap can touch it
+        _cuda.wait_for_stream(stream, ordinal, buffer)
+    capsule = _c.gdap_py_tensor_from_pointer(address, shape, strides, dtype_to_c(dtype), (CUDA, ordinal),
+                                             int(bool(readonly)), buffer)
     return _from_capsule(capsule, dim_data, version)
+
+
+_CAI_STREAM = "__cuda_array_interface__ 'stream'"
+
+
+def cai_stream(cai: Mapping) -> Optional[int]:
+    """The stream a __cuda_array_interface__ (v3) asks its consumer to synchronise on: None (no
+    synchronisation), 1 (the legacy default stream), 2 (the per-thread default stream) or another
+    cudaStream_t as an int; the runtime takes 1 and 2 as those streams' handles (cudaStreamLegacy,
+    cudaStreamPerThread). 0 is disallowed by the interface (ambiguous between None and either
+    default stream), as are negative values and anything that is not an integer: ProtocolError."""
+    stream = cai.get("stream")
+    if stream is None:
+        return None
+    value = integer(stream, _CAI_STREAM, ProtocolError)
+    if value == 0:
+        raise ProtocolError("%s is 0, which the interface disallows (ambiguous): a producer gives None, 1 (the legacy "
+                            "default stream), 2 (the per-thread default stream) or a cudaStream_t" % _CAI_STREAM)
+    if value < 0:
+        raise ProtocolError("%s is %d: a stream is None, 1, 2 or a cudaStream_t (an address), never negative"
+                            % (_CAI_STREAM, value))
+    return value
 
 
 def _cuda_device_of(buffer: Any, address: int) -> int:

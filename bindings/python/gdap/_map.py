@@ -3,13 +3,13 @@ and the process-grid helpers. Every check and look-up is the C library's (gdap_m
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
 import numpy as np
 
 from . import _gdap_c as _c
+from ._args import index_tuple, integer
 from ._dims import dims_from_dim_data, dim_to_dict, shape_entry
 from ._errors import ProtocolError, SizeOverflowError
 from ._handle import Handle
@@ -24,7 +24,7 @@ _RUN_CHUNK = 4096
 
 def grid_rank_to_coords(rank: int, grid_shape: Sequence[int]) -> Shape:
     """Grid coordinates (C order, last fastest, as MPI_Cart_create) of `rank`."""
-    return _c.gdap_grid_rank_to_coords(tuple(grid_shape), operator.index(rank))
+    return _c.gdap_grid_rank_to_coords(tuple(grid_shape), integer(rank, "rank"))
 
 
 def grid_coords_to_rank(coords: Sequence[int], grid_shape: Sequence[int]) -> int:
@@ -126,14 +126,14 @@ class GlobalMap(Handle):
         """The whole array of `shape` on rank `root` of `nranks`, nothing on the others: the
         layout of a gather's result or a scatter's source (gdap_map_create_root)."""
         shape = tuple(shape)
-        return cls._made(_c.gdap_map_create_root(operator.index(nranks), len(shape), shape, operator.index(root)))
+        return cls._made(_c.gdap_map_create_root(integer(nranks, "nranks"), len(shape), shape, integer(root, "root")))
 
     @classmethod
     def replicated(cls, nranks: int, shape: Sequence[int]) -> GlobalMap:
         """The whole array of `shape` on every one of `nranks` ranks: the layout of an allgather's
         result or a broadcast's destination (gdap_map_create_replicated)."""
         shape = tuple(shape)
-        return cls._made(_c.gdap_map_create_replicated(operator.index(nranks), len(shape), shape))
+        return cls._made(_c.gdap_map_create_replicated(integer(nranks, "nranks"), len(shape), shape))
 
     @classmethod
     def _made(cls, handle: Any) -> GlobalMap:
@@ -161,20 +161,20 @@ class GlobalMap(Handle):
 
     def dim_data(self, rank: int) -> tuple[dict[str, Any], ...]:
         """Rank `rank`'s dim_data, a tuple of dicts."""
-        h = self._h()
+        h, rank = self._h(), integer(rank, "rank")
         return tuple(dim_to_dict(_c.gdap_map_dim(h, rank, i)) for i in range(_c.gdap_map_ndim(h)))
 
     def local_shape(self, rank: int) -> Shape:
         """Rank `rank`'s buffer shape, padding included."""
-        return _c.gdap_map_local_shape(self._h(), rank)
+        return _c.gdap_map_local_shape(self._h(), integer(rank, "rank"))
 
     def owned_shape(self, rank: int) -> Shape:
         """Rank `rank`'s owned indices per dimension."""
-        return _c.gdap_map_owned_shape(self._h(), rank)
+        return _c.gdap_map_owned_shape(self._h(), integer(rank, "rank"))
 
     def owned_count(self, rank: int) -> int:
         """Number of elements rank `rank` owns."""
-        return _c.gdap_map_owned_count(self._h(), rank)
+        return _c.gdap_map_owned_count(self._h(), integer(rank, "rank"))
 
     def owner(self, global_index: Index) -> tuple[int, Shape]:
         """(rank, local index tuple) owning a global index (for replicas, the lowest rank)."""
@@ -188,12 +188,12 @@ class GlobalMap(Handle):
 
     def local_to_global(self, rank: int, local_index: Index) -> Shape:
         """The global index held at a local index of rank `rank`'s buffer."""
-        return _c.gdap_map_local_to_global(self._h(), rank, _index(local_index))
+        return _c.gdap_map_local_to_global(self._h(), integer(rank, "rank"), _index(local_index))
 
     def runs(self, rank: int, dim: int) -> list[Run]:
         """Rank `rank`'s owned runs along dimension `dim`: (global_start, length, local_start)
         tuples in increasing global order."""
-        h = self._h()
+        h, rank, dim = self._h(), integer(rank, "rank"), integer(dim, "dim")
         total = _c.gdap_map_num_runs(h, rank, dim)
         runs: list[Run] = []
         while len(runs) < total:
@@ -253,6 +253,4 @@ def _same_dim_data(a: tuple[dict[str, Any], ...], b: tuple[dict[str, Any], ...])
 
 
 def _index(index: Index) -> Shape:
-    if isinstance(index, (int, np.integer)):
-        return (int(index),)
-    return tuple(index)
+    return index_tuple(index)

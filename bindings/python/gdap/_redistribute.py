@@ -5,15 +5,17 @@ by the plan's maps, so a caller need not build the dim_data itself."""
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Callable, Optional, Sequence, Union, cast
+from typing import TYPE_CHECKING, Callable, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _gdap_c as _c
+from ._args import axis_items, integer
+from ._comm import rank_arg
 from ._handle import Handle
 from ._dims import Dims, dims_from_dim_data
+from ._errors import InvalidArgumentError
 from ._local import LocalArray, dtype_to_c, empty, from_distarray, from_dlpack, from_dlpack_with_dims
 from ._map import GlobalMap
 from ._types import DeviceLike, DTypeLike, SectionLike, Shape
@@ -44,11 +46,11 @@ class Plan(Handle):
     def __init__(self, src: GlobalMap, dst: GlobalMap, dtype: DTypeLike, rank: Union[int, Comm],
                  roles: Optional[Sequence[int]] = None) -> None:
         _require_maps(src, dst)
-        rank = rank.rank if not isinstance(rank, int) else rank
+        rank = rank_arg(rank)
         if roles is None:
             self._adopt(_c.gdap_plan_create(src._h(), dst._h(), dtype_to_c(dtype), rank), _c.gdap_plan_destroy)
         else:
-            roles = tuple(roles)
+            roles = tuple(integer(x, "roles[%d]" % i, InvalidArgumentError) for i, x in enumerate(roles))
             self._adopt(_c.gdap_plan_create_with_roles(src._h(), dst._h(), dtype_to_c(dtype), rank, roles),
                         _c.gdap_plan_destroy)
         # The C plan keeps what it needs; the maps are kept to describe the sections redistribute wraps.
@@ -340,5 +342,5 @@ def reduce_axes(comm: Comm, section: SectionLike, result: SectionLike, op: str =
     as NumPy) in any distribution, 0-d for a full reduction. Returns `result`. Host memory, group
     or MPI."""
     code = _op_code(op, _AXES_OPS)
-    axes = None if axis is None else [axis] if isinstance(axis, numbers.Integral) else list(cast(Sequence[int], axis))
+    axes = None if axis is None else [integer(a, "axis") for a in axis_items(axis)]
     return _reduce(comm, lambda s, r: _c.gdap_reduce_axes(comm._h(), s, r, code, axes), section, result)

@@ -41,6 +41,9 @@ def normalize(key: Any, shape: Sequence[int]) -> tuple[list[np.ndarray], list[bo
             selected.append(np.arange(*k.indices(n), dtype=np.int64))
             kept.append(True)
             continue
+        if isinstance(k, (bool, np.bool_)):  # operator.index reads True as 1; NumPy reads it as a 0-d mask
+            raise TypeError("axis %d: index %r is a boolean: NumPy reads True / False as a mask that adds an axis, "
+                            "which a GlobalArray does not do; give an integer or a slice" % (axis, k))
         try:
             i = operator.index(k)
         except TypeError:

@@ -5,11 +5,12 @@ are ordinary Zarr v3 stores that zarr-python and TensorStore read and write."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Callable, Optional, TypeVar, Union
 
 import numpy as np
 
 from . import _gdap_c as _c
+from ._args import flag, integer
 from ._local import LocalArray, dtype_from_c, empty
 from ._paths import c_name, collective_name
 from ._redistribute import _section
@@ -24,12 +25,58 @@ _CODECS = {"raw": _c.GDAP_ZARR_RAW, None: _c.GDAP_ZARR_RAW, "zstd": _c.GDAP_ZARR
 _SHUFFLES = {"shuffle": _c.GDAP_ZARR_SHUFFLE, "noshuffle": _c.GDAP_ZARR_NOSHUFFLE, "bitshuffle": _c.GDAP_ZARR_BITSHUFFLE}
 
 
+T = TypeVar("T")
+
+
+def told(comm: Comm, step: Callable[[], T], release: Callable[[Comm], None]) -> T:
+    """step()'s result; where it raises (an argument this rank alone got wrong, a store only this
+    rank cannot see), the rank still makes the collective call, release(comm), after
+    Comm.fail_next with the error, so that every other rank raises RemoteError quoting it at once
+    instead of waiting out the timeout; then it raises the error itself."""
+    try:
+        return step()
+    except Exception as e:
+        try:
+            comm.fail_next(e)
+            release(comm)
+        except Exception:
+            pass  # the expected refusal: this rank raises the error that stopped it
+        raise
+
+
+def release_save(comm: Comm) -> None:
+    """The collective gdap_zarr_save of a rank that cannot take part (after fail_next)."""
+    _c.gdap_zarr_save(comm._h(), None, None, None, zarr_options())
+
+
+def release_load(comm: Comm) -> None:
+    """The collective gdap_zarr_load of a rank that cannot take part (after fail_next)."""
+    _c.gdap_zarr_load(comm._h(), None, None, None)
+
+
 def zarr_shape(path: Union[str, os.PathLike[str]]) -> tuple[Shape, np.dtype]:
     """(shape, dtype) of the Zarr v3 array at `path`, from its zarr.json: enough to build a
     GlobalMap for load_zarr. FileIOError for a missing or malformed store, UnsupportedError for a
     data type, grid or codec gdap does not read."""
     shape, code_bits_lanes = _c.gdap_zarr_shape_read(c_name(path, "path"))
     return tuple(shape), dtype_from_c(code_bits_lanes)
+
+
+def zarr_options(codec: Optional[str] = "zstd", level: int = 0, overwrite: bool = False, shards: bool = True,
+                 chunk_bytes: int = 0, shuffle: str = "shuffle") -> tuple:
+    """The options tuple gdap_zarr_save takes, every argument checked: ValueError for a codec or
+    shuffle gdap does not write (listing those it does), TypeError for a level or chunk_bytes that
+    is no integer and for an overwrite or shards that is no bool (overwrite='no' is not False)."""
+    try:
+        code = _CODECS[codec]
+    except (KeyError, TypeError):
+        raise ValueError("codec must be 'zstd', 'blosc-lz4', 'blosc-zstd' or 'raw' (or None: raw), not %r"
+                         % (codec,)) from None
+    if not isinstance(shuffle, str) or shuffle not in _SHUFFLES:
+        raise ValueError("shuffle must be 'shuffle', 'noshuffle' or 'bitshuffle', not %r" % (shuffle,))
+    return (code, integer(level, "level"), flag(overwrite, "overwrite"),
+            _c.GDAP_ZARR_SHARDS if flag(shards, "shards") else _c.GDAP_ZARR_CHUNKS, _SHUFFLES[shuffle],
+            integer(chunk_bytes, "chunk_bytes"))
 
 
 def save_zarr(comm: Comm, gmap: GlobalMap, section: SectionLike, path: Union[str, os.PathLike[str]],
@@ -47,14 +94,7 @@ def save_zarr(comm: Comm, gmap: GlobalMap, section: SectionLike, path: Union[str
     of array metadata, every other entry one of its chunks); anything else at `path` is refused,
     naming it, before anything is removed. Only owned elements are written, and the source is only
     read."""
-    try:
-        code = _CODECS[codec]
-    except (KeyError, TypeError):
-        raise ValueError("codec must be 'zstd', 'blosc-lz4', 'blosc-zstd' or 'raw', not %r" % (codec,)) from None
-    if shuffle not in _SHUFFLES:
-        raise ValueError("shuffle must be 'shuffle', 'noshuffle' or 'bitshuffle', not %r" % (shuffle,))
-    options = (code, int(level), bool(overwrite), _c.GDAP_ZARR_SHARDS if shards else _c.GDAP_ZARR_CHUNKS,
-               _SHUFFLES[shuffle], int(chunk_bytes))
+    options = told(comm, lambda: zarr_options(codec, level, overwrite, shards, chunk_bytes, shuffle), release_save)
     name, failure = collective_name(path, "path")
     local, made_here = _section(section, gmap, comm.rank, None)
     try:
@@ -85,7 +125,7 @@ def load_zarr(comm: Comm, gmap: GlobalMap, path: Union[str, os.PathLike[str]], s
         raise failure
     made = None
     if section is None:
-        _, dtype = zarr_shape(path)
+        _, dtype = told(comm, lambda: zarr_shape(path), release_load)
         made = section = empty(gmap.dim_data(comm.rank), dtype, device)
     local, made_here = _section(section, gmap, comm.rank, None)
     try:

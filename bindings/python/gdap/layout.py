@@ -18,13 +18,14 @@ block_size, halo, periodic) take one value for every axis or a sequence of one p
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 
 from . import _gdap_c as _c
+from ._args import flag, integer, optional_integer
+from ._dims import _indices
 from ._map import GlobalMap
 
 Shape = Union[int, Sequence[int]]
@@ -37,12 +38,21 @@ def balance(nranks: int, grid: Shape) -> tuple[int, ...]:
     """The grid shape for `nranks` ranks: `grid` is the number of axes (all free) or one extent per
     axis, 0 where free; free extents are as even as the prime factors of nranks allow, largest first
     (12 over 2 axes: (4, 3)). InvalidArgumentError if the fixed extents do not divide nranks."""
-    shape = (0,) * operator.index(grid) if isinstance(grid, (int, np.integer)) else tuple(grid)
-    return _c.gdap_grid_balance(shape, operator.index(nranks))
+    shape = (0,) * integer(grid, "grid") if _one(grid) else _ints(grid, "grid")
+    return _c.gdap_grid_balance(shape, integer(nranks, "nranks"))
 
 
 def _shape(shape: Shape) -> tuple[int, ...]:
-    return (operator.index(shape),) if isinstance(shape, (int, np.integer)) else tuple(operator.index(n) for n in shape)
+    return (integer(shape, "shape"),) if _one(shape) else _ints(shape, "shape")
+
+
+def _one(value: object) -> bool:
+    """Whether a shape or grid argument is one number (an int, or a bool that integer() refuses)."""
+    return isinstance(value, (int, np.integer, np.bool_))
+
+
+def _ints(values: Any, name: str) -> tuple[int, ...]:
+    return tuple(integer(v, "%s[%d]" % (name, i)) for i, v in enumerate(values))
 
 
 def _grid(grid: Optional[Shape], ndim: int, nranks: Optional[int]) -> tuple[int, ...]:
@@ -50,11 +60,12 @@ def _grid(grid: Optional[Shape], ndim: int, nranks: Optional[int]) -> tuple[int,
         if nranks is None:
             raise TypeError("give grid (ranks per axis) or nranks (a balanced grid over every axis)")
         return balance(nranks, ndim)
-    if isinstance(grid, (int, np.integer)):
-        grid = (operator.index(grid),) + (1,) * (ndim - 1)
-    grid = tuple(operator.index(g) for g in grid)
+    if _one(grid):
+        grid = (integer(grid, "grid"),) + (1,) * (ndim - 1)
+    grid = _ints(grid, "grid")
     if len(grid) != ndim:
         raise ValueError("grid %s has %d axes but the shape has %d" % (grid, len(grid), ndim))
+    nranks = optional_integer(nranks, "nranks")
     if 0 in grid:
         if nranks is None:
             raise TypeError("grid %s has free (0) axes: give nranks" % (grid,))
@@ -92,9 +103,9 @@ def grid(shape: Shape, grid: Optional[Shape] = None, *, nranks: Optional[int] = 
     for i in range(ndim):
         if dists[i] not in _DIST:
             raise ValueError("axis %d: dist %r is not 'b' (block) or 'c' (cyclic)" % (i, dists[i]))
-        ls = None if lens[i] is None else [operator.index(n) for n in lens[i]]
-        axes.append((_DIST[dists[i]], shape[i], g[i], operator.index(sizes[i]), ls, operator.index(halos[i]),
-                     bool(wraps[i])))
+        ls = None if lens[i] is None else list(_ints(lens[i], "lengths[%d]" % i))
+        axes.append((_DIST[dists[i]], shape[i], g[i], integer(sizes[i], "block_size[%d]" % i), ls,
+                     integer(halos[i], "halo[%d]" % i), flag(wraps[i], "periodic[%d]" % i)))
     return GlobalMap._made(_c.gdap_map_create_grid(axes))
 
 
@@ -141,13 +152,14 @@ def periodic(shape: Shape, grid: Optional[Shape] = None, halo: PerAxis = 1, *,
 
 def unstructured(shape: Shape, indices: Sequence, *, one_to_one: Optional[bool] = None) -> GlobalMap:
     """Rows (axis 0) held in any order by any rank: indices[r] lists rank r's row indices, in its
-    local order; the other axes are whole. one_to_one None leaves the key out (replicas allowed)."""
+    local order (integers: floats and strings are refused, as in a dim_data's 'indices'); the other
+    axes are whole. one_to_one None leaves the key out (replicas allowed)."""
     shape = _shape(shape)
-    rows = [np.ascontiguousarray(ix, dtype=np.int64).reshape(-1) for ix in indices]
+    rows = [_indices(ix, "layout.unstructured rank %d" % r) for r, ix in enumerate(indices)]
     flat = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
-    flag = -1 if one_to_one is None else int(bool(one_to_one))
+    one = -1 if one_to_one is None else int(flag(one_to_one, "one_to_one"))
     return GlobalMap._made(_c.gdap_map_create_unstructured(len(rows), len(shape), shape, [len(r) for r in rows],
-                                                           flat, flag))
+                                                           flat, one))
 
 
 def replicated(shape: Shape, nranks: int) -> GlobalMap:

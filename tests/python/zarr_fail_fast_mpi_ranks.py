@@ -1,0 +1,73 @@
+"""One MPI rank's part of test_zarr_fail_fast_mpi.py (run under mpiexec -n 2, not collected by
+pytest): a rank whose Zarr arguments are bad (codec, shuffle, level, overwrite) or that cannot see
+the store raises its own error, and every other rank RemoteError quoting it, at once: well under
+the communicator's 60 s timeout (hunt 12 #7: they waited the whole timeout). Each case names its
+rule; the communicator must still work after each. Prints "rank R: ok" on success."""
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+from mpi4py import MPI
+
+import gdap
+from gdap import layout
+
+WORLD = MPI.COMM_WORLD
+R, P = WORLD.Get_rank(), WORLD.Get_size()
+FAILING = P - 1
+comm = gdap.Comm.from_mpi(WORLD)
+comm.set_timeout(60.0)
+lay = layout.block((8,), P)
+a = gdap.distribute(np.arange(8.0) if R == 0 else None, lay, comm=comm, dtype=np.float64)
+base = WORLD.bcast(tempfile.mkdtemp(prefix="gdap_zarr_fail_fast_") if R == 0 else None, root=0)
+a.save_zarr(os.path.join(base, "good"))
+
+
+def bad(good, wrong):
+    """This rank's argument: `wrong` on the failing rank, `good` elsewhere."""
+    return wrong if R == FAILING else good
+
+
+def fails_fast(rule, run, own_type, text):
+    """run() on every rank: FAILING raises own_type with `text`, the others RemoteError naming
+    FAILING and quoting `text`, all within 10 s; then the communicator still works."""
+    WORLD.Barrier()
+    t0 = time.monotonic()
+    try:
+        run()
+        raise AssertionError("%s: no error on rank %d" % (rule, R))
+    except Exception as e:
+        mine = e
+    took = time.monotonic() - t0
+    if R == FAILING:
+        assert type(mine) is own_type and text in str(mine), (rule, type(mine), mine)
+    else:
+        assert isinstance(mine, gdap.RemoteError), (rule, type(mine), mine)
+        assert str(mine).startswith("rank %d failed" % FAILING) and text in str(mine), (rule, mine)
+    assert took < 10.0, "%s: rank %d took %.1f s (the timeout is 60 s)" % (rule, R, took)
+    assert np.array_equal(gdap.GlobalArray.load_zarr(os.path.join(base, "good"), comm=comm).get(), np.arange(8.0)), rule
+    print("rank %d: %s: %.2f s" % (R, rule, took), flush=True)
+
+
+fails_fast("GlobalArray.save_zarr: a codec bad on one rank",
+           lambda: a.save_zarr(os.path.join(base, "s1"), codec=bad("zstd", "lz4")), ValueError, "not 'lz4'")
+fails_fast("GlobalArray.save_zarr: overwrite='no' on one rank",
+           lambda: a.save_zarr(os.path.join(base, "s0"), overwrite=bad(True, "no")), TypeError,
+           "overwrite must be True or False, not string 'no'")
+fails_fast("gdap.save_zarr: a shuffle bad on one rank",
+           lambda: gdap.save_zarr(comm, lay, a.section(), os.path.join(base, "s2"), codec="blosc-lz4",
+                                  shuffle=bad("shuffle", "byte")), ValueError, "not 'byte'")
+fails_fast("gdap.save_zarr: level 'x' on one rank",
+           lambda: gdap.save_zarr(comm, lay, a.section(), os.path.join(base, "s3"), level=bad(0, "x")), TypeError,
+           "level must be an integer, not string 'x'")
+fails_fast("GlobalArray.load_zarr: a store one rank cannot see",
+           lambda: gdap.GlobalArray.load_zarr(os.path.join(base, bad("good", "missing")), comm=comm),
+           gdap.FileIOError, "zarr.json: cannot open")
+fails_fast("gdap.load_zarr(section=None): a store one rank cannot see",
+           lambda: gdap.load_zarr(comm, lay, os.path.join(base, bad("good", "missing"))), gdap.FileIOError,
+           "zarr.json: cannot open")
+WORLD.Barrier()
+print("rank %d: ok" % R, flush=True)
+sys.stdout.flush()
