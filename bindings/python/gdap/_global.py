@@ -873,7 +873,29 @@ def _as_section(x: Any, layout: Optional[GlobalMap], rank: int) -> LocalArray:
         return from_distarray(x)
     if layout is None:
         raise InvalidArgumentError("rank %d's section (%s) has no dim_data: give the layout" % (rank, type(x).__name__))
+    shape = getattr(x, "shape", None)
+    if shape is not None and tuple(shape) != tuple(layout.local_shape(rank)):
+        raise InvalidArgumentError(_block_mismatch(tuple(shape), layout, rank))
     return from_dlpack(x, layout.dim_data(rank))
+
+
+def _block_mismatch(shape: tuple[int, ...], layout: GlobalMap, rank: int) -> str:
+    """Why rank `rank`'s section of this shape is not the layout's: per differing dimension, the
+    layout's range and the section's extent, and the usual cause (two block rules)."""
+    want = tuple(layout.local_shape(rank))
+    if len(want) != len(shape):
+        return "rank %d's section has shape %s but the layout gives rank %d the shape %s" % (rank, shape, rank, want)
+    dims = layout.dim_data(rank)
+    differ = []
+    for i, (d, w, h) in enumerate(zip(dims, want, shape)):
+        if w != h:
+            where = " [%d, %d)" % (d["start"], d["stop"]) if "start" in d else ""
+            differ.append("dimension %d ('%s'): the layout gives rank %d %d elements%s of %d, its section has %d"
+                          % (i, d.get("dist_type", ""), rank, w, where, d.get("size", w), h))
+    return ("%s. The layout's block for rank %d differs from the section: check that both sides use the same block "
+            "rule (gdap.layout.block, like gdap_map_create_grid, gives each rank ceil(n / p) elements and the last "
+            "rank the rest; size * r / p .. size * (r + 1) / p is another rule), or give from_sections no layout to "
+            "take each section's own dim_data (LocalArray, distbuffer)" % ("; ".join(differ), rank))
 
 
 def _check_sections(sections: dict[int, LocalArray], layout: GlobalMap) -> None:
