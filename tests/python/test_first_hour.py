@@ -9,6 +9,42 @@ import gdap
 from gdap import layout
 
 
+def test_c_calls_named_as_the_fix_are_given_in_python():
+    with pytest.raises(gdap.ProtocolError) as e:
+        gdap.empty_shm([dict(dist_type="b", size=2, proc_grid_size=1, proc_grid_rank=0, start=0, stop=2), {}],
+                       "float64")
+    assert "gdap_dim_set_undistributed" not in str(e.value) and "give a shape" in str(e.value), e.value
+    with pytest.raises(gdap.UnsupportedError) as e:
+        gdap.ipc_export(np.zeros((2, 6)), [dict(dist_type="b", size=2, proc_grid_size=1, proc_grid_rank=0,
+                                                start=0, stop=2), {}])
+    assert "gdap_array_create_shm" not in str(e.value) and "gdap.empty_shm" in str(e.value), e.value
+
+
+@pytest.mark.parametrize("dtype, name", [(np.float16, "float16"), (np.complex128, "complex128")])
+def test_dtypes_are_named_as_numpy_names_them(dtype, name):
+    with pytest.raises(gdap.UnsupportedError) as e:
+        gdap.distribute(np.arange(8).astype(dtype), layout.block(8, 2)).sum()
+    assert "dtype %s cannot be reduced" % name in str(e.value) and "code" not in str(e.value), e.value
+
+
+def test_a_wrong_size_destination_is_named():
+    comms = gdap.group(1)
+    plan = gdap.Plan(layout.block(10, 1), layout.block(10, 1), np.float64, comms[0])
+    with pytest.raises(gdap.InvalidArgumentError, match=r"dst has local shape \(9,\) but the dst map gives rank 0 "
+                                                        r"\(10,\)"):
+        gdap.redistribute(comms[0], plan, np.zeros(10), np.zeros(9))
+    with pytest.raises(gdap.InvalidArgumentError, match=r"src has local shape \(8,\)"):
+        gdap.redistribute(comms[0], plan, np.zeros(8), np.zeros(10))
+
+
+def test_load_dnpy_with_another_rank_count_suggests_devices(tmp_path):
+    gdap.distribute(np.arange(12.0), layout.block(12, 3)).save_dnpy(tmp_path / "out")
+    with pytest.raises(gdap.InvalidArgumentError, match=r"3 files .*out_<rank>.dnpy but this controller has 1 "
+                                                        r"ranks: give devices=3 \(or nranks=3\)"):
+        gdap.GlobalArray.load_dnpy(tmp_path / "out")
+    assert (gdap.GlobalArray.load_dnpy(tmp_path / "out", devices=3).get() == np.arange(12.0)).all()
+
+
 def test_sections_split_by_another_block_rule_are_named_with_the_rank():
     n, p = 10, 4
     parts = [np.zeros((n * (r + 1) // p - n * r // p, 6)) for r in range(p)]  # 2, 3, 2, 3 rows

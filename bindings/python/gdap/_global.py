@@ -24,6 +24,8 @@ import functools
 import math
 import numbers
 import operator
+import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Optional, Union
 
@@ -775,8 +777,14 @@ class GlobalArray:
             ctx = devices if isinstance(devices, Controller) else Controller.of(
                 devices if devices is not None else int(nranks or 1))
         path = str(prefix)
-        loaded = run_c(ctx, lambda r: (), lambda comm, device: LocalArray(_c.gdap_dnpy_load(comm, path, device)),
-                       lambda r: (device_to_c(ctx.device(r)),))
+        try:
+            loaded = run_c(ctx, lambda r: (), lambda comm, device: LocalArray(_c.gdap_dnpy_load(comm, path, device)),
+                           lambda r: (device_to_c(ctx.device(r)),))
+        except InvalidArgumentError as e:
+            hint = None if ctx.spmd else _dnpy_count_hint(path, ctx.nranks)
+            if hint is None:
+                raise
+            raise type(e)("%s; %s" % (e, hint)) from e
         if ctx.spmd:
             return cls._from_local_section(loaded[ctx.ranks[0]], None, ctx.comm(ctx.ranks[0]), None)
         assert isinstance(ctx, Controller)
@@ -847,6 +855,21 @@ def _result_dtype(op: str, dtype: np.dtype) -> np.dtype:
     if op in ("sum", "prod"):
         return np.dtype(getattr(np, op)(np.zeros(1, dtype)).dtype)
     return dtype
+
+
+def _dnpy_count_hint(prefix: str, nranks: int) -> Optional[str]:
+    """When the files <prefix>_<rank>.dnpy are not one per rank of this controller: how to load them
+    (the C message speaks of a communicator, which a single controller's caller never made)."""
+    folder, stem = os.path.split(prefix)
+    pattern = re.compile(re.escape(stem) + r"_[0-9]+\.dnpy")
+    try:
+        files = sum(1 for name in os.listdir(folder or ".") if pattern.fullmatch(name))
+    except OSError:
+        return None
+    if files in (0, nranks):
+        return None
+    return ("%d files %s_<rank>.dnpy but this controller has %d ranks: give devices=%d (or nranks=%d) to load them"
+            % (files, prefix, nranks, files, files))
 
 
 def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
