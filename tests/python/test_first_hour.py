@@ -9,6 +9,48 @@ import gdap
 from gdap import layout
 
 
+@pytest.fixture
+def a():
+    return gdap.distribute(np.arange(40.0).reshape(10, 4), layout.block((10, 4), 4))
+
+
+def test_numpy_reductions_call_the_methods(a):
+    whole = np.arange(40.0).reshape(10, 4)
+    assert np.sum(a) == whole.sum() and np.max(a) == whole.max() and np.min(a) == whole.min()
+    assert np.mean(a) == whole.mean() and np.prod(a + 1) == np.prod(whole + 1)
+    assert np.allclose(np.sum(a, axis=0).get(), whole.sum(axis=0))
+    assert np.allclose(np.max(a, axis=1).get(), whole.max(axis=1))
+
+
+def test_numpy_reduction_dtype_is_honoured():
+    small = gdap.distribute(np.full(12, 100, np.int8), layout.block(12, 4))
+    assert np.sum(small) == 1200 and np.sum(small).dtype == np.int64               # NumPy's default
+    assert np.sum(small, dtype=np.int32).dtype == np.int32
+    assert np.sum(small, dtype=np.int8) == np.sum(np.full(12, 100, np.int8), dtype=np.int8)  # wraps as NumPy's
+    mean = np.mean(small, dtype=np.float32)
+    assert mean == 100 and mean.dtype == np.float32
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda a: np.sum(a, out=np.zeros(())), "out"),
+    (lambda a: np.max(a, keepdims=True), "keepdims=True"),
+    (lambda a: np.sum(a, where=True), "where"),
+    (lambda a: np.min(a, initial=0.0), "initial"),
+    (lambda a: np.mean(a, dtype=np.int64), "dtype=int64"),
+])
+def test_numpy_keywords_gdap_cannot_honour_are_refused_by_name(a, call, words):
+    with pytest.raises(gdap.UnsupportedError, match=words):
+        call(a)
+
+
+@pytest.mark.parametrize("devices", ["cuda", "cpu", b"cpu"])
+def test_devices_given_as_one_str_is_refused(devices):
+    with pytest.raises(TypeError, match="one device per rank|takes one per rank"):
+        gdap.distribute(np.zeros(4), layout.block(4, 1), devices=devices)
+    with pytest.raises(TypeError, match="takes one per rank"):
+        gdap.GlobalArray.zeros(layout.block(4, 3), devices=devices)
+
+
 def test_c_calls_named_as_the_fix_are_given_in_python():
     with pytest.raises(gdap.ProtocolError) as e:
         gdap.empty_shm([dict(dist_type="b", size=2, proc_grid_size=1, proc_grid_rank=0, start=0, stop=2), {}],

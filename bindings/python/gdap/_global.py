@@ -32,7 +32,8 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _gdap_c as _c
-from ._context import Context, Controller, DeviceSpec, Spmd, cuda_ordinal, device_label, run_c
+from ._context import (Context, Controller, DeviceSpec, Spmd, check_devices_argument, cuda_ordinal, device_label,
+                       run_c)
 from ._errors import InvalidArgumentError, UnsupportedError
 from ._local import LocalArray, device_to_c, dtype_to_c, from_distarray, from_dlpack
 from ._map import GlobalMap
@@ -561,42 +562,56 @@ class GlobalArray:
 
     # -- reductions ----------------------------------------------------------------------------
 
-    def sum(self, axis: Any = None) -> Any:
+    def sum(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
+            **numpy_only: Any) -> Any:
         """Collective: the sum over `axis` (None: every axis, a NumPy scalar; an int or a tuple: a
         GlobalArray of the kept shape in even blocks), each element counted once (gdap.reduce_axes).
         The result's dtype is NumPy's: bool and integers narrower than 64 bits are summed as int64
-        (unsigned: uint64), so that they do not overflow; other dtypes keep theirs."""
-        return self._reduce("sum", axis)
+        (unsigned: uint64), so that they do not overflow; other dtypes keep theirs; `dtype` sums in
+        that dtype instead. np.sum(a) calls this; NumPy's out= and keepdims=True are refused."""
+        return self._numpy_reduce("sum", axis, dtype, out, keepdims, numpy_only)
 
-    def prod(self, axis: Any = None) -> Any:
+    def prod(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
+             **numpy_only: Any) -> Any:
         """Collective: the product over `axis` (as sum, dtype included)."""
-        return self._reduce("prod", axis)
+        return self._numpy_reduce("prod", axis, dtype, out, keepdims, numpy_only)
 
-    def min(self, axis: Any = None) -> Any:
+    def min(self, axis: Any = None, out: Any = None, keepdims: bool = False, **numpy_only: Any) -> Any:
         """Collective: the minimum over `axis` (as sum, in the array's dtype). InvalidArgumentError
         (a ValueError, as NumPy's) when a reduced axis has length 0: the minimum has no identity.
         NaN propagates as in np.min (not np.nanmin): NaN wherever a reduced element is NaN, whichever
         rank holds it; an all-NaN array gives NaN."""
-        return self._reduce("min", axis)
+        return self._numpy_reduce("min", axis, None, out, keepdims, numpy_only)
 
-    def max(self, axis: Any = None) -> Any:
+    def max(self, axis: Any = None, out: Any = None, keepdims: bool = False, **numpy_only: Any) -> Any:
         """Collective: the maximum over `axis` (as min; NaN propagates as in np.max)."""
-        return self._reduce("max", axis)
+        return self._numpy_reduce("max", axis, None, out, keepdims, numpy_only)
 
-    def mean(self, axis: Any = None) -> Any:
-        """Collective: the mean over `axis` (as sum; integers are averaged as float64)."""
-        src = self if self._dtype.kind in "fc" else self.astype(np.float64)
+    def mean(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
+             **numpy_only: Any) -> Any:
+        """Collective: the mean over `axis` (as sum; integers are averaged as float64, or in `dtype`,
+        float32 or float64)."""
+        _refuse_numpy_keywords("mean", out, keepdims, numpy_only)
+        want = np.dtype(dtype) if dtype is not None else None
+        if want is not None and want.kind != "f":
+            raise UnsupportedError("mean with dtype=%s: gdap's mean takes float32 or float64" % want)
+        src = self.astype(want) if want is not None and want != self._dtype else self
+        src = src if src._dtype.kind in "fc" else src.astype(np.float64)
         if src._dtype.kind == "c":
             raise UnsupportedError("mean of complex %s: gdap's mean takes float32 or float64" % src._dtype)
         return src._reduce("mean", axis)
 
-    def _reduce(self, op: str, axis: Any) -> Any:
+    def _numpy_reduce(self, op: str, axis: Any, dtype: Any, out: Any, keepdims: bool, numpy_only: dict) -> Any:
+        _refuse_numpy_keywords(op, out, keepdims, numpy_only)
+        return self._reduce(op, axis, None if dtype is None else np.dtype(dtype))
+
+    def _reduce(self, op: str, axis: Any, accumulate: Optional[np.dtype] = None) -> Any:
         axes = _axes(axis, self.ndim)
         if op in ("min", "max") and any(self.shape[a] == 0 for a in axes):  # every rank knows the shape
             raise InvalidArgumentError("zero-size array to reduction operation %s which has no identity"
                                        % {"min": "minimum", "max": "maximum"}[op])
         src = self.settled()
-        wide = _result_dtype(op, src._dtype)
+        wide = accumulate if accumulate is not None else _result_dtype(op, src._dtype)
         if wide != src._dtype:  # NumPy's accumulator: sums and products of small integers in 64 bits
             src = src.astype(wide)
         kept = tuple(n for i, n in enumerate(self.shape) if i not in axes)
@@ -872,6 +887,20 @@ def _dnpy_count_hint(prefix: str, nranks: int) -> Optional[str]:
             % (files, prefix, nranks, files, files))
 
 
+def _refuse_numpy_keywords(op: str, out: Any, keepdims: bool, numpy_only: dict) -> None:
+    """np.sum(a), np.max(a), ... pass NumPy's keywords to the method: those gdap cannot honour are
+    refused by name rather than ignored (a result silently not written to `out` is a wrong answer)."""
+    unsupported = sorted(numpy_only)
+    if out is not None:
+        unsupported.insert(0, "out")
+    if keepdims:
+        unsupported.append("keepdims=True")
+    if unsupported:
+        raise UnsupportedError("GlobalArray.%s (np.%s on a GlobalArray) does not support %s: it returns a new NumPy "
+                               "scalar (every axis) or GlobalArray (some axes); assign or reshape that instead"
+                               % (op, op, ", ".join(unsupported)))
+
+
 def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
@@ -1020,6 +1049,7 @@ def _count_ranks(devices: Devices, comm: Any, nranks: Optional[int]) -> int:
         return _spmd(comm, None).nranks
     if isinstance(devices, Controller):
         return devices.nranks
+    check_devices_argument(devices)
     if isinstance(devices, (int, np.integer)):
         return int(devices)
     return 1 if devices is None else len(devices)
