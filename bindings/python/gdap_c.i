@@ -49,20 +49,27 @@
 
 /* ---- errors ------------------------------------------------------------------------------ */
 
-/* Raises gdap._errors.error_class(status)(message); RuntimeError if that module is missing. */
+/* Raises gdap._errors.error_class(status)(python_text(message)): the message with the C calls it names
+ * as the fix in their Python spelling; RuntimeError(message) if that module is missing. */
 static void gdap_py_raise(int status, const char* message) {
   PyObject* cls = NULL;
+  PyObject* text = NULL;
   PyObject* errors = PyImport_ImportModule("gdap._errors");
   if (errors != NULL) {
     cls = PyObject_CallMethod(errors, "error_class", "i", status);
+    text = cls != NULL ? PyObject_CallMethod(errors, "python_text", "s", message) : NULL;
     Py_DECREF(errors);
   }
-  if (cls == NULL) {
+  if (cls == NULL || text == NULL) {
     PyErr_Clear();
+    Py_XDECREF(cls);
     cls = PyExc_RuntimeError;
     Py_INCREF(cls);
+    Py_XDECREF(text);
+    text = PyUnicode_FromString(message);
   }
-  PyErr_SetString(cls, message);
+  if (text != NULL) PyErr_SetObject(cls, text);
+  Py_XDECREF(text);
   Py_DECREF(cls);
 }
 

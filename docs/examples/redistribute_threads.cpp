@@ -3,6 +3,7 @@
 // every call checked. Build: c++ -std=c++20 redistribute_threads.cpp -lgdap -pthread
 #include <gdap/gdap.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -29,10 +30,12 @@ constexpr int64_t kRows = 6, kCols = 4, kRanks = 2;
 constexpr gdap_dtype kF64 = {GDAP_DTYPE_FLOAT, 64, 1};
 constexpr gdap_device kCpu = {GDAP_DEVICE_CPU, 0};
 
-// Rank r's block of `size` over `ranks` ranks along one dimension.
+// Rank r's block of `size` over `ranks` ranks along one dimension: ceil(size / ranks) each and the
+// last rank the rest, the rule of gdap_map_create_grid and Python's gdap.layout.block.
 gdap_dim block(int64_t size, int64_t ranks, int64_t r) {
+  const int64_t b = (size + ranks - 1) / ranks;
   gdap_dim d = GDAP_DIM_INIT;
-  check(gdap_dim_set_block(&d, size, ranks, r, size * r / ranks, size * (r + 1) / ranks));
+  check(gdap_dim_set_block(&d, size, ranks, r, std::min(size, b * r), std::min(size, b * (r + 1))));
   return d;
 }
 

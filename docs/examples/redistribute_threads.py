@@ -1,9 +1,10 @@
 import threading, numpy as np, gdap
 
 # Two ranks as threads of one process move a 6 x 4 array from row blocks to column blocks.
-def block(size, p, r):  # one dimension's dictionary: rank r's block of `size` over p ranks
-    return dict(dist_type="b", size=size, proc_grid_size=p, proc_grid_rank=r, start=size * r // p,
-                stop=size * (r + 1) // p)
+def block(size, p, r):  # rank r's block of `size` over p ranks: ceil(size / p) each, as gdap.layout.block
+    b = -(-size // p)
+    return dict(dist_type="b", size=size, proc_grid_size=p, proc_grid_rank=r, start=min(size, b * r),
+                stop=min(size, b * (r + 1)))
 rows = lambda r: [block(6, 2, r), block(4, 1, 0)]
 cols = lambda r: [block(6, 1, 0), block(4, 2, r)]
 src_map, dst_map = gdap.GlobalMap([rows(0), rows(1)]), gdap.GlobalMap([cols(0), cols(1)])

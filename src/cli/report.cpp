@@ -164,6 +164,9 @@ std::string picture(const gdap_map* map, int64_t max_cols, int64_t max_rows) {
     for (int64_t j = 0; j < c.cols; ++j) out += rank_symbol(c.at(i, j));
     out += '\n';
   }
+  if (std::any_of(c.owner.begin(), c.owner.end(), [](int64_t rank) { return rank >= 62; })) {
+    out += "  (0-9, a-z, A-Z are ranks 0-61; '#' is a rank of 62 or more)\n";
+  }
   return out;
 }
 

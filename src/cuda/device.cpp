@@ -7,6 +7,7 @@
 
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <mutex>
 #include <set>
@@ -18,10 +19,39 @@ namespace {
 cudaStream_t as_stream(void* stream) { return static_cast<cudaStream_t>(stream); }
 }  // namespace
 
+namespace {
+
+// Whether the NVIDIA driver's library can be loaded: the runtime reports "CUDA driver version is
+// insufficient" both for an old driver and for none at all, and none is the usual case (a CPU node).
+bool driver_library_loads() {
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (driver != nullptr) dlclose(driver);
+  return driver != nullptr;
+}
+
+// The runtime's text, except where it misleads: a missing driver or GPU is said as such.
+std::string cause(cudaError_t error) {
+  if (error == cudaErrorInsufficientDriver && !driver_library_loads()) {
+    return "no NVIDIA driver was found (libcuda.so.1 cannot be loaded), so there is no CUDA GPU here; use host "
+           "memory (device 'cpu'), or run on a machine with an NVIDIA GPU and driver";
+  }
+  if (error == cudaErrorInsufficientDriver) {
+    return fmt::format("the NVIDIA driver is older than the CUDA runtime gdap was built with ({}.{}): update the "
+                       "driver", CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+  }
+  if (error == cudaErrorNoDevice) {
+    return "no CUDA GPU was found: the NVIDIA driver is there but sees no device (is CUDA_VISIBLE_DEVICES empty "
+           "or wrong?)";
+  }
+  return cudaGetErrorString(error);
+}
+
+}  // namespace
+
 std::string error_text(int code, const std::string& what) {
   const auto error = static_cast<cudaError_t>(code);
   (void)cudaGetLastError();
-  return fmt::format("{} failed: {} ({})", what, cudaGetErrorString(error), cudaGetErrorName(error));
+  return fmt::format("{} failed: {} ({})", what, cause(error), cudaGetErrorName(error));
 }
 
 void fail_cuda(int code, const std::string& what, gdap_status status) { throw Error(status, error_text(code, what)); }

@@ -6,6 +6,7 @@
 
 #include "array/array.hpp"
 #include "core/checked.hpp"
+#include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "protocol/dim.hpp"
 
@@ -471,7 +472,7 @@ DnpyHeader parse_dnpy(std::span<const unsigned char> head, int64_t file_size, co
 std::string dnpy_heads(const std::string& version, const DimData& dims, gdap_dtype dtype, const std::vector<int64_t>& shape) {
   const char* descr = descr_of(dtype);
   if (descr == nullptr) {
-    fail(GDAP_ERR_UNSUPPORTED, "dtype (code {}, {} bits, {} lanes) has no NumPy .npy code", dtype.code, dtype.bits, dtype.lanes);
+    fail(GDAP_ERR_UNSUPPORTED, "dtype {} has no NumPy .npy code", dtype_text(dtype));
   }
   std::vector<std::string> reprs;
   for (int64_t i = 0; i < dims.ndim(); ++i) reprs.push_back(dim_repr(dims[i]));

@@ -10,6 +10,7 @@
 #include "array/memory.hpp"
 #include "comm/comm.hpp"
 #include "core/checked.hpp"
+#include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/versioned.hpp"
 #include "cuda/device.hpp"
@@ -156,8 +157,7 @@ void check_section(const gdap_comm& comm, const gdap_map& map, const gdap_array&
     }
   }
   if (zarr_type_name(a.section.dtype) == nullptr) {
-    fail(GDAP_ERR_UNSUPPORTED, "dtype (code {}, {} bits, {} lanes) has no Zarr v3 data_type", a.section.dtype.code,
-         a.section.dtype.bits, a.section.dtype.lanes);
+    fail(GDAP_ERR_UNSUPPORTED, "dtype {} has no Zarr v3 data_type", dtype_text(a.section.dtype));
   }
   if (memory_of(&a) == Memory::none) fail(GDAP_ERR_UNSUPPORTED, "the section's memory cannot be read by gdap");
 }

@@ -264,8 +264,9 @@ void validate_dim(const gdap_dim& dim, int64_t dim_index, int64_t extent) {
              "key at its GDAP_DIM_INIT value", label, key);
       }
       if (extent < 0) {
-        fail(GDAP_ERR_PROTOCOL, "{}: the empty dictionary {{}} needs the buffer shape to be resolved (extent {})",
-             label, extent);
+        fail(GDAP_ERR_PROTOCOL, "{}: the empty dictionary {{}} needs the buffer shape to be resolved: it stands "
+             "for the buffer's whole extent, and no shape was given with the dictionaries (in JSON: {{\"dim_data\": "
+             "[...], \"shape\": [...]}})", label);
       }
       validate_dim(resolve_alias(dim, extent), dim_index, extent);  // recurses once: the result is 'b'
       return;

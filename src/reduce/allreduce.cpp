@@ -3,6 +3,7 @@
 #include "reduce/reduction.hpp"
 
 #include "array/array.hpp"
+#include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/nan_order.hpp"
 
@@ -124,8 +125,8 @@ bool reducible(gdap_dtype t) {
 
 void check_reducible(gdap_dtype t, const char* which) {
   if (!reducible(t)) {
-    fail(GDAP_ERR_UNSUPPORTED, "{}'s dtype (code {}, {} bits, {} lanes) cannot be reduced: int8/32/64, "
-         "uint8/32/64, float32/64 can", which, t.code, t.bits, t.lanes);
+    fail(GDAP_ERR_UNSUPPORTED, "{}'s dtype {} cannot be reduced: int8/32/64, uint8/32/64, float32/64 can", which,
+         dtype_text(t));
   }
 }
 

@@ -67,8 +67,8 @@ def one_row_too_many():
     gdap.redistribute(comm, plan, src, d)
 
 
-told("redistribute (together): a destination one row too long -> the failing rank's ProtocolError on every rank",
-     one_row_too_many, C.GDAP_ERR_PROTOCOL)
+told("redistribute (together): a destination one row too long -> the failing rank's InvalidArgumentError (naming dst) "
+     "on every rank", one_row_too_many, C.GDAP_ERR_INVALID_ARGUMENT)
 
 told("reshard (_spmd_prepare): a layout of the wrong shape on one rank -> its InvalidArgumentError on every rank",
      lambda: a.reshard(layout.block((8, 5), P) if R == FAILING else cyc), C.GDAP_ERR_INVALID_ARGUMENT)

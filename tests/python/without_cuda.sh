@@ -4,8 +4,8 @@
 # that the dynamic loader could find (ldconfig's cache, the toolkit's directory, LD_LIBRARY_PATH) is
 # covered by /dev/null, so that loading it fails ("file too short"); that each named library is now
 # unloadable is checked first. Then gdap imports, refuses NCCL (when built with it, GDAP_HAVE_NCCL=1)
-# with UnsupportedError naming libnccl, and the host tests of the Python suite pass against the build
-# tree. unshare and mount need root (CAP_SYS_ADMIN), as CI has: where they are refused the test fails.
+# with UnsupportedError naming libnccl, a CUDA allocation says that no driver was found, and the host
+# tests of the Python suite pass against the build tree. unshare and mount need root (CAP_SYS_ADMIN), as CI has: where they are refused the test fails.
 # Usage: without_cuda.sh PYTHON PACKAGE_DIR TESTS_DIR TOOLKIT_LIB_DIR SONAME...
 set -euo pipefail
 if [ "${GDAP_CUDA_HIDDEN:-}" != 1 ]; then
@@ -46,4 +46,16 @@ else:
     raise SystemExit("gdap_comm_from_nccl did not refuse a missing NCCL")
 PY
 fi
+# No driver: a device allocation says so, not the runtime's "driver version is insufficient".
+"$python" - <<'PY'
+import gdap
+try:
+    gdap.empty((10,), "float64", device="cuda")
+except gdap.DeviceError as e:
+    text = str(e)
+    assert "no NVIDIA driver was found" in text and "insufficient" not in text, text
+    print("no driver: %s" % text)
+else:
+    raise SystemExit("a CUDA allocation succeeded with the driver hidden")
+PY
 "$python" -m pytest -p no:cacheprovider -q -m "not gpu" "$tests"

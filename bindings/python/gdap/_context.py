@@ -291,6 +291,16 @@ class _Workers:
         self._abandoned = None
 
 
+def check_devices_argument(devices: Any) -> None:
+    """`devices` is a number of ranks or one device per rank: a bool is no count, and a str would be
+    read one character per rank ('cuda' as 'c', 'u', ...)."""
+    if isinstance(devices, bool):  # an int to Python, but no count of ranks
+        raise TypeError("devices must be a number of ranks or a sequence of devices, not %r" % devices)
+    if isinstance(devices, (str, bytes)):
+        raise TypeError("devices=%r is one device, but devices takes one per rank: a list such as "
+                        "['cuda:0', 'cuda:1'] or ['cpu'] * 4, or a number of host ranks" % (devices,))
+
+
 class Controller(Context):
     """Single controller over an in-process group: `devices` is the number of ranks (each in host
     memory) or one device per rank ('cpu', 'cuda:N' or an int N for 'cuda:N'; ranks may share a
@@ -308,8 +318,7 @@ class Controller(Context):
 
     def __init__(self, devices: Union[int, Sequence[DeviceSpec]]) -> None:
         super().__init__()
-        if isinstance(devices, bool):  # an int to Python, but no count of ranks
-            raise TypeError("devices must be a number of ranks or a sequence of devices, not %r" % devices)
+        check_devices_argument(devices)
         comms = None
         if isinstance(devices, (int, np.integer)):
             if devices < 1:
@@ -334,8 +343,7 @@ class Controller(Context):
 
     @classmethod
     def of(cls, devices: Union[int, Sequence[DeviceSpec]]) -> Controller:
-        if isinstance(devices, bool):
-            raise TypeError("devices must be a number of ranks or a sequence of devices, not %r" % devices)
+        check_devices_argument(devices)
         key = ("cpu",) * int(devices) if isinstance(devices, (int, np.integer)) else tuple(
             device_label(d) for d in devices)
         with cls._shared_lock:

@@ -49,6 +49,11 @@ def _axis(layout: GlobalMap, axis: int) -> str:
     return "unstructured over %d: %s indices%s" % (grid[axis], ", ".join(str(n) for n in counts), more)
 
 
+def axes_text(layout: GlobalMap) -> str:
+    """A GlobalMap's repr: each axis on one line's worth ("axis 0: block over 4: [0:3) [3:6) ...")."""
+    return "; ".join("axis %d: %s" % (i, _axis(layout, i)) for i in range(len(layout.shape)))
+
+
 def describe(a: GlobalArray) -> str:
     ranks = a.devices
     devices = sorted(set(ranks.values()))

@@ -121,3 +121,24 @@ _BY_STATUS = {cls.status: cls for cls in (
 def error_class(status: int) -> type[Error]:
     """The exception class for a gdap_status code (Error for a code this binding does not know)."""
     return _BY_STATUS.get(status, Error)
+
+
+# C messages that name a C call as the fix, with what a Python caller writes instead. Exact phrases,
+# applied in order, only to messages that come from the C library (gdap_c.i calls python_text).
+_PYTHON_NAMES = (
+    ("describe it with gdap_dim_set_undistributed(dim, extent)",
+     "give a shape instead, or describe the dimension with a full dictionary ('b' over one grid rank: "
+     "size, start 0 and stop the extent)"),
+    ("call gdap_dim_set_undistributed with the buffer's extent",
+     "give a full dictionary instead ('b' over one grid rank: size, start 0 and stop the buffer's extent)"),
+    ("(gdap_dim_set_undistributed)", "(a full dictionary: 'b' over one grid rank)"),
+    ("gdap_array_create_shm", "gdap.empty_shm"),
+)
+
+
+def python_text(message: str) -> str:
+    """A C error message as a Python caller should read it: C calls named as the fix become gdap's
+    Python equivalents (_PYTHON_NAMES)."""
+    for c_words, python_words in _PYTHON_NAMES:
+        message = message.replace(c_words, python_words)
+    return message

@@ -24,6 +24,8 @@ import functools
 import math
 import numbers
 import operator
+import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Optional, Union
 
@@ -31,7 +33,8 @@ import numpy as np
 
 from . import _gdap_c as _c
 from ._args import axis_items, integer
-from ._context import Context, Controller, DeviceSpec, Spmd, cuda_ordinal, device_label, run_c
+from ._context import (Context, Controller, DeviceSpec, Spmd, check_devices_argument, cuda_ordinal, device_label,
+                       run_c)
 from ._errors import InvalidArgumentError, UnsupportedError
 from ._local import LocalArray, device_to_c, dtype_to_c, from_distarray, from_dlpack
 from ._map import GlobalMap
@@ -561,42 +564,56 @@ class GlobalArray:
 
     # -- reductions ----------------------------------------------------------------------------
 
-    def sum(self, axis: Any = None) -> Any:
+    def sum(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
+            **numpy_only: Any) -> Any:
         """Collective: the sum over `axis` (None: every axis, a NumPy scalar; an int or a tuple: a
         GlobalArray of the kept shape in even blocks), each element counted once (gdap.reduce_axes).
         The result's dtype is NumPy's: bool and integers narrower than 64 bits are summed as int64
-        (unsigned: uint64), so that they do not overflow; other dtypes keep theirs."""
-        return self._reduce("sum", axis)
+        (unsigned: uint64), so that they do not overflow; other dtypes keep theirs; `dtype` sums in
+        that dtype instead. np.sum(a) calls this; NumPy's out= and keepdims=True are refused."""
+        return self._numpy_reduce("sum", axis, dtype, out, keepdims, numpy_only)
 
-    def prod(self, axis: Any = None) -> Any:
+    def prod(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
+             **numpy_only: Any) -> Any:
         """Collective: the product over `axis` (as sum, dtype included)."""
-        return self._reduce("prod", axis)
+        return self._numpy_reduce("prod", axis, dtype, out, keepdims, numpy_only)
 
-    def min(self, axis: Any = None) -> Any:
+    def min(self, axis: Any = None, out: Any = None, keepdims: bool = False, **numpy_only: Any) -> Any:
         """Collective: the minimum over `axis` (as sum, in the array's dtype). InvalidArgumentError
         (a ValueError, as NumPy's) when a reduced axis has length 0: the minimum has no identity.
         NaN propagates as in np.min (not np.nanmin): NaN wherever a reduced element is NaN, whichever
         rank holds it; an all-NaN array gives NaN."""
-        return self._reduce("min", axis)
+        return self._numpy_reduce("min", axis, None, out, keepdims, numpy_only)
 
-    def max(self, axis: Any = None) -> Any:
+    def max(self, axis: Any = None, out: Any = None, keepdims: bool = False, **numpy_only: Any) -> Any:
         """Collective: the maximum over `axis` (as min; NaN propagates as in np.max)."""
-        return self._reduce("max", axis)
+        return self._numpy_reduce("max", axis, None, out, keepdims, numpy_only)
 
-    def mean(self, axis: Any = None) -> Any:
-        """Collective: the mean over `axis` (as sum; integers are averaged as float64)."""
-        src = self if self._dtype.kind in "fc" else self.astype(np.float64)
+    def mean(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
+             **numpy_only: Any) -> Any:
+        """Collective: the mean over `axis` (as sum; integers are averaged as float64, or in `dtype`,
+        float32 or float64)."""
+        _refuse_numpy_keywords("mean", out, keepdims, numpy_only)
+        want = np.dtype(dtype) if dtype is not None else None
+        if want is not None and want.kind != "f":
+            raise UnsupportedError("mean with dtype=%s: gdap's mean takes float32 or float64" % want)
+        src = self.astype(want) if want is not None and want != self._dtype else self
+        src = src if src._dtype.kind in "fc" else src.astype(np.float64)
         if src._dtype.kind == "c":
             raise UnsupportedError("mean of complex %s: gdap's mean takes float32 or float64" % src._dtype)
         return src._reduce("mean", axis)
 
-    def _reduce(self, op: str, axis: Any) -> Any:
+    def _numpy_reduce(self, op: str, axis: Any, dtype: Any, out: Any, keepdims: bool, numpy_only: dict) -> Any:
+        _refuse_numpy_keywords(op, out, keepdims, numpy_only)
+        return self._reduce(op, axis, None if dtype is None else np.dtype(dtype))
+
+    def _reduce(self, op: str, axis: Any, accumulate: Optional[np.dtype] = None) -> Any:
         axes = _axes(axis, self.ndim)
         if op in ("min", "max") and any(self.shape[a] == 0 for a in axes):  # every rank knows the shape
             raise InvalidArgumentError("zero-size array to reduction operation %s which has no identity"
                                        % {"min": "minimum", "max": "maximum"}[op])
         src = self.settled()
-        wide = _result_dtype(op, src._dtype)
+        wide = accumulate if accumulate is not None else _result_dtype(op, src._dtype)
         if wide != src._dtype:  # NumPy's accumulator: sums and products of small integers in 64 bits
             src = src.astype(wide)
         kept = tuple(n for i, n in enumerate(self.shape) if i not in axes)
@@ -790,8 +807,14 @@ class GlobalArray:
             ctx = devices if isinstance(devices, Controller) else Controller.of(
                 devices if devices is not None else 1 if nranks is None else integer(nranks, "nranks"))
         path = str(prefix)
-        loaded = run_c(ctx, lambda r: (), lambda comm, device: LocalArray(_c.gdap_dnpy_load(comm, path, device)),
-                       lambda r: (device_to_c(ctx.device(r)),), placeholders=(device_to_c("cpu"),))
+        try:
+            loaded = run_c(ctx, lambda r: (), lambda comm, device: LocalArray(_c.gdap_dnpy_load(comm, path, device)),
+                           lambda r: (device_to_c(ctx.device(r)),), placeholders=(device_to_c("cpu"),))
+        except InvalidArgumentError as e:
+            hint = None if ctx.spmd else _dnpy_count_hint(path, ctx.nranks)
+            if hint is None:
+                raise
+            raise type(e)("%s; %s" % (e, hint)) from e
         if ctx.spmd:
             return cls._from_local_section(loaded[ctx.ranks[0]], None, ctx.comm(ctx.ranks[0]), None)
         assert isinstance(ctx, Controller)
@@ -864,6 +887,35 @@ def _result_dtype(op: str, dtype: np.dtype) -> np.dtype:
     return dtype
 
 
+def _dnpy_count_hint(prefix: str, nranks: int) -> Optional[str]:
+    """When the files <prefix>_<rank>.dnpy are not one per rank of this controller: how to load them
+    (the C message speaks of a communicator, which a single controller's caller never made)."""
+    folder, stem = os.path.split(prefix)
+    pattern = re.compile(re.escape(stem) + r"_[0-9]+\.dnpy")
+    try:
+        files = sum(1 for name in os.listdir(folder or ".") if pattern.fullmatch(name))
+    except OSError:
+        return None
+    if files in (0, nranks):
+        return None
+    return ("%d files %s_<rank>.dnpy but this controller has %d ranks: give devices=%d (or nranks=%d) to load them"
+            % (files, prefix, nranks, files, files))
+
+
+def _refuse_numpy_keywords(op: str, out: Any, keepdims: bool, numpy_only: dict) -> None:
+    """np.sum(a), np.max(a), ... pass NumPy's keywords to the method: those gdap cannot honour are
+    refused by name rather than ignored (a result silently not written to `out` is a wrong answer)."""
+    unsupported = sorted(numpy_only)
+    if out is not None:
+        unsupported.insert(0, "out")
+    if keepdims:
+        unsupported.append("keepdims=True")
+    if unsupported:
+        raise UnsupportedError("GlobalArray.%s (np.%s on a GlobalArray) does not support %s: it returns a new NumPy "
+                               "scalar (every axis) or GlobalArray (some axes); assign or reshape that instead"
+                               % (op, op, ", ".join(unsupported)))
+
+
 def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
@@ -887,7 +939,29 @@ def _as_section(x: Any, layout: Optional[GlobalMap], rank: int) -> LocalArray:
         return from_distarray(x)
     if layout is None:
         raise InvalidArgumentError("rank %d's section (%s) has no dim_data: give the layout" % (rank, type(x).__name__))
+    shape = getattr(x, "shape", None)
+    if shape is not None and tuple(shape) != tuple(layout.local_shape(rank)):
+        raise InvalidArgumentError(_block_mismatch(tuple(shape), layout, rank))
     return from_dlpack(x, layout.dim_data(rank))
+
+
+def _block_mismatch(shape: tuple[int, ...], layout: GlobalMap, rank: int) -> str:
+    """Why rank `rank`'s section of this shape is not the layout's: per differing dimension, the
+    layout's range and the section's extent, and the usual cause (two block rules)."""
+    want = tuple(layout.local_shape(rank))
+    if len(want) != len(shape):
+        return "rank %d's section has shape %s but the layout gives rank %d the shape %s" % (rank, shape, rank, want)
+    dims = layout.dim_data(rank)
+    differ = []
+    for i, (d, w, h) in enumerate(zip(dims, want, shape)):
+        if w != h:
+            where = " [%d, %d)" % (d["start"], d["stop"]) if "start" in d else ""
+            differ.append("dimension %d ('%s'): the layout gives rank %d %d elements%s of %d, its section has %d"
+                          % (i, d.get("dist_type", ""), rank, w, where, d.get("size", w), h))
+    return ("%s. The layout's block for rank %d differs from the section: check that both sides use the same block "
+            "rule (gdap.layout.block, like gdap_map_create_grid, gives each rank ceil(n / p) elements and the last "
+            "rank the rest; size * r / p .. size * (r + 1) / p is another rule), or give from_sections no layout to "
+            "take each section's own dim_data (LocalArray, distbuffer)" % ("; ".join(differ), rank))
 
 
 def _check_sections(sections: dict[int, LocalArray], layout: GlobalMap) -> None:
@@ -1002,6 +1076,7 @@ def _count_ranks(devices: Devices, comm: Any, nranks: Optional[int]) -> int:
         return _spmd(comm, None).nranks
     if isinstance(devices, Controller):
         return devices.nranks
+    check_devices_argument(devices)
     if isinstance(devices, (int, np.integer, np.bool_)):
         return integer(devices, "devices (a number of ranks)")
     return 1 if devices is None else len(devices)

@@ -242,7 +242,9 @@ class GlobalMap(Handle):
     def __repr__(self) -> str:
         if self._handle is None:
             return "<gdap.GlobalMap (closed)>"
-        return "<gdap.GlobalMap shape=%s grid=%s>" % (self.shape, self.grid_shape)
+        from ._describe import axes_text
+        axes = axes_text(self)
+        return "<gdap.GlobalMap shape=%s grid=%s%s>" % (self.shape, self.grid_shape, "; " + axes if axes else "")
 
 
 def _same_dim_data(a: tuple[dict[str, Any], ...], b: tuple[dict[str, Any], ...]) -> bool:

@@ -132,17 +132,22 @@ def _local_shape(gmap: GlobalMap, rank: int) -> Optional[Shape]:
 
 
 def _section(x: SectionLike, gmap: GlobalMap, rank: int, dtype: Optional[DTypeLike],
-             dims: Optional[Dims] = None) -> tuple[Optional[LocalArray], bool]:
+             dims: Optional[Dims] = None, what: str = "section") -> tuple[Optional[LocalArray], bool]:
     """A LocalArray for x as this rank's section of `gmap` (None where the rank is outside the
     map, which gdap ignores; an empty section made here for None where the rank's section is
     empty); the bool says whether it was made here (and is to be closed here). `dims`: the rank's
-    dim_data already converted (Plan._section_dims), else converted here."""
+    dim_data already converted (Plan._section_dims), else converted here. `what` names x in the
+    error when its shape is not the rank's local shape ("dst")."""
     if x is None and rank < gmap.nranks and 0 in gmap.local_shape(rank):
         return empty(gmap.dim_data(rank), np.dtype(dtype)), True
     if x is None or rank >= gmap.nranks or isinstance(x, LocalArray):
         return x, False
     if hasattr(x, "__distarray__") or isinstance(x, Mapping):
         return from_distarray(x), True
+    shape = getattr(x, "shape", None)
+    if shape is not None and tuple(shape) != tuple(gmap.local_shape(rank)):
+        raise InvalidArgumentError("%s has local shape %s but the %s map gives rank %d %s"
+                                   % (what, tuple(shape), what, rank, tuple(gmap.local_shape(rank))))
     if dims is None:
         dims = dims_from_dim_data(gmap.dim_data(rank))
     return from_dlpack_with_dims(x, dims), True
@@ -160,8 +165,8 @@ def redistribute(comm: Comm, plan: Plan, src: SectionLike, dst: SectionLike) -> 
     """
     rank, role = plan.rank, plan.role
     together(comm, lambda s, d: _c.gdap_redistribute(comm._h(), plan._h(), s, d),
-             [lambda: _section(src, plan.src, rank, plan.dtype, plan._section_dims("src")),
-              lambda: _section(dst, plan.dst, role, plan.dtype, plan._section_dims("dst"))])
+             [lambda: _section(src, plan.src, rank, plan.dtype, plan._section_dims("src"), "src"),
+              lambda: _section(dst, plan.dst, role, plan.dtype, plan._section_dims("dst"), "dst")])
     return dst
 
 
