@@ -131,7 +131,7 @@ def test_a_bool_is_no_rank_of_a_map_query(query):
 @pytest.mark.parametrize("index", [True, (np.bool_(False),), (1.0,)], ids=repr)
 def test_a_bool_or_float_is_no_global_index(index):
     # Rule: m.owner(True) is no element 1 (an index entry that is no integer: gdap's own index error).
-    with pytest.raises(gdap.InvalidArgumentError, match=r"index(\[0\])? must be an integer, not (boolean|float)"):
+    with pytest.raises(gdap.InvalidArgumentError, match=r"dimension 0: global\[0\] must be an integer, not (boolean|float)"):
         layout.block((8,), 2).owner(index)
 
 
@@ -225,3 +225,88 @@ def test_a_cuda_array_interface_stream_is_read_as_its_handle(stream):
     from gdap._local import cai_stream
     got = cai_stream(_CaiProducer(stream).__cuda_array_interface__)
     assert got == (None if stream is None else int(stream)) and (got is None or type(got) is int)
+
+
+# ---- review 12: the strict readers refused inputs taken before, or named them loosely ----------------------------
+
+
+class _CommLike:
+    """An mpi4py communicator as Plan and Halo read one: an object whose `rank` is an integer."""
+
+    def __init__(self, rank):
+        self._rank = rank
+
+    @property
+    def rank(self):
+        return self._rank
+
+
+def test_plan_and_halo_take_any_object_with_an_integer_rank():
+    # Rule: review 12 #2: Plan(..., MPI.COMM_WORLD) worked before the strict readers and raised TypeError after.
+    m = layout.padded((8,), 2, halo=1)
+    assert gdap.Plan(m, m, np.float64, _CommLike(1)).rank == 1
+    assert gdap.Plan(m, m, np.float64, _CommLike(np.int64(1))).rank == 1
+    assert gdap.Halo(m, np.float64, _CommLike(1)).rank == 1
+
+
+@pytest.mark.parametrize("rank, message", [(True, "boolean True"), (1.0, "float 1.0")], ids=repr)
+def test_an_object_whose_rank_is_no_integer_is_refused(rank, message):
+    # Rule: review 12 #2: .rank is read strictly too (a bool or float .rank is no rank 1).
+    m = layout.padded((8,), 2, halo=1)
+    for make in (lambda: gdap.Plan(m, m, np.float64, _CommLike(rank)), lambda: gdap.Halo(m, np.float64, _CommLike(rank))):
+        with pytest.raises(TypeError, match=r"rank \(_CommLike.rank\) must be an integer, not %s" % message):
+            make()
+
+
+def test_a_0d_bool_array_is_a_flag():
+    # Rule: review 12 #3: periodic=np.array(True) made a periodic layout before the strict readers.
+    m = layout.grid(8, nranks=2, periodic=np.array(True), halo=1)
+    assert m.dim_data(0)[0]["periodic"] is True
+    assert layout.unstructured((4,), [[0, 1], [2, 3]], one_to_one=np.array(True)).nranks == 2
+    with pytest.raises(TypeError, match="periodic.0. must be True or False, not ndarray"):
+        layout.grid(8, nranks=2, periodic=np.array(1))
+
+
+def test_unstructured_takes_one_scalar_row_per_rank():
+    # Rule: review 12 #3: layout.unstructured(2, [0, 1]) (one row each) was refused as 0-d indices.
+    m = layout.unstructured(2, [0, np.int64(1)])
+    assert m.owner(1) == (1, (0,)) and m.owned_shape(0) == (1,)
+    with pytest.raises(gdap.ProtocolError, match="rank 1: key 'indices' must hold integers, not float64"):
+        layout.unstructured(2, [0, 1.5])
+    with pytest.raises(gdap.ProtocolError, match="rank 0: key 'indices' must be a 1-d sequence or buffer of integers, not string"):
+        layout.unstructured(2, ["0", 1])
+
+
+def test_a_per_axis_argument_may_be_a_numpy_array():
+    # Rule: review 12 #4: periodic=np.array([True, False]) is one flag per axis, not one ndarray for every axis.
+    m = layout.grid((8, 4), (2, 1), periodic=np.array([True, False]), halo=np.array([1, 0]))
+    assert m.dim_data(0) == layout.grid((8, 4), (2, 1), periodic=[True, False], halo=[1, 0]).dim_data(0)
+    d = m.dim_data(0)
+    assert d[0]["periodic"] is True and "periodic" not in d[1]
+    assert d[0]["padding"] == (1, 1) and "padding" not in d[1]
+    with pytest.raises(ValueError, match="halo has 3 values but the shape has 2 axes"):
+        layout.grid((8, 4), (2, 1), halo=np.array([1, 0, 0]))
+
+
+@pytest.mark.parametrize("query, label", [(lambda m: m.owner((1.5, 0)), "global"),
+                                          (lambda m: m.owners((1.5, 0)), "global"),
+                                          (lambda m: m.local_to_global(0, (1.5, 0)), "local"),
+                                          (lambda m: _local_section(m).global_to_local((1.5, 0)), "global"),
+                                          (lambda m: _local_section(m).local_to_global((1.5, 0)), "local")],
+                         ids=["owner", "owners", "map.local_to_global", "LocalArray.global_to_local",
+                              "LocalArray.local_to_global"])
+def test_an_index_error_names_the_dimension_and_the_index(query, label):
+    # Rule: review 12 #5: "dimension 0: global[0] must be an integer", as before, not "index[0]".
+    with pytest.raises(gdap.InvalidArgumentError, match=r"dimension 0: %s\[0\] must be an integer, not float 1.5" % label):
+        query(layout.block((4, 4), 2))
+
+
+def _local_section(m):
+    return gdap.GlobalArray.empty(m, np.float64).section(0)
+
+
+@pytest.mark.parametrize("index", ["ab", b"ab"], ids=repr)
+def test_a_string_is_no_index(index):
+    # Rule: review 12 #5: owner("ab") is refused as a whole, not as "index[0] ... string 'a'".
+    with pytest.raises(gdap.InvalidArgumentError, match="global index must be an integer or a sequence of integers, not"):
+        layout.block((4, 4), 2).owner(index)

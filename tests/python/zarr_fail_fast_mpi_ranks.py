@@ -1,7 +1,8 @@
 """One MPI rank's part of test_zarr_fail_fast_mpi.py (run under mpiexec -n 2, not collected by
 pytest): a rank whose Zarr arguments are bad (codec, shuffle, level, overwrite) or that cannot see
 the store raises its own error, and every other rank RemoteError quoting it, at once: well under
-the communicator's 60 s timeout (hunt 12 #7: they waited the whole timeout). Each case names its
+the communicator's 60 s timeout (hunt 12 #7: they waited the whole timeout; review 12 #1: for an
+array with a pending reduction they got "ranks are in different collective calls"). Each case names its
 rule; the communicator must still work after each. Prints "rank R: ok" on success."""
 import os
 import sys
@@ -61,6 +62,10 @@ fails_fast("gdap.save_zarr: a shuffle bad on one rank",
                                   shuffle=bad("shuffle", "byte")), ValueError, "not 'byte'")
 fails_fast("gdap.save_zarr: level 'x' on one rank",
            lambda: gdap.save_zarr(comm, lay, a.section(), os.path.join(base, "s3"), level=bad(0, "x")), TypeError,
+           "level must be an integer, not string 'x'")
+pending = gdap.GlobalArray.from_sections(np.arange(8.0) + R, layout.replicated((8,), P), comm=comm, pending="sum")
+fails_fast("GlobalArray.save_zarr: level 'x' on one rank of an array with a pending reduction",
+           lambda: pending.save_zarr(os.path.join(base, "s4"), level=bad(0, "x")), TypeError,
            "level must be an integer, not string 'x'")
 fails_fast("GlobalArray.load_zarr: a store one rank cannot see",
            lambda: gdap.GlobalArray.load_zarr(os.path.join(base, bad("good", "missing")), comm=comm),

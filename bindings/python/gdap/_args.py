@@ -39,11 +39,15 @@ def optional_integer(value: Any, name: str) -> Optional[int]:
 
 
 def flag(value: Any, name: str) -> bool:
-    """`value` as a Python bool: True, False or a NumPy bool; TypeError naming `name` otherwise (a
-    string such as 'no' or an int is no flag)."""
-    if not isinstance(value, (bool, np.bool_)):
+    """`value` as a Python bool: True, False, a NumPy bool or a 0-d NumPy bool array; TypeError
+    naming `name` otherwise (a string such as 'no' or an int is no flag)."""
+    if not (isinstance(value, (bool, np.bool_)) or _is_0d_bool_array(value)):
         raise TypeError("%s must be True or False, not %s" % (name, describe(value)))
     return bool(value)
+
+
+def _is_0d_bool_array(value: Any) -> bool:
+    return isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype == np.bool_
 
 
 def axis_items(axis: Any) -> list:
@@ -54,10 +58,14 @@ def axis_items(axis: Any) -> list:
     return list(axis)
 
 
-def index_tuple(index: Any) -> tuple[int, ...]:
-    """A global or local index argument (one integer for 1-d, or one per axis) as a tuple of ints;
-    gdap.InvalidArgumentError (as gdap's own index checks) for an entry that is no integer."""
+def index_tuple(index: Any, label: str) -> tuple[int, ...]:
+    """A `label` ("global" or "local") index argument (one integer for 1-d, or one per axis) as a
+    tuple of ints; gdap.InvalidArgumentError (as gdap's own index checks) for a string (whose
+    characters or bytes are no index entries) or an entry that is no integer, naming its dimension."""
     from ._errors import InvalidArgumentError
-    if isinstance(index, (bool, np.bool_, int, np.integer)) or not hasattr(index, "__iter__"):
-        return (integer(index, "index", InvalidArgumentError),)
-    return tuple(integer(i, "index[%d]" % k, InvalidArgumentError) for k, i in enumerate(index))
+    if isinstance(index, (str, bytes)):
+        raise InvalidArgumentError("%s index must be an integer or a sequence of integers, not %s"
+                                   % (label, describe(index)))
+    entries = [index] if isinstance(index, (bool, np.bool_, int, np.integer)) or not hasattr(index, "__iter__") \
+        else index
+    return tuple(integer(i, "dimension %d: %s[%d]" % (k, label, k), InvalidArgumentError) for k, i in enumerate(entries))

@@ -173,7 +173,10 @@ def _reason_of(error: BaseException) -> str:
 
 
 def rank_arg(rank: Any) -> int:
-    """A `rank` argument that is an int (NumPy's too) or this rank's Comm, as an int."""
+    """A `rank` argument as an int: an int (NumPy's too), or an object whose `rank` is one (this
+    rank's Comm, an mpi4py communicator), read strictly (a bool or float `.rank` is refused)."""
     if isinstance(rank, Comm):
         return rank.rank
+    if hasattr(rank, "rank"):
+        return integer(rank.rank, "rank (%s.rank)" % type(rank).__name__)
     return integer(rank, "rank (an int or this rank's gdap.Comm)")

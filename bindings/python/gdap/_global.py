@@ -765,9 +765,11 @@ class GlobalArray:
         are wrong still takes part, so that the others raise RemoteError naming it at once."""
         from ._zarr import release_save, zarr_options
         ctx = self._ctx
+        # Settled first: a rank whose arguments are wrong releases its peers into gdap_zarr_save, so
+        # every rank must be past settled()'s reduction by then.
+        src = self.settled()
         options = _prepare(ctx, lambda r: zarr_options(codec, level, overwrite),
                            lambda ctx, r: release_save(ctx.comm(r)))[ctx.ranks[0]]
-        src = self.settled()
         run_c(ctx, lambda r: (src._layout, src._sections[r]),
               lambda comm, layout_h, section: _c.gdap_zarr_save(comm, layout_h, section, str(path), options))
 

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 class Halo(Handle):
     """One rank's part of a halo exchange on distribution `gmap` (a GlobalMap) for elements of
-    `dtype`. `rank` is an int or this rank's Comm. `corners=True` fills edges and corners too (a
+    `dtype`. `rank` is an int or an object with an integer `rank` (this rank's Comm, an mpi4py
+    communicator). `corners=True` fills edges and corners too (a
     full-neighbourhood stencil); False fills faces only. `widths` (None, or one int per dimension)
     caps the cells filled on each side to those next to the owned range.
 

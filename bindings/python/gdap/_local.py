@@ -183,11 +183,11 @@ class LocalArray(Handle):
 
     def global_to_local(self, global_index: Index) -> Shape:
         """Local index (tuple) of a global index held here; NotFoundError otherwise."""
-        return _c.gdap_array_global_to_local(self._h(), _index_tuple(global_index))
+        return _c.gdap_array_global_to_local(self._h(), index_tuple(global_index, "global"))
 
     def local_to_global(self, local_index: Index) -> Shape:
         """Global index (tuple) held at a local index; OutOfRangeError outside the buffer."""
-        return _c.gdap_array_local_to_global(self._h(), _index_tuple(local_index))
+        return _c.gdap_array_local_to_global(self._h(), index_tuple(local_index, "local"))
 
     def __repr__(self) -> str:
         if self._handle is None:
@@ -299,10 +299,6 @@ def _dtype_text(array: LocalArray) -> str:
         return str(array.dtype)
     except UnsupportedError:
         return str(_c.gdap_array_dtype(array._h()))
-
-
-def _index_tuple(index: Index) -> Shape:
-    return index_tuple(index)
 
 
 # ---- making local arrays --------------------------------------------------------------------

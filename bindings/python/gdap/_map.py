@@ -178,17 +178,17 @@ class GlobalMap(Handle):
 
     def owner(self, global_index: Index) -> tuple[int, Shape]:
         """(rank, local index tuple) owning a global index (for replicas, the lowest rank)."""
-        return _c.gdap_map_owner(self._h(), _index(global_index))
+        return _c.gdap_map_owner(self._h(), index_tuple(global_index, "global"))
 
     def owners(self, global_index: Index) -> tuple[int, ...]:
         """Every rank owning a global index, ascending (a tuple)."""
         h = self._h()
-        ranks, count = _c.gdap_map_owners(h, _index(global_index), _c.gdap_map_nranks(h))
+        ranks, count = _c.gdap_map_owners(h, index_tuple(global_index, "global"), _c.gdap_map_nranks(h))
         return ranks
 
     def local_to_global(self, rank: int, local_index: Index) -> Shape:
         """The global index held at a local index of rank `rank`'s buffer."""
-        return _c.gdap_map_local_to_global(self._h(), integer(rank, "rank"), _index(local_index))
+        return _c.gdap_map_local_to_global(self._h(), integer(rank, "rank"), index_tuple(local_index, "local"))
 
     def runs(self, rank: int, dim: int) -> list[Run]:
         """Rank `rank`'s owned runs along dimension `dim`: (global_start, length, local_start)
@@ -252,7 +252,3 @@ def _same_dim_data(a: tuple[dict[str, Any], ...], b: tuple[dict[str, Any], ...])
     return len(a) == len(b) and all(
         x.keys() == y.keys() and all(np.array_equal(x[k], y[k]) if k == "indices" else x[k] == y[k] for k in x)
         for x, y in zip(a, b))
-
-
-def _index(index: Index) -> Shape:
-    return index_tuple(index)

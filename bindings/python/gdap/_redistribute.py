@@ -30,7 +30,8 @@ Maker = Callable[[], "tuple[Optional[LocalArray], bool]"]
 class Plan(Handle):
     """One rank's part of moving an array of `dtype` from distribution `src` to distribution
     `dst` (GlobalMaps of the same global shape, on grids of any shapes and rank counts: the
-    group is the larger count). `rank` is an int or this rank's Comm.
+    group is the larger count). `rank` is an int or an object with an integer `rank` (this
+    rank's Comm, an mpi4py communicator).
 
     `roles` (optional): rank r holds destination rank roles[r]'s section instead of its own (a
     permutation of range(nranks), the same on every rank; keeping_roles(src, dst) gives the one

@@ -13,7 +13,8 @@ balanced grids (gdap_grid_balance); this module only turns Python arguments into
 
 `grid` is an int (that many ranks along axis 0, one along the others) or one extent per axis; 0
 entries are free and filled from `nranks` (as MPI_Dims_create does). Per-axis options (dist,
-block_size, halo, periodic) take one value for every axis or a sequence of one per axis.
+block_size, halo, periodic) take one value for every axis or a sequence (or 1-d NumPy array) of one
+per axis.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from ._dims import _indices
 from ._map import GlobalMap
 
 Shape = Union[int, Sequence[int]]
-PerAxis = Union[int, bool, str, Sequence]
+PerAxis = Union[int, bool, str, Sequence, np.ndarray]
 
 _DIST = {"b": ord(_c.GDAP_DIST_BLOCK), "c": ord(_c.GDAP_DIST_CYCLIC)}  # SWIG gives the char codes as strings
 
@@ -76,7 +77,10 @@ def _grid(grid: Optional[Shape], ndim: int, nranks: Optional[int]) -> tuple[int,
 
 
 def _per_axis(value: PerAxis, ndim: int, name: str) -> list:
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+    """One value per axis: `value` repeated, or its entries when it is a sequence or a NumPy array
+    of 1 or more dimensions (np.array([True, False]) is one flag per axis)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)) or \
+            (isinstance(value, np.ndarray) and value.ndim == 0):
         return [value] * ndim
     if len(value) != ndim:
         raise ValueError("%s has %d values but the shape has %d axes" % (name, len(value), ndim))
@@ -152,14 +156,23 @@ def periodic(shape: Shape, grid: Optional[Shape] = None, halo: PerAxis = 1, *,
 
 def unstructured(shape: Shape, indices: Sequence, *, one_to_one: Optional[bool] = None) -> GlobalMap:
     """Rows (axis 0) held in any order by any rank: indices[r] lists rank r's row indices, in its
-    local order (integers: floats and strings are refused, as in a dim_data's 'indices'); the other
-    axes are whole. one_to_one None leaves the key out (replicas allowed)."""
+    local order, or is its one row index (integers: floats and strings are refused, as in a
+    dim_data's 'indices'); the other axes are whole. one_to_one None leaves the key out (replicas
+    allowed)."""
     shape = _shape(shape)
-    rows = [_indices(ix, "layout.unstructured rank %d" % r) for r, ix in enumerate(indices)]
+    rows = [_indices(_one_row_as_1d(ix), "layout.unstructured rank %d" % r) for r, ix in enumerate(indices)]
     flat = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
     one = -1 if one_to_one is None else int(flag(one_to_one, "one_to_one"))
     return GlobalMap._made(_c.gdap_map_create_unstructured(len(rows), len(shape), shape, [len(r) for r in rows],
                                                            flat, one))
+
+
+def _one_row_as_1d(rows: Any) -> Any:
+    """A rank's indices, one scalar or 0-d array (layout.unstructured(2, [0, 1]): one row each) as
+    a 1-d array; anything iterable (a string too, which _indices refuses by name) as it is."""
+    if isinstance(rows, np.ndarray):
+        return rows.reshape(1) if rows.ndim == 0 else rows
+    return rows if hasattr(rows, "__iter__") else [rows]
 
 
 def replicated(shape: Shape, nranks: int) -> GlobalMap:
