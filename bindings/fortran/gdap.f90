@@ -71,7 +71,8 @@ contains
     s = gdap_array_ndim(ndim, array)
     if (s /= GDAP_SUCCESS) return
     if (size(fshape) /= ndim) then
-      s = GDAP_ERR_INVALID_ARGUMENT
+      s = refuse(GDAP_ERR_INVALID_ARGUMENT, 'gdap_fortran_shape: fshape has '//int_text(size(fshape, kind=c_int64_t)) &
+                 //' entries but the array has '//int_text(ndim)//' dimensions')
       return
     end if
     allocate(shape(max(ndim, 1_c_int64_t)), strides(max(ndim, 1_c_int64_t)))
@@ -81,7 +82,9 @@ contains
     expected = 1
     do i = int(ndim), 1, -1
       if (shape(i) > 1 .and. strides(i) /= expected) then
-        s = GDAP_ERR_UNSUPPORTED
+        s = refuse(GDAP_ERR_UNSUPPORTED, 'gdap_fortran_shape: the section is not C-contiguous: dimension ' &
+                   //int_text(int(i - 1, c_int64_t))//' has stride '//int_text(strides(i))//', not ' &
+                   //int_text(expected)//' elements')
         return
       end if
       expected = expected * shape(i)

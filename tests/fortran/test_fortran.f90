@@ -28,6 +28,7 @@ program test_fortran
   call root_and_replicated_layouts()
   call layout_helpers()
   call layout_helpers_check_lengths()
+  call fortran_shape_refusals_say_why()
   call group_of_one_saves_and_loads_zarr()
   call group_of_one_saves_and_loads_dnpy()
 
@@ -677,5 +678,28 @@ contains
     call check(s == GDAP_ERR_INVALID_ARGUMENT .and. index(msg, 'grid has 1 entries but shape has 2') > 0, &
                'a grid of 1 for 2 dimensions says so, not an older call''s message: '//msg)
   end subroutine layout_helpers_check_lengths
+
+  ! gdap_fortran_shape's own refusals set gdap_last_error (hunt 12, item 12).
+  subroutine fortran_shape_refusals_say_why()
+    type(c_ptr) :: array
+    type(gdap_dim) :: dims(3)
+    integer(c_int64_t) :: fshape(2)
+    integer(c_int) :: s
+    integer :: k
+    character(len=:), allocatable :: msg
+    do k = 1, 3
+      call check(gdap_dim_set_block(dims(k), 4_c_int64_t, 1_c_int64_t, 0_c_int64_t, 0_c_int64_t, 4_c_int64_t) &
+                 == GDAP_SUCCESS, 'set_block')
+    end do
+    call check(gdap_array_create(array, f64, gdap_device(GDAP_DEVICE_CPU, 0), dims, 3_c_int64_t) == GDAP_SUCCESS, &
+               'a 4 x 4 x 4 array')
+    s = gdap_protocol_version_check('0.9.0'//c_null_char)
+    s = gdap_fortran_shape(fshape, array)
+    msg = gdap_error_message()
+    call check(s == GDAP_ERR_INVALID_ARGUMENT .and. &
+               index(msg, 'gdap_fortran_shape: fshape has 2 entries but the array has 3 dimensions') > 0, &
+               'fshape(2) for a 3-d array names both lengths: '//msg)
+    call check(gdap_array_destroy(array) == GDAP_SUCCESS, 'destroy the 3-d array')
+  end subroutine fortran_shape_refusals_say_why
 
 end program test_fortran
