@@ -7,6 +7,7 @@
 // Prints a pass/fail table per rule; exit code 1 if any vector fails, 2 if none could be read.
 #include "cli/commands.hpp"
 #include "cli/input.hpp"
+#include "core/checked.hpp"
 #include "protocol/json.hpp"
 
 #include <dlpack/dlpack.h>
@@ -391,12 +392,27 @@ void check_owners(const Example& ex, const gdap_map* map) {
   }
 }
 
+// Rank r's buffer holds exactly one value per element of its local_shape: the look-ups below index
+// it by local position (a shorter buffer was read past its end, a 0 extent divided by zero).
+void check_buffer_length(const std::vector<double>& buffer, const std::vector<int64_t>& local_shape, size_t r) {
+  int64_t count = 1;
+  for (size_t i = 0; i < local_shape.size(); ++i) {
+    if (local_shape[i] < 0) throw Error(GDAP_ERR_IO, fmt::format("rank {}'s local_shape[{}] is {} < 0", r, i, local_shape[i]));
+    count = checked_mul(count, local_shape[i], "the local_shape's element count");
+  }
+  if (static_cast<uint64_t>(count) != buffer.size()) {
+    throw Error(GDAP_ERR_IO, fmt::format("rank {}'s buffer holds {} values, local_shape ({}) {}", r, buffer.size(),
+                                         fmt::join(local_shape, ", "), count));
+  }
+}
+
 void check_example(const json& v) {
   Example ex{v.at("values"), v.at("global_shape").get<std::vector<int64_t>>(),
              dtype_named(v.at("dtype").get<std::string>()), {}, {}};
   for (const json& rank : v.at("ranks")) {
     ex.buffers.push_back(rank.at("buffer").get<std::vector<double>>());
     ex.local_shapes.push_back(rank.at("local_shape").get<std::vector<int64_t>>());
+    check_buffer_length(ex.buffers.back(), ex.local_shapes.back(), ex.buffers.size() - 1);
   }
   Input input = input_of(v, "local_shape");
   MapPtr map(nullptr, gdap_map_destroy);
