@@ -110,19 +110,18 @@ RankInput rank_input(const json& rank, const std::string& version, const char* s
   return out;
 }
 
-// A host tensor of a rank's buffer shape whose deleter does nothing (the memory is the struct's),
-// handed to gdap_array_from_dlpack as a producer's tensor would be.
+// A host tensor of a rank's buffer shape whose deleter does nothing, handed to
+// gdap_array_from_dlpack as a producer's tensor would be. The import reads the shape, strides and
+// pointer, never an element, so one cell stands for the buffer: a declared shape of 2^31 elements
+// allocated and zeroed 16 GiB that nothing read.
 struct HostTensor {
   std::vector<int64_t> shape;
-  std::vector<double> memory;
+  double cell = 0.0;
   DLManagedTensorVersioned managed{};
 
   explicit HostTensor(std::vector<int64_t> s) : shape(std::move(s)) {
-    int64_t count = 1;
-    for (int64_t e : shape) count *= std::max<int64_t>(e, 0);
-    memory.assign(static_cast<size_t>(count) + 1, 0.0);
     managed.version = {DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
-    managed.dl_tensor.data = memory.data();
+    managed.dl_tensor.data = &cell;
     managed.dl_tensor.device = {kDLCPU, 0};
     managed.dl_tensor.ndim = static_cast<int32_t>(shape.size());
     managed.dl_tensor.dtype = {kDLFloat, 64, 1};
