@@ -50,14 +50,14 @@ void touches(gdap_comm& comm, const char* what, const gdap_array* a, bool writte
   if (span.empty()) return;
   Region region{what, span.first, span.last, written};
   // Ranks in other processes can share memory only through a segment each has mapped: named so.
-  if (comm.kind() != GDAP_COMM_GROUP) {
-    if (const std::optional<SegmentPlace> place = place_in_segment(span.first, span.last)) {
-      region.segment = place->identity.name;
-      region.segment_device = place->identity.device;
-      region.segment_inode = place->identity.inode;
-      region.segment_first = place->first;
-      region.segment_last = place->last;
-    }
+  // The in-process group's ranks too: two mappings of one segment in this process (gdap_ipc_open of
+  // its own export) put the same bytes at two addresses.
+  if (const std::optional<SegmentPlace> place = place_in_segment(span.first, span.last)) {
+    region.segment = place->identity.name;
+    region.segment_device = place->identity.device;
+    region.segment_inode = place->identity.inode;
+    region.segment_first = place->first;
+    region.segment_last = place->last;
   }
   gdap::touches(comm, region);
 }
