@@ -9,12 +9,13 @@
 ! moves. gdap_fortran_shape gives that reversed shape, and gdap_array_wrap_fortran describes a
 ! Fortran array to gdap with its dimensions listed in C order (last Fortran dimension first).
 module gdap
-  use, intrinsic :: iso_c_binding, only: c_ptr, c_int, c_int32_t, c_int64_t, c_char, c_size_t, c_associated, c_f_pointer
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_int, c_int32_t, c_int64_t, c_char, c_size_t, c_associated, c_f_pointer, &
+                                          c_null_char
   use gdap_c_api
   implicit none
   ! Everything of gdap_c_api is public here; the iso_c_binding names this module uses are not.
-  private :: c_ptr, c_int, c_int32_t, c_int64_t, c_char, c_size_t, c_associated, c_f_pointer
-  private :: fortran_string, c_strlen, grid_axes
+  private :: c_ptr, c_int, c_int32_t, c_int64_t, c_char, c_size_t, c_associated, c_f_pointer, c_null_char
+  private :: fortran_string, c_strlen, grid_axes, refuse, length_mismatch, int_text
 
   interface
     function c_strlen(s) bind(C, name='strlen') result(n)
@@ -70,7 +71,8 @@ contains
     s = gdap_array_ndim(ndim, array)
     if (s /= GDAP_SUCCESS) return
     if (size(fshape) /= ndim) then
-      s = GDAP_ERR_INVALID_ARGUMENT
+      s = refuse(GDAP_ERR_INVALID_ARGUMENT, 'gdap_fortran_shape: fshape has '//int_text(size(fshape, kind=c_int64_t)) &
+                 //' entries but the array has '//int_text(ndim)//' dimensions')
       return
     end if
     allocate(shape(max(ndim, 1_c_int64_t)), strides(max(ndim, 1_c_int64_t)))
@@ -80,7 +82,9 @@ contains
     expected = 1
     do i = int(ndim), 1, -1
       if (shape(i) > 1 .and. strides(i) /= expected) then
-        s = GDAP_ERR_UNSUPPORTED
+        s = refuse(GDAP_ERR_UNSUPPORTED, 'gdap_fortran_shape: the section is not C-contiguous: dimension ' &
+                   //int_text(int(i - 1, c_int64_t))//' has stride '//int_text(strides(i))//', not ' &
+                   //int_text(expected)//' elements')
         return
       end if
       expected = expected * shape(i)
@@ -110,10 +114,18 @@ contains
     integer(c_int32_t), intent(in), optional :: periodic(:)
     integer(c_int) :: s
     type(gdap_axis_layout) :: axes(size(shape))
-    s = grid_axes(axes, shape, grid)
+    s = grid_axes(axes, shape, grid, 'gdap_layout_block')
     if (s /= GDAP_SUCCESS) return
-    if (present(halo)) axes%halo = halo
-    if (present(periodic)) axes%periodic = periodic
+    if (present(halo)) then
+      s = length_mismatch('gdap_layout_block', 'halo', size(halo), size(shape))
+      if (s /= GDAP_SUCCESS) return
+      axes%halo = halo
+    end if
+    if (present(periodic)) then
+      s = length_mismatch('gdap_layout_block', 'periodic', size(periodic), size(shape))
+      if (s /= GDAP_SUCCESS) return
+      axes%periodic = periodic
+    end if
     s = gdap_map_create_grid(map, int(size(axes), c_int64_t), axes)
   end function gdap_layout_block
 
@@ -124,23 +136,58 @@ contains
     integer(c_int64_t), intent(in), optional :: block_size(:)
     integer(c_int) :: s
     type(gdap_axis_layout) :: axes(size(shape))
-    s = grid_axes(axes, shape, grid)
+    s = grid_axes(axes, shape, grid, 'gdap_layout_cyclic')
     if (s /= GDAP_SUCCESS) return
     axes%dist_type = GDAP_DIST_CYCLIC
-    if (present(block_size)) axes%block_size = block_size
+    if (present(block_size)) then
+      s = length_mismatch('gdap_layout_cyclic', 'block_size', size(block_size), size(shape))
+      if (s /= GDAP_SUCCESS) return
+      axes%block_size = block_size
+    end if
     s = gdap_map_create_grid(map, int(size(axes), c_int64_t), axes)
   end function gdap_layout_cyclic
 
   !> Each axis's size and grid extent (GDAP_ERR_INVALID_ARGUMENT unless grid has one per dimension).
-  function grid_axes(axes, shape, grid) result(s)
+  function grid_axes(axes, shape, grid, caller) result(s)
     type(gdap_axis_layout), intent(inout) :: axes(:)
     integer(c_int64_t), intent(in) :: shape(:), grid(:)
+    character(len=*), intent(in) :: caller
     integer(c_int) :: s
-    s = GDAP_ERR_INVALID_ARGUMENT
-    if (size(grid) /= size(shape)) return
+    s = length_mismatch(caller, 'grid', size(grid), size(shape))
+    if (s /= GDAP_SUCCESS) return
     axes%size = shape
     axes%grid_size = grid
     s = GDAP_SUCCESS
   end function grid_axes
+
+  !> GDAP_SUCCESS when the per-dimension array `what` has one entry per dimension of shape, else
+  !> GDAP_ERR_INVALID_ARGUMENT with a message naming the argument and both lengths: an array
+  !> assignment of another length would read or write past one of them.
+  function length_mismatch(caller, what, n, ndim) result(s)
+    character(len=*), intent(in) :: caller, what
+    integer, intent(in) :: n, ndim
+    integer(c_int) :: s
+    s = GDAP_SUCCESS
+    if (n == ndim) return
+    s = refuse(GDAP_ERR_INVALID_ARGUMENT, caller//': '//what//' has '//int_text(int(n, c_int64_t)) &
+               //' entries but shape has '//int_text(int(ndim, c_int64_t))//' dimensions')
+  end function length_mismatch
+
+  !> Records a check of this module as gdap_last_error (gdap_last_error_set) and returns `status`.
+  function refuse(status, message) result(s)
+    integer(c_int), intent(in) :: status
+    character(len=*), intent(in) :: message
+    integer(c_int) :: s
+    s = gdap_last_error_set(status, message//c_null_char)
+  end function refuse
+
+  !> An integer as its shortest decimal text.
+  function int_text(n) result(text)
+    integer(c_int64_t), intent(in) :: n
+    character(len=:), allocatable :: text
+    character(len=24) :: buffer
+    write(buffer, '(i0)') n
+    text = trim(buffer)
+  end function int_text
 
 end module gdap

@@ -320,7 +320,7 @@ module gdap_c_api
   end type gdap_gemm_stats
 
   ! ---- functions ----
-  public :: gdap_status_string, gdap_last_error, gdap_version, gdap_version_string, &
+  public :: gdap_status_string, gdap_last_error, gdap_last_error_set, gdap_version, gdap_version_string, &
       gdap_protocol_version_check, gdap_dim_init, gdap_dim_set_block, gdap_dim_set_padding, &
       gdap_dim_set_periodic, gdap_dim_set_cyclic, gdap_dim_set_unstructured, gdap_dim_set_undistributed, &
       gdap_dim_validate, gdap_dims_validate, gdap_dim_owned_count, gdap_dim_local_extent, &
@@ -362,6 +362,15 @@ module gdap_c_api
       import :: c_ptr
       type(c_ptr) :: res
     end function gdap_last_error
+
+    !> Records a binding's own refusal (a check made in the binding, before any gdap call) as this thread's
+    !> gdap_last_error, so that callers read one place for every error's detail.
+    function gdap_last_error_set(status, message) bind(C, name='gdap_last_error_set') result(res)
+      import :: c_char, c_int
+      integer(c_int), value :: status
+      character(kind=c_char), intent(in), optional :: message(*)
+      integer(c_int) :: res
+    end function gdap_last_error_set
 
     !> The library version as GDAP_VERSION_NUMBER of the build that is loaded (never fails).
     function gdap_version() bind(C, name='gdap_version') result(res)

@@ -110,6 +110,14 @@ GDAP_API const char* gdap_status_string(gdap_status status);
  */
 GDAP_API const char* gdap_last_error(void);
 
+/**
+ * Records a binding's own refusal (a check made in the binding, before any gdap call) as this
+ * thread's gdap_last_error, so that callers read one place for every error's detail. Returns
+ * `status` unchanged, so a wrapper can write `return gdap_last_error_set(status, reason)`.
+ * `message` is copied (NULL: ""). Never fails; thread-safe (thread-local).
+ */
+GDAP_API gdap_status gdap_last_error_set(gdap_status status, const char* message /*or NULL*/);
+
 /** The library version as GDAP_VERSION_NUMBER of the build that is loaded (never fails). */
 GDAP_API int gdap_version(void);
 

@@ -7,6 +7,7 @@
 // Prints a pass/fail table per rule; exit code 1 if any vector fails, 2 if none could be read.
 #include "cli/commands.hpp"
 #include "cli/input.hpp"
+#include "core/checked.hpp"
 #include "protocol/json.hpp"
 
 #include <dlpack/dlpack.h>
@@ -19,6 +20,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 
 namespace gdap::cli {
 namespace {
@@ -38,6 +40,28 @@ struct Mismatch {
 
 [[noreturn]] void mismatch(std::string what) { throw Mismatch{std::move(what)}; }
 
+// A vector that cannot be run as written (a shape of 4.5): not an Error, so that `attempt` below
+// never takes it for the library's verdict; run_vector reports it as "could not run".
+struct BadVector : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// An integer of a vector, in int64: 4.5 is not read as 4, nor 1e300 converted with undefined
+// behaviour.
+int64_t strict_int(const json& v, const std::string& what) {
+  const bool fits = v.is_number_integer() && (!v.is_number_unsigned() || v.get<uint64_t>() <= uint64_t{INT64_MAX});
+  if (!fits) throw BadVector(fmt::format("{} is {}, not an integer in int64", what, v.dump()));
+  return v.get<int64_t>();
+}
+
+// A list of such integers (a shape).
+std::vector<int64_t> strict_ints(const json& list, const std::string& what) {
+  if (!list.is_array()) throw BadVector(fmt::format("{} is {}, not a list of integers", what, list.dump()));
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < list.size(); ++i) out.push_back(strict_int(list[i], fmt::format("{}[{}]", what, i)));
+  return out;
+}
+
 // ---- the error a vector expects -----------------------------------------------------------------
 
 gdap_status status_of_class(const std::string& name) {
@@ -53,10 +77,7 @@ gdap_status status_of_class(const std::string& name) {
 // A rank or dimension the vector expects named: an integer in int64 (1e300 or 2^64 is the
 // vector's own error, never converted).
 int64_t expected_int(const json& expect, const char* key) {
-  const json& v = expect.at(key);
-  const bool fits = v.is_number_integer() && (!v.is_number_unsigned() || v.get<uint64_t>() <= uint64_t{INT64_MAX});
-  if (!fits) throw Error(GDAP_ERR_IO, fmt::format("expect.{} is {}, not an integer in int64", key, v.dump()));
-  return v.get<int64_t>();
+  return strict_int(expect.at(key), fmt::format("expect.{}", key));
 }
 
 // Compares what the library said with what the vector expects: validity, error class, and the
@@ -92,7 +113,7 @@ void compare(const json& expect, gdap_status got, const std::string& message) {
 std::optional<std::vector<int64_t>> shape_of(const json& rank, const char* key) {
   const auto it = rank.find(key);
   if (it == rank.end() || it->is_null()) return std::nullopt;
-  return it->get<std::vector<int64_t>>();
+  return strict_ints(*it, key);
 }
 
 // One rank as the CLI's input: version, dim_data and buffer shape. A dim_data the JSON reader
@@ -109,19 +130,18 @@ RankInput rank_input(const json& rank, const std::string& version, const char* s
   return out;
 }
 
-// A host tensor of a rank's buffer shape whose deleter does nothing (the memory is the struct's),
-// handed to gdap_array_from_dlpack as a producer's tensor would be.
+// A host tensor of a rank's buffer shape whose deleter does nothing, handed to
+// gdap_array_from_dlpack as a producer's tensor would be. The import reads the shape, strides and
+// pointer, never an element, so one cell stands for the buffer: a declared shape of 2^31 elements
+// allocated and zeroed 16 GiB that nothing read.
 struct HostTensor {
   std::vector<int64_t> shape;
-  std::vector<double> memory;
+  double cell = 0.0;
   DLManagedTensorVersioned managed{};
 
   explicit HostTensor(std::vector<int64_t> s) : shape(std::move(s)) {
-    int64_t count = 1;
-    for (int64_t e : shape) count *= std::max<int64_t>(e, 0);
-    memory.assign(static_cast<size_t>(count) + 1, 0.0);
     managed.version = {DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
-    managed.dl_tensor.data = memory.data();
+    managed.dl_tensor.data = &cell;
     managed.dl_tensor.device = {kDLCPU, 0};
     managed.dl_tensor.ndim = static_cast<int32_t>(shape.size());
     managed.dl_tensor.dtype = {kDLFloat, 64, 1};
@@ -196,6 +216,8 @@ Input input_of(const json& v, const char* shape_key) {
       input.ranks.push_back(rank_input(rank, GDAP_PROTOCOL_VERSION, shape_key));
     } catch (const Invalid& e) {
       throw Invalid(e.status(), fmt::format("rank {}: {}", input.ranks.size(), e.what()));
+    } catch (const BadVector& e) {
+      throw BadVector(fmt::format("rank {}: {}", input.ranks.size(), e.what()));
     }
   }
   return input;
@@ -203,7 +225,7 @@ Input input_of(const json& v, const char* shape_key) {
 
 void check_owned_shapes(const gdap_map* map, const json& expected) {
   for (size_t r = 0; r < expected.size(); ++r) {
-    const auto want = expected[r].get<std::vector<int64_t>>();
+    const auto want = strict_ints(expected[r], fmt::format("expect.owned_shapes[{}]", r));
     std::vector<int64_t> got(want.size());
     check(gdap_map_owned_shape(got.data(), map, static_cast<int64_t>(r)));
     if (got != want) {
@@ -236,8 +258,8 @@ double value_at(const json& values, const std::vector<int64_t>& shape, const std
   if (values.contains("linear")) {
     const json& f = values["linear"];
     double out = f.at("offset").get<double>();
-    const auto k = f.at("coefficients").get<std::vector<int64_t>>();
-    for (size_t i = 0; i < g.size(); ++i) out += static_cast<double>(k.at(i) * g[i]);
+    const auto k = strict_ints(f.at("coefficients"), "values.linear.coefficients");
+    for (size_t i = 0; i < g.size(); ++i) out += static_cast<double>(k.at(i)) * static_cast<double>(g[i]);
     return out;
   }
   int64_t flat = 0;
@@ -391,12 +413,27 @@ void check_owners(const Example& ex, const gdap_map* map) {
   }
 }
 
+// Rank r's buffer holds exactly one value per element of its local_shape: the look-ups below index
+// it by local position (a shorter buffer was read past its end, a 0 extent divided by zero).
+void check_buffer_length(const std::vector<double>& buffer, const std::vector<int64_t>& local_shape, size_t r) {
+  int64_t count = 1;
+  for (size_t i = 0; i < local_shape.size(); ++i) {
+    if (local_shape[i] < 0) throw Error(GDAP_ERR_IO, fmt::format("rank {}'s local_shape[{}] is {} < 0", r, i, local_shape[i]));
+    count = checked_mul(count, local_shape[i], "the local_shape's element count");
+  }
+  if (static_cast<uint64_t>(count) != buffer.size()) {
+    throw Error(GDAP_ERR_IO, fmt::format("rank {}'s buffer holds {} values, local_shape ({}) {}", r, buffer.size(),
+                                         fmt::join(local_shape, ", "), count));
+  }
+}
+
 void check_example(const json& v) {
-  Example ex{v.at("values"), v.at("global_shape").get<std::vector<int64_t>>(),
+  Example ex{v.at("values"), strict_ints(v.at("global_shape"), "global_shape"),
              dtype_named(v.at("dtype").get<std::string>()), {}, {}};
   for (const json& rank : v.at("ranks")) {
     ex.buffers.push_back(rank.at("buffer").get<std::vector<double>>());
-    ex.local_shapes.push_back(rank.at("local_shape").get<std::vector<int64_t>>());
+    ex.local_shapes.push_back(strict_ints(rank.at("local_shape"), fmt::format("rank {}'s local_shape", ex.buffers.size() - 1)));
+    check_buffer_length(ex.buffers.back(), ex.local_shapes.back(), ex.buffers.size() - 1);
   }
   Input input = input_of(v, "local_shape");
   MapPtr map(nullptr, gdap_map_destroy);
@@ -415,8 +452,8 @@ void check_example(const json& v) {
 
 Outcome run_vector(const json& v) {
   Outcome out{v.at("id").get<std::string>(), v.at("rules").get<std::vector<std::string>>(), ""};
-  const std::string kind = v.at("kind").get<std::string>();
   try {
+    const std::string kind = v.at("kind").get<std::string>();
     if (kind == "process") {
       check_process(v);
     } else if (kind == "global") {
@@ -492,6 +529,26 @@ const json& vectors_of(const json& doc, const std::string& file) {
   return list;
 }
 
+// A vector's "id", or an error naming the file and the vector's place in it (a missing "id" said
+// "unexpected failure: [json.exception.out_of_range.403]").
+std::string vector_id(const json& v, const std::string& file, int64_t index) {
+  if (!v.is_object()) throw Error(GDAP_ERR_IO, fmt::format("'{}': vector {} is a {}, not an object", file, index, v.type_name()));
+  const auto it = v.find("id");
+  if (it == v.end() || !it->is_string()) {
+    throw Error(GDAP_ERR_IO, fmt::format("'{}': vector {} has no \"id\" string", file, index));
+  }
+  return it->get<std::string>();
+}
+
+// A vector's "rules": a list of strings, or an error naming the file and the vector.
+std::vector<std::string> vector_rules(const json& v, const std::string& file, const std::string& id) {
+  const auto it = v.find("rules");
+  const bool strings = it != v.end() && it->is_array() &&
+                       std::all_of(it->begin(), it->end(), [](const json& r) { return r.is_string(); });
+  if (!strings) throw Error(GDAP_ERR_IO, fmt::format("'{}': vector '{}' has no \"rules\" list of strings", file, id));
+  return it->get<std::vector<std::string>>();
+}
+
 struct Tally {
   int64_t passed = 0, failed = 0;
 };
@@ -541,13 +598,13 @@ int conformance(const ConformanceOptions& options) {
     for (const auto& file : vector_files(dir)) {
       const json doc = read_json(file);
       for (const json& v : vectors_of(doc, file.string())) {
-        ++vectors;
-        const auto [first, fresh] = seen.emplace(v.at("id").get<std::string>(), file.string());
+        const std::string id = vector_id(v, file.string(), vectors++);
+        const auto [first, fresh] = seen.emplace(id, file.string());
         if (!fresh) {
           throw Error(GDAP_ERR_IO, fmt::format("'{}': vector id '{}' appears twice (first in '{}')", file.string(),
                                                first->first, first->second));
         }
-        if (rule_selected(v.at("rules").get<std::vector<std::string>>(), options.rule)) outcomes.push_back(run_vector(v));
+        if (rule_selected(vector_rules(v, file.string(), id), options.rule)) outcomes.push_back(run_vector(v));
       }
     }
     if (vectors == 0) throw Error(GDAP_ERR_IO, fmt::format("'{}' holds no vectors", dir));

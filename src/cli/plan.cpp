@@ -90,8 +90,10 @@ std::string table(const plan::PlanStats& stats, bool per_rank) {
 
 // One sentence on the whole move: what crosses between ranks and what stays on its rank.
 std::string summary(const plan::RankStats& total) {
-  const int64_t all = total.send_bytes + total.local_bytes;  // each owned element once
-  const double kept = all == 0 ? 100.0 : 100.0 * static_cast<double>(total.local_bytes) / static_cast<double>(all);
+  // Each owned element once; each term fits int64 but their sum may not (2^62 int16 elements), so
+  // the share is taken in long double.
+  const long double all = static_cast<long double>(total.send_bytes) + static_cast<long double>(total.local_bytes);
+  const double kept = all == 0 ? 100.0 : static_cast<double>(100.0L * static_cast<long double>(total.local_bytes) / all);
   return fmt::format("between ranks: {} bytes in {} messages; within ranks: {} bytes ({:.1f}% of the array stays "
                      "on its rank)\n",
                      total.send_bytes, total.send_messages, total.local_bytes, kept);

@@ -9,6 +9,19 @@ namespace gdap {
 
 namespace {
 constexpr double kForever = 1e9;  // seconds: longer timeouts wait without a limit
+
+// The ranks' regions that lie in a gdap shared-memory segment, for segments_clash: regions_clash
+// compares addresses, and two mappings of one segment in this process are the same bytes at two.
+std::vector<std::vector<Region>> in_segments(const std::vector<const std::vector<Region>*>& by_rank) {
+  std::vector<std::vector<Region>> out(by_rank.size());
+  for (size_t r = 0; r < by_rank.size(); ++r) {
+    if (by_rank[r] == nullptr) continue;
+    for (const Region& g : *by_rank[r]) {
+      if (!g.segment.empty()) out[r].push_back(g);
+    }
+  }
+  return out;
+}
 }  // namespace
 
 std::string Group::verdict() const {
@@ -20,6 +33,7 @@ std::string Group::verdict() const {
   }
   std::string text = meetings_differ(meetings);
   if (text.empty()) text = regions_clash(touched);
+  if (text.empty()) text = segments_clash(in_segments(touched));
   if (!text.empty()) return text;
   for (size_t r = 1; r < arrivals_.size(); ++r) {
     const std::type_info* first = arrivals_[0].payload;

@@ -45,6 +45,11 @@ GDAP_API const char* gdap_status_string(gdap_status status) {
 
 GDAP_API const char* gdap_last_error(void) { return gdap::last_error.c_str(); }
 
+GDAP_API gdap_status gdap_last_error_set(gdap_status status, const char* message) {
+  gdap::set_last_error(status, message != nullptr ? message : "");
+  return status;
+}
+
 GDAP_API int gdap_version(void) { return GDAP_VERSION_NUMBER; }
 
 #define GDAP_STR2(x) #x

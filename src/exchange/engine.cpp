@@ -50,15 +50,15 @@ void touches(gdap_comm& comm, const char* what, const gdap_array* a, bool writte
   const ByteSpan span = span_of(region.bytes);
   if (span.empty()) return;
   // Ranks in other processes can share memory only through a segment each has mapped: named so,
-  // with the footprint's base moved to the segment's offsets.
-  if (comm.kind() != GDAP_COMM_GROUP) {
-    if (const std::optional<SegmentPlace> place = place_in_segment(span.first, span.last)) {
-      region.segment = place->identity.name;
-      region.segment_device = place->identity.device;
-      region.segment_inode = place->identity.inode;
-      region.segment_bytes = region.bytes;
-      region.segment_bytes.base = region.bytes.base - span.first + place->first;
-    }
+  // with the footprint's base moved to the segment's offsets. The in-process group's ranks too: two
+  // mappings of one segment in this process (gdap_ipc_open of its own export) put the same bytes at
+  // two addresses.
+  if (const std::optional<SegmentPlace> place = place_in_segment(span.first, span.last)) {
+    region.segment = place->identity.name;
+    region.segment_device = place->identity.device;
+    region.segment_inode = place->identity.inode;
+    region.segment_bytes = region.bytes;
+    region.segment_bytes.base = region.bytes.base - span.first + place->first;
   }
   gdap::touches(comm, region);
 }

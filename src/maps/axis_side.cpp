@@ -30,10 +30,13 @@ AxisSide::AxisSide(const AxisMap& axis, bool source)
   const auto& table = axis.table();
   table_.reserve(table.size());
   coord_begin_.assign(P + 1, 0);
+  int64_t holders = 0;  // of the current global index
   for (size_t k = 0; k < table.size(); ++k) {
     const bool primary = k == 0 || table[k].global != table[k - 1].global;
     table_.push_back({table[k].global, table[k].grid_rank, table[k].local, primary});
     ++coord_begin_[static_cast<size_t>(table[k].grid_rank) + 1];
+    holders = primary ? 1 : holders + 1;
+    if (!primary_only_) pieces_per_index_ = std::max(pieces_per_index_, holders);
   }
   for (size_t c = 0; c < P; ++c) coord_begin_[c + 1] += coord_begin_[c];
   std::vector<int64_t> next(coord_begin_.begin(), coord_begin_.end() - 1);

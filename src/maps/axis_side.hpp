@@ -32,6 +32,9 @@ class AxisSide {
   int64_t extent(int64_t coord) const { return extent_[static_cast<size_t>(coord)]; }
   // Indices a coordinate owns (for 'u' every index it holds, replicas included).
   int64_t owned(int64_t coord) const { return owned_[static_cast<size_t>(coord)]; }
+  // The most pieces one global index yields in for_each_piece: 1, except on a destination side of
+  // an unstructured dimension, where every replica of an index is a piece of its own.
+  int64_t pieces_per_index() const { return pieces_per_index_; }
 
   // How many runs for_each_run calls f with for `coord`, and for all coordinates together: what
   // listing them costs, known without listing them (O(1); 'u': its indices).
@@ -60,6 +63,7 @@ class AxisSide {
   int64_t size_;
   int64_t block_size_ = 1;        // 'c'
   bool primary_only_;
+  int64_t pieces_per_index_ = 1;
   std::vector<int64_t> extent_;
   std::vector<int64_t> owned_;
   std::vector<int64_t> start_;        // 'b': the dictionary's start (local index 0) per coordinate

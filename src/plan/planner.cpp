@@ -165,9 +165,13 @@ int64_t saturating_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_
 
 // At most how many runs listing one coordinate's overlap along a dimension holds: a piece ends where
 // a run of either side ends, so no more than the walked coordinate's runs plus every run of the
-// other side, and no more than the walked coordinate's indices.
+// other side (a destination's replicas each count as runs there), and no more than the walked
+// coordinate's indices times the pieces one index yields on the other side (its replicas: every
+// index of a source coordinate goes to each replica of a replicated destination).
 int64_t runs_bound(const AxisSide& walked, const AxisSide& other, int64_t coord) {
-  return std::min(walked.owned(coord), saturating_add(walked.runs(coord), other.total_runs()));
+  const int64_t owned = walked.owned(coord), per_index = other.pieces_per_index();
+  const int64_t pieces = owned > INT64_MAX / per_index ? INT64_MAX : owned * per_index;
+  return std::min(pieces, saturating_add(walked.runs(coord), other.total_runs()));
 }
 
 // At most how many runs listing every source coordinate's overlap along a dimension holds. The

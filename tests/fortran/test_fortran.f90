@@ -27,6 +27,8 @@ program test_fortran
   call mpi_needs_mpi()
   call root_and_replicated_layouts()
   call layout_helpers()
+  call layout_helpers_check_lengths()
+  call fortran_shape_refusals_say_why()
   call group_of_one_saves_and_loads_zarr()
   call group_of_one_saves_and_loads_dnpy()
 
@@ -641,5 +643,63 @@ contains
     call check(shape(1) == 3, 'unstructured: rank 1 holds three rows')
     call check(gdap_map_destroy(map) == GDAP_SUCCESS, 'destroy unstructured map')
   end subroutine layout_helpers
+
+  ! halo, periodic, block_size and grid must hold one entry per dimension of shape: a shorter array
+  ! was read past its end, a longer one written past the helper's own stack array (hunt 12, item 6).
+  ! Each refusal names the helper, the argument and both lengths (item 12).
+  subroutine layout_helpers_check_lengths()
+    type(c_ptr) :: map
+    integer(c_int64_t) :: long_halo(64), three(3)
+    integer(c_int) :: s
+    character(len=:), allocatable :: msg
+    three = [8_c_int64_t, 8_c_int64_t, 8_c_int64_t]
+    long_halo = 1
+    s = gdap_layout_block(map, [8_c_int64_t], [2_c_int64_t], halo=long_halo)
+    msg = gdap_error_message()
+    call check(s == GDAP_ERR_INVALID_ARGUMENT, 'a halo of 64 entries for 1 dimension is refused')
+    call check(index(msg, 'gdap_layout_block: halo has 64 entries but shape has 1 dimensions') > 0, &
+               'the message names halo and both lengths: '//msg)
+    s = gdap_layout_block(map, three, [2_c_int64_t, 2_c_int64_t, 1_c_int64_t], halo=[1_c_int64_t])
+    call check(s == GDAP_ERR_INVALID_ARGUMENT, 'a halo of 1 entry for 3 dimensions is refused')
+    s = gdap_layout_block(map, three, [2_c_int64_t, 2_c_int64_t, 1_c_int64_t], periodic=[1_c_int32_t, 0_c_int32_t])
+    msg = gdap_error_message()
+    call check(s == GDAP_ERR_INVALID_ARGUMENT .and. index(msg, 'periodic has 2 entries but shape has 3') > 0, &
+               'periodic of 2 entries for 3 dimensions is refused: '//msg)
+    s = gdap_layout_cyclic(map, three, [2_c_int64_t, 2_c_int64_t, 1_c_int64_t], block_size=[3_c_int64_t])
+    msg = gdap_error_message()
+    call check(s == GDAP_ERR_INVALID_ARGUMENT .and. &
+               index(msg, 'gdap_layout_cyclic: block_size has 1 entries but shape has 3') > 0, &
+               'block_size of 1 entry for 3 dimensions is refused: '//msg)
+    s = gdap_layout_cyclic(map, three, [2_c_int64_t, 2_c_int64_t, 1_c_int64_t], block_size=long_halo)
+    call check(s == GDAP_ERR_INVALID_ARGUMENT, 'block_size of 64 entries for 3 dimensions is refused')
+    s = gdap_protocol_version_check('1.0.0'//c_null_char)
+    s = gdap_layout_block(map, [8_c_int64_t, 8_c_int64_t], [2_c_int64_t])
+    msg = gdap_error_message()
+    call check(s == GDAP_ERR_INVALID_ARGUMENT .and. index(msg, 'grid has 1 entries but shape has 2') > 0, &
+               'a grid of 1 for 2 dimensions says so, not an older call''s message: '//msg)
+  end subroutine layout_helpers_check_lengths
+
+  ! gdap_fortran_shape's own refusals set gdap_last_error (hunt 12, item 12).
+  subroutine fortran_shape_refusals_say_why()
+    type(c_ptr) :: array
+    type(gdap_dim) :: dims(3)
+    integer(c_int64_t) :: fshape(2)
+    integer(c_int) :: s
+    integer :: k
+    character(len=:), allocatable :: msg
+    do k = 1, 3
+      call check(gdap_dim_set_block(dims(k), 4_c_int64_t, 1_c_int64_t, 0_c_int64_t, 0_c_int64_t, 4_c_int64_t) &
+                 == GDAP_SUCCESS, 'set_block')
+    end do
+    call check(gdap_array_create(array, f64, gdap_device(GDAP_DEVICE_CPU, 0), dims, 3_c_int64_t) == GDAP_SUCCESS, &
+               'a 4 x 4 x 4 array')
+    s = gdap_protocol_version_check('0.9.0'//c_null_char)
+    s = gdap_fortran_shape(fshape, array)
+    msg = gdap_error_message()
+    call check(s == GDAP_ERR_INVALID_ARGUMENT .and. &
+               index(msg, 'gdap_fortran_shape: fshape has 2 entries but the array has 3 dimensions') > 0, &
+               'fshape(2) for a 3-d array names both lengths: '//msg)
+    call check(gdap_array_destroy(array) == GDAP_SUCCESS, 'destroy the 3-d array')
+  end subroutine fortran_shape_refusals_say_why
 
 end program test_fortran

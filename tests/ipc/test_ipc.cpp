@@ -17,6 +17,7 @@
 #include <csignal>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -401,6 +402,112 @@ TEST(IpcShm, CreateRefusals) {
   gdap_array* o = nullptr;
   EXPECT_EQ(gdap_ipc_open(&o, h.data(), GDAP_IPC_HANDLE_SIZE), GDAP_SUCCESS) << gdap_last_error();
   gdap_array_destroy(o);
+  gdap_array_destroy(a);
+}
+
+
+// ---- two mappings of one segment in one process (hunt 12, item 2) ---------------------------------
+
+// A 1-d block dictionary of an 8-element array over `ranks` ranks.
+gdap_dim block_of_8(int64_t ranks, int64_t rank) {
+  gdap_dim d = GDAP_DIM_INIT;
+  const int64_t per = 8 / ranks;
+  EXPECT_EQ(gdap_dim_set_block(&d, 8, ranks, rank, rank * per, (rank + 1) * per), GDAP_SUCCESS);
+  return d;
+}
+
+gdap_map* blocks_of_8(int64_t ranks) {
+  std::vector<gdap_dim> dims;
+  for (int64_t r = 0; r < ranks; ++r) dims.push_back(block_of_8(ranks, r));
+  gdap_map* m = nullptr;
+  EXPECT_EQ(gdap_map_create(&m, ranks, 1, dims.data()), GDAP_SUCCESS) << gdap_last_error();
+  return m;
+}
+
+// gdap_ipc_open of this process's own export maps the segment a second time, at another address:
+// a redistribution reading one mapping and writing the other must be refused as the address
+// checks refuse one mapping read and written, and leave the source untouched.
+TEST(IpcShm, TwoMappingsOfOneSegmentAreOneMemoryForARank) {
+  const std::string name = unique_name("twice");
+  const gdap_dim d = block_of_8(1, 0);
+  gdap_array* a = nullptr;
+  ASSERT_EQ(gdap_array_create_shm(&a, name.c_str(), kFloat64, &d, 1), GDAP_SUCCESS) << gdap_last_error();
+  gdap_array* b = nullptr;
+  ASSERT_EQ(gdap_ipc_open(&b, export_handle(a).data(), GDAP_IPC_HANDLE_SIZE), GDAP_SUCCESS) << gdap_last_error();
+  void* pa = nullptr;
+  void* pb = nullptr;
+  gdap_array_data(&pa, a);
+  gdap_array_data(&pb, b);
+  ASSERT_NE(pa, pb) << "the second mapping should lie at another address";
+  for (int i = 0; i < 8; ++i) static_cast<double*>(pa)[i] = i;
+  gdap_map* m = blocks_of_8(1);
+  gdap_plan* plan = nullptr;
+  ASSERT_EQ(gdap_plan_create(&plan, m, m, kFloat64, 0), GDAP_SUCCESS) << gdap_last_error();
+  gdap_comm* comm = nullptr;
+  ASSERT_EQ(gdap_comm_create_group(&comm, 1), GDAP_SUCCESS);
+  EXPECT_EQ(gdap_redistribute(comm, plan, a, b), GDAP_ERR_INVALID_ARGUMENT);
+  const std::string message = gdap_last_error();
+  EXPECT_NE(message.find("dst (bytes 0..63 of shared-memory segment '" + name + "') and src"), std::string::npos) << message;
+  EXPECT_NE(message.find("another mapping of it in this process"), std::string::npos) << message;
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(static_cast<double*>(pa)[i], i);
+  gdap_comm_destroy(comm);
+  gdap_plan_destroy(plan);
+  gdap_map_destroy(m);
+  gdap_array_destroy(b);
+  gdap_array_destroy(a);
+}
+
+// The same across the ranks of an in-process group (two threads): rank 1 writes, through the
+// second mapping, the bytes rank 0 reads through the first. Every rank must get the refusal and
+// rank 0's source must stay as it was.
+TEST(IpcShm, TwoMappingsOfOneSegmentAreOneMemoryAcrossGroupRanks) {
+  const std::string name = unique_name("twice-group");
+  const gdap_dim d0 = block_of_8(2, 0), d1 = block_of_8(2, 1);
+  gdap_array* a = nullptr;  // rank 0's source, in the segment
+  ASSERT_EQ(gdap_array_create_shm(&a, name.c_str(), kFloat64, &d0, 1), GDAP_SUCCESS) << gdap_last_error();
+  gdap_array* b = nullptr;  // the second mapping
+  ASSERT_EQ(gdap_ipc_open(&b, export_handle(a).data(), GDAP_IPC_HANDLE_SIZE), GDAP_SUCCESS) << gdap_last_error();
+  void* pa = nullptr;
+  void* pb = nullptr;
+  gdap_array_data(&pa, a);
+  gdap_array_data(&pb, b);
+  for (int i = 0; i < 4; ++i) static_cast<double*>(pa)[i] = i;
+  gdap_array* dst1 = nullptr;  // rank 1's destination: the second mapping's bytes, as rank 1's section
+  ASSERT_EQ(gdap_array_wrap(&dst1, pb, kFloat64, {GDAP_DEVICE_CPU, 0}, nullptr, &d1, 1), GDAP_SUCCESS)
+      << gdap_last_error();
+  gdap_array* src1 = nullptr;
+  gdap_array* dst0 = nullptr;
+  ASSERT_EQ(gdap_array_create(&src1, kFloat64, {GDAP_DEVICE_CPU, 0}, &d1, 1), GDAP_SUCCESS);
+  ASSERT_EQ(gdap_array_create(&dst0, kFloat64, {GDAP_DEVICE_CPU, 0}, &d0, 1), GDAP_SUCCESS);
+  void* p1 = nullptr;
+  gdap_array_data(&p1, src1);
+  for (int i = 0; i < 4; ++i) static_cast<double*>(p1)[i] = 4 + i;
+  gdap_map* m = blocks_of_8(2);
+  gdap_comm* comms[2] = {nullptr, nullptr};
+  ASSERT_EQ(gdap_comm_create_group(comms, 2), GDAP_SUCCESS);
+  gdap_status status[2] = {GDAP_SUCCESS, GDAP_SUCCESS};
+  std::string message[2];
+  auto rank = [&](int r) {
+    gdap_plan* plan = nullptr;
+    status[r] = gdap_plan_create(&plan, m, m, kFloat64, r);
+    if (status[r] == GDAP_SUCCESS) status[r] = gdap_redistribute(comms[r], plan, r == 0 ? a : src1, r == 0 ? dst0 : dst1);
+    message[r] = gdap_last_error();
+    gdap_plan_destroy(plan);
+  };
+  std::thread t0(rank, 0), t1(rank, 1);
+  t0.join();
+  t1.join();
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(status[r], GDAP_ERR_INVALID_ARGUMENT) << "rank " << r << ": " << message[r];
+    EXPECT_NE(message[r].find("of shared-memory segment '" + name + "'"), std::string::npos) << message[r];
+  }
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(static_cast<double*>(pa)[i], i) << "rank 0's source was overwritten";
+  for (gdap_comm* c : comms) gdap_comm_destroy(c);
+  gdap_map_destroy(m);
+  gdap_array_destroy(dst0);
+  gdap_array_destroy(src1);
+  gdap_array_destroy(dst1);
+  gdap_array_destroy(b);
   gdap_array_destroy(a);
 }
 

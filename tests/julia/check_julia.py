@@ -15,7 +15,10 @@ compiler's view of the ABI (tests/bindings/c_view.py) and the header model (tool
 5. Every C constant has a Julia constant of the same name and value, and every _INIT constant holds
    the values the C macro holds.
 6. Project.toml's version is the header's GDAP_VERSION_*.
-7. The Julia examples in docs/examples parse, and every function they call is exported by the GDAP
+7. Every function that hands a Julia array to gdap_array_wrap (`pointer(A)` among its arguments)
+   compares `size(A)` with the section: gdap moves as many elements as the dims describe, and a
+   mismatch would read or write past the array (hunt 12).
+8. The Julia examples in docs/examples parse, and every function they call is exported by the GDAP
    module or is one of the Base functions listed in BASE.
 Prints "julia binding: N passed, M failed" and exits 1 on any failure.
 
@@ -338,6 +341,35 @@ def check_ccall(checker, api, exported, path, node, args, source, wrapped):
                           "Ref cannot be C_NULL or many): %s '%s' is %s" % (name, p.name, julia))
 
 
+def calls_of(node, source, callee):
+    """The call expressions under `node` whose callee is the identifier `callee`."""
+    return [n for n in walk(node) if n.type == "call_expression" and n.children[0].type == "identifier"
+            and node_text(n.children[0], source) == callee]
+
+
+def first_argument(call, source):
+    args = named_children(call.children[1]) if len(call.children) > 1 else []
+    return node_text(args[0], source) if args else None
+
+
+def check_wrapped_sizes(checker, parser):
+    """Rule 7: a Julia array wrapped by pointer has its size compared with the section."""
+    wraps = 0
+    for path in sorted(JULIA_DIR.rglob("*.jl")):
+        tree, source = check_parse(checker, parser, path)
+        for fn in (n for n in walk(tree.root_node) if n.type == "function_definition"):
+            sized = {first_argument(c, source) for c in calls_of(fn, source, "size")}
+            for wrap in calls_of(fn, source, "gdap_array_wrap"):
+                for ptr in calls_of(wrap, source, "pointer"):
+                    wraps += 1
+                    array = first_argument(ptr, source)
+                    checker.check(array in sized, "rule: a Julia array handed to gdap_array_wrap has its size "
+                                  "compared with the section: %s line %d wraps pointer(%s) and %s size(%s)"
+                                  % (path.name, wrap.start_point[0] + 1, array,
+                                     "checks" if array in sized else "never checks", array))
+    checker.check(wraps > 0, "Julia functions wrapping a Julia array by pointer found (%d)" % wraps)
+
+
 def check_example(checker, parser, path, exports):
     tree, source = check_parse(checker, parser, path)
     for node in walk(tree.root_node):
@@ -372,6 +404,7 @@ def main():
     library = "%d.%d.%d" % tuple(view["constants"]["GDAP_VERSION_" + p] for p in ("MAJOR", "MINOR", "PATCH"))
     checker.check(project is not None and project.group(1) == library, "rule: the package's version is the "
                   "library's: Project.toml says %s, gdap.h %s" % (project and project.group(1), library))
+    check_wrapped_sizes(checker, parser)
     examples = sorted(EXAMPLES_DIR.glob("*.jl"))
     checker.check(bool(examples), "Julia examples found under docs/examples")
     for path in examples:

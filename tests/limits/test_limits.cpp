@@ -558,6 +558,48 @@ TEST(LimitsPlan, HugeDistributionsAreClearErrors) {
   gdap_map_destroy(block_2d);
 }
 
+// A destination whose indices are held by several ranks ('u' replicas) receives every index once
+// per replica: the run bound counted each owned index once, so GDAP_PLAN_MAX_RUNS let a plan list
+// Q times the limit (hunt 12 item 8). 1024 indices dealt over 2 ranks ('c') to 8 ranks that all hold
+// every index: the source overlaps list 1024 x 8 = 8192 runs, and the bound must be that.
+TEST(LimitsPlan, ReplicatedDestinationCountsEveryReplica) {
+  constexpr int64_t n = 1024, replicas = 8;
+  std::vector<int64_t> every(n);
+  for (int64_t i = 0; i < n; ++i) every[static_cast<size_t>(i)] = i;
+  gdap_map* dealt = make_map(2, 1, {cyclic(n, 2, 0, 0), cyclic(n, 2, 1, 1)});
+  std::vector<gdap_dim> held;
+  for (int64_t r = 0; r < replicas; ++r) {
+    gdap_dim d = unstructured(n, every.data(), n);
+    d.proc_grid_size = replicas;
+    d.proc_grid_rank = r;
+    held.push_back(d);
+  }
+  gdap_map* everywhere = make_map(replicas, 1, held);
+  ASSERT_TRUE(dealt && everywhere);
+  run_cases({
+      {"limits: a replicated destination: 8192 runs (every index once per replica) fit a limit of 8192",
+       [&] { return with_max_runs("8192", [&] { return keeping_roles(dealt, everywhere, replicas); }); },
+       GDAP_SUCCESS, {}},
+      {"limits: a replicated destination: a limit of 8191 refuses, saying up to 8192 runs",
+       [&] { return with_max_runs("8191", [&] { return keeping_roles(dealt, everywhere, replicas); }); },
+       GDAP_ERR_NO_MEMORY, {"would list up to 8192 runs", "more than the limit of 8191 runs"}},
+      {"limits: a replicated destination: one source coordinate's 4096 runs are refused at a limit of 4095",
+       [&] { return with_max_runs("4095", [&] { return plan(dealt, everywhere, kF64, 0); }); },
+       GDAP_ERR_NO_MEMORY, {"would list up to 4096 runs", "source grid coordinate 0"}},
+  });
+  // At the limit, the plan rank 0 makes lists no more runs than the limit allows.
+  setenv("GDAP_PLAN_MAX_RUNS", "4096", 1);
+  gdap_plan* p = nullptr;
+  ASSERT_EQ(gdap_plan_create(&p, dealt, everywhere, kF64, 0), GDAP_SUCCESS) << gdap_last_error();
+  unsetenv("GDAP_PLAN_MAX_RUNS");
+  gdap_plan_stats stats = GDAP_PLAN_STATS_INIT;
+  ASSERT_EQ(gdap_plan_stats_get(&stats, p), GDAP_SUCCESS);
+  EXPECT_EQ(stats.send_runs + stats.local_runs, 4096);  // 512 indices, each to 8 replicas
+  gdap_plan_destroy(p);
+  gdap_map_destroy(dealt);
+  gdap_map_destroy(everywhere);
+}
+
 TEST(LimitsHalo, HugePaddingAndWidthsAreClearErrors) {
   constexpr int64_t half = kMax / 2 + 1;
   constexpr int64_t pad = int64_t{1} << 50;

@@ -295,13 +295,23 @@ end
 
 """
 Shares a Julia array with gdap without copying. `dims` are in C order: `dims[1]` describes the
-LAST Julia dimension (the protocol's dimension 0).
+LAST Julia dimension (the protocol's dimension 0). Throws `DimensionMismatch` unless `size(A)` is
+the section shape the dims describe, reversed: gdap reads and writes that many elements at
+`pointer(A)`, and a larger section would run past the array.
 """
 function DAPArray(A::Array{T}, dims::Vector{Dim}) where {T}
     out = Ref{Ptr{Cvoid}}(C_NULL)
     GC.@preserve A check(gdap_array_wrap(out, Ptr{Cvoid}(pointer(A)), DType(T), CPU, Ptr{Int64}(C_NULL),
                                           dims, length(dims)))
-    return adopt(out[], A)
+    a = adopt(out[], A)
+    described = Tuple(reverse(c_shape(a)))
+    if described != size(A)
+        destroy!(a)
+        throw(DimensionMismatch("the dims describe a section of Julia size $(described) (C shape " *
+                                "$(reverse(described))) but the array has size $(size(A)); dims[1] describes " *
+                                "the LAST Julia dimension"))
+    end
+    return a
 end
 
 function c_shape(a::DAPArray)

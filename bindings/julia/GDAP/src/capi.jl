@@ -300,6 +300,11 @@ gdap_status_string(status) = ccall((:gdap_status_string, libgdap), Cstring, (Cin
 # The detail of the last failed gdap call on this thread, e.g. "dimension 1 ('b'): stop (12) > size (10)".
 gdap_last_error() = ccall((:gdap_last_error, libgdap), Cstring, ())
 
+# Records a binding's own refusal (a check made in the binding, before any gdap call) as this thread's
+# gdap_last_error, so that callers read one place for every error's detail.
+gdap_last_error_set(status, message) =
+    ccall((:gdap_last_error_set, libgdap), Cint, (Cint, Ptr{UInt8}), status, message)
+
 # The library version as GDAP_VERSION_NUMBER of the build that is loaded (never fails).
 gdap_version() = ccall((:gdap_version, libgdap), Cint, ())
 
