@@ -95,6 +95,14 @@ fails_fast("gdap.save_zarr(overwrite=True) over a store, no section on one rank 
            lambda: gdap.save_zarr(comm, lay, a.section() if R != FAILING else None, kept, overwrite=True),
            gdap.InvalidArgumentError, "section is NULL")
 assert store_hashes(kept) == before, "the old store changed although a rank refused the save"
+# zarrfix item 2: a layout that does not fit the store on one rank was refused before the collective
+# call, so the other ranks waited out the timeout.
+fails_fast("GlobalArray.load_zarr: a layout of the wrong shape on one rank",
+           lambda: gdap.GlobalArray.load_zarr(os.path.join(base, "good"), bad(lay, layout.block((9,), P)), comm=comm),
+           gdap.InvalidArgumentError, "layout has shape (9,) but the array has shape (8,)")
+fails_fast("GlobalArray.load_zarr: a layout over the wrong number of ranks on one rank",
+           lambda: gdap.GlobalArray.load_zarr(os.path.join(base, "good"), bad(lay, layout.block((8,), P + 1)), comm=comm),
+           gdap.InvalidArgumentError, "the layout spans %d ranks" % (P + 1))
 WORLD.Barrier()
 print("rank %d: ok" % R, flush=True)
 sys.stdout.flush()

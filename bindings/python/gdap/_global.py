@@ -760,16 +760,20 @@ class GlobalArray:
         """Collective: the Zarr v3 array at `path` read into `layout` (default: even blocks over
         `nranks`, the communicator's size, or the number of devices)."""
         from ._zarr import release_load, told, zarr_shape
-        if comm is not None:  # a store this rank alone cannot read: the others are told at once
-            spmd = _spmd(comm, device)
-            shape, dtype = told(spmd.comm(spmd.ranks[0]), lambda: zarr_shape(path), release_load)
-        else:
+
+        def target() -> GlobalArray:
+            """The array the store is read into: `layout` (checked against the store's shape) or even blocks."""
             shape, dtype = zarr_shape(path)
-        if layout is None:
-            layout = _block_layout(tuple(shape), _count_ranks(devices, comm, nranks))
-        out = cls.empty(_check_layout(layout, shape), dtype, devices=devices, comm=comm, device=device)
+            chosen = _block_layout(tuple(shape), _count_ranks(devices, comm, nranks)) if layout is None else layout
+            return cls.empty(_check_layout(chosen, shape), dtype, devices=devices, comm=comm, device=device)
+
+        if comm is not None:  # a store this rank cannot read, a layout wrong on this rank: the others are told at once
+            spmd = _spmd(comm, device)
+            out = told(spmd.comm(spmd.ranks[0]), target, release_load)
+        else:
+            out = target()
         ctx = out._ctx
-        run_c(ctx, lambda r: (layout, out._sections[r]),
+        run_c(ctx, lambda r: (out._layout, out._sections[r]),
               lambda comm, layout_h, section: _c.gdap_zarr_load(comm, layout_h, section, str(path)))
         return out
 
