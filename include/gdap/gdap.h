@@ -1071,7 +1071,9 @@ GDAP_API gdap_status gdap_exchange_destroy(gdap_exchange* exchange);
  * newer NumPy adds; see docs/dnpy.md), through a temporary file of its own in the file's folder
  * (O_CREAT|O_EXCL|O_NOFOLLOW, an unpredictable name) renamed into place: an existing file, or a
  * symbolic link, at the name is replaced, as DistArray and numpy.save replace it, never written
- * through; a failed write removes the temporary. Unstructured indices are written as a list. Device
+ * through; a failed write removes the temporary. No rank renames its file into place before every
+ * rank has written its own: a rank's refusal leaves every old file as it was. Unstructured indices
+ * are written as a list. Device
  * sections are copied through pinned host memory once the communicator's stream has reached this
  * call; returns when the file is written. Dtypes: bool, int8-64, uint8-64, float16/32/64,
  * complex64/128 (GDAP_ERR_UNSUPPORTED otherwise). GDAP_ERR_INVALID_ARGUMENT when the header would
@@ -1167,7 +1169,8 @@ typedef struct gdap_zarr_options {
  * is 0, if something there is not provably a Zarr array store (overwrite removes only a store whose
  * zarr.json is a regular file of Zarr v3 array metadata and whose other entries are all its chunk
  * keys; anything else is refused, naming it, before anything is removed), for a bad option naming it, or for GDAP_ZARR_CHUNKS with a block of more than 2 GiB;
- * GDAP_ERR_UNSUPPORTED for a codec this build lacks). Dtypes: bool, int8-64, uint8-64,
+ * GDAP_ERR_UNSUPPORTED for a codec this build lacks). Nothing at `path` is removed or written before
+ * every rank has passed its checks: a refusal on any rank leaves an old store as it was. Dtypes: bool, int8-64, uint8-64,
  * float16/32/64, complex64/128. Everything is borrowed; `section` is only read.
  */
 GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* map, const gdap_array* section,

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,7 +106,15 @@ struct Pinned {
   Pinned& operator=(const Pinned&) = delete;
 };
 
-void save(gdap_comm& comm, const gdap_array& a, const std::string& path) {
+// A rank's file written under a temporary name of its own: commit puts it in place.
+struct Unplaced {
+  std::optional<Dir> dir;
+  std::unique_ptr<NewFile> file;
+};
+
+// Writes `a` as a .dnpy file into `out`, not yet in place: an old file at `path` stays as it is
+// until every rank has written its own (a failing rank leaves every rank's old file intact).
+void write_unplaced(gdap_comm& comm, const gdap_array& a, const std::string& path, Unplaced& out) {
   const std::string heads = dnpy_heads(a.version, a.dims, a.section.dtype, a.section.shape);
   const int64_t item = a.section.dtype.bits / 8;
   const int64_t bytes = checked_mul(element_count(a.section.shape), item, "payload size");
@@ -132,14 +141,13 @@ void save(gdap_comm& comm, const gdap_array& a, const std::string& path) {
     });
     payload = packed.data();
   }
-  // A temporary of its own in the file's folder, renamed into place: a link planted at the name
-  // is replaced, never written through, and a failed write leaves nothing behind.
+  // A temporary of its own in the file's folder, renamed into place by commit: a link planted at
+  // the name is replaced, never written through, and a failed write leaves nothing behind.
   const fs::path target(path);
-  const Dir dir = Dir::open(target.has_parent_path() ? target.parent_path().string() : ".", false);
-  NewFile file(dir, target.filename().string());
-  file.write(heads.data(), static_cast<int64_t>(heads.size()));
-  file.write(payload, bytes);
-  file.commit();
+  out.dir.emplace(Dir::open(target.has_parent_path() ? target.parent_path().string() : ".", false));
+  out.file = std::make_unique<NewFile>(*out.dir, target.filename().string());
+  out.file->write(heads.data(), static_cast<int64_t>(heads.size()));
+  out.file->write(payload, bytes);
 }
 
 // The grid coordinates in dim_data must be this rank's (C order over the grid, as MPI_Cart_create).
@@ -215,14 +223,17 @@ extern "C" GDAP_API gdap_status gdap_dnpy_save(gdap_comm* comm, const gdap_array
   return gdap::guard([&] {
     gdap_comm& c = gdap::comm_ref(comm);
     const gdap::CollectiveCall collective(c, "gdap_dnpy_save");
+    gdap::io::Unplaced written;
     gdap::agree(c, [&] {
       gdap::require(section, "section");
       const std::string path = gdap::io::file_of(prefix, c.rank);
       if (gdap::memory_of(section) == gdap::Memory::none) {
         gdap::fail(GDAP_ERR_UNSUPPORTED, "the section's memory (device type {}) cannot be read by gdap", section->section.device.type);
       }
-      gdap::io::save(c, *section, path);
+      gdap::io::write_unplaced(c, *section, path, written);
     });
+    // Every rank has written its file: only now does any rank replace an old file of that name.
+    gdap::agree(c, [&] { written.file->commit(); });
   });
 }
 

@@ -22,9 +22,11 @@
 #include <fmt/format.h>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -197,15 +199,19 @@ struct EvenBlocks {
   std::unique_ptr<gdap_array> array;
 };
 
-// Redistributes `section` to equal blocks on the same grid (collective), into `tmp`.
-void to_even_blocks(gdap_comm& comm, const gdap_map& map, const gdap_array& section, EvenBlocks& tmp) {
+// Equal blocks on `map`'s grid: where a save's chunks lie when the map's own blocks are not chunks.
+std::unique_ptr<gdap_map> even_blocks_map(const gdap_map& map) {
   std::vector<gdap_dim> all;
   for (int64_t r = 0; r < map.nranks; ++r) {
     const std::vector<gdap_dim> dims = even_blocks(map, r);
     all.insert(all.end(), dims.begin(), dims.end());
   }
+  return std::make_unique<gdap_map>(map.nranks, map.ndim(), all.data());
+}
+
+// Redistributes `section` to the equal blocks of `tmp.map` (collective), into `tmp`.
+void to_even_blocks(gdap_comm& comm, const gdap_map& map, const gdap_array& section, EvenBlocks& tmp) {
   agree(comm, [&] {
-    tmp.map = std::make_unique<gdap_map>(map.nranks, map.ndim(), all.data());
     tmp.plan = plan::make_plan(map, *tmp.map, section.section.dtype, comm.rank);
     const std::vector<gdap_dim> mine = even_blocks(map, comm.rank);
     tmp.array = create_array(section.section.dtype, section.section.device, mine.data(), map.ndim());
@@ -255,11 +261,11 @@ std::optional<ZarrMeta> existing_store(const std::string& path) {
   }
 }
 
-// Removes the store `meta` describes at `path`: zarr.json, its chunk files, then their folders
-// deepest first. Everything in the folder is checked first: an entry that is not one of the
-// store's chunk keys (a stray file, a link, a name outside the chunk grid) refuses the whole
-// overwrite before anything is removed. A failing remove is reported with its path.
-void remove_store(const std::string& path, const ZarrMeta& meta) {
+// The entries of the store `meta` describes at `path`, in the order an overwrite removes them:
+// zarr.json, its chunk files, then their folders deepest first. Everything in the folder is checked:
+// an entry that is not one of the store's chunk keys (a stray file, a link, a name outside the
+// chunk grid) refuses the whole overwrite, naming it.
+std::vector<fs::path> store_entries(const std::string& path, const ZarrMeta& meta) {
   std::vector<fs::path> files, folders;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
@@ -282,22 +288,62 @@ void remove_store(const std::string& path, const ZarrMeta& meta) {
   });
   files.insert(files.begin(), fs::path(path) / "zarr.json");
   files.insert(files.end(), folders.begin(), folders.end());
-  for (const fs::path& p : files) {
-    if (!fs::remove(p, ec) || ec) {
-      fail(GDAP_ERR_IO, "{}: cannot remove {} of the old store: {} (the old store is partly removed; nothing new was written)",
-           path, p.lexically_relative(path).generic_string(), ec ? ec.message() : "it is gone");
-    }
+  return files;
+}
+
+// Fails unless this process may create and remove entries in the folder `folder` (write and
+// search permission), naming `path` and `what` it was going to do there.
+void check_writable(const std::string& path, const fs::path& folder, const char* what) {
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    fail(GDAP_ERR_IO, "{}: cannot {} in {}: {}; nothing was removed", path, what, folder.string(), std::strerror(errno));
   }
 }
 
-void prepare_store(const std::string& path, const gdap_zarr_options& o) {
+// Fails unless the folder `path` (absent) could be created: its nearest existing ancestor is a
+// folder this process may write in.
+void check_creatable(const std::string& path) {
+  std::error_code ec;
+  fs::path above = fs::path(path).lexically_normal();
+  do {
+    above = above.has_parent_path() && above.parent_path() != above ? above.parent_path() : fs::path(".");
+  } while (!fs::exists(fs::status(above, ec)) && above != ".");
+  if (!fs::is_directory(fs::status(above, ec))) fail(GDAP_ERR_IO, "{}: cannot create the folder: {} is not a folder", path, above.string());
+  check_writable(path, above, "create the folder");
+}
+
+// What preparing `path` for a new store would remove (the old store's entries, in order; none
+// where there is no store), after checking, changing nothing, that it may go ahead: the path is a
+// folder or can be created, a store there is replaced only with overwrite and only when it is
+// provably a Zarr array store, and this process may remove its entries and write there.
+std::vector<fs::path> planned_removals(const std::string& path, const gdap_zarr_options& o) {
   std::error_code ec;
   const fs::file_status at = fs::status(path, ec);  // the caller's own path: a link to a folder is followed
   if (fs::exists(at) && !fs::is_directory(at)) fail(GDAP_ERR_IO, "{}: exists and is not a folder", path);
-  if (fs::exists(at)) {
-    if (const std::optional<ZarrMeta> old = existing_store(path)) {
-      if (o.overwrite == 0) fail(GDAP_ERR_INVALID_ARGUMENT, "{}: a Zarr store is already there (set overwrite to replace it)", path);
-      remove_store(path, *old);
+  if (!fs::exists(at)) {
+    check_creatable(path);
+    return {};
+  }
+  check_writable(path, path, "write the store");
+  const std::optional<ZarrMeta> old = existing_store(path);
+  if (!old) return {};
+  if (o.overwrite == 0) fail(GDAP_ERR_INVALID_ARGUMENT, "{}: a Zarr store is already there (set overwrite to replace it)", path);
+  std::vector<fs::path> entries = store_entries(path, *old);
+  for (const fs::path& p : entries) check_writable(path, p.parent_path(), "remove the old store's entries");
+  return entries;
+}
+
+// Checks that prepare_store(path, o) may go ahead, changing nothing (the agreement's part: nothing
+// is removed before every rank has agreed to the save).
+void check_store_place(const std::string& path, const gdap_zarr_options& o) { static_cast<void>(planned_removals(path, o)); }
+
+// Makes `path` ready for a new store: the old one removed (overwrite), the folder created. Called
+// only once every rank has agreed to the save. A failing remove is reported with its path.
+void prepare_store(const std::string& path, const gdap_zarr_options& o) {
+  std::error_code ec;
+  for (const fs::path& p : planned_removals(path, o)) {
+    if (!fs::remove(p, ec) || ec) {
+      fail(GDAP_ERR_IO, "{}: cannot remove {} of the old store: {} (the old store is partly removed; nothing new was written)",
+           path, p.lexically_relative(path).generic_string(), ec ? ec.message() : "it is gone");
     }
   }
   fs::create_directories(path, ec);
@@ -448,20 +494,19 @@ void write_chunks(const std::string& path, const ZarrMeta& meta, const gdap_map&
   });
 }
 
-void save(gdap_comm& comm, const gdap_map& map, const gdap_array& section, const std::string& path, const gdap_zarr_options& o) {
+// The metadata of a save of a section of `map` (every rank's own checks, before any rank changes
+// anything: a block too big for a chunk is refused while an old store is still there). Where the
+// map's blocks are not chunks, `moved.map` gets the equal blocks the section is moved to first.
+ZarrMeta save_meta(const gdap_map& map, gdap_dtype dtype, const std::string& path, const gdap_zarr_options& o,
+                   EvenBlocks& moved) {
   std::optional<std::vector<int64_t>> chunk = owner_chunks(map);
-  EvenBlocks tmp;
-  const gdap_map* layout = &map;
-  const gdap_array* data = &section;
   if (!chunk) {
-    to_even_blocks(comm, map, section, tmp);
-    layout = tmp.map.get();
-    data = tmp.array.get();
-    chunk = owner_chunks(*layout);
+    moved.map = even_blocks_map(map);
+    chunk = owner_chunks(*moved.map);
     if (!chunk) fail(GDAP_ERR_INTERNAL, "equal blocks did not give one owner per chunk");
   }
   std::vector<int64_t> inner;
-  const int64_t itemsize = section.section.dtype.bits / 8;
+  const int64_t itemsize = dtype.bits / 8;
   if (o.layout == GDAP_ZARR_SHARDS && map.ndim() > 0) inner = inner_chunks(*chunk, itemsize, o.chunk_bytes > 0 ? o.chunk_bytes : kDefaultInnerBytes);
   if (o.layout == GDAP_ZARR_CHUNKS) {
     int64_t bytes = itemsize;
@@ -471,7 +516,24 @@ void save(gdap_comm& comm, const gdap_map& map, const gdap_array& section, const
            "(GDAP_ZARR_SHARDS), whose inner chunks stay small", path, bytes, kMaxChunkBytes);
     }
   }
-  const ZarrMeta meta = make_meta(map.global_shape, *chunk, inner, section.section.dtype, o);
+  return make_meta(map.global_shape, *chunk, inner, dtype, o);
+}
+
+// The save once every rank has agreed to it (save_meta's `meta` and `moved`): the section moved to
+// equal blocks where needed, then rank 0 prepares the store (an overwrite removes the old one here,
+// never earlier, and its failure reaches every rank), then every rank writes its chunks.
+void save(gdap_comm& comm, const gdap_map& map, const gdap_array& section, const std::string& path, const gdap_zarr_options& o,
+          const ZarrMeta& meta, EvenBlocks& moved) {
+  const gdap_map* layout = &map;
+  const gdap_array* data = &section;
+  if (moved.map) {
+    to_even_blocks(comm, map, section, moved);
+    layout = moved.map.get();
+    data = moved.array.get();
+  }
+  agree(comm, [&] {
+    if (comm.rank == 0) prepare_store(path, o);
+  });
   if (memory_of(data) == Memory::device) cuda::synchronize_stream(comm.stream);  // queued writes first
   agree(comm, [&] { write_chunks(path, meta, *layout, comm.rank, *data, io_threads(comm.node_ranks)); });
   agree(comm, [&] {
@@ -613,15 +675,20 @@ extern "C" GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* 
     const gdap::CollectiveCall collective(c, "gdap_zarr_save");
     std::string where;
     gdap_zarr_options o{};
+    gdap::io::ZarrMeta meta;
+    gdap::io::EvenBlocks moved;
+    // Checks only: nothing on disk changes before every rank has agreed (rank 0 checks that the
+    // store could be prepared; save prepares it after the agreement).
     gdap::agree(c, [&] {
       gdap::require(map, "map");
       gdap::require(section, "section");
       where = gdap::io::checked_path(path);
       o = gdap::io::checked_options(options);
       gdap::io::check_section(c, *map, *section);
-      if (c.rank == 0) gdap::io::prepare_store(where, o);
+      meta = gdap::io::save_meta(*map, section->section.dtype, where, o, moved);
+      if (c.rank == 0) gdap::io::check_store_place(where, o);
     });
-    gdap::io::save(c, *map, *section, where, o);
+    gdap::io::save(c, *map, *section, where, o, meta, moved);
   });
 }
 

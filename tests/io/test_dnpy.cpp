@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -382,6 +383,50 @@ TEST(Dnpy, MissingFileOnOneRankFailsAll) {
   EXPECT_EQ(st[0], GDAP_ERR_REMOTE);
   EXPECT_EQ(st[2], GDAP_ERR_REMOTE);
   for (gdap_array* a : out) EXPECT_EQ(a, nullptr);
+}
+
+// Every file in `folder` -> its bytes.
+std::map<std::string, std::string> files_in(const fs::path& folder) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::directory_iterator(folder)) {
+    std::ifstream in(e.path(), std::ios::binary);
+    out[e.path().filename().string()] = std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  return out;
+}
+
+// Issue: zarrfix item 1 (the audit). Each rank renamed its new file over its old one inside the
+// agreement, before it knew that a peer had refused: the ranks' files were left from two different
+// saves. A peer's refusal now leaves every old file byte for byte (and no temporary behind), and
+// every rank reports the refusing rank's reason.
+TEST(Dnpy, APeersRefusalLeavesEveryOldFile) {
+  const Layout l = layouts()[0];
+  const fs::path folder = fs::path(prefix_for("agreed"));
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  const std::string prefix = (folder / "p").string();
+  ASSERT_TRUE(round_trip(l, kF64, prefix).empty());
+  const std::map<std::string, std::string> before = files_in(folder);
+  ASSERT_EQ(before.size(), static_cast<size_t>(l.nranks));
+  const int64_t refusing = l.nranks - 1;
+  Group group(l.nranks);
+  std::vector<std::pair<gdap_status, std::string>> results(static_cast<size_t>(l.nranks));
+  on_threads(l.nranks, [&](int64_t r) {
+    const std::vector<gdap_dim> dims = l.dims(r);
+    gdap_array* src = nullptr;
+    ASSERT_EQ(gdap_array_create(&src, kF64, kHost, dims.data(), static_cast<int64_t>(dims.size())), GDAP_SUCCESS);
+    fill(src, r + 7);  // other values than the saved ones
+    const gdap_status st = gdap_dnpy_save(group[r], r == refusing ? nullptr : src, prefix.c_str());
+    results[static_cast<size_t>(r)] = {st, st == GDAP_SUCCESS ? "" : gdap_last_error()};
+    gdap_array_destroy(src);
+  });
+  for (int64_t r = 0; r < l.nranks; ++r) {
+    const auto& [status, message] = results[static_cast<size_t>(r)];
+    EXPECT_EQ(status, r == refusing ? GDAP_ERR_INVALID_ARGUMENT : GDAP_ERR_REMOTE) << "rank " << r << ": " << message;
+    EXPECT_NE(message.find("section is NULL"), std::string::npos) << "rank " << r << ": " << message;
+  }
+  EXPECT_EQ(files_in(folder), before) << "a rank's old file changed although a peer refused the save";
+  fs::remove_all(folder);
 }
 
 // Rule: a file written by another rank (its grid coordinates) is refused on this one.

@@ -73,6 +73,18 @@ told("redistribute (together): a destination one row too long -> the failing ran
 told("reshard (_spmd_prepare): a layout of the wrong shape on one rank -> its InvalidArgumentError on every rank",
      lambda: a.reshard(layout.block((8, 5), P) if R == FAILING else cyc), C.GDAP_ERR_INVALID_ARGUMENT)
 
+# matmul where the gemm plan is already cached (zarrfix item 3): the ranks whose result layout is
+# right would go straight to gdap_gemm_execute, the failing rank (its layout spans a rank fewer) to
+# gdap_gemm_create: the others were told only "the ranks are in different collective calls".
+right = a.reshard(layout.block((8, 6), P))
+other = gdap.distribute(np.ones((6, 4)) if R == 0 else None, layout.block((6, 4), P), comm=comm, dtype=np.float64)
+product = layout.block((8, 4), P)
+assert np.allclose(right.matmul(other, product).get(), WHOLE @ np.ones((6, 4)))  # the plan is cached on every rank
+told("matmul (a cached plan): a result layout over the wrong number of ranks on one rank -> its InvalidArgumentError "
+     "on every rank", lambda: right.matmul(other, layout.block((8, 4), P - 1) if R == FAILING else product),
+     C.GDAP_ERR_INVALID_ARGUMENT)
+assert np.allclose(right.matmul(other, product).get(), WHOLE @ np.ones((6, 4))), "matmul after the refusal"
+
 spoiled = a.reshard(rows)
 if R == FAILING:
     with spoiled.section():  # closes this rank's section

@@ -4,6 +4,7 @@ the store raises its own error, and every other rank RemoteError quoting it, at 
 the communicator's 60 s timeout (hunt 12 #7: they waited the whole timeout; review 12 #1: for an
 array with a pending reduction they got "ranks are in different collective calls"). Each case names its
 rule; the communicator must still work after each. Prints "rank R: ok" on success."""
+import hashlib
 import os
 import sys
 import tempfile
@@ -73,6 +74,40 @@ fails_fast("GlobalArray.load_zarr: a store one rank cannot see",
 fails_fast("gdap.load_zarr(section=None): a store one rank cannot see",
            lambda: gdap.load_zarr(comm, lay, os.path.join(base, bad("good", "missing"))), gdap.FileIOError,
            "zarr.json: cannot open")
+
+
+def store_hashes(path):
+    """Every file under `path` (relative name) -> the SHA-256 of its bytes."""
+    out = {}
+    for folder, _, names in os.walk(path):
+        for name in names:
+            full = os.path.join(folder, name)
+            with open(full, "rb") as f:
+                out[os.path.relpath(full, path)] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+# zarrfix item 1: rank 0 (overwrite=True) removed the old store inside the agreement, before it knew
+# that a peer had refused: the store was gone and nothing written. It must stay byte for byte.
+kept = os.path.join(base, "kept")
+a.save_zarr(kept)
+before = store_hashes(kept)
+assert len(before) > 1, before
+fails_fast("GlobalArray.save_zarr(overwrite=True) over a store, a codec bad on one rank: the store stays whole",
+           lambda: a.save_zarr(kept, codec=bad("zstd", "lz4"), overwrite=True), ValueError, "not 'lz4'")
+assert store_hashes(kept) == before, "the old store changed although a rank refused the save"
+fails_fast("gdap.save_zarr(overwrite=True) over a store, no section on one rank (refused in C): the store stays whole",
+           lambda: gdap.save_zarr(comm, lay, a.section() if R != FAILING else None, kept, overwrite=True),
+           gdap.InvalidArgumentError, "section is NULL")
+assert store_hashes(kept) == before, "the old store changed although a rank refused the save"
+# zarrfix item 2: a layout that does not fit the store on one rank was refused before the collective
+# call, so the other ranks waited out the timeout.
+fails_fast("GlobalArray.load_zarr: a layout of the wrong shape on one rank",
+           lambda: gdap.GlobalArray.load_zarr(os.path.join(base, "good"), bad(lay, layout.block((9,), P)), comm=comm),
+           gdap.InvalidArgumentError, "layout has shape (9,) but the array has shape (8,)")
+fails_fast("GlobalArray.load_zarr: a layout over the wrong number of ranks on one rank",
+           lambda: gdap.GlobalArray.load_zarr(os.path.join(base, "good"), bad(lay, layout.block((8,), P + 1)), comm=comm),
+           gdap.InvalidArgumentError, "the layout spans %d ranks" % (P + 1))
 WORLD.Barrier()
 print("rank %d: ok" % R, flush=True)
 sys.stdout.flush()

@@ -610,6 +610,78 @@ TEST(ZarrHostile, AbsentChunkAllocatesNothingOfItsDeclaredSize) {
 
 // Issue 27, item 12: a link planted at the temporary name gdap used for zarr.json
 // (`zarr.json.tmp<pid>`) is not written through.
+// Every entry under `dir` (links not followed) -> its kind and, for a file, its bytes.
+std::map<std::string, std::string> listing_of(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    std::string what = std::to_string(static_cast<int>(e.symlink_status().type()));
+    if (e.is_regular_file() && !e.is_symlink()) {
+      std::ifstream in(e.path(), std::ios::binary);
+      what += std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    }
+    out[e.path().lexically_relative(dir).generic_string()] = what;
+  }
+  return out;
+}
+
+// Issue: zarrfix item 1. Rank 0 prepared the store (with overwrite: removed the old one) inside the
+// agreement, before it knew that a peer had refused its own arguments: the old store was gone and
+// nothing was written. Every rank calls with overwrite; one rank's call is refused. The old store
+// must stay byte for byte, every rank must report the refusing rank's reason, and the ranks can
+// still save afterwards.
+TEST(ZarrRefusals, APeersRefusalLeavesTheOldStoreWhole) {
+  struct Case {
+    const char* rule;
+    std::function<void(gdap_zarr_options&, rt::Section*&)> spoil;  // the refusing rank's arguments
+    const char* words;
+  };
+  const Case cases[] = {
+      {"a codec gdap does not write", [](gdap_zarr_options& o, rt::Section*&) { o.codec = 7; },
+       "options->codec 7 is not a gdap_zarr_codec"},
+      {"overwrite off", [](gdap_zarr_options& o, rt::Section*&) { o.overwrite = 0; }, "a Zarr store is already there"},
+      {"a NULL section", [](gdap_zarr_options&, rt::Section*& s) { s = nullptr; }, "section is NULL"},
+  };
+  const rt::Layout layout = rows_2x2();
+  const int64_t n = layout.nranks();
+  for (const Case& c : cases) {
+    const std::string dir = saved_rows("agreed_overwrite", GDAP_ZARR_RAW);
+    const std::map<std::string, std::string> before = listing_of(dir);
+    ASSERT_GT(before.size(), 1U);
+    // The last rank refuses; overwrite off is refused by rank 0 alone (it checks the store).
+    const int64_t refusing = std::string(c.rule) == "overwrite off" ? 0 : n - 1;
+    std::vector<rt::Section> sections(static_cast<size_t>(n));
+    rt::Report setup;
+    for (int64_t r = 0; r < n; ++r) {
+      ASSERT_TRUE(rt::make_painted(sections[static_cast<size_t>(r)], rt::Storage::created, rt::dtypes()[0], layout, r, true,
+                                   rt::kPoison, "", setup));
+    }
+    const auto results = on_group(layout, [&](gdap_comm* comm, gdap_map* map, int64_t r) {
+      gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
+      o.overwrite = 1;
+      rt::Section* s = &sections[static_cast<size_t>(r)];
+      if (r == refusing) c.spoil(o, s);
+      return gdap_zarr_save(comm, map, s != nullptr ? s->array() : nullptr, dir.c_str(), &o);
+    });
+    for (int64_t r = 0; r < n; ++r) {
+      const auto& [status, message] = results[static_cast<size_t>(r)];
+      if (r == refusing) {
+        EXPECT_EQ(status, GDAP_ERR_INVALID_ARGUMENT) << c.rule << ", rank " << r << ": " << message;
+      } else {
+        EXPECT_EQ(status, GDAP_ERR_REMOTE) << c.rule << ", rank " << r << ": " << message;
+        EXPECT_NE(message.find("rank " + std::to_string(refusing) + " failed"), std::string::npos) << c.rule << ": " << message;
+      }
+      EXPECT_NE(message.find(c.words), std::string::npos) << c.rule << ", rank " << r << ": " << message;
+    }
+    EXPECT_EQ(listing_of(dir), before) << c.rule << ": the old store changed although a rank refused the save";
+    rt::Report again;
+    gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
+    o.overwrite = 1;
+    save(layout, rt::dtypes()[0], rt::Storage::created, dir, o, again);
+    EXPECT_TRUE(again.ok()) << c.rule << ": the overwrite after the refusal: " << again.text();
+    fs::remove_all(dir);
+  }
+}
+
 // Issue: hunt 11 item 3. overwrite removes only what is provably a Zarr array store there (its
 // zarr.json a regular file read as array metadata, every other entry one of its chunk keys);
 // anything else is refused, naming what was found, before anything is removed or written.
@@ -659,20 +731,8 @@ TEST(ZarrHostile, OverwriteRemovesOnlyAProvableStore) {
     const fs::path dir = c.store ? fs::path(saved_rows("overwrite_hostile", GDAP_ZARR_RAW)) : fresh_dir("overwrite_hostile");
     fs::create_directories(dir);
     c.plant(dir);
-    std::map<std::string, std::string> before;  // every entry (links not followed) -> its kind and bytes
-    const auto listing = [&] {
-      std::map<std::string, std::string> out;
-      for (const auto& e : fs::recursive_directory_iterator(dir)) {
-        std::string what = std::to_string(static_cast<int>(e.symlink_status().type()));
-        if (e.is_regular_file() && !e.is_symlink()) {
-          std::ifstream in(e.path(), std::ios::binary);
-          what += std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        }
-        out[e.path().lexically_relative(dir).generic_string()] = what;
-      }
-      return out;
-    };
-    before = listing();
+    const std::map<std::string, std::string> before = listing_of(dir);
+    const auto listing = [&] { return listing_of(dir); };
     for (int32_t overwrite : {0, 1}) {
       gdap_zarr_options options = GDAP_ZARR_OPTIONS_INIT;
       options.overwrite = overwrite;

@@ -734,7 +734,7 @@ class GlobalArray:
         shape = (self.shape[0], other.shape[1])
         ctx = self._ctx
         if layout is not None:  # in SPMD mode a rank whose layout is wrong still tells the others
-            _prepare(ctx, lambda r: _check_result_layout(layout, shape, ctx.nranks), _release_gemm)
+            _agreed(ctx, lambda r: _check_result_layout(layout, shape, ctx.nranks))
         layout = _block_layout(shape, ctx.nranks) if layout is None else layout
         out = GlobalArray._new_in(ctx, layout, self._dtype)
         plans = ctx.gemm_plans(a._layout, b._layout, layout, self._dtype)
@@ -779,16 +779,20 @@ class GlobalArray:
         """Collective: the Zarr v3 array at `path` read into `layout` (default: even blocks over
         `nranks`, the communicator's size, or the number of devices)."""
         from ._zarr import release_load, told, zarr_shape
-        if comm is not None:  # a store this rank alone cannot read: the others are told at once
-            spmd = _spmd(comm, device)
-            shape, dtype = told(spmd.comm(spmd.ranks[0]), lambda: zarr_shape(path), release_load)
-        else:
+
+        def target() -> GlobalArray:
+            """The array the store is read into: `layout` (checked against the store's shape) or even blocks."""
             shape, dtype = zarr_shape(path)
-        if layout is None:
-            layout = _block_layout(tuple(shape), _count_ranks(devices, comm, nranks))
-        out = cls.empty(_check_layout(layout, shape), dtype, devices=devices, comm=comm, device=device)
+            chosen = _block_layout(tuple(shape), _count_ranks(devices, comm, nranks)) if layout is None else layout
+            return cls.empty(_check_layout(chosen, shape), dtype, devices=devices, comm=comm, device=device)
+
+        if comm is not None:  # a store this rank cannot read, a layout wrong on this rank: the others are told at once
+            spmd = _spmd(comm, device)
+            out = told(spmd.comm(spmd.ranks[0]), target, release_load)
+        else:
+            out = target()
         ctx = out._ctx
-        run_c(ctx, lambda r: (layout, out._sections[r]),
+        run_c(ctx, lambda r: (out._layout, out._sections[r]),
               lambda comm, layout_h, section: _c.gdap_zarr_load(comm, layout_h, section, str(path)))
         return out
 
@@ -1049,17 +1053,26 @@ def _spmd_prepare(ctx: Context, prepare: Callable[[int], Any], release: Callable
         raise
 
 
+def _agreed(ctx: Context, check: Callable[[int], None]) -> None:
+    """check(r) on every held rank; in SPMD mode every rank then meets the others in one
+    gdap_comm_barrier, a rank whose check raised after Comm.fail_next with its error (_prepare): each
+    rank learns of a refusal there, whatever collective call it would make next (a plan cached on
+    some ranks only: gdap_gemm_execute on those, gdap_gemm_create on the rank that refused)."""
+    _prepare(ctx, check, _release_barrier)
+    if ctx.spmd:
+        _release_barrier(ctx, ctx.ranks[0])
+
+
+def _release_barrier(ctx: Context, rank: int) -> None:
+    _c.gdap_comm_barrier(ctx.comm(rank)._h())
+
+
 def _release_redistribute(ctx: Context, rank: int) -> None:
     _c.gdap_redistribute(ctx.comm(rank)._h(), None, None, None)
 
 
 def _release_reduce_scatter(ctx: Context, rank: int) -> None:
     _c.gdap_reduce_scatter(ctx.comm(rank)._h(), None, None, _c.GDAP_REDUCE_SUM)
-
-
-def _release_gemm(ctx: Context, rank: int) -> None:
-    from ._gemm import _MODES
-    _c.gdap_gemm_create(ctx.comm(rank)._h(), None, None, None, dtype_to_c(np.dtype(np.float64)), (_MODES["exact"], 0))
 
 
 def _check_result_layout(layout: Any, shape: tuple[int, ...], nranks: int) -> None:
