@@ -85,6 +85,20 @@ told("matmul (a cached plan): a result layout over the wrong number of ranks on 
      C.GDAP_ERR_INVALID_ARGUMENT)
 assert np.allclose(right.matmul(other, product).get(), WHOLE @ np.ones((6, 4))), "matmul after the refusal"
 
+# matmul with a layout on some ranks and none on another (review 12b feared the ranks would fall out of
+# step: those with a layout meet in a barrier, the other in its gemm call): the agreement sees the
+# different calls, so each rank gets the product or an error, at once, and the next matmul works.
+print("rank %d: matmul, a layout on some ranks and none on one" % R, flush=True)
+t0 = time.monotonic()
+try:
+    mixed = right.matmul(other, None if R == FAILING else product).get()
+    assert np.allclose(mixed, WHOLE @ np.ones((6, 4))), "matmul with mixed layout arguments"
+except gdap.Error:
+    pass  # the ranks were in different collective calls: every one is told
+assert time.monotonic() - t0 < 30.0, "matmul with mixed layout arguments waited %.1f s" % (time.monotonic() - t0)
+WORLD.Barrier()
+assert np.allclose(right.matmul(other, product).get(), WHOLE @ np.ones((6, 4))), "matmul after mixed layouts"
+
 spoiled = a.reshard(rows)
 if R == FAILING:
     with spoiled.section():  # closes this rank's section
