@@ -4,6 +4,7 @@
 #include "array/array.hpp"
 #include "array/shared_segment.hpp"
 #include "core/error.hpp"
+#include "core/footprint.hpp"
 
 #include <optional>
 
@@ -34,28 +35,43 @@ const char* memory_name(Memory memory) {
 
 namespace {
 
-// Where a section's bytes lie in a gdap shared-memory segment; nullopt when in none (or empty).
-std::optional<SegmentPlace> segment_place(const gdap_array& a) {
-  const ByteSpan span = byte_span(a);
+// A section's place in a gdap shared-memory segment: the segment, its exact footprint rebased to
+// the segment's byte offsets, and the address at which this process's mapping holds the segment's
+// byte 0 (which mapping reaches it). nullopt when in none (or empty).
+struct SegmentFootprint {
+  SegmentPlace place;
+  Footprint bytes;
+  uint64_t mapping = 0;
+};
+
+std::optional<SegmentFootprint> segment_footprint(const gdap_array& a) {
+  Footprint bytes = footprint_of(a);
+  const ByteSpan span = span_of(bytes);
   if (span.empty()) return std::nullopt;
-  return place_in_segment(span.first, span.last);
+  const std::optional<SegmentPlace> place = place_in_segment(span.first, span.last);
+  if (!place) return std::nullopt;
+  const uint64_t mapping = span.first - place->first;
+  bytes.base -= mapping;
+  return SegmentFootprint{*place, std::move(bytes), mapping};
 }
 
-// Refuses two sections in the same bytes of one segment seen through two of this process's
-// mappings of it (gdap_ipc_open of its own export): one memory at two addresses, which comparing
-// addresses cannot see. The segment's identity and byte offsets are compared, as ranks in different
-// processes compare them (comm/collective.hpp's segments_clash).
+// Refuses two sections sharing a byte of one segment seen through two of this process's mappings
+// of it (gdap_ipc_open of its own export): one memory at two addresses, which comparing addresses
+// cannot see. Through one mapping, may_share_memory decides on the addresses. The footprints are
+// compared at the segment's offsets, byte for byte, so interleaved views (even and odd columns)
+// pass, as ranks in different processes compare them (comm/collective.hpp's segments_clash).
 void check_segments_apart(const gdap_array& written, const char* written_name, const gdap_array& read,
                           const char* read_name, const char* call) {
-  const std::optional<SegmentPlace> w = segment_place(written);
+  const std::optional<SegmentFootprint> w = segment_footprint(written);
   if (!w) return;
-  const std::optional<SegmentPlace> r = segment_place(read);
-  if (!r || w->identity.device != r->identity.device || w->identity.inode != r->identity.inode) return;
-  if (w->last < r->first || r->last < w->first) return;
+  const std::optional<SegmentFootprint> r = segment_footprint(read);
+  if (!r || w->mapping == r->mapping) return;
+  if (w->place.identity.device != r->place.identity.device || w->place.identity.inode != r->place.identity.inode) return;
+  if (!may_share_bytes(w->bytes, r->bytes)) return;
   fail(GDAP_ERR_INVALID_ARGUMENT, "{} (bytes {}..{} of shared-memory segment '{}') and {} (bytes {}..{} of it, through "
-       "another mapping of it in this process) overlap: {} works out of place, reading {} while it writes {}; pass "
-       "separate arrays", written_name, w->first, w->last, w->identity.name, read_name, r->first, r->last, call,
-       read_name, written_name);
+       "another mapping of it in this process) share a byte: {} works out of place, reading {} while it writes {}; "
+       "pass separate arrays", written_name, w->place.first, w->place.last, w->place.identity.name, read_name,
+       r->place.first, r->place.last, call, read_name, written_name);
 }
 
 }  // namespace

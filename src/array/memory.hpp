@@ -16,8 +16,8 @@ Memory memory_of(const gdap_array* array);
 const char* memory_name(Memory memory);
 
 // GDAP_ERR_INVALID_ARGUMENT when `written` may share memory with `read` (array.hpp's
-// may_share_memory: a shared byte, not only equal pointers; or overlapping byte spans of one gdap
-// shared-memory segment mapped twice in this process): `call` works out of place.
+// may_share_memory: a shared byte, not only equal pointers; or a shared byte of one gdap
+// shared-memory segment reached through two of this process's mappings): `call` works out of place.
 void check_apart(const gdap_array& written, const char* written_name, const gdap_array& read, const char* read_name,
                  const char* call);
 

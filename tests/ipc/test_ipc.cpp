@@ -511,6 +511,92 @@ TEST(IpcShm, TwoMappingsOfOneSegmentAreOneMemoryAcrossGroupRanks) {
   gdap_array_destroy(a);
 }
 
+// Review 12b, item 5: the two-mapping check compares the sections' exact bytes in the segment,
+// not their spans. A segment of 32 float64 holding sections of 8 elements `stride` apart.
+struct ShmOf32 {
+  std::string name = unique_name("strided");
+  gdap_array* array = nullptr;
+  gdap_array* second = nullptr;  // the second mapping (gdap_ipc_open of its own export)
+  double* first_data = nullptr;
+  double* second_data = nullptr;
+  ShmOf32() {
+    gdap_dim d = GDAP_DIM_INIT;
+    EXPECT_EQ(gdap_dim_set_block(&d, 32, 1, 0, 0, 32), GDAP_SUCCESS);
+    EXPECT_EQ(gdap_array_create_shm(&array, name.c_str(), kFloat64, &d, 1), GDAP_SUCCESS) << gdap_last_error();
+    EXPECT_EQ(gdap_ipc_open(&second, export_handle(array).data(), GDAP_IPC_HANDLE_SIZE), GDAP_SUCCESS)
+        << gdap_last_error();
+    void* p = nullptr;
+    gdap_array_data(&p, array);
+    first_data = static_cast<double*>(p);
+    gdap_array_data(&p, second);
+    second_data = static_cast<double*>(p);
+    for (int i = 0; i < 32; ++i) first_data[i] = i;
+  }
+  ~ShmOf32() {
+    gdap_array_destroy(second);
+    gdap_array_destroy(array);
+  }
+};
+
+gdap_array* strided_view(double* start, int64_t stride) {
+  const gdap_dim d = block_of_8(1, 0);
+  gdap_array* view = nullptr;
+  EXPECT_EQ(gdap_array_wrap(&view, start, kFloat64, {GDAP_DEVICE_CPU, 0}, &stride, &d, 1), GDAP_SUCCESS)
+      << gdap_last_error();
+  return view;
+}
+
+// A one-rank gdap_redistribute of `src` into `dst` (the identity plan); the views are destroyed.
+gdap_status redistribute_alone(gdap_array* src, gdap_array* dst, std::string& message) {
+  gdap_map* m = blocks_of_8(1);
+  gdap_plan* plan = nullptr;
+  EXPECT_EQ(gdap_plan_create(&plan, m, m, kFloat64, 0), GDAP_SUCCESS) << gdap_last_error();
+  gdap_comm* comm = nullptr;
+  EXPECT_EQ(gdap_comm_create_group(&comm, 1), GDAP_SUCCESS);
+  const gdap_status status = gdap_redistribute(comm, plan, src, dst);
+  message = gdap_last_error();
+  gdap_comm_destroy(comm);
+  gdap_plan_destroy(plan);
+  gdap_map_destroy(m);
+  gdap_array_destroy(dst);
+  gdap_array_destroy(src);
+  return status;
+}
+
+TEST(IpcShm, InterleavedColumnsOfOneMappingAreApart) {
+  ShmOf32 s;
+  std::string message;
+  ASSERT_EQ(redistribute_alone(strided_view(s.first_data, 2), strided_view(s.first_data + 1, 2), message), GDAP_SUCCESS)
+      << message;
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(s.first_data[2 * i + 1], 2 * i) << "odd element " << 2 * i + 1;
+    EXPECT_EQ(s.first_data[2 * i], 2 * i) << "even element " << 2 * i << " (the source) changed";
+  }
+}
+
+TEST(IpcShm, InterleavedColumnsThroughTwoMappingsAreApart) {
+  ShmOf32 s;
+  std::string message;
+  ASSERT_EQ(redistribute_alone(strided_view(s.first_data, 2), strided_view(s.second_data + 1, 2), message), GDAP_SUCCESS)
+      << message;
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(s.first_data[2 * i + 1], 2 * i) << "odd element " << 2 * i + 1;
+    EXPECT_EQ(s.first_data[2 * i], 2 * i) << "even element " << 2 * i << " (the source) changed";
+  }
+}
+
+TEST(IpcShm, OneSharedElementThroughTwoMappingsIsRefused) {
+  ShmOf32 s;
+  std::string message;
+  // src: elements 0, 2, .., 14 through the first mapping; dst: elements 14..21 through the second.
+  EXPECT_EQ(redistribute_alone(strided_view(s.first_data, 2), strided_view(s.second_data + 14, 1), message),
+            GDAP_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(message.find("dst (bytes 112..175 of shared-memory segment '" + s.name + "') and src (bytes 0..119"),
+            std::string::npos) << message;
+  EXPECT_NE(message.find("another mapping of it in this process) share a byte"), std::string::npos) << message;
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(s.first_data[i], i) << "element " << i;
+}
+
 // Issue 27, item 9: a segment larger than /dev/shm can hold is refused at creation, where sizing
 // alone (ftruncate) succeeded and the first write past the free space killed the process (SIGBUS).
 TEST(IpcShm, SegmentLargerThanDevShmIsRefusedAtCreation) {
