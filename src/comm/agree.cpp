@@ -44,11 +44,23 @@ Error decode(const std::string& bytes) {
 
 bool failed(const std::string& bytes) { return !bytes.empty() && bytes[0] == 'E'; }
 
-std::string_view take_sized(std::string_view& rest) {
+// A record that is not a success record, or too short for its own length fields: the peer's
+// collective calls are out of step with this rank's (one rank in a barrier, another here).
+[[noreturn]] void malformed(size_t rank, size_t size) {
+  fail(GDAP_ERR_INTERNAL, "rank {} sent a malformed agreement record ({} bytes): its collective calls on this "
+       "communicator are out of step with this rank's (every rank must make the same collective gdap calls in the "
+       "same order)", rank, size);
+}
+
+// The next length-prefixed field of `rest`, rank `rank`'s record of `size` bytes.
+std::string_view take_sized(std::string_view& rest, size_t rank, size_t size) {
   uint64_t length = 0;
+  if (rest.size() < sizeof length) malformed(rank, size);
   std::memcpy(&length, rest.data(), sizeof length);
-  const std::string_view bytes = rest.substr(sizeof length, length);
-  rest.remove_prefix(sizeof length + length);
+  rest.remove_prefix(sizeof length);
+  if (length > rest.size()) malformed(rank, size);
+  const std::string_view bytes = rest.substr(0, length);
+  rest.remove_prefix(length);
   return bytes;
 }
 
@@ -56,11 +68,12 @@ std::string_view take_sized(std::string_view& rest) {
 struct Success {
   std::string_view token, segments, share;
 };
-Success parse_success(const std::string& bytes) {
+Success parse_success(const std::string& bytes, size_t rank) {
+  if (bytes.empty() || bytes[0] != 'S') malformed(rank, bytes.size());
   std::string_view rest = std::string_view(bytes).substr(1);
   Success s;
-  s.token = take_sized(rest);
-  s.segments = take_sized(rest);
+  s.token = take_sized(rest, rank, bytes.size());
+  s.segments = take_sized(rest, rank, bytes.size());
   s.share = rest;
   return s;
 }
@@ -97,9 +110,9 @@ std::vector<std::string> agree_gather(gdap_comm& comm, const std::function<Share
   std::vector<std::string> shares;
   std::vector<std::vector<Region>> segments;
   bool any_segment = false;
-  const std::string_view token0 = parse_success(all[0]).token;
+  const std::string_view token0 = parse_success(all[0], 0).token;
   for (size_t r = 0; r < all.size(); ++r) {
-    const Success s = parse_success(all[r]);
+    const Success s = parse_success(all[r], r);
     if (s.token != token0) fail(GDAP_ERR_INVALID_ARGUMENT, "{}", mismatch(r, s.token, token0));
     shares.emplace_back(s.share);
     segments.push_back(unpack_segment_regions(s.segments));
