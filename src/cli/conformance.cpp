@@ -597,8 +597,11 @@ int conformance(const ConformanceOptions& options) {
     int64_t vectors = 0;
     for (const auto& file : vector_files(dir)) {
       const json doc = read_json(file);
-      for (const json& v : vectors_of(doc, file.string())) {
-        const std::string id = vector_id(v, file.string(), vectors++);
+      const json& list = vectors_of(doc, file.string());
+      for (size_t index = 0; index < list.size(); ++index) {
+        const json& v = list[index];
+        const std::string id = vector_id(v, file.string(), static_cast<int64_t>(index));
+        ++vectors;
         const auto [first, fresh] = seen.emplace(id, file.string());
         if (!fresh) {
           throw Error(GDAP_ERR_IO, fmt::format("'{}': vector id '{}' appears twice (first in '{}')", file.string(),
