@@ -2,7 +2,9 @@
 
 #include "core/error.hpp"
 
+#include <charconv>
 #include <cstdlib>
+#include <system_error>
 #include <string_view>
 
 namespace gdap {
@@ -19,11 +21,9 @@ bool digits_alone(std::string_view text) {
 // `text`'s digits as a number, or nullopt beyond int64.
 std::optional<int64_t> digits_value(std::string_view text) {
   int64_t value = 0;
-  for (const char c : text) {
-    const int64_t digit = c - '0';
-    if (value > (INT64_MAX - digit) / 10) return std::nullopt;
-    value = value * 10 + digit;
-  }
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || stop != end) return std::nullopt;
   return value;
 }
 
