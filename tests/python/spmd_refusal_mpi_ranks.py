@@ -164,6 +164,18 @@ halo = gdap.Halo(halo_map, np.float64, comm)
 cells = np.zeros(halo_map.local_shape(R))
 told("gdap.halo_exchange: a section of the wrong shape on one rank (its reason, not 'NULL')",
      lambda: gdap.halo_exchange(comm, halo, bad(cells, np.zeros((1, 1)))), gdap.ProtocolError, "buffer shape (1)")
+cyc = layout.cyclic((8, 6), (P, 1))
+closed = gdap.Plan(rows, cyc, np.float64, comm)
+if R == FAILING:
+    closed.close()
+told("gdap.redistribute: a closed plan on one rank",
+     lambda: gdap.redistribute(comm, closed, a.section(), np.zeros(cyc.local_shape(R))), gdap.InvalidArgumentError,
+     "the Plan is closed")
+square = layout.block((8, 8), P)
+gemm_plan = gdap.Gemm(comm, square, square, square, np.float64)
+m = np.ones(square.local_shape(R))
+told("gdap.gemm: an alpha that is no number on one rank",
+     lambda: gdap.gemm(comm, gemm_plan, m, m, np.zeros(m.shape), alpha=bad(1.0, "x")), ValueError, "could not convert")
 told("GlobalMap.collective: an entry only one rank cannot read (its reason, not 'ndim -1')",
      lambda: gdap.GlobalMap.collective(comm, bad(a.section(), 42)), gdap.ProtocolError, "dim_data must be a tuple")
 

@@ -96,9 +96,10 @@ def gemm(comm: Comm, plan: Gemm, a: SectionLike, b: SectionLike, c: SectionLike,
     communicator's stream. If any rank's arguments are wrong, no rank touches any data: that rank
     raises its own error and the others RemoteError naming it.
     """
-    rank = plan.rank
+    # A plan or factor only this rank cannot use: the others are told at once.
+    plan_h, rank, scale = told(comm, lambda: (plan._h(), plan.rank, (float(alpha), float(beta))),
+                               lambda comm: _c.gdap_gemm_execute(comm._h(), None, 0.0, None, None, 0.0, None))
     makers: list[Maker] = [lambda: _section(a, plan.a, rank), lambda: _section(b, plan.b, rank),
                            lambda: _section(c, plan.c, rank)]
-    together(comm, lambda ha, hb, hc: _c.gdap_gemm_execute(comm._h(), plan._h(), float(alpha), ha, hb, float(beta), hc),
-             makers)
+    together(comm, lambda ha, hb, hc: _c.gdap_gemm_execute(comm._h(), plan_h, scale[0], ha, hb, scale[1], hc), makers)
     return c

@@ -165,8 +165,9 @@ def redistribute(comm: Comm, plan: Plan, src: SectionLike, dst: SectionLike) -> 
     If any rank's arguments are wrong, no rank moves anything: that rank raises its own error
     and the others RemoteError naming it.
     """
-    rank, role = plan.rank, plan.role
-    together(comm, lambda s, d: _c.gdap_redistribute(comm._h(), plan._h(), s, d),
+    # A plan only this rank cannot use (closed, no Plan): the others are told at once.
+    plan_h, rank, role = told(comm, lambda: (plan._h(), plan.rank, plan.role), release_redistribute)
+    together(comm, lambda s, d: _c.gdap_redistribute(comm._h(), plan_h, s, d),
              [lambda: _section(src, plan.src, rank, plan.dtype, plan._section_dims("src"), "src"),
               lambda: _section(dst, plan.dst, role, plan.dtype, plan._section_dims("dst"), "dst")])
     return dst
