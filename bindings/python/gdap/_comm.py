@@ -22,10 +22,12 @@ other threads then end at their timeout, or when the main thread's own wait is i
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
+from collections.abc import Callable, Iterator
 from types import FrameType
-from typing import Any, Optional
+from typing import Any, Optional, TypeVar
 
 from . import _gdap_c as _c
 from ._args import describe, integer
@@ -112,6 +114,57 @@ class Comm(Handle):
         if self._handle is None:
             return "<gdap.Comm (closed)>"
         return "<gdap.Comm %s rank %d of %d>" % (self.kind, self.rank, self.size)
+
+
+T = TypeVar("T")
+
+
+@contextlib.contextmanager
+def telling_peers(comm: Optional[Comm], release: Callable[[Comm], object]) -> Iterator[None]:
+    """The one way a rank's own refusal reaches its peers in SPMD use. Wrap what this rank checks and
+    builds before a collective call (arguments only it may have wrong, a device it cannot use, a
+    file only it cannot read): where the block raises, the rank still makes the collective call the
+    others are about to make, release(comm), after Comm.fail_next with the error, so that every
+    other rank raises RemoteError quoting this rank's reason at once instead of waiting out the
+    timeout; then the error propagates. release must be that same C call (any arguments: it fails
+    at its agreement before reading them). With comm None (single controller: every rank's
+    arguments are prepared before any rank starts) the block just runs."""
+    try:
+        yield
+    except Exception as e:
+        if comm is not None:
+            tell_peers(comm, e, release)
+        raise
+
+
+_TOLD = "_gdap_peers_told"
+
+
+def tell_peers(comm: Comm, error: BaseException, release: Callable[[Comm], object]) -> None:
+    """Comm.fail_next(error), then release(comm), whose refusal is expected (telling_peers); once per
+    error: one already told (an inner step's) is not told again, since its rank has made its call."""
+    if getattr(error, _TOLD, False):
+        return
+    try:
+        comm.fail_next(error)
+        release(comm)
+    except Exception:
+        pass  # the expected refusal: this rank raises the error that stopped it
+    mark_told(error)
+
+
+def mark_told(error: BaseException) -> None:
+    """Notes that `error` has reached the peers (tell_peers does not tell it again)."""
+    try:
+        setattr(error, _TOLD, True)
+    except AttributeError:
+        pass  # an exception without a __dict__: nothing nests around the few that raise one
+
+
+def told(comm: Optional[Comm], step: Callable[[], T], release: Callable[[Comm], object]) -> T:
+    """step()'s result, its failure told to the peers through release (telling_peers)."""
+    with telling_peers(comm, release):
+        return step()
 
 
 def group(nranks: int) -> list[Comm]:

@@ -26,7 +26,7 @@ from typing import Any, Optional, Tuple, TypeVar, Union
 import numpy as np
 
 from . import _gdap_c as _c
-from ._comm import Comm, group
+from ._comm import Comm, group, mark_told, tell_peers
 from ._dims import Dims, dims_from_dim_data
 from ._errors import CollectiveInterruptedError, CollectiveTimeoutError, InvalidArgumentError, RemoteError
 from ._local import device_name, device_to_c
@@ -450,27 +450,27 @@ def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[
             error = InvalidArgumentError("rank %d: %s" % (r, e)) if isinstance(e, InvalidArgumentError) else e
             if ctx.spmd:  # objects(r) and values(r) each taken once: what they gave, else placeholders
                 taken = [None] * (len(held) - 1) + plain if held and plain is not None else None
-                _fail_call(ctx.comm(r), e, call, comm, taken if taken is not None else placeholders)
+                if _fail_call(ctx.comm(r), e, call, comm, taken if taken is not None else placeholders):
+                    mark_told(error)  # the error raised here, where it is not e itself
             raise error from None
     return ctx.run(lambda r: call(*handles[r][1]))
 
 
 def _fail_call(comm: Comm, error: BaseException, call: Callable[..., Any], handle: Any,
-               arguments: Optional[Sequence[Any]]) -> None:
+               arguments: Optional[Sequence[Any]]) -> bool:
     """This rank's part of a collective call it cannot make (see run_c): Comm.fail_next with
-    `error`, then call(handle, *arguments), which fails at its agreement on every rank. Without
-    `arguments`, None for each parameter of `call` after the first; where its signature says
-    nothing (a C function), no call is made, and the peers wait out their timeout."""
+    `error`, then call(handle, *arguments), which fails at its agreement on every rank (tell_peers);
+    whether it was made. Without `arguments`, None for each parameter of `call` after the first;
+    where its signature says nothing (a C function), no call is made, and the peers wait out their
+    timeout."""
     if arguments is None:
         try:
             arguments = [None] * (len(inspect.signature(call).parameters) - 1)
         except (TypeError, ValueError):
-            return
-    try:
-        comm.fail_next(error)  # the others are told this rank's own error
-        call(handle, *arguments)
-    except Exception:
-        pass  # the expected refusal: this rank raises the error that stopped it
+            return False
+    given = arguments
+    tell_peers(comm, error, lambda comm: call(handle, *given))
+    return True
 
 
 def redistribute_step(ctx: Context, plans: dict[int, Any], src: dict, dst: dict) -> None:

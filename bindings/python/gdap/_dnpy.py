@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Optional, Union
 
 from . import _gdap_c as _c
 from ._local import LocalArray, device_to_c, from_distarray
-from ._paths import collective_name
+from ._comm import telling_peers
+from ._paths import c_name
 from ._types import DeviceLike, SectionLike
 
 if TYPE_CHECKING:
@@ -21,31 +22,25 @@ def save_dnpy(comm: Comm, section: SectionLike, prefix: Union[str, os.PathLike[s
     distbuffer dict) to `<prefix>_<rank>.dnpy`, replacing a file already there. The section is
     only read; device sections are staged through pinned host memory. If any rank fails, every
     rank raises (the others RemoteError naming it)."""
-    # A section this rank cannot use still makes the collective call (with none), so that the
-    # other ranks fail at once with RemoteError naming this one instead of waiting for it.
-    local: Optional[LocalArray] = section
+    local: Optional[LocalArray] = None
     made_here = False
-    failure: Optional[Exception]
-    name, failure = collective_name(prefix, "prefix")
     try:
-        if not isinstance(section, LocalArray):
-            if not (hasattr(section, "__distarray__") or isinstance(section, Mapping)):
+        # A prefix or section only this rank cannot use: the others are told at once.
+        with telling_peers(comm, lambda c: _c.gdap_dnpy_save(c._h(), None, None)):
+            name = c_name(prefix, "prefix")
+            if isinstance(section, LocalArray):
+                local = section
+            elif hasattr(section, "__distarray__") or isinstance(section, Mapping):
+                local, made_here = from_distarray(section), True
+            else:
                 raise TypeError("save_dnpy: section must be a LocalArray, a __distarray__ producer or a distbuffer "
                                 "dict, not %s (a plain array has no dim_data: gdap.from_dlpack(array, dim_data) first)"
                                 % type(section).__name__)
-            local, made_here = from_distarray(section), True
-    except Exception as e:
-        local, failure = None, failure or e
-    try:
-        _c.gdap_dnpy_save(comm._h(), local._h() if local is not None else None, name)
-    except Exception:
-        if failure is None:
-            raise
+            held = local._h()
+        _c.gdap_dnpy_save(comm._h(), held, name)
     finally:
         if made_here and local is not None:
             local.close()
-    if failure is not None:
-        raise failure
 
 
 def load_dnpy(comm: Comm, prefix: Union[str, os.PathLike[str]], device: DeviceLike = "cpu") -> LocalArray:
@@ -53,10 +48,7 @@ def load_dnpy(comm: Comm, prefix: Union[str, os.PathLike[str]], device: DeviceLi
     writer of the format) into a new C-contiguous LocalArray on `device`, with the file's
     dim_data, dtype and protocol version. Malformed files raise FileIOError naming the file, the
     byte offset and the key; nothing is returned unless every rank read its file."""
-    name, failure = collective_name(prefix, "prefix")
-    try:
-        return LocalArray(_c.gdap_dnpy_load(comm._h(), name, device_to_c(device)))
-    except Exception:
-        if failure is None:
-            raise
-    raise failure
+    # A prefix or device only this rank cannot use: the others are told at once.
+    with telling_peers(comm, lambda c: _c.gdap_dnpy_load(c._h(), None, device_to_c("cpu"))):
+        name, where = c_name(prefix, "prefix"), device_to_c(device)
+    return LocalArray(_c.gdap_dnpy_load(comm._h(), name, where))

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _gdap_c as _c
 from ._args import integer
+from ._comm import told
 from ._handle import Handle
 from ._local import LocalArray, dtype_to_c, from_distarray, from_dlpack
 from ._map import GlobalMap
@@ -39,23 +40,19 @@ class Gemm(Handle):
     def __init__(self, comm: Comm, a: GlobalMap, b: GlobalMap, c: GlobalMap, dtype: DTypeLike,
                  mode: Union[str, int] = "exact", panel_width: int = 0) -> None:
         comm_h = comm._h()  # no communicator: no call can be made on this rank
-        try:
+
+        def checked() -> tuple:
             for name, m in (("a", a), ("b", b), ("c", c)):
                 if not isinstance(m, GlobalMap):
                     raise TypeError("%s must be a GlobalMap, not %s" % (name, type(m).__name__))
             if isinstance(mode, str) and mode not in _MODES:
                 raise ValueError("mode %r is not one of %s" % (mode, sorted(_MODES)))
             options = (_MODES[mode] if isinstance(mode, str) else integer(mode, "mode"), integer(panel_width, "panel_width"))
-            args = (a._h(), b._h(), c._h(), dtype_to_c(dtype), options)
-        except Exception as e:
-            # Only this rank knows: it still makes the collective call (NULL maps) after fail_next,
-            # so the other ranks fail at once with RemoteError quoting e, not after the timeout.
-            comm.fail_next(e)
-            try:
-                _c.gdap_gemm_create(comm_h, None, None, None, dtype_to_c(np.float64), (_MODES["exact"], 0))
-            except Exception:
-                pass  # it fails with e's own status; e is what this rank raises
-            raise
+            return (a._h(), b._h(), c._h(), dtype_to_c(dtype), options)
+
+        # Only this rank knows: the others are told at once (telling_peers), not after the timeout.
+        args = told(comm, checked, lambda comm: _c.gdap_gemm_create(comm_h, None, None, None, dtype_to_c(np.float64),
+                                                                     (_MODES["exact"], 0)))
         self._adopt(_c.gdap_gemm_create(comm_h, *args), _c.gdap_gemm_destroy)
         self.a, self.b, self.c = a, b, c
         self._dtype = np.dtype(dtype)
@@ -99,9 +96,10 @@ def gemm(comm: Comm, plan: Gemm, a: SectionLike, b: SectionLike, c: SectionLike,
     communicator's stream. If any rank's arguments are wrong, no rank touches any data: that rank
     raises its own error and the others RemoteError naming it.
     """
-    rank = plan.rank
+    # A plan or factor only this rank cannot use: the others are told at once.
+    plan_h, rank, scale = told(comm, lambda: (plan._h(), plan.rank, (float(alpha), float(beta))),
+                               lambda comm: _c.gdap_gemm_execute(comm._h(), None, 0.0, None, None, 0.0, None))
     makers: list[Maker] = [lambda: _section(a, plan.a, rank), lambda: _section(b, plan.b, rank),
                            lambda: _section(c, plan.c, rank)]
-    together(comm, lambda ha, hb, hc: _c.gdap_gemm_execute(comm._h(), plan._h(), float(alpha), ha, hb, float(beta), hc),
-             makers)
+    together(comm, lambda ha, hb, hc: _c.gdap_gemm_execute(comm._h(), plan_h, scale[0], ha, hb, scale[1], hc), makers)
     return c

@@ -27,7 +27,7 @@ import operator
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Optional, Union
+from typing import Any, Optional, TypeVar, Union
 
 import numpy as np
 
@@ -35,14 +35,17 @@ from . import _gdap_c as _c
 from ._args import axis_items, integer
 from ._context import (Context, Controller, DeviceSpec, Spmd, check_devices_argument, cuda_ordinal, device_label,
                        run_c)
+from ._comm import Comm, told
 from ._errors import InvalidArgumentError, UnsupportedError
 from ._local import LocalArray, device_to_c, dtype_to_c, from_distarray, from_dlpack
-from ._map import GlobalMap
+from ._map import GlobalMap, release_map
+from ._paths import c_name
 
 Devices = Union[int, Sequence[DeviceSpec], Controller, None]
 _OPS = {"sum": _c.GDAP_REDUCE_SUM, "prod": _c.GDAP_REDUCE_PROD, "min": _c.GDAP_REDUCE_MIN,
         "max": _c.GDAP_REDUCE_MAX, "mean": _c.GDAP_REDUCE_MEAN}
 PENDING_OPS = ("sum", "prod", "min", "max")
+T = TypeVar("T")
 
 
 # ---- layouts gdap needs for its own moves, made once per shape -------------------------------
@@ -195,13 +198,36 @@ def _wrap(ctx: Context, layout: GlobalMap, rank: int, native: Any, device: str) 
 # ---- choosing where the ranks are ---------------------------------------------------------------
 
 def _spmd(comm: Any, device: Optional[DeviceSpec]) -> Spmd:
-    key = (id(comm), None if device is None else device_label(device))
+    """The SPMD context of `comm` (a gdap.Comm or an mpi4py communicator, wrapped once: collectively)
+    with sections on `device`. The communicator is made before the device is read, on every rank
+    alike, so that a device only this rank gets wrong can be told to the peers over it (_spmd_told)."""
+    gdap_comm = _gdap_comm(comm)
+    key = (id(gdap_comm), None if device is None else device_label(device))
     ctx = _SPMD.get(key)
-    if ctx is None or ctx[0] is not comm:
-        ctx = _SPMD[key] = (comm, Spmd(comm, device))
+    if ctx is None or ctx[0] is not gdap_comm:
+        ctx = _SPMD[key] = (gdap_comm, Spmd(gdap_comm, device))
     return ctx[1]
 
 
+def _gdap_comm(comm: Any) -> Comm:
+    """`comm` as a gdap.Comm: itself, or the one made (collectively, gdap_comm_from_mpi) for an
+    mpi4py communicator, kept while that communicator lives."""
+    if isinstance(comm, Comm):
+        return comm
+    hit = _COMMS.get(id(comm))
+    if hit is None or hit[0] is not comm:
+        hit = _COMMS[id(comm)] = (comm, Comm.from_mpi(comm))
+    return hit[1]
+
+
+def _spmd_told(comm: Any, device: Optional[DeviceSpec], release: Callable[[Comm], object]) -> Spmd:
+    """_spmd(comm, device), a device only this rank cannot use told to the peers through release
+    (the collective call they make next; telling_peers)."""
+    gdap_comm = _gdap_comm(comm)
+    return told(gdap_comm, lambda: _spmd(gdap_comm, device), release)
+
+
+_COMMS: dict = {}
 _SPMD: dict = {}
 
 
@@ -307,12 +333,16 @@ class GlobalArray:
         given on rank `root` only, None elsewhere, where `dtype` says what it holds) dealt out
         into `layout`. The result's sections are new memory on the ranks' devices (padding, if
         the layout has any, zero, except on a CUDA device without CuPy: halo_exchange fills it)."""
-        _check_layout(layout, None)
-        ctx = context_for(layout.nranks, devices, comm, device, like=whole)
-        root = integer(root, "root")
-        if not 0 <= root < ctx.nranks:
-            raise InvalidArgumentError("root %d is not a rank of %d" % (root, ctx.nranks))
-        root_layout = _root_layout(tuple(layout.shape), layout.nranks, root)
+        def where() -> tuple[Context, int, GlobalMap]:
+            _check_layout(layout, None)
+            ctx = context_for(layout.nranks, devices, comm, device, like=whole)
+            at = integer(root, "root")
+            if not 0 <= at < ctx.nranks:
+                raise InvalidArgumentError("root %d is not a rank of %d" % (at, ctx.nranks))
+            return ctx, at, _root_layout(tuple(layout.shape), layout.nranks, at)
+
+        # A layout, device or root wrong on this rank only: the others are told in the redistribution.
+        ctx, root, root_layout = told(_comm_or_none(comm, devices), where, _release_comm_redistribute)
 
         def prepare(r: int) -> tuple[LocalArray, tuple[LocalArray, Any]]:
             if r == root:
@@ -359,10 +389,9 @@ class GlobalArray:
         local shape in `layout` (NumPy, CuPy, PyTorch, JAX, any DLPack producer). Without `layout`
         the sections' dim_data make it (collectively in SPMD mode). `pending` ('sum', 'prod',
         'min', 'max') says the sections hold partial values of that reduction."""
-        if pending is not None and pending not in PENDING_OPS:
-            raise InvalidArgumentError("pending must be one of %s, not %r" % (", ".join(PENDING_OPS), pending))
         if comm is not None:
             return cls._from_local_section(sections, layout, comm, pending)
+        _check_pending(pending)
         if isinstance(sections, (LocalArray, Mapping)) or hasattr(sections, "__distarray__") or not isinstance(
                 sections, Sequence):
             raise TypeError("from_sections without comm (single controller) takes a sequence of one section per "
@@ -392,10 +421,15 @@ class GlobalArray:
                             pending: Optional[str]) -> GlobalArray:
         ctx = _spmd(comm, None)
         rank = ctx.ranks[0]
-        if layout is None:
-            local = _as_section(section, None, rank)
+        if layout is None:  # a section or pending wrong on this rank only: the others are told in the collective map
+            def checked() -> LocalArray:
+                _check_pending(pending)
+                return _as_section(section, None, rank)
+
+            local = told(ctx.comm(rank), checked, release_map)
             layout = GlobalMap.collective(ctx.comm(rank), local)
         else:
+            _check_pending(pending)
             _check_layout(layout, None)
             if layout.nranks != ctx.nranks:
                 raise InvalidArgumentError("the layout spans %d ranks but the communicator has %d"
@@ -540,7 +574,8 @@ class GlobalArray:
 
     def gather(self, root: int = 0) -> Optional[np.ndarray]:
         """Collective: the whole array on the host of rank `root` (None on the other ranks)."""
-        target = _root_layout(self.shape, self._ctx.nranks, integer(root, "root"))
+        target = self._checked(lambda: _root_layout(self.shape, self._ctx.nranks, integer(root, "root")),
+                               _release_redistribute)
         out = self._moved_to(target)
         return _to_host(out.local_view(root)).reshape(self.shape) if root in out._sections else None
 
@@ -593,25 +628,47 @@ class GlobalArray:
              **numpy_only: Any) -> Any:
         """Collective: the mean over `axis` (as sum; integers are averaged as float64, or in `dtype`,
         float32 or float64)."""
-        _refuse_numpy_keywords("mean", out, keepdims, numpy_only)
-        want = np.dtype(dtype) if dtype is not None else None
-        if want is not None and want.kind != "f":
-            raise UnsupportedError("mean with dtype=%s: gdap's mean takes float32 or float64" % want)
+        def check() -> tuple[Optional[np.dtype], tuple[int, ...]]:
+            _refuse_numpy_keywords("mean", out, keepdims, numpy_only)
+            want = np.dtype(dtype) if dtype is not None else None
+            if want is not None and want.kind != "f":
+                raise UnsupportedError("mean with dtype=%s: gdap's mean takes float32 or float64" % want)
+            return want, self._reduced_axes("mean", axis)
+
+        want, axes = self._checked(check, _release_reduce_axes)
         src = self.astype(want) if want is not None and want != self._dtype else self
         src = src if src._dtype.kind in "fc" else src.astype(np.float64)
-        if src._dtype.kind == "c":
+        if src._dtype.kind == "c":  # the array's dtype: the same on every rank
             raise UnsupportedError("mean of complex %s: gdap's mean takes float32 or float64" % src._dtype)
-        return src._reduce("mean", axis)
+        return src._reduce("mean", axes)
 
     def _numpy_reduce(self, op: str, axis: Any, dtype: Any, out: Any, keepdims: bool, numpy_only: dict) -> Any:
-        _refuse_numpy_keywords(op, out, keepdims, numpy_only)
-        return self._reduce(op, axis, None if dtype is None else np.dtype(dtype))
+        def check() -> tuple[tuple[int, ...], Optional[np.dtype]]:
+            _refuse_numpy_keywords(op, out, keepdims, numpy_only)
+            return self._reduced_axes(op, axis), None if dtype is None else np.dtype(dtype)
 
-    def _reduce(self, op: str, axis: Any, accumulate: Optional[np.dtype] = None) -> Any:
+        axes, accumulate = self._checked(check, _release_reduce_axes)
+        return self._reduce(op, axes, accumulate)
+
+    def _reduced_axes(self, op: str, axis: Any) -> tuple[int, ...]:
         axes = _axes(axis, self.ndim)
-        if op in ("min", "max") and any(self.shape[a] == 0 for a in axes):  # every rank knows the shape
+        if op in ("min", "max") and any(self.shape[a] == 0 for a in axes):
             raise InvalidArgumentError("zero-size array to reduction operation %s which has no identity"
                                        % {"min": "minimum", "max": "maximum"}[op])
+        return axes
+
+    def _checked(self, check: Callable[[], T], release: Optional[Callable[[Context, int], None]]) -> T:
+        """check()'s result: this rank's checks of a method's arguments, before its first collective
+        call. In SPMD mode a failure is told to the peers (telling_peers) through the call they make
+        next: the pending reduction's gdap_reduce_scatter, else `release` (None: no collective call
+        follows, the method is local)."""
+        following = _release_reduce_scatter if self._pending is not None else release
+        if following is None or not self._ctx.spmd:
+            return check()
+        return _prepare(self._ctx, lambda r: check(), following)[self._ctx.ranks[0]]
+
+    def _reduce(self, op: str, axes: tuple[int, ...], accumulate: Optional[np.dtype] = None) -> Any:
+        """Collective: the reduction `op` over `axes` (checked: _reduced_axes)."""
         src = self.settled()
         wide = accumulate if accumulate is not None else _result_dtype(op, src._dtype)
         if wide != src._dtype:  # NumPy's accumulator: sums and products of small integers in 64 bits
@@ -636,9 +693,13 @@ class GlobalArray:
     def astype(self, dtype: Any) -> GlobalArray:
         """The array converted to `dtype`, same layout (local: no communication, except that a
         pending reduction is performed first, into even blocks, as every other read does)."""
-        dtype = np.dtype(dtype)
-        dtype_to_c(dtype)
-        return self.settled()._local_op(lambda v: v.astype(dtype))
+        def check() -> np.dtype:
+            wanted = np.dtype(dtype)
+            dtype_to_c(wanted)
+            return wanted
+
+        wanted = self._checked(check, None)  # collective only where a pending reduction comes first
+        return self.settled()._local_op(lambda v: v.astype(wanted))
 
     def _local_op(self, fn: Callable[[Any], Any], pending: Optional[str] = None) -> GlobalArray:
         natives, sections = {}, {}
@@ -768,17 +829,17 @@ class GlobalArray:
         # Settled first: a rank whose arguments are wrong releases its peers into gdap_zarr_save, so
         # every rank must be past settled()'s reduction by then.
         src = self.settled()
-        options = _prepare(ctx, lambda r: zarr_options(codec, level, overwrite),
-                           lambda ctx, r: release_save(ctx.comm(r)))[ctx.ranks[0]]
+        options, name = _prepare(ctx, lambda r: (zarr_options(codec, level, overwrite), c_name(path, "path")),
+                                 lambda ctx, r: release_save(ctx.comm(r)))[ctx.ranks[0]]
         run_c(ctx, lambda r: (src._layout, src._sections[r]),
-              lambda comm, layout_h, section: _c.gdap_zarr_save(comm, layout_h, section, str(path), options))
+              lambda comm, layout_h, section: _c.gdap_zarr_save(comm, layout_h, section, name, options))
 
     @classmethod
     def load_zarr(cls, path: Any, layout: Optional[GlobalMap] = None, *, devices: Devices = None, comm: Any = None,
                   device: Optional[DeviceSpec] = None, nranks: Optional[int] = None) -> GlobalArray:
         """Collective: the Zarr v3 array at `path` read into `layout` (default: even blocks over
         `nranks`, the communicator's size, or the number of devices)."""
-        from ._zarr import release_load, told, zarr_shape
+        from ._zarr import release_load, zarr_shape
 
         def target() -> GlobalArray:
             """The array the store is read into: `layout` (checked against the store's shape) or even blocks."""
@@ -786,11 +847,8 @@ class GlobalArray:
             chosen = _block_layout(tuple(shape), _count_ranks(devices, comm, nranks)) if layout is None else layout
             return cls.empty(_check_layout(chosen, shape), dtype, devices=devices, comm=comm, device=device)
 
-        if comm is not None:  # a store this rank cannot read, a layout wrong on this rank: the others are told at once
-            spmd = _spmd(comm, device)
-            out = told(spmd.comm(spmd.ranks[0]), target, release_load)
-        else:
-            out = target()
+        # A store this rank cannot read, a layout or device wrong on this rank: the others are told at once.
+        out = told(None if comm is None else _gdap_comm(comm), target, release_load)
         ctx = out._ctx
         run_c(ctx, lambda r: (out._layout, out._sections[r]),
               lambda comm, layout_h, section: _c.gdap_zarr_load(comm, layout_h, section, str(path)))
@@ -800,22 +858,24 @@ class GlobalArray:
         """Collective: every rank writes its section to `<prefix>_<rank>.dnpy` (DistArray's format)."""
         src = self.settled()
         ctx = self._ctx
-        run_c(ctx, lambda r: (src._sections[r],), lambda comm, section: _c.gdap_dnpy_save(comm, section, str(prefix)))
+        run_c(ctx, lambda r: (src._sections[r],), lambda comm, section, name: _c.gdap_dnpy_save(comm, section, name),
+              lambda r: (c_name(prefix, "prefix"),))
 
     @classmethod
     def load_dnpy(cls, prefix: Any, *, devices: Devices = None, comm: Any = None,
                   device: Optional[DeviceSpec] = None, nranks: Optional[int] = None) -> GlobalArray:
         """Collective: the array whose ranks wrote `<prefix>_<rank>.dnpy`, each rank reading its file
         (single controller: `devices` or `nranks` ranks; SPMD: this rank's file)."""
-        if comm is not None:
-            ctx: Context = _spmd(comm, device)
+        if comm is not None:  # a device only this rank cannot use: the others are told at once
+            ctx: Context = _spmd_told(comm, device, lambda c: _c.gdap_dnpy_load(c._h(), None, device_to_c("cpu")))
         else:
             ctx = devices if isinstance(devices, Controller) else Controller.of(
                 devices if devices is not None else 1 if nranks is None else integer(nranks, "nranks"))
         path = str(prefix)
         try:
-            loaded = run_c(ctx, lambda r: (), lambda comm, device: LocalArray(_c.gdap_dnpy_load(comm, path, device)),
-                           lambda r: (device_to_c(ctx.device(r)),), placeholders=(device_to_c("cpu"),))
+            loaded = run_c(ctx, lambda r: (), lambda comm, name, device: LocalArray(_c.gdap_dnpy_load(comm, name, device)),
+                           lambda r: (c_name(prefix, "prefix"), device_to_c(ctx.device(r))),
+                           placeholders=(None, device_to_c("cpu")))
         except InvalidArgumentError as e:
             hint = None if ctx.spmd else _dnpy_count_hint(path, ctx.nranks)
             if hint is None:
@@ -1042,15 +1102,7 @@ def _prepare(ctx: Context, prepare: Callable[[int], Any], release: Callable[[Con
 
 def _spmd_prepare(ctx: Context, prepare: Callable[[int], Any], release: Callable[[Context, int], None]) -> dict:
     rank = ctx.ranks[0]
-    try:
-        return {rank: prepare(rank)}
-    except Exception as e:
-        try:
-            ctx.comm(rank).fail_next(e)  # the others are told this rank's own error
-            release(ctx, rank)
-        except Exception:
-            pass  # the expected refusal: this rank raises the error that stopped it
-        raise
+    return told(ctx.comm(rank), lambda: {rank: prepare(rank)}, lambda comm: release(ctx, rank))
 
 
 def _agreed(ctx: Context, check: Callable[[int], None]) -> None:
@@ -1063,12 +1115,30 @@ def _agreed(ctx: Context, check: Callable[[int], None]) -> None:
         _release_barrier(ctx, ctx.ranks[0])
 
 
+def _check_pending(pending: Optional[str]) -> None:
+    if pending is not None and pending not in PENDING_OPS:
+        raise InvalidArgumentError("pending must be one of %s, not %r" % (", ".join(PENDING_OPS), pending))
+
+
+def _comm_or_none(comm: Any, devices: Devices) -> Optional[Comm]:
+    """The gdap.Comm a constructor's refusal is told over: SPMD's (comm given alone), else None."""
+    return _gdap_comm(comm) if comm is not None and devices is None else None
+
+
+def _release_comm_redistribute(comm: Comm) -> None:
+    _c.gdap_redistribute(comm._h(), None, None, None)
+
+
+def _release_reduce_axes(ctx: Context, rank: int) -> None:
+    _c.gdap_reduce_axes(ctx.comm(rank)._h(), None, None, _c.GDAP_REDUCE_SUM, None)
+
+
 def _release_barrier(ctx: Context, rank: int) -> None:
     _c.gdap_comm_barrier(ctx.comm(rank)._h())
 
 
 def _release_redistribute(ctx: Context, rank: int) -> None:
-    _c.gdap_redistribute(ctx.comm(rank)._h(), None, None, None)
+    _release_comm_redistribute(ctx.comm(rank))
 
 
 def _release_reduce_scatter(ctx: Context, rank: int) -> None:

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _gdap_c as _c
 from ._args import flag, integer
-from ._comm import rank_arg
+from ._comm import rank_arg, telling_peers
 from ._handle import Handle
 from ._local import LocalArray, dtype_to_c, from_distarray, from_dlpack
 from ._map import GlobalMap
@@ -69,17 +69,21 @@ class Halo(Handle):
                                                                        self.map.grid_shape, self.corners)
 
 
-def _section_of(halo: Halo, local: SectionLike) -> tuple[Optional[LocalArray], bool, Optional[Exception]]:
-    """(section, made_here, failure): `local` as a LocalArray described by the halo's map, or the
-    error that stopped it (the collective call still goes ahead, so that every rank fails)."""
+def _section_of(halo: Halo, local: SectionLike) -> tuple[LocalArray, bool, tuple[Any, Any]]:
+    """(section, made here, the C handles of the halo and the section): `local` as a LocalArray
+    described by the halo's map. Raises what stops it; callers tell the peers (telling_peers)."""
+    if isinstance(local, LocalArray):
+        section, made_here = local, False
+    elif hasattr(local, "__distarray__") or isinstance(local, Mapping):
+        section, made_here = from_distarray(local), True
+    else:
+        section, made_here = from_dlpack(local, halo.map.dim_data(halo.rank)), True
     try:
-        if isinstance(local, LocalArray):
-            return local, False, None
-        if hasattr(local, "__distarray__") or isinstance(local, Mapping):
-            return from_distarray(local), True, None
-        return from_dlpack(local, halo.map.dim_data(halo.rank)), True, None
-    except Exception as e:
-        return None, False, e
+        return section, made_here, (halo._h(), section._h())
+    except Exception:
+        if made_here:
+            section.close()
+        raise
 
 
 class HaloExchange(Handle):
@@ -93,23 +97,20 @@ class HaloExchange(Handle):
     """
 
     def __init__(self, comm: Comm, halo: Halo, local: SectionLike) -> None:
-        section, made_here, failure = _section_of(halo, local)
+        # A section or halo only this rank cannot use: the others are told at once.
+        with telling_peers(comm, lambda c: _c.gdap_halo_exchange_init(c._h(), None, None)):
+            section, made_here, handles = _section_of(halo, local)
         try:
-            handle = _c.gdap_halo_exchange_init(comm._h(), halo._h(), None if section is None else section._h())
+            handle = _c.gdap_halo_exchange_init(comm._h(), *handles)
         except Exception:
-            if made_here and section is not None:
+            if made_here:
                 section.close()
-            if failure is None:
-                raise
-            handle = None
-        if failure is not None:
-            raise failure
+            raise
         # The C exchange keeps pointers to the communicator, the halo and the section: closing any
         # of them first leaves its C object alive until this exchange is destroyed.
-        borrows = (comm, halo) if section is None else (comm, halo, section)
-        self._adopt(handle, _c.gdap_exchange_destroy, borrows=borrows)
+        self._adopt(handle, _c.gdap_exchange_destroy, borrows=(comm, halo, section))
         self.comm, self.halo, self.local = comm, halo, local
-        self._section = section
+        self._section: Optional[LocalArray] = section
 
     def start(self) -> SectionLike:
         """Collective: one halo exchange; returns the local array."""
@@ -134,17 +135,12 @@ def halo_exchange(comm: Comm, halo: Halo, local: SectionLike) -> SectionLike:
     If any rank's arguments are wrong, no rank touches any data: that rank raises its own error
     and the others RemoteError naming it.
     """
-    # Without a section the call still goes ahead: gdap then fails on every rank, naming this one,
-    # instead of leaving the others to wait for it.
-    section, made_here, failure = _section_of(halo, local)
+    # A section or halo only this rank cannot use: the others are told at once.
+    with telling_peers(comm, lambda c: _c.gdap_halo_exchange(c._h(), None, None)):
+        section, made_here, handles = _section_of(halo, local)
     try:
-        _c.gdap_halo_exchange(comm._h(), halo._h(), None if section is None else section._h())
-    except Exception:
-        if failure is None:
-            raise
+        _c.gdap_halo_exchange(comm._h(), *handles)
     finally:
-        if made_here and section is not None:
+        if made_here:
             section.close()
-    if failure is not None:
-        raise failure
     return local

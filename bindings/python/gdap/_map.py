@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _gdap_c as _c
 from ._args import index_tuple, integer
+from ._comm import told
 from ._dims import dims_from_dim_data, dim_to_dict, shape_entry
 from ._errors import ProtocolError, SizeOverflowError
 from ._handle import Handle
@@ -67,13 +68,10 @@ def _rank_dims(item: Any, rank: int, local_shape: Optional[Sequence[int]] = None
     return dims
 
 
-def _release_peers(comm: Comm) -> None:
-    """Makes this rank's gdap_map_create_collective fail (ndim -1), so that the other ranks raise
-    RemoteError naming it instead of waiting for it until the group's timeout."""
-    try:
-        _c.gdap_map_create_collective(comm._h(), -1, [])
-    except Exception:
-        pass  # the expected refusal; the caller raises the error that made this rank give up
+def release_map(comm: Comm) -> None:
+    """This rank's part of a gdap_map_create_collective it cannot make (telling_peers: it fails at
+    the agreement, before reading its arguments)."""
+    _c.gdap_map_create_collective(comm._h(), -1, [])
 
 
 class GlobalMap(Handle):
@@ -112,11 +110,7 @@ class GlobalMap(Handle):
         resolved from its buffer's shape or `local_shape`). Every rank gets the same map, or the
         same error naming the offending rank and dimension; a rank whose own entry cannot be read
         raises its error and the others RemoteError naming it."""
-        try:
-            dims = _rank_dims(local, comm.rank, local_shape)
-        except Exception:
-            _release_peers(comm)
-            raise
+        dims = told(comm, lambda: _rank_dims(local, comm.rank, local_shape), release_map)
         self = cls.__new__(cls)
         self._adopt(_c.gdap_map_create_collective(comm._h(), len(dims), dims.dims), _c.gdap_map_destroy)
         return self

@@ -12,7 +12,8 @@ import numpy as np
 
 from . import _gdap_c as _c
 from ._args import axis_items, integer
-from ._comm import rank_arg
+from ._comm import rank_arg, telling_peers, told
+from ._context import handle
 from ._handle import Handle
 from ._dims import Dims, dims_from_dim_data
 from ._errors import InvalidArgumentError
@@ -164,8 +165,9 @@ def redistribute(comm: Comm, plan: Plan, src: SectionLike, dst: SectionLike) -> 
     If any rank's arguments are wrong, no rank moves anything: that rank raises its own error
     and the others RemoteError naming it.
     """
-    rank, role = plan.rank, plan.role
-    together(comm, lambda s, d: _c.gdap_redistribute(comm._h(), plan._h(), s, d),
+    # A plan only this rank cannot use (closed, no Plan): the others are told at once.
+    plan_h, rank, role = told(comm, lambda: (plan._h(), plan.rank, plan.role), release_redistribute)
+    together(comm, lambda s, d: _c.gdap_redistribute(comm._h(), plan_h, s, d),
              [lambda: _section(src, plan.src, rank, plan.dtype, plan._section_dims("src"), "src"),
               lambda: _section(dst, plan.dst, role, plan.dtype, plan._section_dims("dst"), "dst")])
     return dst
@@ -190,48 +192,47 @@ def keeping_roles(src: GlobalMap, dst: GlobalMap) -> tuple[int, ...]:
 def together(comm: Comm, call: Callable[..., object], makers: Sequence[Maker]) -> None:
     """Runs call(*handles) on this rank of `comm` with the handle of each argument, made by its
     maker (a function returning (LocalArray or None, made here)). An argument that cannot be made
-    is passed as NULL, after Comm.fail_next with the error that stopped it: the call still goes
-    ahead, so every other rank fails at once with RemoteError quoting this rank's own error,
-    instead of waiting for it; then this rank raises that error. Closes what it made."""
-    failure: Optional[Exception] = None
+    is told to the peers (telling_peers: call with NULLs after Comm.fail_next), so every other rank
+    fails at once with RemoteError quoting this rank's own error; then this rank raises that error.
+    Closes what it made."""
     sections: list[tuple[Optional[LocalArray], bool]] = []
-    for make in makers:
-        try:
-            sections.append(make())
-        except Exception as e:
-            failure = failure or e
-            sections.append((None, False))
     try:
-        if failure is not None:
-            comm.fail_next(failure)
-        call(*[None if s is None else s._h() for s, _ in sections])
-    except Exception:
-        if failure is None:
-            raise
+        with telling_peers(comm, lambda c: call(*[None] * len(makers))):
+            for make in makers:
+                sections.append(make())
+            handles = [handle(s) for s, _ in sections]
+        call(*handles)
     finally:
         for section, made_here in sections:
             if made_here and section is not None:
                 section.close()
-    if failure is not None:
-        raise failure
 
 
 
 # ---- collectives: redistributions to and from the root and replicated layouts
 
-def _move_to(comm: Comm, src_map: GlobalMap, section: SectionLike, dst_map: GlobalMap,
-             dtype: Optional[DTypeLike], device: DeviceLike) -> Optional[LocalArray]:
+def _move_to(comm: Comm, arguments: Callable[[], tuple[GlobalMap, SectionLike, GlobalMap, Optional[DTypeLike], DeviceLike]]
+             ) -> Optional[LocalArray]:
     """Plans src_map -> dst_map for this rank, allocates its destination section (gdap.empty on
-    `device`; None where it holds nothing) and runs the move. Returns the destination."""
-    dtype = np.dtype(dtype)
-    plan = Plan(src_map, dst_map, dtype, comm)
-    if section is None and plan.rank < src_map.nranks:
-        # An empty part, in the same kind of memory as the others' (engines take one kind).
-        section = empty(src_map.dim_data(plan.rank), dtype, device)
-    inside = plan.rank < dst_map.nranks
-    out = empty(dst_map.dim_data(plan.rank), dtype, device) if inside else None
+    `device`; None where it holds nothing) and runs the move; arguments() gives (src_map, section,
+    dst_map, dtype, device), checked, like the rest, before the collective call: a failure on this
+    rank only is told to the peers. Returns the destination."""
+    with telling_peers(comm, release_redistribute):
+        src_map, section, dst_map, dtype, device = arguments()
+        dtype = np.dtype(dtype)
+        plan = Plan(src_map, dst_map, dtype, comm)
+        if section is None and plan.rank < src_map.nranks:
+            # An empty part, in the same kind of memory as the others' (engines take one kind).
+            section = empty(src_map.dim_data(plan.rank), dtype, device)
+        inside = plan.rank < dst_map.nranks
+        out = empty(dst_map.dim_data(plan.rank), dtype, device) if inside else None
     redistribute(comm, plan, section, out)
     return out if inside and 0 not in dst_map.local_shape(plan.rank) else None
+
+
+def release_redistribute(comm: Comm) -> None:
+    """This rank's part of a gdap_redistribute it cannot make (telling_peers)."""
+    _c.gdap_redistribute(comm._h(), None, None, None)
 
 
 def _dtype_device(section: SectionLike, dtype: Optional[DTypeLike],
@@ -243,13 +244,23 @@ def _dtype_device(section: SectionLike, dtype: Optional[DTypeLike],
     return dtype, device or "cpu"
 
 
+def _from_root(what: str, comm: Comm, whole: SectionLike, root: int, dtype: Optional[DTypeLike],
+               device: Optional[DeviceLike]) -> tuple[SectionLike, Optional[DTypeLike], DeviceLike]:
+    """(the root's array or None, dtype, device) of a scatter or broadcast: dtype given on the
+    ranks that pass no array."""
+    dtype, device = _dtype_device(whole, dtype, device)
+    if dtype is None:
+        raise TypeError("%s: give dtype on the ranks that pass no array" % what)
+    return (whole if comm.rank == root else None), dtype, device
+
+
 def gather(comm: Comm, src_map: GlobalMap, section: SectionLike, root: int = 0, dtype: Optional[DTypeLike] = None,
            device: Optional[DeviceLike] = None) -> Optional[LocalArray]:
     """Collective: the whole array on rank `root` (a LocalArray of the global shape), None on the
     others. `section` is this rank's part of `src_map` (as for redistribute); the result is on
     `device` (default: the section's) with `dtype` (default: the section's)."""
-    dtype, device = _dtype_device(section, dtype, device)
-    return _move_to(comm, src_map, section, GlobalMap.root(comm.size, src_map.shape, root), dtype, device)
+    return _move_to(comm, lambda: (src_map, section, GlobalMap.root(comm.size, src_map.shape, root),
+                                   *_dtype_device(section, dtype, device)))
 
 
 def scatter(comm: Comm, dst_map: GlobalMap, whole: SectionLike, root: int = 0, dtype: Optional[DTypeLike] = None,
@@ -257,30 +268,29 @@ def scatter(comm: Comm, dst_map: GlobalMap, whole: SectionLike, root: int = 0, d
     """Collective: rank `root`'s whole array `whole` (ignored elsewhere; None is fine) dealt out
     to every rank's section of `dst_map`, returned as a LocalArray (None where a rank holds
     nothing). dtype and device default to `whole`'s on the root; give them on the other ranks."""
-    dtype, device = _dtype_device(whole, dtype, device)
-    if dtype is None:
-        raise TypeError("scatter: give dtype on the ranks that pass no array")
-    src = whole if comm.rank == root else None
-    return _move_to(comm, GlobalMap.root(comm.size, dst_map.shape, root), src, dst_map, dtype, device)
+    def arguments() -> tuple[GlobalMap, SectionLike, GlobalMap, Optional[DTypeLike], DeviceLike]:
+        src, kind, where = _from_root("scatter", comm, whole, root, dtype, device)
+        return GlobalMap.root(comm.size, dst_map.shape, root), src, dst_map, kind, where
+
+    return _move_to(comm, arguments)
 
 
 def allgather(comm: Comm, src_map: GlobalMap, section: SectionLike, dtype: Optional[DTypeLike] = None,
               device: Optional[DeviceLike] = None) -> Optional[LocalArray]:
     """Collective: the whole array on every rank (a LocalArray of the global shape)."""
-    dtype, device = _dtype_device(section, dtype, device)
-    return _move_to(comm, src_map, section, GlobalMap.replicated(comm.size, src_map.shape), dtype, device)
+    return _move_to(comm, lambda: (src_map, section, GlobalMap.replicated(comm.size, src_map.shape),
+                                   *_dtype_device(section, dtype, device)))
 
 
 def broadcast(comm: Comm, whole: SectionLike, shape: Sequence[int], root: int = 0, dtype: Optional[DTypeLike] = None,
               device: Optional[DeviceLike] = None) -> Optional[LocalArray]:
     """Collective: rank `root`'s array `whole` of `shape` on every rank (a LocalArray); other
     ranks pass None and give dtype."""
-    dtype, device = _dtype_device(whole, dtype, device)
-    if dtype is None:
-        raise TypeError("broadcast: give dtype on the ranks that pass no array")
-    src = whole if comm.rank == root else None
-    return _move_to(comm, GlobalMap.root(comm.size, shape, root), src, GlobalMap.replicated(comm.size, shape),
-                    dtype, device)
+    def arguments() -> tuple[GlobalMap, SectionLike, GlobalMap, Optional[DTypeLike], DeviceLike]:
+        src, kind, where = _from_root("broadcast", comm, whole, root, dtype, device)
+        return GlobalMap.root(comm.size, shape, root), src, GlobalMap.replicated(comm.size, shape), kind, where
+
+    return _move_to(comm, arguments)
 
 
 _OPS = {"sum": _c.GDAP_REDUCE_SUM, "prod": _c.GDAP_REDUCE_PROD, "min": _c.GDAP_REDUCE_MIN, "max": _c.GDAP_REDUCE_MAX}
@@ -291,15 +301,15 @@ def allreduce(comm: Comm, section: SectionLike, op: str = "sum") -> SectionLike:
     'min', 'max') of all ranks' sections, which must share shape, dtype and kind of memory.
     `section` is a LocalArray or any array gdap can take without a copy (NumPy, CuPy, PyTorch...);
     it is returned. Host sections over a group or MPI, device sections over NCCL."""
+    local: Optional[LocalArray] = None
     try:
-        code = _OPS[op]
-    except (KeyError, TypeError):
-        raise ValueError("op must be one of %s, not %r" % (", ".join(sorted(_OPS)), op)) from None
-    local = section if isinstance(section, LocalArray) else from_dlpack(section)
-    try:
-        _c.gdap_allreduce(comm._h(), local._h(), code)
+        with telling_peers(comm, lambda c: _c.gdap_allreduce(c._h(), None, _c.GDAP_REDUCE_SUM)):
+            code = _op_code(op, _OPS)
+            local = section if isinstance(section, LocalArray) else from_dlpack(section)
+            held = local._h()
+        _c.gdap_allreduce(comm._h(), held, code)
     finally:
-        if local is not section:
+        if local is not None and local is not section:
             local.close()
     return section
 
@@ -335,7 +345,7 @@ def reduce_scatter(comm: Comm, section: SectionLike, result: SectionLike, op: st
     'min', 'max') of that element over every rank whose `section` holds it (replicated or
     overlapping sections; padding never counts). Both are LocalArrays or distbuffers of one
     global shape and dtype, in any distributions; returns `result`. Host memory, group or MPI."""
-    code = _op_code(op, _OPS)
+    code = told(comm, lambda: _op_code(op, _OPS), lambda c: _c.gdap_reduce_scatter(c._h(), None, None, _c.GDAP_REDUCE_SUM))
     return _reduce(comm, lambda s, r: _c.gdap_reduce_scatter(comm._h(), s, r, code), section, result)
 
 
@@ -347,6 +357,7 @@ def reduce_axes(comm: Comm, section: SectionLike, result: SectionLike, op: str =
     elements of `result`: a LocalArray or distbuffer of the kept shape (the reduced axes removed,
     as NumPy) in any distribution, 0-d for a full reduction. Returns `result`. Host memory, group
     or MPI."""
-    code = _op_code(op, _AXES_OPS)
-    axes = None if axis is None else [integer(a, "axis") for a in axis_items(axis)]
+    code, axes = told(comm, lambda: (_op_code(op, _AXES_OPS),
+                                     None if axis is None else [integer(a, "axis") for a in axis_items(axis)]),
+                      lambda c: _c.gdap_reduce_axes(c._h(), None, None, _c.GDAP_REDUCE_SUM, None))
     return _reduce(comm, lambda s, r: _c.gdap_reduce_axes(comm._h(), s, r, code, axes), section, result)

@@ -99,10 +99,11 @@ def selection_layout(layout: GlobalMap, selected: list[np.ndarray]) -> tuple[Glo
 
 def read(a: GlobalArray, key: Any) -> Any:
     """a[key] on the host: a NumPy scalar for integers only, else a NumPy array."""
-    from ._global import _replicated_layout, _root_layout, _to_host, _wrap, new_section
+    from ._global import _prepare, _release_redistribute, _replicated_layout, _root_layout, _to_host, _wrap, new_section
 
-    selected, kept = normalize(key, a.shape)
     ctx = a.context
+    # A key wrong on this rank only (SPMD): the others are told in the redistribution below.
+    selected, kept = _prepare(ctx, lambda r: normalize(key, a.shape), _release_redistribute)[ctx.ranks[0]]
     if not any(kept) and not ctx.spmd:  # one element: ask its owner
         rank, at = a.layout.owner(tuple(int(s[0]) for s in selected))
         return _to_host(a.local_view(rank)[tuple(at)].reshape(1)).reshape(())[()]

@@ -5,14 +5,16 @@ are ordinary Zarr v3 stores that zarr-python and TensorStore read and write."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Callable, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 import numpy as np
 
 from . import _gdap_c as _c
 from ._args import flag, integer
 from ._local import LocalArray, dtype_from_c, empty
-from ._paths import c_name, collective_name
+from ._comm import telling_peers
+from ._context import handle
+from ._paths import c_name
 from ._redistribute import _section
 from ._types import DeviceLike, SectionLike, Shape
 
@@ -25,32 +27,13 @@ _CODECS = {"raw": _c.GDAP_ZARR_RAW, None: _c.GDAP_ZARR_RAW, "zstd": _c.GDAP_ZARR
 _SHUFFLES = {"shuffle": _c.GDAP_ZARR_SHUFFLE, "noshuffle": _c.GDAP_ZARR_NOSHUFFLE, "bitshuffle": _c.GDAP_ZARR_BITSHUFFLE}
 
 
-T = TypeVar("T")
-
-
-def told(comm: Comm, step: Callable[[], T], release: Callable[[Comm], None]) -> T:
-    """step()'s result; where it raises (an argument this rank alone got wrong, a store only this
-    rank cannot see), the rank still makes the collective call, release(comm), after
-    Comm.fail_next with the error, so that every other rank raises RemoteError quoting it at once
-    instead of waiting out the timeout; then it raises the error itself."""
-    try:
-        return step()
-    except Exception as e:
-        try:
-            comm.fail_next(e)
-            release(comm)
-        except Exception:
-            pass  # the expected refusal: this rank raises the error that stopped it
-        raise
-
-
 def release_save(comm: Comm) -> None:
-    """The collective gdap_zarr_save of a rank that cannot take part (after fail_next)."""
+    """The collective gdap_zarr_save of a rank that cannot take part (telling_peers)."""
     _c.gdap_zarr_save(comm._h(), None, None, None, zarr_options())
 
 
 def release_load(comm: Comm) -> None:
-    """The collective gdap_zarr_load of a rank that cannot take part (after fail_next)."""
+    """The collective gdap_zarr_load of a rank that cannot take part (telling_peers)."""
     _c.gdap_zarr_load(comm._h(), None, None, None)
 
 
@@ -94,19 +77,19 @@ def save_zarr(comm: Comm, gmap: GlobalMap, section: SectionLike, path: Union[str
     of array metadata, every other entry one of its chunks); anything else at `path` is refused,
     naming it, before anything is removed. Only owned elements are written, and the source is only
     read."""
-    options = told(comm, lambda: zarr_options(codec, level, overwrite, shards, chunk_bytes, shuffle), release_save)
-    name, failure = collective_name(path, "path")
-    local, made_here = _section(section, gmap, comm.rank, None)
+    # Every check of this rank's arguments before the collective call: one that fails is told to the peers.
+    local: Optional[LocalArray] = None
+    made_here = False
     try:
-        _c.gdap_zarr_save(comm._h(), gmap._h(), None if local is None else local._h(), name, options)
-    except Exception:
-        if failure is None:
-            raise
+        with telling_peers(comm, release_save):
+            options = zarr_options(codec, level, overwrite, shards, chunk_bytes, shuffle)
+            name = c_name(path, "path")
+            local, made_here = _section(section, gmap, comm.rank, None)
+            handles = (gmap._h(), handle(local))
+        _c.gdap_zarr_save(comm._h(), *handles, name, options)
     finally:
         if made_here and local is not None:
             local.close()
-    if failure is not None:
-        raise failure
 
 
 def load_zarr(comm: Comm, gmap: GlobalMap, path: Union[str, os.PathLike[str]], section: SectionLike = None,
@@ -116,20 +99,20 @@ def load_zarr(comm: Comm, gmap: GlobalMap, path: Union[str, os.PathLike[str]], s
     'sharding_indexed', 'zstd', 'blosc', 'gzip', 'crc32c'; absent chunks read as the fill value)
     and returns the section. With section=None a new LocalArray of the store's dtype is
     made on `device`. Nothing is written unless every rank read everything it needs."""
-    name, failure = collective_name(path, "path")
-    if failure is not None:  # into the collective all the same (no section: refused on every rank), then raise
-        try:
-            _c.gdap_zarr_load(comm._h(), gmap._h(), None, None)
-        except Exception:
-            pass
-        raise failure
-    made = None
-    if section is None:
-        _, dtype = told(comm, lambda: zarr_shape(path), release_load)
-        made = section = empty(gmap.dim_data(comm.rank), dtype, device)
-    local, made_here = _section(section, gmap, comm.rank, None)
+    made: Optional[LocalArray] = None
+    local: Optional[LocalArray] = None
+    made_here = False
     try:
-        _c.gdap_zarr_load(comm._h(), gmap._h(), None if local is None else local._h(), name)
+        # Every check of this rank's arguments, and the store's dtype where it makes the section, before
+        # the collective call: one that fails is told to the peers.
+        with telling_peers(comm, release_load):
+            name = c_name(path, "path")
+            if section is None:
+                _, dtype = zarr_shape(path)
+                made = section = empty(gmap.dim_data(comm.rank), dtype, device)
+            local, made_here = _section(section, gmap, comm.rank, None)
+            handles = (gmap._h(), handle(local))
+        _c.gdap_zarr_load(comm._h(), *handles, name)
     except BaseException:
         if made is not None:
             made.close()
@@ -138,3 +121,4 @@ def load_zarr(comm: Comm, gmap: GlobalMap, path: Union[str, os.PathLike[str]], s
         if made_here and local is not None:
             local.close()
     return section
+
