@@ -710,6 +710,36 @@ class GlobalArray:
     def __neg__(self) -> GlobalArray:
         return self.settled()._local_op(operator.neg)
 
+    # Comparisons are element-wise, as NumPy's: a GlobalArray of bool in the same layout. Without
+    # them Python compared identities, so a == b was False for equal arrays (a silent wrong answer).
+    def __eq__(self, other: Any) -> Any:
+        return self._binary(other, operator.eq)
+
+    def __ne__(self, other: Any) -> Any:
+        return self._binary(other, operator.ne)
+
+    def __lt__(self, other: Any) -> Any:
+        return self._binary(other, operator.lt)
+
+    def __le__(self, other: Any) -> Any:
+        return self._binary(other, operator.le)
+
+    def __gt__(self, other: Any) -> Any:
+        return self._binary(other, operator.gt)
+
+    def __ge__(self, other: Any) -> Any:
+        return self._binary(other, operator.ge)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable and compared element-wise, as a NumPy array
+
+    def __bool__(self) -> bool:
+        """NumPy's rule: the truth of the one element (collective in SPMD mode); ValueError for
+        more or none (Python's default read len(a), so zeros((1,)) was True)."""
+        if self.size != 1:
+            raise ValueError("the truth value of a GlobalArray of %s is ambiguous: use a.get().any() or a.get().all()"
+                             % ("%d elements" % self.size if self.size else "no elements"))
+        return bool(self[(0,) * self.ndim])
+
     # -- matrix product ----------------------------------------------------------------------------
 
     def __matmul__(self, other: Any) -> Any:

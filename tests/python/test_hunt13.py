@@ -1,0 +1,55 @@
+"""The Python layer against hostile-input hunt 13 (single controller on the host). Each test
+names its rule."""
+import numpy as np
+import pytest
+
+import gdap
+from gdap import layout
+
+
+def _pair():
+    host = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0])
+    lay = layout.block((10,), 3)
+    return host, gdap.distribute(host, lay, devices=3), gdap.distribute(host.copy(), lay, devices=3)
+
+
+def test_comparisons_are_element_wise_as_numpy():
+    # Rule: a == b, a != b, a < 3, ... are GlobalArrays of bool (hunt 13 #1: == and != compared
+    # identities, so two equal arrays were 'not equal' and a == 3 was False).
+    host, a, b = _pair()
+    cases = {"a == b": (a == b, host == host), "a != b": (a != b, host != host), "a == 3": (a == 3, host == 3),
+             "a != 3": (a != 3, host != 3), "a < 3": (a < 3, host < 3), "a <= 3": (a <= 3, host <= 3),
+             "a > 3": (a > 3, host > 3), "a >= 3": (a >= 3, host >= 3), "3 < a": (3 < a, 3 < host),
+             "a == -b": (a == -b, host == -host)}
+    for what, (got, want) in cases.items():
+        assert isinstance(got, gdap.GlobalArray) and got.dtype == np.bool_, what
+        assert got.layout is a.layout, what
+        assert np.array_equal(got.get(), want), what
+
+
+def test_comparing_other_layouts_is_refused_as_arithmetic_is():
+    host, a, _ = _pair()
+    other = gdap.distribute(host, layout.cyclic((10,), 3), devices=3)
+    with pytest.raises(gdap.InvalidArgumentError, match="the layouts differ"):
+        a == other
+
+
+def test_the_truth_of_a_global_array_is_numpys():
+    # Rule: bool() of one element is that element's truth; of more or none a ValueError, as NumPy
+    # (hunt 13 #2: Python read len(a), so a zero was True and a 10-element array True).
+    lay1 = layout.block((1,), 3)
+    assert not gdap.distribute(np.zeros(1), lay1, devices=3)
+    assert gdap.distribute(np.ones(1), lay1, devices=3)
+    assert not gdap.distribute(np.zeros((1, 1), np.int32), layout.block((1, 1), 3), devices=3)
+    _, a, _ = _pair()
+    with pytest.raises(ValueError, match="truth value of a GlobalArray of 10 elements is ambiguous"):
+        bool(a)
+    with pytest.raises(ValueError, match="no elements"):
+        bool(gdap.distribute(np.zeros(0), layout.block((0,), 3), devices=3))
+    assert not (a != a.settled()).get().any()
+
+
+def test_a_global_array_is_not_hashable_as_a_numpy_array():
+    _, a, _ = _pair()
+    with pytest.raises(TypeError):
+        hash(a)
