@@ -53,3 +53,35 @@ def test_a_global_array_is_not_hashable_as_a_numpy_array():
     _, a, _ = _pair()
     with pytest.raises(TypeError):
         hash(a)
+
+
+def test_in_place_arithmetic_writes_the_array_every_name_sees():
+    # Rule: a += x writes a's sections, as NumPy's in-place operators do (hunt 13 #3: Python made a
+    # new array and rebound `a`, so another name bound to the array kept the old values).
+    host, a, b = _pair()
+    alias = a
+    a += 1
+    a -= b
+    a *= 4
+    a /= 2
+    assert a is alias
+    assert np.array_equal(alias.get(), ((host + 1) - host) * 4 / 2)
+    assert np.array_equal(b.get(), host)  # the operand is only read
+
+
+def test_in_place_arithmetic_keeps_the_dtype_as_numpy():
+    # Rule: int += float raises (NumPy's same_kind casting) and writes nothing, where a new float
+    # array used to replace the int one.
+    ints = gdap.distribute(np.arange(10), layout.block((10,), 3), devices=3)
+    with pytest.raises(TypeError, match="same_kind"):
+        ints += 0.5
+    assert ints.dtype == np.int64 and np.array_equal(ints.get(), np.arange(10))
+
+
+def test_in_place_arithmetic_on_read_only_sections_writes_nothing():
+    parts = [np.arange(4.0), np.arange(4.0, 8.0)]
+    parts[1].flags.writeable = False
+    a = gdap.GlobalArray.from_sections(parts, layout.block((8,), 2))
+    with pytest.raises(gdap.InvalidArgumentError, match="rank 1's section is read-only"):
+        a += 1
+    assert np.array_equal(a.get(), np.arange(8.0))

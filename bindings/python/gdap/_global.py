@@ -710,6 +710,43 @@ class GlobalArray:
     def __neg__(self) -> GlobalArray:
         return self.settled()._local_op(operator.neg)
 
+    # In-place arithmetic writes this array's sections, as NumPy's does, so that every name bound to
+    # the array sees it (without these, a += 1 rebound `a` to a new array and left the others stale).
+    def __iadd__(self, other: Any) -> Any:
+        return self._in_place(other, operator.iadd)
+
+    def __isub__(self, other: Any) -> Any:
+        return self._in_place(other, operator.isub)
+
+    def __imul__(self, other: Any) -> Any:
+        return self._in_place(other, operator.imul)
+
+    def __itruediv__(self, other: Any) -> Any:
+        return self._in_place(other, operator.itruediv)
+
+    def _in_place(self, other: Any, op: Callable[[Any, Any], Any]) -> Any:
+        """op(view, operand) on every section (NumPy's casting: int += float raises). An array whose
+        sections hold partial values (pending) is not written: Python then makes a new array."""
+        if self._pending is not None:
+            return NotImplemented
+        if isinstance(other, GlobalArray):
+            self._check_partner(other, "combined element-wise")
+            settled = other.settled()
+            operands = {r: settled.local_view(r) for r in self._ctx.ranks}
+        elif isinstance(other, (numbers.Number, np.generic)) or (isinstance(other, np.ndarray) and other.ndim == 0):
+            operands = {r: other for r in self._ctx.ranks}
+        else:
+            return NotImplemented
+        for r in self._ctx.ranks:  # every section writable before any is written
+            view = self.local_view(r)
+            if isinstance(view, np.ndarray) and not view.flags.writeable:
+                raise InvalidArgumentError("rank %d's section is read-only: in-place arithmetic cannot write it "
+                                           "(a + b makes a new array)" % r)
+        for r in self._ctx.ranks:
+            with _device_scope(self._ctx.device(r)):
+                op(self.local_view(r), operands[r])
+        return self
+
     # Comparisons are element-wise, as NumPy's: a GlobalArray of bool in the same layout. Without
     # them Python compared identities, so a == b was False for equal arrays (a silent wrong answer).
     def __eq__(self, other: Any) -> Any:
