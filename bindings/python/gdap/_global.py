@@ -658,7 +658,7 @@ class GlobalArray:
             ranks = self._ctx.ranks
             views = {r: b.local_view(r) for r in ranks}
             return a._local_op_with(lambda r, v: op(views[r], v) if reflected else op(v, views[r]))
-        if isinstance(other, (numbers.Number, np.generic)) or (isinstance(other, np.ndarray) and other.ndim == 0):
+        if _scalar(other):
             a = self.settled()
             return a._local_op(lambda v: op(other, v) if reflected else op(v, other))
         return NotImplemented
@@ -733,7 +733,7 @@ class GlobalArray:
             self._check_partner(other, "combined element-wise")
             settled = other.settled()
             operands = {r: settled.local_view(r) for r in self._ctx.ranks}
-        elif isinstance(other, (numbers.Number, np.generic)) or (isinstance(other, np.ndarray) and other.ndim == 0):
+        elif _scalar(other):
             operands = {r: other for r in self._ctx.ranks}
         else:
             return NotImplemented
@@ -958,6 +958,11 @@ def _result_dtype(op: str, dtype: np.dtype) -> np.dtype:
     if op in ("sum", "prod"):
         return np.dtype(getattr(np, op)(np.zeros(1, dtype)).dtype)
     return dtype
+
+
+def _scalar(x: Any) -> bool:
+    """Whether element-wise arithmetic takes `x` as one value for every element."""
+    return isinstance(x, (numbers.Number, np.generic)) or (isinstance(x, np.ndarray) and x.ndim == 0)
 
 
 def _dnpy_count_hint(prefix: str, nranks: int) -> Optional[str]:
