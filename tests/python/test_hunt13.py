@@ -85,3 +85,12 @@ def test_in_place_arithmetic_on_read_only_sections_writes_nothing():
     with pytest.raises(gdap.InvalidArgumentError, match="rank 1's section is read-only"):
         a += 1
     assert np.array_equal(a.get(), np.arange(8.0))
+
+
+def test_asarray_without_a_copy_is_refused_as_numpy_2_asks():
+    # Rule: np.asarray(a, copy=False) raises ValueError (hunt 13 #4: it returned a gathered copy,
+    # whose writes the caller took to reach the array and which were lost).
+    host, a, _ = _pair()
+    with pytest.raises(ValueError, match="cannot view them without a copy"):
+        np.asarray(a, copy=False)
+    assert np.array_equal(np.asarray(a), host) and np.array_equal(np.array(a, dtype=np.int32), host.astype(np.int32))

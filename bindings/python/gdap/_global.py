@@ -535,6 +535,9 @@ class GlobalArray:
         return whole
 
     def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
+        if copy is False:  # NumPy 2's protocol: refuse rather than hand over a copy the caller takes for a view
+            raise ValueError("a GlobalArray's elements lie in its sections: np.asarray(a, copy=False) cannot view them "
+                             "without a copy (np.asarray(a) gathers one; a.local_view(r) views rank r's section)")
         whole = self.get()
         return whole if dtype is None else whole.astype(dtype, copy=False)
 
