@@ -94,3 +94,25 @@ def test_asarray_without_a_copy_is_refused_as_numpy_2_asks():
     with pytest.raises(ValueError, match="cannot view them without a copy"):
         np.asarray(a, copy=False)
     assert np.array_equal(np.asarray(a), host) and np.array_equal(np.array(a, dtype=np.int32), host.astype(np.int32))
+
+
+@pytest.mark.parametrize("nranks", [1, 3])
+def test_distribute_converts_to_the_dtype_it_is_given(nranks):
+    # Rule: distribute(x, layout, dtype=d) deals out x converted to d, as np.asarray(x, d) (hunt 13
+    # #9: the root's section kept x's dtype and the others took d: over 3 ranks 'src has dtype
+    # float32 but the plan was made for float64'; over 1 rank d was ignored, float64 came back).
+    host = np.arange(6.0) + 0.5
+    a = gdap.distribute(host, layout.block((6,), nranks), devices=nranks, dtype=np.float32)
+    assert a.dtype == np.float32
+    assert np.array_equal(a.get(), host.astype(np.float32))
+    b = gdap.distribute(np.array([1.7, -1.7, 2.0]), layout.block((3,), nranks), devices=nranks, dtype=np.int64)
+    assert b.dtype == np.int64 and np.array_equal(b.get(), [1, -1, 2])
+
+
+def test_distribute_takes_a_list_as_numpy_reads_it():
+    # Rule: a list (or any array-like without a dtype) is read as np.asarray reads it on every rank
+    # (hunt 13 #9: ranks other than the root said 'give dtype on the ranks that pass no array').
+    a = gdap.distribute([1, 2, 3], layout.block((3,), 2), devices=2)
+    assert a.dtype == np.asarray([1, 2, 3]).dtype and np.array_equal(a.get(), [1, 2, 3])
+    f = gdap.distribute([[1.5, 2], [3, 4]], layout.block((2, 2), 2), devices=2, dtype=np.float32)
+    assert f.dtype == np.float32 and np.array_equal(f.get(), [[1.5, 2], [3, 4]])

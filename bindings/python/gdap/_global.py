@@ -316,7 +316,7 @@ class GlobalArray:
 
         def prepare(r: int) -> tuple[LocalArray, tuple[LocalArray, Any]]:
             if r == root:
-                src = cls._root_section(ctx, root_layout, r, whole, layout)
+                src = cls._root_section(ctx, root_layout, r, whole, layout, dtype)
             else:
                 src = new_section(ctx, root_layout, r, _dtype_given(dtype, whole))[0]
             return src, new_section(ctx, layout, r, src.dtype)
@@ -330,24 +330,31 @@ class GlobalArray:
                    {r: p[1][1] for r, p in prepared.items()})
 
     @staticmethod
-    def _root_section(ctx: Context, root_layout: GlobalMap, r: int, whole: Any, layout: GlobalMap) -> LocalArray:
-        """The root's whole array as its section of the root layout, moved to its device if needed."""
+    def _root_section(ctx: Context, root_layout: GlobalMap, r: int, whole: Any, layout: GlobalMap,
+                      dtype: Any = None) -> LocalArray:
+        """The root's whole array as its section of the root layout, converted to `dtype` (None:
+        its own) and moved to its device if needed."""
         if whole is None:
             raise InvalidArgumentError("scatter: the root rank %d passed no array" % r)
+        want = None if dtype is None else np.dtype(dtype)
         if not hasattr(whole, "shape"):
-            whole = np.asarray(whole)
+            whole = np.asarray(whole, dtype=want)
         if tuple(whole.shape) != tuple(layout.shape):
             raise InvalidArgumentError("the array has shape %s but the layout has shape %s"
                                        % (tuple(whole.shape), tuple(layout.shape)))
         device = ctx.device(r)
         if isinstance(whole, np.ndarray) or not hasattr(whole, "__dlpack__"):
-            native = _to_device(np.ascontiguousarray(whole), device)
+            native = _to_device(np.ascontiguousarray(whole, dtype=want), device)
         else:
             local = from_dlpack(whole, root_layout.dim_data(r))
-            if local.device == device:
+            if local.device == device and want in (None, local.dtype):
                 return local
-            native = _to_device(_to_host(_view_of(local)), device) if device == "cpu" or local.device == "cpu" \
-                else _copy_between_devices(_view_of(local), device)
+            view = _view_of(local)
+            if want is not None and view.dtype != want:
+                with _device_scope(local.device):
+                    view = view.astype(want)
+            native = _to_device(_to_host(view), device) if device == "cpu" or local.device == "cpu" \
+                else _copy_between_devices(view, device)
         return _wrap(ctx, root_layout, r, native, device)
 
     @classmethod
@@ -1175,8 +1182,8 @@ def _count_ranks(devices: Devices, comm: Any, nranks: Optional[int]) -> int:
 def _dtype_given(dtype: Any, whole: Any) -> np.dtype:
     if dtype is not None:
         return np.dtype(dtype)
-    if whole is not None and hasattr(whole, "dtype"):
-        return np.dtype(whole.dtype)
+    if whole is not None:  # a NumPy array or a DLPack producer; a list or a number as NumPy reads it
+        return np.dtype(whole.dtype) if hasattr(whole, "dtype") else np.asarray(whole).dtype
     raise TypeError("scatter: give dtype on the ranks that pass no array")
 
 
@@ -1235,7 +1242,8 @@ def distribute(x: Any, layout: GlobalMap, *, devices: Devices = None, comm: Any 
                device: Optional[DeviceSpec] = None, root: int = 0, dtype: Any = None) -> GlobalArray:
     """Collective: the whole array `x` dealt out into `layout` (GlobalArray.scatter). Single
     controller by default (devices: one per rank; default GPUs 0.. for a CUDA array, host memory
-    otherwise); SPMD with `comm` (x given on rank `root`)."""
+    otherwise); SPMD with `comm` (x given on rank `root`). `dtype` converts x (as np.asarray(x,
+    dtype)); a list is read as np.asarray reads it."""
     return GlobalArray.scatter(x, layout, devices=devices, comm=comm, device=device, root=root, dtype=dtype)
 
 
