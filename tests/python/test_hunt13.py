@@ -116,3 +116,17 @@ def test_distribute_takes_a_list_as_numpy_reads_it():
     assert a.dtype == np.asarray([1, 2, 3]).dtype and np.array_equal(a.get(), [1, 2, 3])
     f = gdap.distribute([[1.5, 2], [3, 4]], layout.block((2, 2), 2), devices=2, dtype=np.float32)
     assert f.dtype == np.float32 and np.array_equal(f.get(), [[1.5, 2], [3, 4]])
+
+
+def test_element_wise_arithmetic_on_a_0d_array():
+    # Rule: a + 1, -a, a == 2, a * a, a += 1 on a 0-d GlobalArray give 0-d GlobalArrays (hunt 13
+    # #10: NumPy returns a scalar for 0-d operands and wrapping it raised AttributeError "'memoryview'
+    # object has no attribute 'ptr'"; astype's 0-d result was wrapped as a (1,) array).
+    a = gdap.GlobalArray.from_sections([np.array(2.0)], gdap.GlobalMap([()]))
+    cases = ((a + 1, 3.0, np.float64), (-a, -2.0, np.float64), (a * a, 4.0, np.float64), (a == 2, True, np.bool_),
+             (a.astype(np.int32), 2, np.int32))
+    for got, value, dtype in cases:
+        assert got.shape == () and got.local_view(0).shape == (), got
+        assert got[()] == value and got.dtype == dtype, (got[()], got.dtype)
+    a += 1
+    assert a[()] == 3.0 and a.sum() == 3.0

@@ -1188,9 +1188,11 @@ def _dtype_given(dtype: Any, whole: Any) -> np.dtype:
 
 
 def _contiguous(x: Any) -> Any:
-    """A C-contiguous array of x's values (x itself when it is one)."""
-    if isinstance(x, np.ndarray):
-        return np.ascontiguousarray(x)
+    """A C-contiguous array of x's values (x itself when it is one). NumPy gives a scalar for an
+    operation on 0-d arrays: that is made a 0-d array again (np.ascontiguousarray would add an axis)."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        x = np.asarray(x)
+        return x if x.flags.c_contiguous else np.ascontiguousarray(x)
     if not x.flags.c_contiguous:
         return x.copy(order="C")
     return x
