@@ -130,3 +130,14 @@ def test_element_wise_arithmetic_on_a_0d_array():
         assert got[()] == value and got.dtype == dtype, (got[()], got.dtype)
     a += 1
     assert a[()] == 3.0 and a.sum() == 3.0
+
+
+def test_in_place_arithmetic_on_sections_sharing_memory_counts_each_element_once():
+    # Rule: replicas over one buffer are written with one result (each rank's result is computed
+    # before any rank writes: written rank by rank, the buffer got += 1 twice).
+    shared = np.arange(4.0)
+    a = gdap.GlobalArray.from_sections([shared, shared], layout.replicated((4,), 2))
+    a += 1
+    a *= a
+    assert np.array_equal(shared, (np.arange(4.0) + 1) ** 2), shared
+    assert np.array_equal(a.get(), shared)

@@ -735,7 +735,9 @@ class GlobalArray:
         return self._in_place(other, operator.itruediv)
 
     def _in_place(self, other: Any, op: Callable[[Any, Any], Any]) -> Any:
-        """op(view, operand) on every section (NumPy's casting: int += float raises). An array whose
+        """op(view, operand) on every section (NumPy's casting: int += float raises). Every result is
+        computed, in a copy, before any section is written: sections that share memory (replicas
+        over one buffer) or an operand that is this array are read unchanged. An array whose
         sections hold partial values (pending) is not written: Python then makes a new array."""
         if self._pending is not None:
             return NotImplemented
@@ -752,9 +754,13 @@ class GlobalArray:
             if isinstance(view, np.ndarray) and not view.flags.writeable:
                 raise InvalidArgumentError("rank %d's section is read-only: in-place arithmetic cannot write it "
                                            "(a + b makes a new array)" % r)
+        results = {}
         for r in self._ctx.ranks:
             with _device_scope(self._ctx.device(r)):
-                op(self.local_view(r), operands[r])
+                results[r] = op(self.local_view(r).copy(), operands[r])
+        for r in self._ctx.ranks:
+            with _device_scope(self._ctx.device(r)):
+                self.local_view(r)[...] = results[r]
         return self
 
     # Comparisons are element-wise, as NumPy's: a GlobalArray of bool in the same layout. Without
