@@ -346,7 +346,7 @@ class GlobalArray:
 
         def prepare(r: int) -> tuple[LocalArray, tuple[LocalArray, Any]]:
             if r == root:
-                src = cls._root_section(ctx, root_layout, r, whole, layout)
+                src = cls._root_section(ctx, root_layout, r, whole, layout, dtype)
             else:
                 src = new_section(ctx, root_layout, r, _dtype_given(dtype, whole))[0]
             return src, new_section(ctx, layout, r, src.dtype)
@@ -360,24 +360,31 @@ class GlobalArray:
                    {r: p[1][1] for r, p in prepared.items()})
 
     @staticmethod
-    def _root_section(ctx: Context, root_layout: GlobalMap, r: int, whole: Any, layout: GlobalMap) -> LocalArray:
-        """The root's whole array as its section of the root layout, moved to its device if needed."""
+    def _root_section(ctx: Context, root_layout: GlobalMap, r: int, whole: Any, layout: GlobalMap,
+                      dtype: Any = None) -> LocalArray:
+        """The root's whole array as its section of the root layout, converted to `dtype` (None:
+        its own) and moved to its device if needed."""
         if whole is None:
             raise InvalidArgumentError("scatter: the root rank %d passed no array" % r)
+        want = None if dtype is None else np.dtype(dtype)
         if not hasattr(whole, "shape"):
-            whole = np.asarray(whole)
+            whole = np.asarray(whole, dtype=want)
         if tuple(whole.shape) != tuple(layout.shape):
             raise InvalidArgumentError("the array has shape %s but the layout has shape %s"
                                        % (tuple(whole.shape), tuple(layout.shape)))
         device = ctx.device(r)
         if isinstance(whole, np.ndarray) or not hasattr(whole, "__dlpack__"):
-            native = _to_device(np.ascontiguousarray(whole), device)
+            native = _to_device(np.ascontiguousarray(whole, dtype=want), device)
         else:
             local = from_dlpack(whole, root_layout.dim_data(r))
-            if local.device == device:
+            if local.device == device and want in (None, local.dtype):
                 return local
-            native = _to_device(_to_host(_view_of(local)), device) if device == "cpu" or local.device == "cpu" \
-                else _copy_between_devices(_view_of(local), device)
+            view = _view_of(local)
+            if want is not None and view.dtype != want:
+                with _device_scope(local.device):
+                    view = view.astype(want)
+            native = _to_device(_to_host(view), device) if device == "cpu" or local.device == "cpu" \
+                else _copy_between_devices(view, device)
         return _wrap(ctx, root_layout, r, native, device)
 
     @classmethod
@@ -569,6 +576,9 @@ class GlobalArray:
         return whole
 
     def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
+        if copy is False:  # NumPy 2's protocol: refuse rather than hand over a copy the caller takes for a view
+            raise ValueError("a GlobalArray's elements lie in its sections: np.asarray(a, copy=False) cannot view them "
+                             "without a copy (np.asarray(a) gathers one; a.local_view(r) views rank r's section)")
         whole = self.get()
         return whole if dtype is None else whole.astype(dtype, copy=False)
 
@@ -719,7 +729,7 @@ class GlobalArray:
             ranks = self._ctx.ranks
             views = {r: b.local_view(r) for r in ranks}
             return a._local_op_with(lambda r, v: op(views[r], v) if reflected else op(v, views[r]))
-        if isinstance(other, (numbers.Number, np.generic)) or (isinstance(other, np.ndarray) and other.ndim == 0):
+        if _scalar(other):
             a = self.settled()
             return a._local_op(lambda v: op(other, v) if reflected else op(v, other))
         return NotImplemented
@@ -770,6 +780,79 @@ class GlobalArray:
 
     def __neg__(self) -> GlobalArray:
         return self.settled()._local_op(operator.neg)
+
+    # In-place arithmetic writes this array's sections, as NumPy's does, so that every name bound to
+    # the array sees it (without these, a += 1 rebound `a` to a new array and left the others stale).
+    def __iadd__(self, other: Any) -> Any:
+        return self._in_place(other, operator.iadd)
+
+    def __isub__(self, other: Any) -> Any:
+        return self._in_place(other, operator.isub)
+
+    def __imul__(self, other: Any) -> Any:
+        return self._in_place(other, operator.imul)
+
+    def __itruediv__(self, other: Any) -> Any:
+        return self._in_place(other, operator.itruediv)
+
+    def _in_place(self, other: Any, op: Callable[[Any, Any], Any]) -> Any:
+        """op(view, operand) on every section (NumPy's casting: int += float raises). Every result is
+        computed, in a copy, before any section is written: sections that share memory (replicas
+        over one buffer) or an operand that is this array are read unchanged. An array whose
+        sections hold partial values (pending) is not written: Python then makes a new array."""
+        if self._pending is not None:
+            return NotImplemented
+        if isinstance(other, GlobalArray):
+            self._check_partner(other, "combined element-wise")
+            settled = other.settled()
+            operands = {r: settled.local_view(r) for r in self._ctx.ranks}
+        elif _scalar(other):
+            operands = {r: other for r in self._ctx.ranks}
+        else:
+            return NotImplemented
+        for r in self._ctx.ranks:  # every section writable before any is written
+            view = self.local_view(r)
+            if isinstance(view, np.ndarray) and not view.flags.writeable:
+                raise InvalidArgumentError("rank %d's section is read-only: in-place arithmetic cannot write it "
+                                           "(a + b makes a new array)" % r)
+        results = {}
+        for r in self._ctx.ranks:
+            with _device_scope(self._ctx.device(r)):
+                results[r] = op(self.local_view(r).copy(), operands[r])
+        for r in self._ctx.ranks:
+            with _device_scope(self._ctx.device(r)):
+                self.local_view(r)[...] = results[r]
+        return self
+
+    # Comparisons are element-wise, as NumPy's: a GlobalArray of bool in the same layout. Without
+    # them Python compared identities, so a == b was False for equal arrays (a silent wrong answer).
+    def __eq__(self, other: Any) -> Any:
+        return self._binary(other, operator.eq)
+
+    def __ne__(self, other: Any) -> Any:
+        return self._binary(other, operator.ne)
+
+    def __lt__(self, other: Any) -> Any:
+        return self._binary(other, operator.lt)
+
+    def __le__(self, other: Any) -> Any:
+        return self._binary(other, operator.le)
+
+    def __gt__(self, other: Any) -> Any:
+        return self._binary(other, operator.gt)
+
+    def __ge__(self, other: Any) -> Any:
+        return self._binary(other, operator.ge)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable and compared element-wise, as a NumPy array
+
+    def __bool__(self) -> bool:
+        """NumPy's rule: the truth of the one element (collective in SPMD mode); ValueError for
+        more or none (Python's default read len(a), so zeros((1,)) was True)."""
+        if self.size != 1:
+            raise ValueError("the truth value of a GlobalArray of %s is ambiguous: use a.get().any() or a.get().all()"
+                             % ("%d elements" % self.size if self.size else "no elements"))
+        return bool(self[(0,) * self.ndim])
 
     # -- matrix product ----------------------------------------------------------------------------
 
@@ -951,6 +1034,11 @@ def _result_dtype(op: str, dtype: np.dtype) -> np.dtype:
     if op in ("sum", "prod"):
         return np.dtype(getattr(np, op)(np.zeros(1, dtype)).dtype)
     return dtype
+
+
+def _scalar(x: Any) -> bool:
+    """Whether element-wise arithmetic takes `x` as one value for every element."""
+    return isinstance(x, (numbers.Number, np.generic)) or (isinstance(x, np.ndarray) and x.ndim == 0)
 
 
 def _dnpy_count_hint(prefix: str, nranks: int) -> Optional[str]:
@@ -1170,15 +1258,17 @@ def _count_ranks(devices: Devices, comm: Any, nranks: Optional[int]) -> int:
 def _dtype_given(dtype: Any, whole: Any) -> np.dtype:
     if dtype is not None:
         return np.dtype(dtype)
-    if whole is not None and hasattr(whole, "dtype"):
-        return np.dtype(whole.dtype)
+    if whole is not None:  # a NumPy array or a DLPack producer; a list or a number as NumPy reads it
+        return np.dtype(whole.dtype) if hasattr(whole, "dtype") else np.asarray(whole).dtype
     raise TypeError("scatter: give dtype on the ranks that pass no array")
 
 
 def _contiguous(x: Any) -> Any:
-    """A C-contiguous array of x's values (x itself when it is one)."""
-    if isinstance(x, np.ndarray):
-        return np.ascontiguousarray(x)
+    """A C-contiguous array of x's values (x itself when it is one). NumPy gives a scalar for an
+    operation on 0-d arrays: that is made a 0-d array again (np.ascontiguousarray would add an axis)."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        x = np.asarray(x)
+        return x if x.flags.c_contiguous else np.ascontiguousarray(x)
     if not x.flags.c_contiguous:
         return x.copy(order="C")
     return x
@@ -1230,7 +1320,8 @@ def distribute(x: Any, layout: GlobalMap, *, devices: Devices = None, comm: Any 
                device: Optional[DeviceSpec] = None, root: int = 0, dtype: Any = None) -> GlobalArray:
     """Collective: the whole array `x` dealt out into `layout` (GlobalArray.scatter). Single
     controller by default (devices: one per rank; default GPUs 0.. for a CUDA array, host memory
-    otherwise); SPMD with `comm` (x given on rank `root`)."""
+    otherwise); SPMD with `comm` (x given on rank `root`). `dtype` converts x (as np.asarray(x,
+    dtype)); a list is read as np.asarray reads it."""
     return GlobalArray.scatter(x, layout, devices=devices, comm=comm, device=device, root=root, dtype=dtype)
 
 
