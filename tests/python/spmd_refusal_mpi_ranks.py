@@ -175,7 +175,9 @@ square = layout.block((8, 8), P)
 gemm_plan = gdap.Gemm(comm, square, square, square, np.float64)
 m = np.ones(square.local_shape(R))
 told("gdap.gemm: an alpha that is no number on one rank",
-     lambda: gdap.gemm(comm, gemm_plan, m, m, np.zeros(m.shape), alpha=bad(1.0, "x")), ValueError, "could not convert")
+     lambda: gdap.gemm(comm, gemm_plan, m, m, np.zeros(m.shape), alpha=bad(1.0, "x")), TypeError, "alpha must be a real number, not string 'x'")
+told("gdap.gemm: a beta of True on one rank (float(True) read it as 1.0)",
+     lambda: gdap.gemm(comm, gemm_plan, m, m, np.zeros(m.shape), beta=bad(0.0, True)), TypeError, "beta must be a real number, not boolean True")
 told("GlobalMap.collective: an entry only one rank cannot read (its reason, not 'ndim -1')",
      lambda: gdap.GlobalMap.collective(comm, bad(a.section(), 42)), gdap.ProtocolError, "dim_data must be a tuple")
 

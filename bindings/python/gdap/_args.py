@@ -6,6 +6,7 @@ argument."""
 
 from __future__ import annotations
 
+import numbers
 import operator
 from typing import Any, Optional
 
@@ -31,6 +32,14 @@ def integer(value: Any, name: str, error: type[Exception] = TypeError) -> int:
         return operator.index(value)
     except TypeError:
         raise error("%s must be an integer, not %s" % (name, describe(value))) from None
+
+
+def real(value: Any, name: str) -> float:
+    """`value` as a Python float: an int, a float or a NumPy real scalar, but no bool or string
+    (float('2') and float(True) would read them as numbers); TypeError naming `name` otherwise."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError("%s must be a real number, not %s" % (name, describe(value)))
+    return float(value)
 
 
 def optional_integer(value: Any, name: str) -> Optional[int]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Optional, Union
 import numpy as np
 
 from . import _gdap_c as _c
-from ._args import integer
+from ._args import integer, real
 from ._comm import told
 from ._handle import Handle
 from ._local import LocalArray, dtype_to_c, from_distarray, from_dlpack
@@ -97,7 +97,7 @@ def gemm(comm: Comm, plan: Gemm, a: SectionLike, b: SectionLike, c: SectionLike,
     raises its own error and the others RemoteError naming it.
     """
     # A plan or factor only this rank cannot use: the others are told at once.
-    plan_h, rank, scale = told(comm, lambda: (plan._h(), plan.rank, (float(alpha), float(beta))),
+    plan_h, rank, scale = told(comm, lambda: (plan._h(), plan.rank, (real(alpha, "alpha"), real(beta, "beta"))),
                                lambda comm: _c.gdap_gemm_execute(comm._h(), None, 0.0, None, None, 0.0, None))
     makers: list[Maker] = [lambda: _section(a, plan.a, rank), lambda: _section(b, plan.b, rank),
                            lambda: _section(c, plan.c, rank)]
