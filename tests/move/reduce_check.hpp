@@ -226,6 +226,7 @@ class Rank {
     }
     dtypes();
     nans();
+    accuracy();
     refusals();
     return failures_;
   }
@@ -270,6 +271,37 @@ class Rank {
     for (gdap_dtype t : {gdap_dtype{GDAP_DTYPE_FLOAT, 32, 1}, gdap_dtype{GDAP_DTYPE_FLOAT, 64, 1}}) {
       for (gdap_reduce_op op : {GDAP_REDUCE_MIN, GDAP_REDUCE_MAX}) {
         for (int64_t holder = -1; holder < nranks_; ++holder) nan_case(c, t, op, holder);
+      }
+    }
+  }
+
+  // Rule (NumPy's pairwise sum or better): float sums do not lose small addends to large ones
+  // however many there are. 40000 elements in blocks, four of them 1e8 (float32) or 1e16
+  // (float64) and the rest 1: adding one element at a time in the dtype gave 4e8 and 4e16 (every
+  // 1 rounded away); NumPy gives 4.0003997e8 and 4.000000000003996e16.
+  void accuracy() {
+    const gdap_dtype f32 = {GDAP_DTYPE_FLOAT, 32, 1}, f64 = {GDAP_DTYPE_FLOAT, 64, 1};
+    const int64_t n = 40000;
+    Layout line;
+    line.axes = {move_test::block(n, nranks_)};
+    for (const auto& [t, big] : {std::pair{f32, 1e8}, std::pair{f64, 1e16}}) {
+      Section source(dims_of(line), t, 0);
+      source.each([&](int64_t k, const auto& g) { store(t, g && (*g)[0] % 10000 == 0 ? big : 1.0, source.at(k)); });
+      const long double exact = 4.0L * big + (n - 4);
+      // float32: NumPy's error (rtol 1e-6); float64: an ulp of the sum (8), a partial's own rounding.
+      const double tol = t.bits == 32 ? 1e-6 * 4 * big : 8;
+      for (gdap_reduce_op op : {GDAP_REDUCE_SUM, GDAP_REDUCE_MEAN}) {
+        Section scalar({}, t, kSentinel);
+        const std::string what = std::string("accuracy float") + std::to_string(t.bits) + " " + op_text(op);
+        if (gdap_reduce_axes(comm_, source.array, scalar.array, op, nullptr, 0) != GDAP_SUCCESS) {
+          fail(what + ": " + gdap_last_error());
+          continue;
+        }
+        const long double per = op == GDAP_REDUCE_MEAN ? n : 1;
+        const double got = load(t, scalar.at(0));
+        if (std::abs(static_cast<long double>(got) - exact / per) > tol / per) {
+          fail(what + ": " + std::to_string(got) + ", exact " + std::to_string(static_cast<double>(exact / per)));
+        }
       }
     }
   }
