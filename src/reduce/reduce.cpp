@@ -19,6 +19,7 @@
 #include "maps/axis_side.hpp"
 #include "maps/map.hpp"
 #include "core/nan_order.hpp"
+#include "reduce/compensated_sum.hpp"
 #include "reduce/reduction.hpp"
 #include "reduce/reduce_buffer.hpp"
 
@@ -65,7 +66,12 @@ struct OwnedRows {
     });
   }
 
- private:
+  // True if a row's elements, one or more, all land in one slot (the last axis is reduced).
+  bool row_in_one_slot() const {
+    const std::vector<int64_t>& lt = term.back();
+    return !lt.empty() && std::all_of(lt.begin(), lt.end(), [&](int64_t t) { return t == lt.front(); });
+  }
+
   // Calls f(offset, flat index) of each row's first element minus the last axis's own.
   template <typename F>
   void for_each_row(F&& f) const {
@@ -100,16 +106,19 @@ T apply(T a, T b) {
 // How a source element meets its slot: combined with what is there, or stored (its own slot).
 enum class Combine { reduce, store };
 
+template <typename T>
+T load(const char* source, int64_t offset) {
+  T v;
+  std::memcpy(&v, source + offset * int64_t{sizeof(T)}, sizeof v);  // sections need no alignment
+  return v;
+}
+
 // partial[flat] = op(partial[flat], source element), or = source element, for every element of
 // `rows` (mean: sum).
 template <typename T>
 void reduce_rows(Combine how, gdap_reduce_op op, const OwnedRows& rows, const char* source, T* partial) {
   auto each = [&](auto meet) {  // a lambda type per way: the loop inlines it
-    rows.for_each([&](int64_t offset, int64_t flat) {
-      T v;
-      std::memcpy(&v, source + offset * int64_t{sizeof(T)}, sizeof v);  // sections need no alignment
-      partial[flat] = meet(partial[flat], v);
-    });
+    rows.for_each([&](int64_t offset, int64_t flat) { partial[flat] = meet(partial[flat], load<T>(source, offset)); });
   };
   if (how == Combine::store) return each([](T, T v) { return v; });
   switch (op) {
@@ -118,6 +127,29 @@ void reduce_rows(Combine how, gdap_reduce_op op, const OwnedRows& rows, const ch
     case GDAP_REDUCE_MAX: return each([](T a, T b) { return apply<GDAP_REDUCE_MAX>(a, b); });
     default: return each([](T a, T b) { return apply<GDAP_REDUCE_SUM>(a, b); });
   }
+}
+
+// partial[flat] = the sum of `rows`' elements of each of the `count` slots, compensated
+// (compensated_sum.hpp: the error of a slot's sum stays about an ulp however many elements it
+// has). A row that lands in one slot (the last axis reduced) is summed on its own first, in
+// registers.
+template <typename T>
+void sum_rows_compensated(const OwnedRows& rows, const char* source, T* partial, int64_t count) {
+  std::vector<CompensatedSum> slot(static_cast<size_t>(count));
+  if (rows.row_in_one_slot()) {
+    const std::vector<int64_t>& lo = rows.offset.back();
+    const int64_t lt = rows.term.back().front();
+    rows.for_each_row([&](int64_t off, int64_t flat) {
+      CompensatedSum row;
+      for (int64_t o : lo) row.add(static_cast<double>(load<T>(source, off + o)));
+      slot[static_cast<size_t>(flat + lt)].merge(row);
+    });
+  } else {
+    rows.for_each([&](int64_t offset, int64_t flat) {
+      slot[static_cast<size_t>(flat)].add(static_cast<double>(load<T>(source, offset)));
+    });
+  }
+  for (size_t k = 0; k < slot.size(); ++k) partial[k] = static_cast<T>(slot[k].value());
 }
 
 int64_t product(const std::vector<int64_t>& shape, const char* what) {
@@ -188,8 +220,11 @@ struct Reduction {
       const bool store = nothing_reduced();
       if (!store || !covers(layout)) std::fill(partial, partial + layout.elements, identity<T>(engine_op));
       const OwnedRows rows(from, source.section.strides, source_terms(layout));
-      reduce_rows(store ? Combine::store : Combine::reduce, engine_op, rows, static_cast<const char*>(source.data()),
-                  partial);
+      const auto* data = static_cast<const char*>(source.data());
+      if constexpr (std::is_floating_point_v<T>) {
+        if (!store && engine_op == GDAP_REDUCE_SUM) return sum_rows_compensated(rows, data, partial, layout.elements);
+      }
+      reduce_rows(store ? Combine::store : Combine::reduce, engine_op, rows, data, partial);
     });
   }
 

@@ -6,13 +6,15 @@
 // coalesced) or by a block (a strided loop per thread, then a shared-memory tree, so a block's
 // loads are); when few elements are kept, the reduced combinations are cut into slices reduced
 // apart, then combined in slice order. The order depends on the shapes and strides only, so
-// results are reproducible.
+// results are reproducible. Float sums are carried compensated in double (Accum below), so a
+// thread's long serial loop loses no small addends.
 #include "reduce/device.hpp"
 
 #include "core/error.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/device.hpp"
 #include "core/nan_order.hpp"
+#include "reduce/compensated_sum.hpp"
 
 #include <cuda_runtime.h>
 
@@ -80,6 +82,31 @@ __device__ T apply(T a, T b) {
   return static_cast<T>(a + b);
 }
 
+// What a thread carries while it reduces: the op's running value in T, or for float sums a
+// compensated sum in double (compensated_sum.hpp): a float32 running sum loses every addend
+// smaller than an ulp of it, and a thread may add millions.
+template <typename T, int Op, bool Compensated = Op == GDAP_REDUCE_SUM && std::is_floating_point_v<T>>
+struct Accum {
+  T value;
+  __device__ static Accum from(T start) { return Accum{start}; }
+  __device__ void add(T v) { value = apply<T, Op>(value, v); }
+  __device__ void merge(const Accum& other) { add(other.value); }
+  __device__ T result() const { return value; }
+};
+
+template <typename T, int Op>
+struct Accum<T, Op, true> {
+  CompensatedSum sum;
+  __device__ static Accum from(T start) {
+    Accum a;
+    a.sum.add(static_cast<double>(start));
+    return a;
+  }
+  __device__ void add(T v) { sum.add(static_cast<double>(v)); }
+  __device__ void merge(const Accum& other) { sum.merge(other.sum); }
+  __device__ T result() const { return static_cast<T>(sum.value()); }
+};
+
 template <typename T>
 __global__ void fill(T* buffer, int64_t count, T value) {
   for (int64_t k = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; k < count; k += int64_t{gridDim.x} * blockDim.x) {
@@ -125,14 +152,17 @@ struct Walk {
   }
 };
 
-// Reduces the reduced combinations [q0, q1) of the kept one at `base`, stepping by `step` from
+// Reduces the reduced combinations [q0, q1) of the kept one at `base` into acc, stepping by `step` from
 // q0 + first: kUnroll loads at a time, combined in order.
 template <typename T, int Op>
-__device__ T reduce_range(const T* source, const Axes& reduced, Tables t, int64_t base, int64_t q0, int64_t q1,
-                          int64_t first, int64_t step, T acc) {
+__device__ Accum<T, Op> reduce_range(const T* source, const Axes& reduced, Tables t, int64_t base, int64_t q0, int64_t q1,
+                                     int64_t first, int64_t step, Accum<T, Op> acc) {
   int64_t q = q0 + first;
   if (q >= q1) return acc;
-  if (reduced.n == 0) return apply<T, Op>(acc, source[base]);  // one combination: the kept element itself
+  if (reduced.n == 0) {  // one combination: the kept element itself
+    acc.add(source[base]);
+    return acc;
+  }
   Walk w(reduced, t, base, q, step);
   for (; q + (kUnroll - 1) * step < q1; q += kUnroll * step) {
     T v[kUnroll];
@@ -140,10 +170,10 @@ __device__ T reduce_range(const T* source, const Axes& reduced, Tables t, int64_
       v[u] = source[w.offset()];
       w.advance();
     }
-    for (int u = 0; u < kUnroll; ++u) acc = apply<T, Op>(acc, v[u]);
+    for (int u = 0; u < kUnroll; ++u) acc.add(v[u]);
   }
   for (; q < q1; q += step) {
-    acc = apply<T, Op>(acc, source[w.offset()]);
+    acc.add(source[w.offset()]);
     w.advance();
   }
   return acc;
@@ -165,15 +195,16 @@ struct Job {
 };
 
 template <typename T, int Op>
-__global__ void reduce_by_thread(const T* source, T* buffer, T* partial, Job j, T start) {
+__global__ void reduce_by_thread(const T* source, T* buffer, Accum<T, Op>* partial, Job j, T start) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < j.nkept * j.slices; i += int64_t{gridDim.x} * blockDim.x) {
     int64_t s = i;
     const int64_t c = split(s, j.nkept);  // neighbouring threads: neighbouring kept elements
     int64_t base = 0, flat = 0;
     locate(j.kept, j.t, c, base, flat);
-    const T acc = reduce_range<T, Op>(source, j.reduced, j.t, base, j.q0(s), j.q0(s + 1), 0, 1, start);
+    const Accum<T, Op> acc = reduce_range<T, Op>(source, j.reduced, j.t, base, j.q0(s), j.q0(s + 1), 0, 1,
+                                                 Accum<T, Op>::from(start));
     if (j.slices == 1) {
-      buffer[flat] = acc;
+      buffer[flat] = acc.result();
     } else {
       partial[s * j.nkept + c] = acc;
     }
@@ -181,21 +212,24 @@ __global__ void reduce_by_thread(const T* source, T* buffer, T* partial, Job j, 
 }
 
 template <typename T, int Op>
-__global__ void reduce_by_block(const T* source, T* buffer, T* partial, Job j, T start) {
-  __shared__ T part[kBlock];
+__global__ void reduce_by_block(const T* source, T* buffer, Accum<T, Op>* partial, Job j, T start) {
+  using A = Accum<T, Op>;
+  __shared__ alignas(A) unsigned char storage[kBlock * sizeof(A)];  // raw: a __shared__ array takes no initialiser
+  A* part = reinterpret_cast<A*>(storage);
   for (int64_t b = blockIdx.x; b < j.nkept * j.slices; b += gridDim.x) {
     const int64_t c = b / j.slices, s = b % j.slices;
     int64_t base = 0, flat = 0;
     locate(j.kept, j.t, c, base, flat);
-    part[threadIdx.x] = reduce_range<T, Op>(source, j.reduced, j.t, base, j.q0(s), j.q0(s + 1), threadIdx.x, kBlock, start);
+    part[threadIdx.x] = reduce_range<T, Op>(source, j.reduced, j.t, base, j.q0(s), j.q0(s + 1), threadIdx.x, kBlock,
+                                            A::from(start));
     __syncthreads();
     for (int h = kBlock / 2; h > 0; h /= 2) {
-      if (threadIdx.x < h) part[threadIdx.x] = apply<T, Op>(part[threadIdx.x], part[threadIdx.x + h]);
+      if (threadIdx.x < h) part[threadIdx.x].merge(part[threadIdx.x + h]);
       __syncthreads();
     }
     if (threadIdx.x == 0) {
       if (j.slices == 1) {
-        buffer[flat] = part[0];
+        buffer[flat] = part[0].result();
       } else {
         partial[s * j.nkept + c] = part[0];
       }
@@ -207,13 +241,13 @@ __global__ void reduce_by_block(const T* source, T* buffer, T* partial, Job j, T
 // The second pass when the reduced combinations were sliced: one thread per kept combination
 // combines its slices' results in slice order.
 template <typename T, int Op>
-__global__ void combine_slices(const T* partial, T* buffer, Job j, T start) {
+__global__ void combine_slices(const Accum<T, Op>* partial, T* buffer, Job j, T start) {
   for (int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; c < j.nkept; c += int64_t{gridDim.x} * blockDim.x) {
     int64_t unused = 0, flat = 0;
     locate(j.kept, j.t, c, unused, flat);
-    T acc = start;
-    for (int64_t s = 0; s < j.slices; ++s) acc = apply<T, Op>(acc, partial[s * j.nkept + c]);
-    buffer[flat] = acc;
+    Accum<T, Op> acc = Accum<T, Op>::from(start);
+    for (int64_t s = 0; s < j.slices; ++s) acc.merge(partial[s * j.nkept + c]);
+    buffer[flat] = acc.result();
   }
 }
 
@@ -314,8 +348,8 @@ void launch_reduce(const DeviceReduction& r, T* buffer, const std::vector<Axes>&
   const bool threads = by_thread(r, j.nkept, j.nreduced);
   j.slices = threads ? slices_for(j.nkept, j.nreduced, 2048 * int64_t{kBlock}, 1024) : slices_for(j.nkept, j.nreduced, 2048, 8192);
   const int64_t work = j.nkept * j.slices;
-  const cuda::StreamBuffer partial(j.slices > 1 ? work * int64_t{sizeof(T)} : 0, stream);
-  T* p = static_cast<T*>(partial.data());
+  const cuda::StreamBuffer partial(j.slices > 1 ? work * int64_t{sizeof(Accum<T, Op>)} : 0, stream);
+  auto* p = static_cast<Accum<T, Op>*>(partial.data());
   if (threads) {
     reduce_by_thread<T, Op><<<blocks_for(work), kBlock, 0, stream>>>(source, buffer, p, j, start);
   } else {

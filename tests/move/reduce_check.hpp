@@ -226,6 +226,7 @@ class Rank {
     }
     dtypes();
     nans();
+    accuracy();
     refusals();
     return failures_;
   }
@@ -272,6 +273,71 @@ class Rank {
         for (int64_t holder = -1; holder < nranks_; ++holder) nan_case(c, t, op, holder);
       }
     }
+  }
+
+  // Rule (NumPy's pairwise sum or better): float sums do not lose small addends to large ones
+  // however many there are. 40000 elements in blocks, four of them 1e8 (float32) or 1e16
+  // (float64) and the rest 1: adding one element at a time in the dtype gave 4e8 and 4e16 (every
+  // 1 rounded away); NumPy gives 4.0003997e8 and 4.000000000003996e16. And a tall float32 array
+  // of values in [0, 1) summed over its rows, each column against its sum in double: the
+  // element-at-a-time float32 sum drifted by 2e-6 to 6e-6 relative (1M rows; NumPy's strided
+  // sum over axis 0 does too).
+  void accuracy() {
+    const gdap_dtype f32 = {GDAP_DTYPE_FLOAT, 32, 1}, f64 = {GDAP_DTYPE_FLOAT, 64, 1};
+    const int64_t n = 40000;
+    Layout line;
+    line.axes = {move_test::block(n, nranks_)};
+    for (const auto& [t, big] : {std::pair{f32, 1e8}, std::pair{f64, 1e16}}) {
+      Section source(dims_of(line), t, 0);
+      source.each([&](int64_t k, const auto& g) { store(t, g && (*g)[0] % 10000 == 0 ? big : 1.0, source.at(k)); });
+      const long double exact = 4.0L * big + (n - 4);
+      // float32: NumPy's error (rtol 1e-6); float64: an ulp of the sum (8), a partial's own rounding.
+      const double tol = t.bits == 32 ? 1e-6 * 4 * big : 8;
+      for (gdap_reduce_op op : {GDAP_REDUCE_SUM, GDAP_REDUCE_MEAN}) {
+        Section scalar({}, t, kSentinel);
+        const std::string what = std::string("accuracy float") + std::to_string(t.bits) + " " + op_text(op);
+        if (gdap_reduce_axes(comm_, source.array, scalar.array, op, nullptr, 0) != GDAP_SUCCESS) {
+          fail(what + ": " + gdap_last_error());
+          continue;
+        }
+        const long double per = op == GDAP_REDUCE_MEAN ? n : 1;
+        const double got = load(t, scalar.at(0));
+        if (std::abs(static_cast<long double>(got) - exact / per) > tol / per) {
+          fail(what + ": " + std::to_string(got) + ", exact " + std::to_string(static_cast<double>(exact / per)));
+        }
+      }
+    }
+    tall_column_sums();
+  }
+
+  void tall_column_sums() {
+    const gdap_dtype f32 = {GDAP_DTYPE_FLOAT, 32, 1};
+    const int64_t rows = int64_t{1} << 20, cols = 2;
+    Layout tall, result;
+    tall.axes = {move_test::block(rows, nranks_), move_test::block(cols, 1)};
+    result.axes = {make_axis("replicated", cols, nranks_, 0)};
+    auto element = [](int64_t flat) {  // 24 random bits (splitmix64) in [0, 1): exact in float32
+      uint64_t z = static_cast<uint64_t>(flat) + 0x9E3779B97F4A7C15u;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+      return static_cast<double>((z ^ (z >> 31)) >> 40) / 16777216.0;
+    };
+    std::vector<double> exact(cols, 0);
+    for (int64_t k = 0; k < rows * cols; ++k) exact[static_cast<size_t>(k % cols)] += element(k);
+    Section source(dims_of(tall), f32, 0), sums(dims_of(result), f32, kSentinel);
+    source.each([&](int64_t k, const auto& g) { store(f32, element((*g)[0] * cols + (*g)[1]), source.at(k)); });
+    const int64_t axis0[1] = {0};
+    if (gdap_reduce_axes(comm_, source.array, sums.array, GDAP_REDUCE_SUM, axis0, 1) != GDAP_SUCCESS) {
+      fail(std::string("accuracy tall float32 sum over axis 0: ") + gdap_last_error());
+      return;
+    }
+    sums.each([&](int64_t k, const auto& g) {
+      const double want = exact[static_cast<size_t>((*g)[0])], got = load(f32, sums.at(k));
+      if (std::abs(got - want) > 0x1p-22 * want) {  // two float32 ulps; one element at a time: 2e-6 to 6e-6
+        fail("accuracy tall float32 sum over axis 0, column " + std::to_string((*g)[0]) + ": " + std::to_string(got) +
+             ", exact " + std::to_string(want));
+      }
+    });
   }
 
   // Per axis, the global indices rank r holds of layout c.

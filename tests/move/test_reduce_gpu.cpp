@@ -2,8 +2,9 @@
 // (ncclCommInitAll). gdap_reduce_axes over every subset of the axes of a 37 x 23 array in rows
 // of blocks, block-cyclic rows or cyclic columns, into replicated, block and 0-d results, for sum,
 // prod, min, max and mean; gdap_reduce_scatter of replicated partial sections into row blocks;
-// min and max of float64 and float32 with NaN on no rank, each rank in turn or every rank.
-// Values are small integers, so every reduction is exact and each result element is compared
+// min and max of float64 and float32 with NaN on no rank, each rank in turn or every rank; float
+// sums that must lose no small addends (1e8 + ones, a tall float32 array over its rows).
+// Otherwise values are small integers, so every reduction is exact and each result element is compared
 // with a serial reference computed here; host sections on NCCL are refused on every rank.
 #include <gdap/gdap.h>
 #include <gdap/gdap_cuda.h>
@@ -21,6 +22,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -318,6 +320,55 @@ TEST(ReduceGpu, FewKeptElementsOfALargeArray) {
         });
         for (int64_t r = 0; r < P; ++r) EXPECT_EQ(wrong[static_cast<size_t>(r)], 0) << what << ", rank " << r;
       }
+    }
+  }
+}
+
+// Rule (review 13 item 1.1): float sums on devices lose no small addends either. Four 1e8 among
+// 39996 ones in float32 (and 1e16 in float64), in blocks over the GPUs, summed whole: a thread's
+// serial loop in the dtype dropped the ones after a large value (the kernels now carry a
+// compensated sum in double); and a tall float32 array summed over its rows, each column within
+// two float32 ulps of its sum in double.
+TEST(ReduceGpu, FloatSumsLoseNoSmallAddends) {
+  ASSERT_GT(device_count(), 0) << "no CUDA device";
+  NcclRanks ranks;
+  const int64_t P = ranks.n, n = 40000;
+  const gdap_dtype f32{GDAP_DTYPE_FLOAT, 32, 1};
+  for (const auto& [t, big] : {std::pair{f32, 1e8}, std::pair{kF64, 1e16}}) {
+    const double exact = 4 * big + static_cast<double>(n - 4), tol = t.bits == 32 ? 1e-7 * exact : 8;
+    std::vector<double> got(static_cast<size_t>(P), 0);
+    ranks.run([&, t = t, big = big](gdap_comm* comm, int r) {
+      const DeviceSection in({block(n, P, r)}, r, [&](const std::vector<int64_t>& g) { return g[0] % 10000 == 0 ? big : 1.0; }, t);
+      const DeviceSection out({}, r, [](const std::vector<int64_t>&) { return -99.0; }, t);
+      ASSERT_EQ(gdap_reduce_axes(comm, in.array, out.array, GDAP_REDUCE_SUM, nullptr, 0), GDAP_SUCCESS) << gdap_last_error();
+      cudaDeviceSynchronize();
+      got[static_cast<size_t>(r)] = out.values()[0];
+    });
+    for (int64_t r = 0; r < P; ++r) EXPECT_LE(std::abs(got[static_cast<size_t>(r)] - exact), tol) << "float" << t.bits << " rank " << r;
+  }
+  const int64_t rows = int64_t{1} << 20, cols = 2;
+  const auto element = [](const std::vector<int64_t>& g) {  // 24 random bits (splitmix64) in [0, 1)
+    uint64_t z = static_cast<uint64_t>(g[0] * 2 + g[1]) + 0x9E3779B97F4A7C15u;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return static_cast<double>((z ^ (z >> 31)) >> 40) / 16777216.0;
+  };
+  std::vector<double> want(cols, 0);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) want[static_cast<size_t>(j)] += element({i, j});
+  }
+  std::vector<std::vector<double>> got(static_cast<size_t>(P));
+  ranks.run([&](gdap_comm* comm, int r) {
+    const DeviceSection in({block(rows, P, r), whole(cols)}, r, element, f32);
+    const DeviceSection out({replicated(cols, P, r)}, r, [](const std::vector<int64_t>&) { return -99.0; }, f32);
+    const int64_t axis0[1] = {0};
+    ASSERT_EQ(gdap_reduce_axes(comm, in.array, out.array, GDAP_REDUCE_SUM, axis0, 1), GDAP_SUCCESS) << gdap_last_error();
+    cudaDeviceSynchronize();
+    got[static_cast<size_t>(r)] = out.values();
+  });
+  for (int64_t r = 0; r < P; ++r) {
+    for (size_t j = 0; j < want.size() && j < got[static_cast<size_t>(r)].size(); ++j) {
+      EXPECT_LE(std::abs(got[static_cast<size_t>(r)][j] - want[j]), 0x1p-22 * want[j]) << "column " << j << ", rank " << r;
     }
   }
 }
