@@ -252,7 +252,7 @@ class GlobalArray:
     """A distributed array: one gdap section per rank, laid out by a GlobalMap.
 
     Make one with gdap.distribute(x, layout) (scatter a whole array), GlobalArray.from_sections
-    (per-rank arrays, no copy), GlobalArray.empty / .zeros, .load_zarr / .load_dnpy, or a bridge
+    (per-rank arrays, no copy), GlobalArray.empty / .zeros / .ones / .full, .load_zarr / .load_dnpy, or a bridge
     (from_cupyx, from_jax, from_dtensor, from_distarray). In single-controller mode give `devices`
     (one per rank; default host memory, or GPUs 0.. for a CUDA input); in SPMD mode give `comm`
     (a gdap.Comm over MPI or NCCL, or an mpi4py communicator) and call every method on every rank.
@@ -287,6 +287,24 @@ class GlobalArray:
         return cls._new(layout, dtype, devices, comm, device, zero=True)
 
     @classmethod
+    def ones(cls, layout: GlobalMap, dtype: Any = np.float64, *, devices: Devices = None, comm: Any = None,
+             device: Optional[DeviceSpec] = None) -> GlobalArray:
+        """An array of ones in `layout` (as full(layout, 1, dtype))."""
+        return cls.full(layout, 1, dtype, devices=devices, comm=comm, device=device)
+
+    @classmethod
+    def full(cls, layout: GlobalMap, fill_value: Any, dtype: Any = None, *, devices: Devices = None,
+             comm: Any = None, device: Optional[DeviceSpec] = None) -> GlobalArray:
+        """An array in `layout` whose every cell, padding included, is `fill_value` (dtype: NumPy's
+        for the value, as np.full, unless given). On a CUDA device it needs CuPy."""
+        dtype = np.asarray(fill_value).dtype if dtype is None else dtype
+        out = cls._new(layout, dtype, devices, comm, device, zero=False)
+        for r in out._ctx.ranks:
+            with _device_scope(out._ctx.device(r)):
+                out.local_view(r)[...] = fill_value
+        return out
+
+    @classmethod
     def _new(cls, layout: GlobalMap, dtype: Any, devices: Devices, comm: Any, device: Optional[DeviceSpec],
              zero: bool) -> GlobalArray:
         _check_layout(layout, None)
@@ -303,9 +321,11 @@ class GlobalArray:
     @classmethod
     def scatter(cls, whole: Any, layout: GlobalMap, *, devices: Devices = None, comm: Any = None,
                 device: Optional[DeviceSpec] = None, root: int = 0, dtype: Any = None) -> GlobalArray:
-        """Collective: the whole array `whole` (NumPy, CuPy or any DLPack producer; in SPMD mode
-        given on rank `root` only, None elsewhere, where `dtype` says what it holds) dealt out
-        into `layout`. The result's sections are new memory on the ranks' devices (padding, if
+        """Collective: the whole array `whole` (NumPy, CuPy, any DLPack producer, or an array-like
+        such as a list of lists, read with np.asarray; in SPMD mode given on rank `root` only, None
+        elsewhere, where `dtype` says what it holds) dealt out into `layout`. `dtype` on the root
+        converts as np.asarray(whole, dtype) does (NumPy's casting: float to int truncates); in
+        SPMD mode the other ranks' `dtype` must be the root's result dtype. The result's sections are new memory on the ranks' devices (padding, if
         the layout has any, zero, except on a CUDA device without CuPy: halo_exchange fills it)."""
         _check_layout(layout, None)
         ctx = context_for(layout.nranks, devices, comm, device, like=whole)
@@ -316,7 +336,7 @@ class GlobalArray:
 
         def prepare(r: int) -> tuple[LocalArray, tuple[LocalArray, Any]]:
             if r == root:
-                src = cls._root_section(ctx, root_layout, r, whole, layout)
+                src = cls._root_section(ctx, root_layout, r, _with_dtype(whole, dtype), layout)
             else:
                 src = new_section(ctx, root_layout, r, _dtype_given(dtype, whole))[0]
             return src, new_section(ctx, layout, r, src.dtype)
@@ -592,7 +612,8 @@ class GlobalArray:
     def mean(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
              **numpy_only: Any) -> Any:
         """Collective: the mean over `axis` (as sum; integers are averaged as float64, or in `dtype`,
-        float32 or float64)."""
+        float32 or float64). Averaging no elements (a reduced axis of length 0) gives NaN with
+        NumPy's RuntimeWarning "Mean of empty slice"."""
         _refuse_numpy_keywords("mean", out, keepdims, numpy_only)
         want = np.dtype(dtype) if dtype is not None else None
         if want is not None and want.kind != "f":
@@ -601,6 +622,7 @@ class GlobalArray:
         src = src if src._dtype.kind in "fc" else src.astype(np.float64)
         if src._dtype.kind == "c":
             raise UnsupportedError("mean of complex %s: gdap's mean takes float32 or float64" % src._dtype)
+        _warn_empty_mean(self.shape, _axes(axis, self.ndim))
         return src._reduce("mean", axis)
 
     def _numpy_reduce(self, op: str, axis: Any, dtype: Any, out: Any, keepdims: bool, numpy_only: dict) -> Any:
@@ -640,6 +662,11 @@ class GlobalArray:
         dtype_to_c(dtype)
         return self.settled()._local_op(lambda v: v.astype(dtype))
 
+    def copy(self) -> GlobalArray:
+        """A new array of the same values, layout and ranks, sharing no memory with this one (local:
+        no communication, except that a pending reduction is performed first, as astype does)."""
+        return self.settled()._local_op(lambda v: v.copy())
+
     def _local_op(self, fn: Callable[[Any], Any], pending: Optional[str] = None) -> GlobalArray:
         natives, sections = {}, {}
         for r in self._ctx.ranks:
@@ -661,6 +688,7 @@ class GlobalArray:
         if isinstance(other, (numbers.Number, np.generic)) or (isinstance(other, np.ndarray) and other.ndim == 0):
             a = self.settled()
             return a._local_op(lambda v: op(other, v) if reflected else op(v, other))
+        _refuse_whole_operand(other)
         return NotImplemented
 
     def _local_op_with(self, fn: Callable[[int, Any], Any]) -> GlobalArray:
@@ -777,8 +805,14 @@ class GlobalArray:
     def load_zarr(cls, path: Any, layout: Optional[GlobalMap] = None, *, devices: Devices = None, comm: Any = None,
                   device: Optional[DeviceSpec] = None, nranks: Optional[int] = None) -> GlobalArray:
         """Collective: the Zarr v3 array at `path` read into `layout` (default: even blocks over
-        `nranks`, the communicator's size, or the number of devices)."""
+        `nranks`, the communicator's size, or the number of devices). A single controller needs
+        one of `layout`, `devices`, `nranks` (InvalidArgumentError otherwise: as distribute's
+        layout, the argument says how many ranks; gdap does not guess 1)."""
         from ._zarr import release_load, told, zarr_shape
+
+        if comm is None and layout is None and devices is None and nranks is None:
+            raise InvalidArgumentError("load_zarr: give layout=, devices= or nranks= (how many ranks the array spans, "
+                                       "as distribute's layout does), or comm= in SPMD mode")
 
         def target() -> GlobalArray:
             """The array the store is read into: `layout` (checked against the store's shape) or even blocks."""
@@ -906,6 +940,25 @@ def _dnpy_count_hint(prefix: str, nranks: int) -> Optional[str]:
         return None
     return ("%d files %s_<rank>.dnpy but this controller has %d ranks: give devices=%d (or nranks=%d) to load them"
             % (files, prefix, nranks, files, files))
+
+
+def _warn_empty_mean(shape: tuple[int, ...], axes: tuple[int, ...]) -> None:
+    """NumPy's RuntimeWarning where a mean averages no elements (its result there is NaN)."""
+    if math.prod(shape[a] for a in axes) == 0:
+        import warnings
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=3)
+
+
+def _refuse_whole_operand(other: Any) -> None:
+    """a + x and x + a with x a whole array (NumPy, CuPy, a list): TypeError saying how to combine
+    them, rather than NumPy's or Python's generic refusal (gdap never gathers or scatters silently)."""
+    if isinstance(other, (list, tuple)) or hasattr(other, "__array__") or hasattr(other, "__dlpack__"):
+        shape = getattr(other, "shape", None)
+        what = "%s of shape %s" % (type(other).__name__, tuple(shape)) if shape is not None else type(other).__name__
+        raise TypeError("a GlobalArray combines element-wise with a scalar or a GlobalArray of the same layout, not "
+                        "a whole %s (no silent scatter or gather): distribute it first, b = gdap.distribute(x, "
+                        "a.layout, devices=a.context) (SPMD: comm=..., x on the root), then a + b; or a.get() + x "
+                        "for a NumPy result" % what)
 
 
 def _refuse_numpy_keywords(op: str, out: Any, keepdims: bool, numpy_only: dict) -> None:
@@ -1100,9 +1153,29 @@ def _count_ranks(devices: Devices, comm: Any, nranks: Optional[int]) -> int:
 def _dtype_given(dtype: Any, whole: Any) -> np.dtype:
     if dtype is not None:
         return np.dtype(dtype)
-    if whole is not None and hasattr(whole, "dtype"):
-        return np.dtype(whole.dtype)
+    if whole is not None:
+        return np.dtype(whole.dtype) if hasattr(whole, "dtype") else np.asarray(whole).dtype
     raise TypeError("scatter: give dtype on the ranks that pass no array")
+
+
+def _with_dtype(whole: Any, dtype: Any) -> Any:
+    """The root's array as np.asarray(whole, dtype) makes it: an array-like (list, tuple, scalar)
+    becomes a NumPy array; `dtype`, where given and not the array's, converts it (NumPy's casting,
+    as np.array(x, dtype)); CuPy converts on its device. A DLPack producer whose dtype NumPy cannot
+    name (PyTorch) is passed on as it is."""
+    if whole is None:
+        return None
+    if not hasattr(whole, "shape") or not hasattr(whole, "dtype"):
+        return np.asarray(whole, dtype=dtype)
+    if dtype is None:
+        return whole
+    try:
+        same = np.dtype(whole.dtype) == np.dtype(dtype)
+    except TypeError:
+        return whole
+    if same:
+        return whole
+    return np.asarray(whole, dtype=dtype) if isinstance(whole, np.ndarray) else whole.astype(dtype)
 
 
 def _contiguous(x: Any) -> Any:
