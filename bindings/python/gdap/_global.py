@@ -577,8 +577,10 @@ class GlobalArray:
 
     def __getitem__(self, key: Any) -> Any:
         """Reads through the owners: a[i, j] is the element (a NumPy scalar), a[0:10, :] a NumPy
-        array of the selected elements, on the host. Integers, slices (any step) and Ellipsis.
-        Collective in SPMD mode (every rank gets the answer)."""
+        array of the selected elements, on the host. Integers, slices (any step), Ellipsis, and on
+        one axis a 1-d integer array or boolean mask, read as NumPy's fancy indexing (a copy; the
+        array's axis goes first where NumPy puts it first). Index arrays on several axes and None
+        raise IndexError / TypeError. Collective in SPMD mode (every rank gets the answer)."""
         from ._select import read
         return read(self.settled(), key)
 
@@ -711,6 +713,8 @@ class GlobalArray:
             raise InvalidArgumentError("the layouts differ: reshard one array to the other's layout first "
                                        "(b.reshard(a.layout))")
 
+    # Operands: a scalar, a 0-d array or a GlobalArray of the same layout; a whole array (NumPy,
+    # CuPy, a list) raises TypeError saying to distribute it into self.layout first.
     def __add__(self, other: Any) -> Any:
         return self._binary(other, operator.add)
 
