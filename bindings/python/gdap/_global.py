@@ -1237,7 +1237,8 @@ def distribute(x: Any, layout: GlobalMap, *, devices: Devices = None, comm: Any 
                device: Optional[DeviceSpec] = None, root: int = 0, dtype: Any = None) -> GlobalArray:
     """Collective: the whole array `x` dealt out into `layout` (GlobalArray.scatter). Single
     controller by default (devices: one per rank; default GPUs 0.. for a CUDA array, host memory
-    otherwise); SPMD with `comm` (x given on rank `root`)."""
+    otherwise); SPMD with `comm` (x given on rank `root`). `x` may be an array-like (a list of
+    lists: np.asarray reads it); `dtype` converts it as np.asarray(x, dtype) does."""
     return GlobalArray.scatter(x, layout, devices=devices, comm=comm, device=device, root=root, dtype=dtype)
 
 
