@@ -252,8 +252,8 @@ class GlobalArray:
     """A distributed array: one gdap section per rank, laid out by a GlobalMap.
 
     Make one with gdap.distribute(x, layout) (scatter a whole array), GlobalArray.from_sections
-    (per-rank arrays, no copy), GlobalArray.empty / .zeros / .ones / .full, .load_zarr / .load_dnpy, or a bridge
-    (from_cupyx, from_jax, from_dtensor, from_distarray). In single-controller mode give `devices`
+    (per-rank arrays, no copy), GlobalArray.empty / .zeros / .ones / .full, .load_zarr / .load_dnpy,
+    or a bridge (from_cupyx, from_jax, from_dtensor, from_distarray). In single-controller mode give `devices`
     (one per rank; default host memory, or GPUs 0.. for a CUDA input); in SPMD mode give `comm`
     (a gdap.Comm over MPI or NCCL, or an mpi4py communicator) and call every method on every rank.
     """
@@ -325,8 +325,9 @@ class GlobalArray:
         such as a list of lists, read with np.asarray; in SPMD mode given on rank `root` only, None
         elsewhere, where `dtype` says what it holds) dealt out into `layout`. `dtype` on the root
         converts as np.asarray(whole, dtype) does (NumPy's casting: float to int truncates); in
-        SPMD mode the other ranks' `dtype` must be the root's result dtype. The result's sections are new memory on the ranks' devices (padding, if
-        the layout has any, zero, except on a CUDA device without CuPy: halo_exchange fills it)."""
+        SPMD mode the other ranks' `dtype` must be the root's result dtype. The result's sections
+        are new memory on the ranks' devices (padding, if the layout has any, zero, except on a
+        CUDA device without CuPy: halo_exchange fills it)."""
         _check_layout(layout, None)
         ctx = context_for(layout.nranks, devices, comm, device, like=whole)
         root = integer(root, "root")
