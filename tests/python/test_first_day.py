@@ -185,3 +185,17 @@ def test_copy_of_a_pending_array_is_its_values():
     a = gdap.GlobalArray.from_sections(parts, layout.replicated((2,), 2), pending="sum")
     b = a.copy()
     assert b.pending is None and np.array_equal(b.get(), [11.0, 22.0])
+
+
+def test_distribute_takes_a_big_endian_array():
+    # Rule: a big-endian NumPy array (a .npy from another machine) is dealt out with its values, native.
+    big = np.arange(12.0).reshape(3, 4).astype(">f8")
+    a = gdap.distribute(big, layout.block((3, 4), nranks=2))
+    assert a.dtype == np.float64 and a.dtype.isnative and np.array_equal(a.get(), big)
+
+
+def test_a_mask_of_the_whole_shape_is_named():
+    # Rule: NumPy's a[a > 0] element mask is refused, saying to mask a.get().
+    a = gdap.distribute(WHOLE, layout.block(WHOLE.shape, nranks=P))
+    with pytest.raises(IndexError, match="2-d boolean mask selects elements.*a.get"):
+        a[WHOLE > 3]

@@ -961,9 +961,9 @@ def _refuse_whole_operand(other: Any) -> None:
         shape = getattr(other, "shape", None)
         what = "%s of shape %s" % (type(other).__name__, tuple(shape)) if shape is not None else type(other).__name__
         raise TypeError("a GlobalArray combines element-wise with a scalar or a GlobalArray of the same layout, not "
-                        "a whole %s (no silent scatter or gather): distribute it first, b = gdap.distribute(x, "
-                        "a.layout, devices=a.context) (SPMD: comm=..., x on the root), then a + b; or a.get() + x "
-                        "for a NumPy result" % what)
+                        "a whole %s (no silent scatter or gather, no broadcasting): distribute an array of a's shape "
+                        "first, b = gdap.distribute(x, a.layout, devices=a.context) (SPMD: comm=..., x on the root), "
+                        "then a + b; or a.get() + x for a NumPy result" % what)
 
 
 def _refuse_numpy_keywords(op: str, out: Any, keepdims: bool, numpy_only: dict) -> None:
@@ -1159,19 +1159,21 @@ def _dtype_given(dtype: Any, whole: Any) -> np.dtype:
     if dtype is not None:
         return np.dtype(dtype)
     if whole is not None:
-        return np.dtype(whole.dtype) if hasattr(whole, "dtype") else np.asarray(whole).dtype
+        return np.dtype(whole.dtype).newbyteorder("=") if hasattr(whole, "dtype") else np.asarray(whole).dtype
     raise TypeError("scatter: give dtype on the ranks that pass no array")
 
 
 def _with_dtype(whole: Any, dtype: Any) -> Any:
     """The root's array as np.asarray(whole, dtype) makes it: an array-like (list, tuple, scalar)
     becomes a NumPy array; `dtype`, where given and not the array's, converts it (NumPy's casting,
-    as np.array(x, dtype)); CuPy converts on its device. A DLPack producer whose dtype NumPy cannot
+    as np.array(x, dtype)); CuPy converts on its device. A big-endian NumPy array becomes native. A DLPack producer whose dtype NumPy cannot
     name (PyTorch) is passed on as it is."""
     if whole is None:
         return None
     if not hasattr(whole, "shape") or not hasattr(whole, "dtype"):
         return np.asarray(whole, dtype=dtype)
+    if isinstance(whole, np.ndarray):  # big-endian (a .npy from another machine) becomes native, one copy
+        return np.asarray(whole, dtype=np.dtype(dtype) if dtype is not None else whole.dtype.newbyteorder("="))
     if dtype is None:
         return whole
     try:
@@ -1180,7 +1182,7 @@ def _with_dtype(whole: Any, dtype: Any) -> Any:
         return whole
     if same:
         return whole
-    return np.asarray(whole, dtype=dtype) if isinstance(whole, np.ndarray) else whole.astype(dtype)
+    return whole.astype(dtype)
 
 
 def _contiguous(x: Any) -> Any:

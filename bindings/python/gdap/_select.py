@@ -86,6 +86,9 @@ def _array_index(k: Any, axis: int, n: int) -> np.ndarray:
     """The global indices a 1-d integer array or a boolean mask of length n selects along `axis`,
     in NumPy's order (negative integers counted from the end; repeats kept)."""
     k = np.asarray(k)
+    if k.dtype == np.bool_ and k.ndim > 1:
+        raise IndexError("axis %d: a %d-d boolean mask selects elements (NumPy's a[a > 0]), which a GlobalArray does "
+                         "not do; give a 1-d mask per axis, or mask the NumPy array a.get()" % (axis, k.ndim))
     if k.ndim != 1:
         raise IndexError("axis %d: the index array has %d dimensions; a GlobalArray takes a 1-d integer array or "
                          "boolean mask per axis" % (axis, k.ndim))
