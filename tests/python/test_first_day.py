@@ -199,3 +199,9 @@ def test_a_mask_of_the_whole_shape_is_named():
     a = gdap.distribute(WHOLE, layout.block(WHOLE.shape, nranks=P))
     with pytest.raises(IndexError, match="2-d boolean mask selects elements.*a.get"):
         a[WHOLE > 3]
+
+
+def test_itemsize_and_nbytes_are_numpys():
+    # Rule: as the whole NumPy array's (padding, replicas not counted).
+    a = gdap.distribute(WHOLE.astype(np.float32), layout.padded(WHOLE.shape, 2, halo=1))
+    assert (a.itemsize, a.nbytes) == (4, WHOLE.size * 4)

@@ -445,6 +445,16 @@ class GlobalArray:
         return self._dtype
 
     @property
+    def itemsize(self) -> int:
+        """Bytes per element, as NumPy's."""
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the elements of the whole shape (size * itemsize, as NumPy's), over all ranks."""
+        return self.size * self._dtype.itemsize
+
+    @property
     def layout(self) -> GlobalMap:
         """The distribution: every rank's dim_data (a gdap.GlobalMap)."""
         return self._layout
