@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <string_view>
 
@@ -364,6 +365,19 @@ void refuse_unknown_keys(const json& j, const std::string& file) {
   }
 }
 
+// A folder Zarr v2 wrote (.zarray or .zgroup, no zarr.json) is refused as such: "zarr.json: cannot
+// open" sends its reader looking for a missing file, not at the format.
+void refuse_zarr_v2(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path + "/zarr.json", ec)) return;
+  for (const auto& [file, kind] : {std::pair{".zarray", "array"}, std::pair{".zgroup", "group"}}) {
+    if (!std::filesystem::exists(path + "/" + file, ec)) continue;
+    fail(GDAP_ERR_UNSUPPORTED, "{}: a Zarr v2 {} ({} and no zarr.json); gdap reads Zarr v3 arrays only: convert "
+         "it with zarr-python, e.g. zarr.save_array(\"new.zarr\", zarr.open_array(\"{}\")[...], zarr_format=3)",
+         path, kind, file, kind == std::string_view("group") ? path + "/<array>" : path);
+  }
+}
+
 }  // namespace
 
 const char* zarr_type_name(gdap_dtype dtype) {
@@ -375,6 +389,7 @@ const char* zarr_type_name(gdap_dtype dtype) {
 
 ZarrMeta read_meta(const std::string& path) {
   const std::string file = path + "/zarr.json";
+  refuse_zarr_v2(path);
   const std::string bytes = *read_regular(file, kMaxMetaBytes, false);
   if (const auto at = nul_in(bytes)) bad(file, fmt::format("a NUL byte at offset {}: not JSON text", *at));
   refuse_repeated_keys(bytes, file);

@@ -33,6 +33,14 @@ assert (a.get() == WHOLE).all() and (np.asarray(a) == WHOLE).all()
 g = a.gather(1)
 assert (g == WHOLE).all() if R == 1 else g is None
 
+case("distribute converts the root's int32 to dtype=float64 and reads a list (review 13)")
+ints = np.arange(9 * 6, dtype=np.int32).reshape(9, 6)
+f = gdap.distribute(ints if R == 0 else None, rows, comm=comm, dtype=np.float64)
+assert f.dtype == np.float64 and (f.get() == ints.astype(np.float64)).all()
+listed = gdap.distribute(ints.tolist() if R == 2 else None, rows, comm=comm, root=2, dtype=np.float32)
+assert listed.dtype == np.float32 and (listed.get() == ints).all()
+assert (a[[8, 0, 8]] == WHOLE[[8, 0, 8]]).all() and (a[:, WHOLE[0] > -15] == WHOLE[:, WHOLE[0] > -15]).all()
+
 case("reshard to block-cyclic, padded and replicated layouts")
 for target in (layout.block_cyclic(WHOLE.shape, (2, 2), 2), layout.padded(WHOLE.shape, (2, 2), 1),
                layout.replicated(WHOLE.shape, P)):

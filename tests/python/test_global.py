@@ -126,7 +126,8 @@ def test_getitem_reads_through_the_owners(name, what, key):
 BAD_KEYS = [
     ("an index past the end", (7, 0), IndexError, "axis 0: index 7 is out of bounds for size 7"),
     ("too many indices", (1, 2, 3), IndexError, "too many indices"),
-    ("a list index", ([1, 2],), TypeError, "axis 0: index"),
+    ("index lists on two axes", ([1, 2], [0, 1]), IndexError, "axes 0, 1: a GlobalArray takes an integer array"),
+    ("None", (None,), TypeError, "axis 0: index None is not an integer"),
     ("two ellipses", (Ellipsis, Ellipsis), IndexError, "single ellipsis"),
 ]
 

@@ -267,6 +267,21 @@ TEST(ZarrRefusals, MissingStore) {
   expect_load_refused(fresh_dir("missing").string(), rt::dtypes()[0], GDAP_ERR_IO, "zarr.json: cannot open");
 }
 
+// Review 13: a Zarr v2 store said "zarr.json: cannot open"; it is named, with the conversion.
+TEST(ZarrRefusals, ZarrV2StoreIsNamed) {
+  for (const std::string kind : {"array", "group"}) {
+    const std::string dir = fresh_dir("v2_" + kind).string();
+    fs::create_directories(dir);
+    std::ofstream(fs::path(dir) / (kind == "array" ? ".zarray" : ".zgroup")) << "{\"zarr_format\": 2}";
+    const std::string said = "a Zarr v2 " + kind;
+    expect_load_refused(dir, rt::dtypes()[0], GDAP_ERR_UNSUPPORTED, said);
+    int64_t ndim = 0;
+    EXPECT_EQ(gdap_zarr_shape_read(nullptr, &ndim, nullptr, dir.c_str(), 0), GDAP_ERR_UNSUPPORTED) << kind;
+    EXPECT_NE(std::string(gdap_last_error()).find("zarr_format=3"), std::string::npos) << gdap_last_error();
+    fs::remove_all(dir);
+  }
+}
+
 TEST(ZarrRefusals, ShapeAndDtypeMismatch) {
   const std::string dir = saved_rows("mismatch", GDAP_ZARR_RAW);
   expect_load_refused(dir, rt::dtypes()[1], GDAP_ERR_INVALID_ARGUMENT, "the store holds float64, the section's dtype is int32");

@@ -278,8 +278,8 @@ class GlobalArray:
     """A distributed array: one gdap section per rank, laid out by a GlobalMap.
 
     Make one with gdap.distribute(x, layout) (scatter a whole array), GlobalArray.from_sections
-    (per-rank arrays, no copy), GlobalArray.empty / .zeros, .load_zarr / .load_dnpy, or a bridge
-    (from_cupyx, from_jax, from_dtensor, from_distarray). In single-controller mode give `devices`
+    (per-rank arrays, no copy), GlobalArray.empty / .zeros / .ones / .full, .load_zarr / .load_dnpy,
+    or a bridge (from_cupyx, from_jax, from_dtensor, from_distarray). In single-controller mode give `devices`
     (one per rank; default host memory, or GPUs 0.. for a CUDA input); in SPMD mode give `comm`
     (a gdap.Comm over MPI or NCCL, or an mpi4py communicator) and call every method on every rank.
     """
@@ -313,6 +313,24 @@ class GlobalArray:
         return cls._new(layout, dtype, devices, comm, device, zero=True)
 
     @classmethod
+    def ones(cls, layout: GlobalMap, dtype: Any = np.float64, *, devices: Devices = None, comm: Any = None,
+             device: Optional[DeviceSpec] = None) -> GlobalArray:
+        """An array of ones in `layout` (as full(layout, 1, dtype))."""
+        return cls.full(layout, 1, dtype, devices=devices, comm=comm, device=device)
+
+    @classmethod
+    def full(cls, layout: GlobalMap, fill_value: Any, dtype: Any = None, *, devices: Devices = None,
+             comm: Any = None, device: Optional[DeviceSpec] = None) -> GlobalArray:
+        """An array in `layout` whose every cell, padding included, is `fill_value` (dtype: NumPy's
+        for the value, as np.full, unless given). On a CUDA device it needs CuPy."""
+        dtype = np.asarray(fill_value).dtype if dtype is None else dtype
+        out = cls._new(layout, dtype, devices, comm, device, zero=False)
+        for r in out._ctx.ranks:
+            with _device_scope(out._ctx.device(r)):
+                out.local_view(r)[...] = fill_value
+        return out
+
+    @classmethod
     def _new(cls, layout: GlobalMap, dtype: Any, devices: Devices, comm: Any, device: Optional[DeviceSpec],
              zero: bool) -> GlobalArray:
         _check_layout(layout, None)
@@ -329,10 +347,13 @@ class GlobalArray:
     @classmethod
     def scatter(cls, whole: Any, layout: GlobalMap, *, devices: Devices = None, comm: Any = None,
                 device: Optional[DeviceSpec] = None, root: int = 0, dtype: Any = None) -> GlobalArray:
-        """Collective: the whole array `whole` (NumPy, CuPy or any DLPack producer; in SPMD mode
-        given on rank `root` only, None elsewhere, where `dtype` says what it holds) dealt out
-        into `layout`. The result's sections are new memory on the ranks' devices (padding, if
-        the layout has any, zero, except on a CUDA device without CuPy: halo_exchange fills it)."""
+        """Collective: the whole array `whole` (NumPy, CuPy, any DLPack producer, or an array-like
+        such as a list of lists, read with np.asarray; in SPMD mode given on rank `root` only, None
+        elsewhere, where `dtype` says what it holds) dealt out into `layout`. `dtype` on the root
+        converts as np.asarray(whole, dtype) does (NumPy's casting: float to int truncates); in
+        SPMD mode the other ranks' `dtype` must be the root's result dtype. The result's sections
+        are new memory on the ranks' devices (padding, if the layout has any, zero, except on a
+        CUDA device without CuPy: halo_exchange fills it)."""
         def where() -> tuple[Context, int, GlobalMap]:
             _check_layout(layout, None)
             ctx = context_for(layout.nranks, devices, comm, device, like=whole)
@@ -367,6 +388,8 @@ class GlobalArray:
         if whole is None:
             raise InvalidArgumentError("scatter: the root rank %d passed no array" % r)
         want = None if dtype is None else np.dtype(dtype)
+        if want is None and isinstance(whole, np.ndarray) and not whole.dtype.isnative:
+            want = whole.dtype.newbyteorder("=")  # a big-endian array (a .npy from another machine) becomes native
         if not hasattr(whole, "shape"):
             whole = np.asarray(whole, dtype=want)
         if tuple(whole.shape) != tuple(layout.shape):
@@ -463,6 +486,16 @@ class GlobalArray:
     @property
     def dtype(self) -> np.dtype:
         return self._dtype
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element, as NumPy's."""
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the elements of the whole shape (size * itemsize, as NumPy's), over all ranks."""
+        return self.size * self._dtype.itemsize
 
     @property
     def layout(self) -> GlobalMap:
@@ -602,8 +635,10 @@ class GlobalArray:
 
     def __getitem__(self, key: Any) -> Any:
         """Reads through the owners: a[i, j] is the element (a NumPy scalar), a[0:10, :] a NumPy
-        array of the selected elements, on the host. Integers, slices (any step) and Ellipsis.
-        Collective in SPMD mode (every rank gets the answer)."""
+        array of the selected elements, on the host. Integers, slices (any step), Ellipsis, and on
+        one axis a 1-d integer array or boolean mask, read as NumPy's fancy indexing (a copy; the
+        array's axis goes first where NumPy puts it first). Index arrays on several axes and None
+        raise IndexError / TypeError. Collective in SPMD mode (every rank gets the answer)."""
         from ._select import read
         return read(self.settled(), key)
 
@@ -637,7 +672,8 @@ class GlobalArray:
     def mean(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
              **numpy_only: Any) -> Any:
         """Collective: the mean over `axis` (as sum; integers are averaged as float64, or in `dtype`,
-        float32 or float64)."""
+        float32 or float64). Averaging no elements (a reduced axis of length 0) gives NaN with
+        NumPy's RuntimeWarning "Mean of empty slice"."""
         def check() -> tuple[Optional[np.dtype], tuple[int, ...]]:
             _refuse_numpy_keywords("mean", out, keepdims, numpy_only)
             want = np.dtype(dtype) if dtype is not None else None
@@ -650,6 +686,7 @@ class GlobalArray:
         src = src if src._dtype.kind in "fc" else src.astype(np.float64)
         if src._dtype.kind == "c":  # the array's dtype: the same on every rank
             raise UnsupportedError("mean of complex %s: gdap's mean takes float32 or float64" % src._dtype)
+        _warn_empty_mean(self.shape, axes)
         return src._reduce("mean", axes)
 
     def _numpy_reduce(self, op: str, axis: Any, dtype: Any, out: Any, keepdims: bool, numpy_only: dict) -> Any:
@@ -711,6 +748,11 @@ class GlobalArray:
         wanted = self._checked(check, None)  # collective only where a pending reduction comes first
         return self.settled()._local_op(lambda v: v.astype(wanted))
 
+    def copy(self) -> GlobalArray:
+        """A new array of the same values, layout and ranks, sharing no memory with this one (local:
+        no communication, except that a pending reduction is performed first, as astype does)."""
+        return self.settled()._local_op(lambda v: v.copy())
+
     def _local_op(self, fn: Callable[[Any], Any], pending: Optional[str] = None) -> GlobalArray:
         natives, sections = {}, {}
         for r in self._ctx.ranks:
@@ -732,6 +774,7 @@ class GlobalArray:
         if _scalar(other):
             a = self.settled()
             return a._local_op(lambda v: op(other, v) if reflected else op(v, other))
+        _refuse_whole_operand(other)
         return NotImplemented
 
     def _local_op_with(self, fn: Callable[[int, Any], Any]) -> GlobalArray:
@@ -754,6 +797,8 @@ class GlobalArray:
             raise InvalidArgumentError("the layouts differ: reshard one array to the other's layout first "
                                        "(b.reshard(a.layout))")
 
+    # Operands: a scalar, a 0-d array or a GlobalArray of the same layout; a whole array (NumPy,
+    # CuPy, a list) raises TypeError saying to distribute it into self.layout first.
     def __add__(self, other: Any) -> Any:
         return self._binary(other, operator.add)
 
@@ -921,8 +966,14 @@ class GlobalArray:
     def load_zarr(cls, path: Any, layout: Optional[GlobalMap] = None, *, devices: Devices = None, comm: Any = None,
                   device: Optional[DeviceSpec] = None, nranks: Optional[int] = None) -> GlobalArray:
         """Collective: the Zarr v3 array at `path` read into `layout` (default: even blocks over
-        `nranks`, the communicator's size, or the number of devices)."""
+        `nranks`, the communicator's size, or the number of devices). A single controller needs
+        one of `layout`, `devices`, `nranks` (InvalidArgumentError otherwise: as distribute's
+        layout, the argument says how many ranks; gdap does not guess 1)."""
         from ._zarr import release_load, zarr_shape
+
+        if comm is None and layout is None and devices is None and nranks is None:
+            raise InvalidArgumentError("load_zarr: give layout=, devices= or nranks= (how many ranks the array spans, "
+                                       "as distribute's layout does), or comm= in SPMD mode")
 
         def target() -> GlobalArray:
             """The array the store is read into: `layout` (checked against the store's shape) or even blocks."""
@@ -1054,6 +1105,25 @@ def _dnpy_count_hint(prefix: str, nranks: int) -> Optional[str]:
         return None
     return ("%d files %s_<rank>.dnpy but this controller has %d ranks: give devices=%d (or nranks=%d) to load them"
             % (files, prefix, nranks, files, files))
+
+
+def _warn_empty_mean(shape: tuple[int, ...], axes: tuple[int, ...]) -> None:
+    """NumPy's RuntimeWarning where a mean averages no elements (its result there is NaN)."""
+    if math.prod(shape[a] for a in axes) == 0:
+        import warnings
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=3)
+
+
+def _refuse_whole_operand(other: Any) -> None:
+    """a + x and x + a with x a whole array (NumPy, CuPy, a list): TypeError saying how to combine
+    them, rather than NumPy's or Python's generic refusal (gdap never gathers or scatters silently)."""
+    if isinstance(other, (list, tuple)) or hasattr(other, "__array__") or hasattr(other, "__dlpack__"):
+        shape = getattr(other, "shape", None)
+        what = "%s of shape %s" % (type(other).__name__, tuple(shape)) if shape is not None else type(other).__name__
+        raise TypeError("a GlobalArray combines element-wise with a scalar or a GlobalArray of the same layout, not "
+                        "a whole %s (no silent scatter or gather, no broadcasting): distribute an array of a's shape "
+                        "first, b = gdap.distribute(x, a.layout, devices=a.context) (SPMD: comm=..., x on the root), "
+                        "then a + b; or a.get() + x for a NumPy result" % what)
 
 
 def _refuse_numpy_keywords(op: str, out: Any, keepdims: bool, numpy_only: dict) -> None:
@@ -1258,8 +1328,8 @@ def _count_ranks(devices: Devices, comm: Any, nranks: Optional[int]) -> int:
 def _dtype_given(dtype: Any, whole: Any) -> np.dtype:
     if dtype is not None:
         return np.dtype(dtype)
-    if whole is not None:  # a NumPy array or a DLPack producer; a list or a number as NumPy reads it
-        return np.dtype(whole.dtype) if hasattr(whole, "dtype") else np.asarray(whole).dtype
+    if whole is not None:  # a NumPy array (big-endian read as native) or a DLPack producer; a list or a number as NumPy reads it
+        return np.dtype(whole.dtype).newbyteorder("=") if hasattr(whole, "dtype") else np.asarray(whole).dtype
     raise TypeError("scatter: give dtype on the ranks that pass no array")
 
 
@@ -1320,8 +1390,8 @@ def distribute(x: Any, layout: GlobalMap, *, devices: Devices = None, comm: Any 
                device: Optional[DeviceSpec] = None, root: int = 0, dtype: Any = None) -> GlobalArray:
     """Collective: the whole array `x` dealt out into `layout` (GlobalArray.scatter). Single
     controller by default (devices: one per rank; default GPUs 0.. for a CUDA array, host memory
-    otherwise); SPMD with `comm` (x given on rank `root`). `dtype` converts x (as np.asarray(x,
-    dtype)); a list is read as np.asarray reads it."""
+    otherwise); SPMD with `comm` (x given on rank `root`). `x` may be an array-like (a list of
+    lists: np.asarray reads it); `dtype` converts it as np.asarray(x, dtype) does."""
     return GlobalArray.scatter(x, layout, devices=devices, comm=comm, device=device, root=root, dtype=dtype)
 
 

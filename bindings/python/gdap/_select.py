@@ -25,20 +25,17 @@ if TYPE_CHECKING:
 
 def normalize(key: Any, shape: Sequence[int]) -> tuple[list[np.ndarray], list[bool]]:
     """Per axis the selected global indices (int64, in result order) and whether the axis stays
-    (slices) or goes (integers). IndexError / TypeError name the axis and the value."""
-    items = list(key) if isinstance(key, tuple) else [key]
-    if sum(1 for k in items if k is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if Ellipsis in items:
-        at = items.index(Ellipsis)
-        items[at:at + 1] = [slice(None)] * (len(shape) - len(items) + 1)
-    if len(items) > len(shape):
-        raise IndexError("too many indices: %d for an array of %d dimensions" % (len(items), len(shape)))
-    items += [slice(None)] * (len(shape) - len(items))
+    (slices, an index array) or goes (integers). IndexError / TypeError name the axis and the value."""
+    items = _items(key, len(shape))
+    _check_one_index_array(items)
     selected, kept = [], []
     for axis, (k, n) in enumerate(zip(items, shape)):
         if isinstance(k, slice):
             selected.append(np.arange(*k.indices(n), dtype=np.int64))
+            kept.append(True)
+            continue
+        if _is_index_array(k):
+            selected.append(_array_index(k, axis, n))
             kept.append(True)
             continue
         if isinstance(k, (bool, np.bool_)):  # operator.index reads True as 1; NumPy reads it as a 0-d mask
@@ -47,13 +44,77 @@ def normalize(key: Any, shape: Sequence[int]) -> tuple[list[np.ndarray], list[bo
         try:
             i = operator.index(k)
         except TypeError:
-            raise TypeError("axis %d: index %r is not an integer, a slice or '...' (a GlobalArray reads integers "
-                            "and slices)" % (axis, k)) from None
+            raise TypeError("axis %d: index %r is not an integer, a slice, '...' or a 1-d integer array / boolean "
+                            "mask (what a GlobalArray reads)" % (axis, k)) from None
         if not -n <= i < n:
             raise IndexError("axis %d: index %d is out of bounds for size %d" % (axis, i, n))
         selected.append(np.array([i % n], dtype=np.int64))
         kept.append(False)
     return selected, kept
+
+
+def _items(key: Any, ndim: int) -> list:
+    """The index's items, one per axis: '...' expanded and missing trailing axes taken whole."""
+    items = list(key) if isinstance(key, tuple) else [key]
+    ellipses = [i for i, k in enumerate(items) if k is Ellipsis]  # `is`: `in` compares arrays element-wise
+    if len(ellipses) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if ellipses:
+        at = ellipses[0]
+        items[at:at + 1] = [slice(None)] * (ndim - len(items) + 1)
+    if len(items) > ndim:
+        raise IndexError("too many indices: %d for an array of %d dimensions" % (len(items), ndim))
+    return items + [slice(None)] * (ndim - len(items))
+
+
+def _is_index_array(k: Any) -> bool:
+    """Whether index item `k` is an array or a list (NumPy's advanced indexing), not a scalar."""
+    return isinstance(k, (list, np.ndarray)) and not (isinstance(k, np.ndarray) and k.ndim == 0)
+
+
+def _check_one_index_array(items: list) -> None:
+    """At most one axis takes an array: NumPy pairs several arrays element-wise (broadcasting them),
+    which the per-axis read below does not do."""
+    arrays = [i for i, k in enumerate(items) if _is_index_array(k)]
+    if len(arrays) > 1:
+        raise IndexError("axes %s: a GlobalArray takes an integer array or boolean mask on one axis only (NumPy "
+                         "pairs several arrays element-wise, which it does not do); index one axis, then the "
+                         "NumPy result" % ", ".join(map(str, arrays)))
+
+
+def _array_index(k: Any, axis: int, n: int) -> np.ndarray:
+    """The global indices a 1-d integer array or a boolean mask of length n selects along `axis`,
+    in NumPy's order (negative integers counted from the end; repeats kept)."""
+    k = np.asarray(k)
+    if k.dtype == np.bool_ and k.ndim > 1:
+        raise IndexError("axis %d: a %d-d boolean mask selects elements (NumPy's a[a > 0]), which a GlobalArray does "
+                         "not do; give a 1-d mask per axis, or mask the NumPy array a.get()" % (axis, k.ndim))
+    if k.ndim != 1:
+        raise IndexError("axis %d: the index array has %d dimensions; a GlobalArray takes a 1-d integer array or "
+                         "boolean mask per axis" % (axis, k.ndim))
+    if k.dtype == np.bool_:
+        if len(k) != n:
+            raise IndexError("axis %d: the boolean mask has length %d but the axis has size %d" % (axis, len(k), n))
+        return np.flatnonzero(k).astype(np.int64)
+    if k.size == 0:
+        return np.zeros(0, np.int64)
+    if k.dtype.kind not in "iu":
+        raise IndexError("axis %d: arrays used as indices must be of integer or boolean type, not %s"
+                         % (axis, k.dtype))
+    bad = k[(k < -n) | (k >= n)]
+    if bad.size:
+        raise IndexError("axis %d: index %d is out of bounds for size %d" % (axis, int(bad[0]), n))
+    return (k.astype(np.int64) % n) if n else k.astype(np.int64)
+
+
+def _advanced_axis_first(key: Any, ndim: int) -> bool:
+    """Whether NumPy puts the index array's axis first in the result: when an integer and the
+    array are separated by a slice (advanced indices not adjacent), not where the array stands."""
+    items = _items(key, ndim)
+    advanced = [i for i, k in enumerate(items) if not isinstance(k, slice)]
+    if not any(_is_index_array(items[i]) for i in advanced):
+        return False
+    return advanced[-1] - advanced[0] + 1 != len(advanced)
 
 
 def _owned_selection(layout: GlobalMap, rank: int, axis: int, selected: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -123,6 +184,9 @@ def read(a: GlobalArray, key: Any) -> Any:
     run_c(ctx, lambda r: (plans[r], parts[r], made[r][0]), _c.gdap_redistribute, placeholders=(None,) * 3)
     whole = _to_host(_view(made[ctx.ranks[0]]))
     out = whole.reshape(tuple(n for n, k in zip(shape, kept) if k))
+    if _advanced_axis_first(key, a.ndim):
+        array_axis = next(i for i, k in enumerate(_items(key, a.ndim)) if _is_index_array(k))
+        out = np.moveaxis(out, sum(kept[:array_axis]), 0)
     return out if any(kept) else out[()]
 
 
