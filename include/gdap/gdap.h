@@ -1072,7 +1072,10 @@ GDAP_API gdap_status gdap_exchange_destroy(gdap_exchange* exchange);
  * (O_CREAT|O_EXCL|O_NOFOLLOW, an unpredictable name) renamed into place: an existing file, or a
  * symbolic link, at the name is replaced, as DistArray and numpy.save replace it, never written
  * through; a failed write removes the temporary. No rank renames its file into place before every
- * rank has written its own: a rank's refusal leaves every old file as it was. Unstructured indices
+ * rank has written, flushed (fsync) and closed its own: a rank's refusal or write error leaves every
+ * old file as it was. If a rank's rename then fails, every rank puts its old file back (kept under
+ * a hidden hard link meanwhile) or removes its new one where there was none, and every rank returns
+ * the failing rank's error naming its path: the files are never of two saves. Unstructured indices
  * are written as a list. Device
  * sections are copied through pinned host memory once the communicator's stream has reached this
  * call; returns when the file is written. Dtypes: bool, int8-64, uint8-64, float16/32/64,
