@@ -312,6 +312,18 @@ void check_creatable(const std::string& path) {
   check_writable(path, above, "create the folder");
 }
 
+// An old store is replaced by renaming its folder aside: the process's working folder inside it
+// would follow it and be removed with it, so that every relative path the caller uses would fail.
+void refuse_working_folder(const std::string& path, const fs::path& place) {
+  std::error_code ec;
+  const fs::path here = fs::current_path(ec);
+  const fs::path inside = ec ? fs::path() : here.lexically_relative(place);
+  if (!inside.empty() && *inside.begin() != "..") {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "{}: the working folder {} is inside the store, which an overwrite renames aside and "
+         "removes: save from outside it; nothing was removed", path, here.string());
+  }
+}
+
 // Where a save to `path` puts its store and what is there (rank 0, before any rank writes; the
 // old store listed here once, for its removal after the swap), after checking, changing nothing,
 // that it may go ahead: the path is a folder or can be created, a store there is replaced only
@@ -339,6 +351,7 @@ StorePlace survey_place(const std::string& path, const gdap_zarr_options& o) {
   }
   if (o.overwrite == 0) fail(GDAP_ERR_INVALID_ARGUMENT, "{}: a Zarr store is already there (set overwrite to replace it)", path);
   where.was = StorePlace::Was::store;
+  refuse_working_folder(path, where.place);
   where.old_entries = store_entries(path, *old);
   const fs::path* checked = nullptr;  // entries come folder by folder: each folder checked once
   for (const fs::path& p : where.old_entries) {

@@ -781,6 +781,35 @@ TEST(ZarrIoFailure, AFolderWithoutAStoreKeepsItsFiles) {
   fs::remove_all(dir);
 }
 
+// Rule: an overwrite renames the old store's folder aside and removes it; with the process's working
+// folder inside it, the working folder would be removed too: refused, the store untouched. In a
+// child process, whose working folder is its own.
+TEST(ZarrIoFailure, OverwriteFromInsideTheStoreIsRefused) {
+  const std::string dir = saved_rows("cwd_inside", GDAP_ZARR_RAW);
+  const std::map<std::string, std::string> before = listing_of(dir);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (chdir((fs::path(dir) / "c").c_str()) != 0) _exit(2);
+    const auto results = on_group(rows_2x2(), [&](gdap_comm* comm, gdap_map* map, int64_t r) {
+      rt::Section s;
+      rt::Report setup;
+      if (!rt::make_painted(s, rt::Storage::created, rt::dtypes()[0], rows_2x2(), r, true, rt::kPoison, "", setup)) _exit(2);
+      gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
+      o.overwrite = 1;
+      return gdap_zarr_save(comm, map, s.array(), dir.c_str(), &o);
+    });
+    const bool named = results[0].second.find("is inside the store, which an overwrite renames aside") != std::string::npos;
+    _exit(results[0].first == GDAP_ERR_INVALID_ARGUMENT && named && results[1].first == GDAP_ERR_REMOTE ? 0 : 3);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: rank 0 did not refuse naming the working folder, or rank 1 did not quote it";
+  EXPECT_EQ(listing_of(dir), before);
+  fs::remove_all(dir);
+}
+
 // Rule: overwriting through a symbolic link to a store replaces the store the link points to; the
 // link stays a link.
 TEST(ZarrIoFailure, OverwriteThroughALinkKeepsTheLink) {
