@@ -335,7 +335,8 @@ StorePlace survey_place(const std::string& path, const gdap_zarr_options& o) {
   if (fs::exists(at) && !fs::is_directory(at)) fail(GDAP_ERR_IO, "{}: exists and is not a folder", path);
   StorePlace where;
   where.shown = path;
-  where.place = fs::weakly_canonical(path, ec);
+  const fs::path absolute = fs::absolute(path, ec);  // else a relative path none of which exists stays relative
+  if (!ec) where.place = fs::weakly_canonical(absolute, ec);
   if (ec) fail(GDAP_ERR_IO, "{}: cannot resolve the path: {}", path, ec.message());
   if (!where.place.has_filename()) where.place = where.place.parent_path();  // "store/"
   if (!fs::exists(at)) {

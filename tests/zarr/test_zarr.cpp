@@ -810,6 +810,31 @@ TEST(ZarrIoFailure, OverwriteFromInsideTheStoreIsRefused) {
   fs::remove_all(dir);
 }
 
+// Rule: a relative path, absent and then overwritten, is the working folder's (its folder: the
+// working folder itself). In a child process, whose working folder is its own.
+TEST(ZarrIoFailure, ARelativePathIsSavedAndOverwritten) {
+  const fs::path dir = fresh_dir("relative");
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (chdir(dir.parent_path().c_str()) != 0) _exit(2);
+    rt::Report report;
+    gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
+    save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, "relative", o, report);
+    o.overwrite = 1;
+    if (report.ok()) save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, "relative", o, report);
+    if (report.ok()) load_and_check(rows_2x2(), rt::dtypes()[0], rt::Storage::created, "relative", report);
+    _exit(report.ok() ? 0 : 3);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: the save, the overwrite or the load back failed";
+  EXPECT_TRUE(fs::exists(dir / "zarr.json"));
+  EXPECT_TRUE(hidden_beside(dir).empty());
+  fs::remove_all(dir);
+}
+
 // Rule: overwriting through a symbolic link to a store replaces the store the link points to; the
 // link stays a link.
 TEST(ZarrIoFailure, OverwriteThroughALinkKeepsTheLink) {
