@@ -1072,7 +1072,10 @@ GDAP_API gdap_status gdap_exchange_destroy(gdap_exchange* exchange);
  * (O_CREAT|O_EXCL|O_NOFOLLOW, an unpredictable name) renamed into place: an existing file, or a
  * symbolic link, at the name is replaced, as DistArray and numpy.save replace it, never written
  * through; a failed write removes the temporary. No rank renames its file into place before every
- * rank has written its own: a rank's refusal leaves every old file as it was. Unstructured indices
+ * rank has written, flushed (fsync) and closed its own: a rank's refusal or write error leaves every
+ * old file as it was. If a rank's rename then fails, every rank puts its old file back (kept under
+ * a hidden hard link meanwhile) or removes its new one where there was none, and every rank returns
+ * the failing rank's error naming its path: the files are never of two saves. Unstructured indices
  * are written as a list. Device
  * sections are copied through pinned host memory once the communicator's stream has reached this
  * call; returns when the file is written. Dtypes: bool, int8-64, uint8-64, float16/32/64,
@@ -1169,8 +1172,10 @@ typedef struct gdap_zarr_options {
  * is 0, if something there is not provably a Zarr array store (overwrite removes only a store whose
  * zarr.json is a regular file of Zarr v3 array metadata and whose other entries are all its chunk
  * keys; anything else is refused, naming it, before anything is removed), for a bad option naming it, or for GDAP_ZARR_CHUNKS with a block of more than 2 GiB;
- * GDAP_ERR_UNSUPPORTED for a codec this build lacks). Nothing at `path` is removed or written before
- * every rank has passed its checks: a refusal on any rank leaves an old store as it was. Dtypes: bool, int8-64, uint8-64,
+ * GDAP_ERR_UNSUPPORTED for a codec this build lacks). The new store is written into a hidden folder
+ * beside `path` (".<name>.gdap-new-<random>") and swapped in only once every rank has written its
+ * chunks: a refusal or a write error on any rank (a full disk, a device error while staging) leaves
+ * an old store at `path` as it was and removes the hidden folder. Dtypes: bool, int8-64, uint8-64,
  * float16/32/64, complex64/128. Everything is borrowed; `section` is only read.
  */
 GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* map, const gdap_array* section,

@@ -148,6 +148,25 @@ void write_unplaced(gdap_comm& comm, const gdap_array& a, const std::string& pat
   out.file = std::make_unique<NewFile>(*out.dir, target.filename().string());
   out.file->write(heads.data(), static_cast<int64_t>(heads.size()));
   out.file->write(payload, bytes);
+  out.file->finish();  // an error the system reports only at fsync or close fails this step, on every rank
+}
+
+// Every rank has written, flushed and closed its temporary: each now renames it over its file,
+// keeping the old one aside. If any rank's rename fails, every rank puts its old file back (or
+// removes its new one where there was none), so that the files are never of two saves; the error
+// is the failing rank's, naming its path. On success the kept old files are removed.
+void place_everywhere(gdap_comm& comm, NewFile& file) {
+  try {
+    agree(comm, [&] { file.commit_keeping_old(); });
+  } catch (const Error& failed) {
+    try {
+      agree(comm, [&] { file.restore_old(); });
+    } catch (const Error& restoring) {
+      throw Error(failed.status(), fmt::format("{}; putting the previous files back failed too: {}", failed.what(), restoring.what()));
+    }
+    throw Error(failed.status(), fmt::format("{} (every rank's previous file is back in place)", failed.what()));
+  }
+  agree(comm, [&] { file.drop_old(); });
 }
 
 // The grid coordinates in dim_data must be this rank's (C order over the grid, as MPI_Cart_create).
@@ -232,8 +251,7 @@ extern "C" GDAP_API gdap_status gdap_dnpy_save(gdap_comm* comm, const gdap_array
       }
       gdap::io::write_unplaced(c, *section, path, written);
     });
-    // Every rank has written its file: only now does any rank replace an old file of that name.
-    gdap::agree(c, [&] { written.file->commit(); });
+    gdap::io::place_everywhere(c, *written.file);
   });
 }
 

@@ -34,14 +34,13 @@ void refuse_irregular(const std::string& path, mode_t mode) {
   if (!S_ISREG(mode)) fail(GDAP_ERR_IO, "{}: is {}, not a regular file: gdap reads only regular files", path, what_it_is(mode));
 }
 
-// A suffix no one can guess, so that nobody plants a link at the temporary name in advance (and
-// O_EXCL makes a planted one fail the open instead of being followed).
+}  // namespace
+
+// (O_EXCL makes a link planted at a temporary name fail the open instead of being followed.)
 std::string random_suffix() {
   thread_local std::mt19937_64 engine{(static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}()};
   return fmt::format("{:016x}", engine());
 }
-
-}  // namespace
 
 Fd::~Fd() {
   if (fd_ >= 0) ::close(fd_);
@@ -191,12 +190,83 @@ void NewFile::write(const void* data, int64_t bytes) {
   }
 }
 
-void NewFile::commit() {
+void NewFile::finish() {
+  if (fd_.get() < 0) return;
+  if (::fsync(fd_.get()) != 0) fail(GDAP_ERR_IO, "{}: writing to the disk failed: {}", path_, reason(errno));
   if (::close(fd_.release()) != 0) fail(GDAP_ERR_IO, "{}: write failed when closing: {}", path_, reason(errno));
+}
+
+void NewFile::commit() {
+  if (fd_.get() >= 0 && ::close(fd_.release()) != 0) fail(GDAP_ERR_IO, "{}: write failed when closing: {}", path_, reason(errno));
   if (::renameat(dir_, temp_.c_str(), dir_, name_.c_str()) != 0) {
     fail(GDAP_ERR_IO, "{}: cannot move the written file into place: {}", path_, reason(errno));
   }
   committed_ = true;
+}
+
+// Keeps the entry at name_ (if any, and not a folder: a rename onto a folder fails anyway) under
+// old_: a second hard link, so that the name never stands empty; renamed where links are refused.
+void NewFile::keep_old() {
+  struct stat st {};
+  if (::fstatat(dir_, name_.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return;
+    fail(GDAP_ERR_IO, "{}: cannot look at the file there: {}", path_, reason(errno));
+  }
+  if (S_ISDIR(st.st_mode)) return;
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    const std::string kept = "." + name_ + "." + random_suffix() + ".old";
+    if (::linkat(dir_, name_.c_str(), dir_, kept.c_str(), 0) == 0) {
+      old_ = kept;
+      return;
+    }
+    const int err = errno;
+    if (err == EEXIST) continue;
+    if (err != EPERM && err != EMLINK && err != ENOTSUP && err != EOPNOTSUPP && err != ENOSYS) {
+      fail(GDAP_ERR_IO, "{}: cannot keep the old file under {}: {}", path_, kept, reason(err));
+    }
+    if (::faccessat(dir_, kept.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) continue;  // taken: renameat would replace it
+    if (::renameat(dir_, name_.c_str(), dir_, kept.c_str()) != 0) {
+      fail(GDAP_ERR_IO, "{}: cannot move the old file aside to {}: {}", path_, kept, reason(errno));
+    }
+    old_ = kept;
+    old_renamed_ = true;
+    return;
+  }
+  fail(GDAP_ERR_IO, "{}: 64 names to keep the old file under were all taken", path_);
+}
+
+void NewFile::commit_keeping_old() {
+  if (fd_.get() >= 0) finish();
+  keep_old();
+  if (::renameat(dir_, temp_.c_str(), dir_, name_.c_str()) != 0) {
+    const int err = errno;
+    if (old_renamed_ && ::renameat(dir_, old_.c_str(), dir_, name_.c_str()) == 0) old_.clear();
+    else if (!old_renamed_ && !old_.empty() && ::unlinkat(dir_, old_.c_str(), 0) == 0) old_.clear();
+    fail(GDAP_ERR_IO, "{}: cannot move the written file into place: {}", path_, reason(err));
+  }
+  committed_ = true;
+}
+
+void NewFile::restore_old() {
+  if (!committed_) return;
+  if (old_.empty()) {
+    if (::unlinkat(dir_, name_.c_str(), 0) != 0 && errno != ENOENT) {
+      fail(GDAP_ERR_IO, "{}: cannot remove the new file again: {}", path_, reason(errno));
+    }
+  } else if (::renameat(dir_, old_.c_str(), dir_, name_.c_str()) != 0) {
+    fail(GDAP_ERR_IO, "{}: cannot put the old file back from {}: {} (it is still there)", path_, old_, reason(errno));
+  }
+  old_.clear();
+  committed_ = false;
+}
+
+void NewFile::drop_old() {
+  if (old_.empty()) return;
+  if (::unlinkat(dir_, old_.c_str(), 0) != 0 && errno != ENOENT) {
+    fail(GDAP_ERR_IO, "{}: the new file is in place, but the old one kept as {} cannot be removed: {}", path_, old_,
+         reason(errno));
+  }
+  old_.clear();
 }
 
 void write_new(const Dir& dir, const std::string& name, std::string_view bytes) {

@@ -64,6 +64,10 @@ std::string read_bounded(const std::string& path, int64_t limit);
 // parser takes one as the end of the input: the text after it would be silently ignored.
 std::optional<size_t> nul_in(std::string_view text);
 
+// 16 hexadecimal digits no one can guess: the suffix of gdap's hidden temporary names, so that
+// nobody plants a link at one in advance and a stale one from a crashed call never collides.
+std::string random_suffix();
+
 // A folder open for creating files in it.
 class Dir {
  public:
@@ -93,13 +97,31 @@ class NewFile {
   NewFile(const NewFile&) = delete;
   NewFile& operator=(const NewFile&) = delete;
   void write(const void* data, int64_t bytes);
+  // Flushes the written bytes to the disk (fsync) and closes the temporary: an error the system
+  // reports only then (ENOSPC, EDQUOT, EIO, as on NFS) is GDAP_ERR_IO naming the path. Nothing is
+  // in place yet.
+  void finish();
+  // Closes the temporary (unless finished) and renames it onto the name.
   void commit();
+  // As commit, keeping what was at the name (a file or a link; not a folder) under a second hidden
+  // name `.<name>.<suffix>.old` (a hard link, or where the file system has none, the entry renamed)
+  // until restore_old or drop_old. A failed rename leaves the name as it was.
+  void commit_keeping_old();
+  // After commit_keeping_old: puts the old entry back at the name (or, where there was none,
+  // removes the new file); a no-op when nothing was committed. GDAP_ERR_IO naming both paths if
+  // the system refuses.
+  void restore_old();
+  // After commit_keeping_old: removes the kept old entry. GDAP_ERR_IO naming it if that fails.
+  void drop_old();
 
  private:
+  void keep_old();
+
   int dir_;
-  std::string name_, temp_, path_;
+  std::string name_, temp_, path_, old_;  // old_: the kept entry's name, empty when none is kept
   Fd fd_;
   bool committed_ = false;
+  bool old_renamed_ = false;  // the old entry was renamed away (no hard links), not linked
 };
 
 // Writes `bytes` to `name` in `dir` through a NewFile.

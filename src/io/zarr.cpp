@@ -5,6 +5,7 @@
 #include "io/parallel.hpp"
 #include "io/zarr_chunks.hpp"
 #include "io/zarr_pieces.hpp"
+#include "io/zarr_swap.hpp"
 
 #include "array/array.hpp"
 #include "array/memory.hpp"
@@ -311,43 +312,56 @@ void check_creatable(const std::string& path) {
   check_writable(path, above, "create the folder");
 }
 
-// What preparing `path` for a new store would remove (the old store's entries, in order; none
-// where there is no store), after checking, changing nothing, that it may go ahead: the path is a
-// folder or can be created, a store there is replaced only with overwrite and only when it is
-// provably a Zarr array store, and this process may remove its entries and write there.
-std::vector<fs::path> planned_removals(const std::string& path, const gdap_zarr_options& o) {
+// An old store is replaced by renaming its folder aside: the process's working folder inside it
+// would follow it and be removed with it, so that every relative path the caller uses would fail.
+void refuse_working_folder(const std::string& path, const fs::path& place) {
+  std::error_code ec;
+  const fs::path here = fs::current_path(ec);
+  const fs::path inside = ec ? fs::path() : here.lexically_relative(place);
+  if (!inside.empty() && *inside.begin() != "..") {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "{}: the working folder {} is inside the store, which an overwrite renames aside and "
+         "removes: save from outside it; nothing was removed", path, here.string());
+  }
+}
+
+// Where a save to `path` puts its store and what is there (rank 0, before any rank writes; the
+// old store listed here once, for its removal after the swap), after checking, changing nothing,
+// that it may go ahead: the path is a folder or can be created, a store there is replaced only
+// with overwrite and only when it is provably a Zarr array store, and this process may write
+// beside it (where the new store is written) and remove the old store's entries.
+StorePlace survey_place(const std::string& path, const gdap_zarr_options& o) {
   std::error_code ec;
   const fs::file_status at = fs::status(path, ec);  // the caller's own path: a link to a folder is followed
   if (fs::exists(at) && !fs::is_directory(at)) fail(GDAP_ERR_IO, "{}: exists and is not a folder", path);
+  StorePlace where;
+  where.shown = path;
+  const fs::path absolute = fs::absolute(path, ec);  // else a relative path none of which exists stays relative
+  if (!ec) where.place = fs::weakly_canonical(absolute, ec);
+  if (ec) fail(GDAP_ERR_IO, "{}: cannot resolve the path: {}", path, ec.message());
+  if (!where.place.has_filename()) where.place = where.place.parent_path();  // "store/"
   if (!fs::exists(at)) {
     check_creatable(path);
-    return {};
+    return where;
   }
-  check_writable(path, path, "write the store");
+  check_writable(path, where.place.parent_path(), "write the new store beside the folder");
   const std::optional<ZarrMeta> old = existing_store(path);
-  if (!old) return {};
+  if (!old) {
+    check_writable(path, path, "write the store");
+    where.was = StorePlace::Was::folder;
+    return where;
+  }
   if (o.overwrite == 0) fail(GDAP_ERR_INVALID_ARGUMENT, "{}: a Zarr store is already there (set overwrite to replace it)", path);
-  std::vector<fs::path> entries = store_entries(path, *old);
-  for (const fs::path& p : entries) check_writable(path, p.parent_path(), "remove the old store's entries");
-  return entries;
-}
-
-// Checks that prepare_store(path, o) may go ahead, changing nothing (the agreement's part: nothing
-// is removed before every rank has agreed to the save).
-void check_store_place(const std::string& path, const gdap_zarr_options& o) { static_cast<void>(planned_removals(path, o)); }
-
-// Makes `path` ready for a new store: the old one removed (overwrite), the folder created. Called
-// only once every rank has agreed to the save. A failing remove is reported with its path.
-void prepare_store(const std::string& path, const gdap_zarr_options& o) {
-  std::error_code ec;
-  for (const fs::path& p : planned_removals(path, o)) {
-    if (!fs::remove(p, ec) || ec) {
-      fail(GDAP_ERR_IO, "{}: cannot remove {} of the old store: {} (the old store is partly removed; nothing new was written)",
-           path, p.lexically_relative(path).generic_string(), ec ? ec.message() : "it is gone");
+  where.was = StorePlace::Was::store;
+  refuse_working_folder(path, where.place);
+  where.old_entries = store_entries(path, *old);
+  const fs::path* checked = nullptr;  // entries come folder by folder: each folder checked once
+  for (const fs::path& p : where.old_entries) {
+    if (checked == nullptr || p.parent_path() != checked->parent_path()) {
+      check_writable(path, p.parent_path(), "remove the old store's entries");
+      checked = &p;
     }
   }
-  fs::create_directories(path, ec);
-  if (ec) fail(GDAP_ERR_IO, "{}: cannot create the folder: {}", path, ec.message());
+  return where;
 }
 
 gdap_zarr_options checked_options(const gdap_zarr_options* options) {
@@ -519,11 +533,12 @@ ZarrMeta save_meta(const gdap_map& map, gdap_dtype dtype, const std::string& pat
   return make_meta(map.global_shape, *chunk, inner, dtype, o);
 }
 
-// The save once every rank has agreed to it (save_meta's `meta` and `moved`): the section moved to
-// equal blocks where needed, then rank 0 prepares the store (an overwrite removes the old one here,
-// never earlier, and its failure reaches every rank), then every rank writes its chunks.
-void save(gdap_comm& comm, const gdap_map& map, const gdap_array& section, const std::string& path, const gdap_zarr_options& o,
-          const ZarrMeta& meta, EvenBlocks& moved) {
+// The save once every rank has agreed to it (save_meta's `meta` and `moved`; rank 0's survey of
+// the place `where`): the section moved to equal blocks where needed, then every rank writes its
+// chunks into a new folder rank 0 makes beside the place, and rank 0 swaps it in only once every
+// rank has written. Until then an old store is untouched; a failure on any rank removes the new folder.
+void save(gdap_comm& comm, const gdap_map& map, const gdap_array& section, const std::string& path,
+          const ZarrMeta& meta, EvenBlocks& moved, StorePlace& where) {
   const gdap_map* layout = &map;
   const gdap_array* data = &section;
   if (moved.map) {
@@ -531,13 +546,23 @@ void save(gdap_comm& comm, const gdap_map& map, const gdap_array& section, const
     layout = moved.map.get();
     data = moved.array.get();
   }
+  std::optional<NewStore> fresh;  // rank 0's
+  const std::vector<std::string> made = agree_gather(comm, [&] {
+    if (comm.rank == 0) fresh.emplace(std::move(where));
+    return Share{"", comm.rank == 0 ? fresh->path() : ""};
+  }, [](size_t, std::string_view, std::string_view) { return std::string(); });
+  const std::string& temp = made[0];
   agree(comm, [&] {
-    if (comm.rank == 0) prepare_store(path, o);
+    try {
+      if (memory_of(data) == Memory::device) cuda::synchronize_stream(comm.stream);  // queued writes first
+      write_chunks(temp, meta, *layout, comm.rank, *data, io_threads(comm.node_ranks));
+      if (comm.rank == 0) write_new(Dir::open(temp, false), "zarr.json", meta_json(meta));
+    } catch (const Error& e) {
+      fail(e.status(), "{}: writing the new store failed ({}); the old one, if any, is untouched", path, e.what());
+    }
   });
-  if (memory_of(data) == Memory::device) cuda::synchronize_stream(comm.stream);  // queued writes first
-  agree(comm, [&] { write_chunks(path, meta, *layout, comm.rank, *data, io_threads(comm.node_ranks)); });
   agree(comm, [&] {
-    if (comm.rank == 0) write_new(Dir::open(path, false), "zarr.json", meta_json(meta));
+    if (comm.rank == 0) fresh->swap_in();
   });
 }
 
@@ -677,8 +702,9 @@ extern "C" GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* 
     gdap_zarr_options o{};
     gdap::io::ZarrMeta meta;
     gdap::io::EvenBlocks moved;
-    // Checks only: nothing on disk changes before every rank has agreed (rank 0 checks that the
-    // store could be prepared; save prepares it after the agreement).
+    gdap::io::StorePlace place;
+    // Checks only: nothing on disk changes before every rank has agreed (rank 0 surveys the place
+    // of the store; save writes it beside it and swaps it in once every rank has written).
     gdap::agree(c, [&] {
       gdap::require(map, "map");
       gdap::require(section, "section");
@@ -686,9 +712,9 @@ extern "C" GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* 
       o = gdap::io::checked_options(options);
       gdap::io::check_section(c, *map, *section);
       meta = gdap::io::save_meta(*map, section->section.dtype, where, o, moved);
-      if (c.rank == 0) gdap::io::check_store_place(where, o);
+      if (c.rank == 0) place = gdap::io::survey_place(where, o);
     });
-    gdap::io::save(c, *map, *section, where, o, meta, moved);
+    gdap::io::save(c, *map, *section, where, meta, moved, place);
   });
 }
 

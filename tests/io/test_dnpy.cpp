@@ -395,6 +395,23 @@ std::map<std::string, std::string> files_in(const fs::path& folder) {
   return out;
 }
 
+// Every rank of `l` saves other values than round_trip's to `prefix`, rank `null_rank` a NULL
+// section; each rank's status and message.
+std::vector<std::pair<gdap_status, std::string>> save_again(const Layout& l, const std::string& prefix, int64_t null_rank = -1) {
+  Group group(l.nranks);
+  std::vector<std::pair<gdap_status, std::string>> results(static_cast<size_t>(l.nranks));
+  on_threads(l.nranks, [&](int64_t r) {
+    const std::vector<gdap_dim> dims = l.dims(r);
+    gdap_array* src = nullptr;
+    ASSERT_EQ(gdap_array_create(&src, kF64, kHost, dims.data(), static_cast<int64_t>(dims.size())), GDAP_SUCCESS);
+    fill(src, r + 7);
+    const gdap_status st = gdap_dnpy_save(group[r], r == null_rank ? nullptr : src, prefix.c_str());
+    results[static_cast<size_t>(r)] = {st, st == GDAP_SUCCESS ? "" : gdap_last_error()};
+    gdap_array_destroy(src);
+  });
+  return results;
+}
+
 // Issue: zarrfix item 1 (the audit). Each rank renamed its new file over its old one inside the
 // agreement, before it knew that a peer had refused: the ranks' files were left from two different
 // saves. A peer's refusal now leaves every old file byte for byte (and no temporary behind), and
@@ -409,23 +426,62 @@ TEST(Dnpy, APeersRefusalLeavesEveryOldFile) {
   const std::map<std::string, std::string> before = files_in(folder);
   ASSERT_EQ(before.size(), static_cast<size_t>(l.nranks));
   const int64_t refusing = l.nranks - 1;
-  Group group(l.nranks);
-  std::vector<std::pair<gdap_status, std::string>> results(static_cast<size_t>(l.nranks));
-  on_threads(l.nranks, [&](int64_t r) {
-    const std::vector<gdap_dim> dims = l.dims(r);
-    gdap_array* src = nullptr;
-    ASSERT_EQ(gdap_array_create(&src, kF64, kHost, dims.data(), static_cast<int64_t>(dims.size())), GDAP_SUCCESS);
-    fill(src, r + 7);  // other values than the saved ones
-    const gdap_status st = gdap_dnpy_save(group[r], r == refusing ? nullptr : src, prefix.c_str());
-    results[static_cast<size_t>(r)] = {st, st == GDAP_SUCCESS ? "" : gdap_last_error()};
-    gdap_array_destroy(src);
-  });
+  const auto results = save_again(l, prefix, refusing);
   for (int64_t r = 0; r < l.nranks; ++r) {
     const auto& [status, message] = results[static_cast<size_t>(r)];
     EXPECT_EQ(status, r == refusing ? GDAP_ERR_INVALID_ARGUMENT : GDAP_ERR_REMOTE) << "rank " << r << ": " << message;
     EXPECT_NE(message.find("section is NULL"), std::string::npos) << "rank " << r << ": " << message;
   }
   EXPECT_EQ(files_in(folder), before) << "a rank's old file changed although a peer refused the save";
+  fs::remove_all(folder);
+}
+
+// Every entry under `folder` (hidden ones included, links not followed) -> "folder", or "file " and
+// its bytes: what a failed save must leave exactly as it was.
+std::map<std::string, std::string> tree_of(const fs::path& folder) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(folder)) {
+    std::string what = e.is_directory() ? "folder" : "file ";
+    if (e.is_regular_file()) {
+      std::ifstream in(e.path(), std::ios::binary);
+      what += std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    }
+    out[e.path().lexically_relative(folder).generic_string()] = what;
+  }
+  return out;
+}
+
+// Issue: iosafe item 1. The renames of the temporaries were the second step: a rank whose rename
+// failed (here for real: a folder stands at rank 1's file name) kept its old file while the others
+// kept their new ones, files of two saves. Now every rank puts its old file back (rank 0's old
+// file byte for byte; rank 2, which had none, has none again), no temporary or kept copy remains,
+// and every rank reports rank 1's reason, naming its path.
+TEST(Dnpy, AFailedRenameOnOneRankPutsEveryOldFileBack) {
+  const Layout l = layouts()[0];
+  ASSERT_EQ(l.nranks, 3);
+  const fs::path folder = fs::path(prefix_for("renames"));
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  const std::string prefix = (folder / "p").string();
+  ASSERT_TRUE(round_trip(l, kF64, prefix).empty());
+  fs::remove(prefix + "_1.dnpy");
+  fs::create_directories(prefix + "_1.dnpy/inside");
+  fs::remove(prefix + "_2.dnpy");
+  const std::map<std::string, std::string> before = tree_of(folder);
+  const auto results = save_again(l, prefix);
+  for (int64_t r = 0; r < l.nranks; ++r) {
+    const auto& [status, message] = results[static_cast<size_t>(r)];
+    EXPECT_EQ(status, r == 1 ? GDAP_ERR_IO : GDAP_ERR_REMOTE) << "rank " << r << ": " << message;
+    if (r != 1) EXPECT_NE(message.find("rank 1 failed"), std::string::npos) << "rank " << r << ": " << message;
+    EXPECT_NE(message.find(prefix + "_1.dnpy: cannot move the written file into place: Is a directory"), std::string::npos)
+        << "rank " << r << ": " << message;
+    EXPECT_NE(message.find("every rank's previous file is back in place"), std::string::npos) << "rank " << r << ": " << message;
+  }
+  EXPECT_EQ(tree_of(folder), before) << "the files are not all the old ones (or a temporary is left)";
+  // The folder gone, the same save goes through on every rank.
+  fs::remove_all(prefix + "_1.dnpy");
+  EXPECT_TRUE(round_trip(l, kF64, prefix).empty());
+  EXPECT_EQ(tree_of(folder).size(), 3U) << "a kept old file or a temporary is left after a good save";
   fs::remove_all(folder);
 }
 

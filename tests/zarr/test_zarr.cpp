@@ -26,6 +26,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <random>
 #include <thread>
 
 namespace {
@@ -695,6 +696,179 @@ TEST(ZarrRefusals, APeersRefusalLeavesTheOldStoreWhole) {
     EXPECT_TRUE(again.ok()) << c.rule << ": the overwrite after the refusal: " << again.text();
     fs::remove_all(dir);
   }
+}
+
+// The hidden entries beside the store `dir` (a save's temporaries: `.<name>.gdap-...`).
+std::vector<std::string> hidden_beside(const fs::path& dir) {
+  std::vector<std::string> out;
+  const std::string mine = "." + dir.filename().string() + ".";
+  for (const auto& e : fs::directory_iterator(dir.parent_path())) {
+    if (e.path().filename().string().rfind(mine, 0) == 0) out.push_back(e.path().filename().string());
+  }
+  return out;
+}
+
+// Issue: iosafe item 2. With overwrite, rank 0 removed the old store before any rank wrote; a write
+// that then failed (here for real: the file-size limit, EFBIG, which only rank 1's incompressible
+// chunk passes) left neither store. The new store is now written beside the old one and swapped in
+// only once every rank has written: the old store stays byte for byte, nothing is left beside it,
+// and every rank reports rank 1's reason. In a child process, whose limit is its own.
+TEST(ZarrIoFailure, AWriteFailingOnOneRankLeavesTheOldStoreWhole) {
+  const std::string dir = saved_rows("io_failure", GDAP_ZARR_RAW);
+  const std::map<std::string, std::string> before = listing_of(dir);
+  ASSERT_GT(before.size(), 1U);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead of killing the child
+    const rlimit small{16384, 16384};
+    setrlimit(RLIMIT_FSIZE, &small);
+    const rt::Layout layout{{rt::mt::block(2 * 8192, 2)}};  // a chunk of 64 KiB per rank
+    std::vector<rt::Section> sections(2);
+    rt::Report setup;
+    std::mt19937_64 noise(7);
+    for (int64_t r = 0; r < 2; ++r) {
+      rt::Section& s = sections[static_cast<size_t>(r)];
+      if (!rt::make_painted(s, rt::Storage::created, rt::dtypes()[0], layout, r, true, rt::kPoison, "", setup)) _exit(2);
+      void* data = nullptr;
+      gdap_array_data(&data, s.array());
+      auto* words = static_cast<uint64_t*>(data);
+      for (int64_t i = 0; i < 8192; ++i) words[i] = r == 0 ? 0 : noise();  // rank 0's compresses to a few bytes
+    }
+    const auto results = on_group(layout, [&](gdap_comm* comm, gdap_map* map, int64_t r) {
+      gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
+      o.codec = GDAP_ZARR_ZSTD;
+      o.layout = GDAP_ZARR_CHUNKS;
+      o.overwrite = 1;
+      return gdap_zarr_save(comm, map, sections[static_cast<size_t>(r)].array(), dir.c_str(), &o);
+    });
+    const auto& [own, own_text] = results[1];
+    const auto& [peer, peer_text] = results[0];
+    if (own != GDAP_ERR_IO || own_text.find("File too large") == std::string::npos) _exit(3);
+    if (peer != GDAP_ERR_REMOTE || peer_text.find("rank 1 failed") == std::string::npos ||
+        peer_text.find("File too large") == std::string::npos || peer_text.find("the old one, if any, is untouched") == std::string::npos) {
+      _exit(4);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: rank 1 did not fail with GDAP_ERR_IO 'File too large', 4: rank 0 did not get "
+                                       "GDAP_ERR_REMOTE quoting rank 1";
+  EXPECT_EQ(listing_of(dir), before) << "the old store changed although the save failed";
+  const std::vector<std::string> left = hidden_beside(dir);
+  EXPECT_TRUE(left.empty()) << "a temporary is left beside the store: " << left[0];
+  fs::remove_all(dir);
+}
+
+// Rule: a hidden folder a crashed save left beside the store (a name a save could have picked) does
+// not stop the next save, which goes through and leaves it alone (it may be another save's).
+TEST(ZarrIoFailure, AStaleTemporaryDoesNotBreakTheNextSave) {
+  const std::string dir = saved_rows("stale", GDAP_ZARR_RAW);
+  const fs::path stale = fs::path(dir).parent_path() / ".stale.gdap-new-0123456789abcdef";
+  fs::create_directories(stale / "c");
+  std::ofstream(stale / "c" / "0") << "half a chunk";
+  rt::Report report;
+  gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
+  o.overwrite = 1;
+  save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir, o, report);
+  if (report.ok()) load_and_check(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir, report);
+  EXPECT_TRUE(report.ok()) << report.text();
+  EXPECT_EQ(hidden_beside(dir), std::vector<std::string>{stale.filename().string()});
+  fs::remove_all(stale);
+  fs::remove_all(dir);
+}
+
+// Rule: a save into a folder that holds no store (but a file of the caller's) moves the new store's
+// entries in beside that file, which stays as it was.
+TEST(ZarrIoFailure, AFolderWithoutAStoreKeepsItsFiles) {
+  const fs::path dir = fresh_dir("with_notes");
+  fs::create_directories(dir);
+  std::ofstream(dir / "notes.txt") << "mine";
+  rt::Report report;
+  save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir.string(), GDAP_ZARR_OPTIONS_INIT, report);
+  if (report.ok()) load_and_check(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir.string(), report);
+  EXPECT_TRUE(report.ok()) << report.text();
+  std::ifstream in(dir / "notes.txt");
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), "mine");
+  EXPECT_TRUE(hidden_beside(dir).empty());
+  fs::remove_all(dir);
+}
+
+// Rule: an overwrite renames the old store's folder aside and removes it; with the process's working
+// folder inside it, the working folder would be removed too: refused, the store untouched. In a
+// child process, whose working folder is its own.
+TEST(ZarrIoFailure, OverwriteFromInsideTheStoreIsRefused) {
+  const std::string dir = saved_rows("cwd_inside", GDAP_ZARR_RAW);
+  const std::map<std::string, std::string> before = listing_of(dir);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (chdir((fs::path(dir) / "c").c_str()) != 0) _exit(2);
+    const auto results = on_group(rows_2x2(), [&](gdap_comm* comm, gdap_map* map, int64_t r) {
+      rt::Section s;
+      rt::Report setup;
+      if (!rt::make_painted(s, rt::Storage::created, rt::dtypes()[0], rows_2x2(), r, true, rt::kPoison, "", setup)) _exit(2);
+      gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
+      o.overwrite = 1;
+      return gdap_zarr_save(comm, map, s.array(), dir.c_str(), &o);
+    });
+    const bool named = results[0].second.find("is inside the store, which an overwrite renames aside") != std::string::npos;
+    _exit(results[0].first == GDAP_ERR_INVALID_ARGUMENT && named && results[1].first == GDAP_ERR_REMOTE ? 0 : 3);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: rank 0 did not refuse naming the working folder, or rank 1 did not quote it";
+  EXPECT_EQ(listing_of(dir), before);
+  fs::remove_all(dir);
+}
+
+// Rule: a relative path, absent and then overwritten, is the working folder's (its folder: the
+// working folder itself). In a child process, whose working folder is its own.
+TEST(ZarrIoFailure, ARelativePathIsSavedAndOverwritten) {
+  const fs::path dir = fresh_dir("relative");
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (chdir(dir.parent_path().c_str()) != 0) _exit(2);
+    rt::Report report;
+    gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
+    save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, "relative", o, report);
+    o.overwrite = 1;
+    if (report.ok()) save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, "relative", o, report);
+    if (report.ok()) load_and_check(rows_2x2(), rt::dtypes()[0], rt::Storage::created, "relative", report);
+    _exit(report.ok() ? 0 : 3);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: the save, the overwrite or the load back failed";
+  EXPECT_TRUE(fs::exists(dir / "zarr.json"));
+  EXPECT_TRUE(hidden_beside(dir).empty());
+  fs::remove_all(dir);
+}
+
+// Rule: overwriting through a symbolic link to a store replaces the store the link points to; the
+// link stays a link.
+TEST(ZarrIoFailure, OverwriteThroughALinkKeepsTheLink) {
+  const std::string dir = saved_rows("linked", GDAP_ZARR_RAW);
+  const fs::path link = fs::path(dir).parent_path() / "linked_link";
+  fs::remove(link);
+  fs::create_directory_symlink(dir, link);
+  rt::Report report;
+  gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
+  o.overwrite = 1;
+  o.codec = GDAP_ZARR_ZSTD;
+  save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, link.string() + "/", o, report);
+  if (report.ok()) load_and_check(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir, report);
+  EXPECT_TRUE(report.ok()) << report.text();
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_NE(read_json(fs::path(dir) / "zarr.json").dump().find("\"zstd\""), std::string::npos) << "the old store is still there";
+  EXPECT_TRUE(hidden_beside(dir).empty());
+  fs::remove(link);
+  fs::remove_all(dir);
 }
 
 // Issue: hunt 11 item 3. overwrite removes only what is provably a Zarr array store there (its
