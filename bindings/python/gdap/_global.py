@@ -1339,6 +1339,8 @@ def _agreed(ctx: Context, check: Callable[[int], None]) -> None:
 def _owned_cells(layout: GlobalMap, rank: int) -> Any:
     """The index of rank `rank`'s owned cells in its section: ... where it has no padding, else a
     slice per axis past the padding before and short of the padding after."""
+    if layout is None:  # a full reduction's 0-d sections
+        return Ellipsis
     dims = layout.dim_data(rank)
     if not any(any(d.get("padding", ())) for d in dims):
         return Ellipsis
