@@ -35,8 +35,11 @@ def integer(value: Any, name: str, error: type[Exception] = TypeError) -> int:
 
 
 def real(value: Any, name: str) -> float:
-    """`value` as a Python float: an int, a float or a NumPy real scalar, but no bool or string
-    (float('2') and float(True) would read them as numbers); TypeError naming `name` otherwise."""
+    """`value` as a Python float: an int, a float, a NumPy real scalar or 0-d array of an integer or
+    float dtype (as GlobalArray arithmetic takes for a scalar), but no bool or string (float('2')
+    and float(True) would read them as numbers); TypeError naming `name` otherwise."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        return float(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError("%s must be a real number, not %s" % (name, describe(value)))
     return float(value)

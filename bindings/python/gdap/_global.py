@@ -26,6 +26,7 @@ import numbers
 import operator
 import os
 import re
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Optional, TypeVar, Union
 
@@ -202,33 +203,56 @@ def _spmd(comm: Any, device: Optional[DeviceSpec]) -> Spmd:
     with sections on `device`. The communicator is made before the device is read, on every rank
     alike, so that a device only this rank gets wrong can be told to the peers over it (_spmd_told)."""
     gdap_comm = _gdap_comm(comm)
-    key = (id(gdap_comm), None if device is None else device_label(device))
-    ctx = _SPMD.get(key)
-    if ctx is None or ctx[0] is not gdap_comm:
-        ctx = _SPMD[key] = (gdap_comm, Spmd(gdap_comm, device))
-    return ctx[1]
+    made = Spmd(gdap_comm, device)  # reads the default device (None) as Spmd does: one context for both
+    # Kept on the Comm (a cycle the collector frees with it), one per device: arrays of one
+    # communicator and device combine whichever constructor made them.
+    contexts = gdap_comm.__dict__.setdefault("_gdap_spmd_contexts", {})
+    return contexts.setdefault(made.device(made.ranks[0]), made)
 
 
 def _gdap_comm(comm: Any) -> Comm:
-    """`comm` as a gdap.Comm: itself, or the one made (collectively, gdap_comm_from_mpi) for an
-    mpi4py communicator, kept while that communicator lives."""
+    """`comm` as a gdap.Comm: itself, or the one made (collectively, gdap_comm_from_mpi: an MPI
+    dup) for an mpi4py communicator object, cached while that object lives (a weakref finalizer
+    drops it; the dup is freed once no array uses it); a Fortran handle (an int) is cached for the
+    process. A cached Comm that timed out stays broken: wrap a new communicator (comm.Dup())."""
     if isinstance(comm, Comm):
         return comm
-    hit = _COMMS.get(id(comm))
-    if hit is None or hit[0] is not comm:
-        hit = _COMMS[id(comm)] = (comm, Comm.from_mpi(comm))
-    return hit[1]
+    key = id(comm)
+    hit = _COMMS.get(key)
+    if hit is not None and hit[0]() is comm:
+        return hit[1]
+    made = Comm.from_mpi(comm)
+    try:
+        alive: Callable[[], Any] = weakref.ref(comm)
+        weakref.finalize(comm, _COMMS.pop, key, None)
+    except TypeError:  # not weakly referable (a Fortran handle): kept
+        alive = _kept(comm)
+    _COMMS[key] = (alive, made)
+    return made
 
 
-def _spmd_told(comm: Any, device: Optional[DeviceSpec], release: Callable[[Comm], object]) -> Spmd:
-    """_spmd(comm, device), a device only this rank cannot use told to the peers through release
-    (the collective call they make next; telling_peers)."""
+def _kept(value: Any) -> Callable[[], Any]:
+    return lambda: value
+
+
+def _spmd_told(comm: Any, device: Optional[DeviceSpec], devices: Devices, release: Callable[[Comm], object]) -> Spmd:
+    """_spmd(comm, device), a device only this rank cannot use, or devices= given beside comm,
+    told to the peers through release (the collective call they make next; telling_peers)."""
     gdap_comm = _gdap_comm(comm)
-    return told(gdap_comm, lambda: _spmd(gdap_comm, device), release)
+
+    def spmd() -> Spmd:
+        _refuse_devices_with_comm(devices)
+        return _spmd(gdap_comm, device)
+
+    return told(gdap_comm, spmd, release)
+
+
+def _refuse_devices_with_comm(devices: Devices) -> None:
+    if devices is not None:
+        raise InvalidArgumentError("give comm (SPMD) or devices (single controller), not both")
 
 
 _COMMS: dict = {}
-_SPMD: dict = {}
 
 
 def context_for(nranks: int, devices: Devices = None, comm: Any = None, device: Optional[DeviceSpec] = None,
@@ -237,8 +261,7 @@ def context_for(nranks: int, devices: Devices = None, comm: Any = None, device: 
     `devices` (default: one rank per CUDA device 0 .. nranks-1 when `like` lives on a GPU, else
     nranks ranks in host memory)."""
     if comm is not None:
-        if devices is not None:
-            raise InvalidArgumentError("give comm (SPMD) or devices (single controller), not both")
+        _refuse_devices_with_comm(devices)
         ctx: Context = _spmd(comm, device)
     elif isinstance(devices, Controller):
         ctx = devices
@@ -333,6 +356,7 @@ class GlobalArray:
     @classmethod
     def _new(cls, layout: GlobalMap, dtype: Any, devices: Devices, comm: Any, device: Optional[DeviceSpec],
              zero: bool) -> GlobalArray:
+        _wrap_first(comm)
         _check_layout(layout, None)
         return cls._new_in(context_for(layout.nranks, devices, comm, device), layout, dtype, zero)
 
@@ -363,7 +387,7 @@ class GlobalArray:
             return ctx, at, _root_layout(tuple(layout.shape), layout.nranks, at)
 
         # A layout, device or root wrong on this rank only: the others are told in the redistribution.
-        ctx, root, root_layout = told(_comm_or_none(comm, devices), where, _release_comm_redistribute)
+        ctx, root, root_layout = told(_comm_or_none(comm), where, _release_comm_redistribute)
 
         def prepare(r: int) -> tuple[LocalArray, tuple[LocalArray, Any]]:
             if r == root:
@@ -420,7 +444,7 @@ class GlobalArray:
         the sections' dim_data make it (collectively in SPMD mode). `pending` ('sum', 'prod',
         'min', 'max') says the sections hold partial values of that reduction."""
         if comm is not None:
-            return cls._from_local_section(sections, layout, comm, pending)
+            return cls._from_local_section(sections, layout, comm, pending, devices)
         _check_pending(pending)
         if isinstance(sections, (LocalArray, Mapping)) or hasattr(sections, "__distarray__") or not isinstance(
                 sections, Sequence):
@@ -448,17 +472,19 @@ class GlobalArray:
 
     @classmethod
     def _from_local_section(cls, section: Any, layout: Optional[GlobalMap], comm: Any,
-                            pending: Optional[str]) -> GlobalArray:
+                            pending: Optional[str], devices: Devices = None) -> GlobalArray:
         ctx = _spmd(comm, None)
         rank = ctx.ranks[0]
         if layout is None:  # a section or pending wrong on this rank only: the others are told in the collective map
             def checked() -> LocalArray:
+                _refuse_devices_with_comm(devices)
                 _check_pending(pending)
                 return _as_section(section, None, rank)
 
             local = told(ctx.comm(rank), checked, release_map)
             layout = GlobalMap.collective(ctx.comm(rank), local)
         else:
+            _refuse_devices_with_comm(devices)
             _check_pending(pending)
             _check_layout(layout, None)
             if layout.nranks != ctx.nranks:
@@ -766,23 +792,47 @@ class GlobalArray:
 
     def _binary(self, other: Any, op: Callable[[Any, Any], Any], reflected: bool = False) -> Any:
         if isinstance(other, GlobalArray):
-            self._check_partner(other, "combined element-wise")
-            a, b = self.settled(), other.settled()
-            ranks = self._ctx.ranks
-            views = {r: b.local_view(r) for r in ranks}
-            return a._local_op_with(lambda r, v: op(views[r], v) if reflected else op(v, views[r]))
+            a, b = self._settled_with(other)
+            if reflected:
+                return a._elementwise(lambda r, owned: op(b.local_view(r)[owned], a.local_view(r)[owned]))
+            return a._elementwise(lambda r, owned: op(a.local_view(r)[owned], b.local_view(r)[owned]))
         if _scalar(other):
             a = self.settled()
-            return a._local_op(lambda v: op(other, v) if reflected else op(v, other))
+            return a._elementwise(lambda r, owned: op(other, a.local_view(r)[owned]) if reflected
+                                  else op(a.local_view(r)[owned], other))
         _refuse_whole_operand(other)
         return NotImplemented
 
-    def _local_op_with(self, fn: Callable[[int, Any], Any]) -> GlobalArray:
+    def _settled_with(self, other: GlobalArray) -> tuple[GlobalArray, GlobalArray]:
+        """(self, other) checked as partners (one context, shape and layout), then, where either holds
+        a pending reduction, with it performed into the other's layout (both pending: even blocks, as
+        settled()), so that each rank's sections of the two describe the same elements. Settling
+        each alone put a pending one in even blocks beside a partner of another layout: element i of
+        one section met another element of the other (a silent wrong answer)."""
+        self._check_partner(other, "combined element-wise")
+        if self._pending is None and other._pending is None:
+            return self, other
+        if other._pending is None:
+            return self._reduce_into(other._layout), other
+        a = self.settled()
+        return a, other._reduce_into(a._layout)
+
+    def _elementwise(self, fn: Callable[[int, Any], Any]) -> GlobalArray:
+        """A new array of this layout whose rank r section is fn(r, owned) at the owned cells (owned:
+        the index of rank r's owned cells in its section, ... where it has no padding) and zero in the
+        padding, as a new array's (halo_exchange fills it): padding is not computed on, so that it
+        raises no floating-point error nor turns into NaN or stale values."""
         natives, sections = {}, {}
         for r in self._ctx.ranks:
             device = self._ctx.device(r)
+            owned = _owned_cells(self._layout, r)
             with _device_scope(device):
-                out = _contiguous(fn(r, self.local_view(r)))
+                computed = fn(r, owned)
+                if owned is Ellipsis:
+                    out = _contiguous(computed)
+                else:
+                    out = _zeros(device, self.local_view(r).shape, computed.dtype)
+                    out[owned] = computed
             natives[r] = out
             sections[r] = _wrap(self._ctx, self._layout, r, out, device)
         return GlobalArray(self._ctx, self._layout, natives[self._ctx.ranks[0]].dtype, sections, natives)
@@ -824,7 +874,8 @@ class GlobalArray:
         return self._binary(other, operator.truediv, reflected=True)
 
     def __neg__(self) -> GlobalArray:
-        return self.settled()._local_op(operator.neg)
+        a = self.settled()
+        return a._elementwise(lambda r, owned: -a.local_view(r)[owned])
 
     # In-place arithmetic writes this array's sections, as NumPy's does, so that every name bound to
     # the array sees it (without these, a += 1 rebound `a` to a new array and left the others stale).
@@ -847,13 +898,14 @@ class GlobalArray:
         sections hold partial values (pending) is not written: Python then makes a new array."""
         if self._pending is not None:
             return NotImplemented
+        owned = {r: _owned_cells(self._layout, r) for r in self._ctx.ranks}
         if isinstance(other, GlobalArray):
-            self._check_partner(other, "combined element-wise")
-            settled = other.settled()
-            operands = {r: settled.local_view(r) for r in self._ctx.ranks}
+            settled = self._settled_with(other)[1]
+            operands = {r: settled.local_view(r)[owned[r]] for r in self._ctx.ranks}
         elif _scalar(other):
             operands = {r: other for r in self._ctx.ranks}
         else:
+            _refuse_whole_operand(other)
             return NotImplemented
         for r in self._ctx.ranks:  # every section writable before any is written
             view = self.local_view(r)
@@ -863,19 +915,29 @@ class GlobalArray:
         results = {}
         for r in self._ctx.ranks:
             with _device_scope(self._ctx.device(r)):
-                results[r] = op(self.local_view(r).copy(), operands[r])
-        for r in self._ctx.ranks:
+                results[r] = op(self.local_view(r)[owned[r]].copy(), operands[r])
+        for r in self._ctx.ranks:  # the owned cells only: padding keeps its values until halo_exchange
             with _device_scope(self._ctx.device(r)):
-                self.local_view(r)[...] = results[r]
+                self.local_view(r)[owned[r]] = results[r]
         return self
 
     # Comparisons are element-wise, as NumPy's: a GlobalArray of bool in the same layout. Without
     # them Python compared identities, so a == b was False for equal arrays (a silent wrong answer).
     def __eq__(self, other: Any) -> Any:
-        return self._binary(other, operator.eq)
+        return self._compared(other, operator.eq)
 
     def __ne__(self, other: Any) -> Any:
-        return self._binary(other, operator.ne)
+        return self._compared(other, operator.ne)
+
+    def _compared(self, other: Any, op: Callable[[Any, Any], Any]) -> Any:
+        """a == x, a != x: element-wise for a scalar or a GlobalArray; TypeError for anything else
+        (None, a string, a list: NumPy would compare element-wise, Python's fallback compared
+        identities and answered a silent False)."""
+        out = self._binary(other, op)
+        if out is NotImplemented:
+            raise TypeError("a GlobalArray compares element-wise with a scalar (a number, a NumPy scalar or 0-d "
+                            "array) or a GlobalArray of the same layout, not %s" % type(other).__name__)
+        return out
 
     def __lt__(self, other: Any) -> Any:
         return self._binary(other, operator.lt)
@@ -1000,8 +1062,9 @@ class GlobalArray:
                   device: Optional[DeviceSpec] = None, nranks: Optional[int] = None) -> GlobalArray:
         """Collective: the array whose ranks wrote `<prefix>_<rank>.dnpy`, each rank reading its file
         (single controller: `devices` or `nranks` ranks; SPMD: this rank's file)."""
-        if comm is not None:  # a device only this rank cannot use: the others are told at once
-            ctx: Context = _spmd_told(comm, device, lambda c: _c.gdap_dnpy_load(c._h(), None, device_to_c("cpu")))
+        if comm is not None:  # devices= or a device only this rank cannot use: the others are told at once
+            ctx: Context = _spmd_told(comm, device, devices,
+                                      lambda c: _c.gdap_dnpy_load(c._h(), None, device_to_c("cpu")))
         else:
             ctx = devices if isinstance(devices, Controller) else Controller.of(
                 devices if devices is not None else 1 if nranks is None else integer(nranks, "nranks"))
@@ -1273,14 +1336,46 @@ def _agreed(ctx: Context, check: Callable[[int], None]) -> None:
         _release_barrier(ctx, ctx.ranks[0])
 
 
+def _owned_cells(layout: GlobalMap, rank: int) -> Any:
+    """The index of rank `rank`'s owned cells in its section: ... where it has no padding, else a
+    slice per axis past the padding before and short of the padding after."""
+    if layout is None:  # a full reduction's 0-d sections
+        return Ellipsis
+    dims = layout.dim_data(rank)
+    if not any(any(d.get("padding", ())) for d in dims):
+        return Ellipsis
+    local = layout.local_shape(rank)
+    return tuple(slice(before, n - after) for (before, after), n in
+                 zip((tuple(d.get("padding", (0, 0))) for d in dims), local))
+
+
+def _zeros(device: str, shape: tuple[int, ...], dtype: Any) -> Any:
+    """Zeros on `device` (NumPy on the host, CuPy on a CUDA device)."""
+    if device == "cpu":
+        return np.zeros(shape, dtype)
+    cupy = _cupy()
+    if cupy is None:
+        raise UnsupportedError("element-wise arithmetic on padded %s sections from Python needs CuPy" % device)
+    with cupy.cuda.Device(cuda_ordinal(device)):
+        return cupy.zeros(shape, dtype)
+
+
 def _check_pending(pending: Optional[str]) -> None:
     if pending is not None and pending not in PENDING_OPS:
         raise InvalidArgumentError("pending must be one of %s, not %r" % (", ".join(PENDING_OPS), pending))
 
 
-def _comm_or_none(comm: Any, devices: Devices) -> Optional[Comm]:
-    """The gdap.Comm a constructor's refusal is told over: SPMD's (comm given alone), else None."""
-    return _gdap_comm(comm) if comm is not None and devices is None else None
+def _comm_or_none(comm: Any) -> Optional[Comm]:
+    """The gdap.Comm a constructor's refusal is told over: `comm`'s whenever it is given (devices=
+    beside it is refused on that rank, and the peers must hear of it), else None."""
+    return _wrap_first(comm)
+
+
+def _wrap_first(comm: Any) -> Optional[Comm]:
+    """`comm` as a gdap.Comm (None: none given), first thing in a constructor: wrapping an mpi4py
+    communicator is collective (MPI_Comm_dup), so no argument check may raise before it on one rank
+    only (the others would wait in MPI_Comm_dup for good, with no gdap timeout)."""
+    return None if comm is None else _gdap_comm(comm)
 
 
 def _release_comm_redistribute(comm: Comm) -> None:
