@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/file_size_limit.hpp"
 #include "support/group.hpp"
 
 #include <algorithm>
@@ -619,9 +620,7 @@ TEST(Dnpy, FailedSaveLeavesNoTemporary) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead of killing the child
-    const rlimit small{4096, 4096};
-    setrlimit(RLIMIT_FSIZE, &small);
+    gdap_test::limit_file_size(4096);  // a write past it fails with EFBIG
     Group group(1);
     const gdap_dim d = block(10000, 1, 0, 0, 10000);
     gdap_array* a = nullptr;

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/file_size_limit.hpp"
 #include "support/group.hpp"
 
 #include <sys/resource.h>
@@ -720,9 +721,7 @@ TEST(ZarrIoFailure, AWriteFailingOnOneRankLeavesTheOldStoreWhole) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead of killing the child
-    const rlimit small{16384, 16384};
-    setrlimit(RLIMIT_FSIZE, &small);
+    gdap_test::limit_file_size(16384);  // a write past it fails with EFBIG
     const rt::Layout layout{{rt::mt::block(2 * 8192, 2)}};  // a chunk of 64 KiB per rank
     std::vector<rt::Section> sections(2);
     rt::Report setup;
