@@ -72,6 +72,7 @@ def fails_with_rank1s_reason(rule, run, text):
     WORLD.Barrier()
     assert tree(base) == before, "%s: the files changed (or a temporary is left): %s" % (
         rule, sorted(set(tree(base).items()) ^ set(before.items())))
+    WORLD.Barrier()  # no rank changes the files (the next case's setup) while another still reads them
     print("rank %d: %s: ok" % (R, rule), flush=True)
 
 
