@@ -561,9 +561,10 @@ void save(gdap_comm& comm, const gdap_map& map, const gdap_array& section, const
   agree(comm, [&] {
     try {
       if (memory_of(data) == Memory::device) cuda::synchronize_stream(comm.stream);  // queued writes first
+      const FolderFlush flush(temp, path);
       write_chunks(temp, meta, *layout, comm.rank, *data, io_threads(comm.node_ranks));
       if (comm.rank == 0) write_new(Dir::open(temp, false), "zarr.json", meta_json(meta));
-      flush_written(temp, path);  // on the disk before the old store goes
+      flush.now();  // on the disk before the old store goes
     } catch (const Error& e) {
       fail(e.status(), "{}: writing the new store failed ({}); the old one, if any, is untouched", path, e.what());
     }

@@ -65,12 +65,15 @@ bool is_save_temporary(const std::string& name) {
   return name.starts_with(kNew) || name.starts_with(kAside) || name.starts_with(kOld);
 }
 
-void flush_written(const std::string& folder, const std::string& shown) {
-  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) fail(GDAP_ERR_IO, "{}: cannot open {} to flush it to the disk: {}", shown, folder, reason(errno));
-  const int err = ::syncfs(fd) == 0 ? 0 : errno;
-  ::close(fd);
-  if (err != 0) fail(GDAP_ERR_IO, "{}: flushing the new store in {} to the disk failed: {}", shown, folder, reason(err));
+FolderFlush::FolderFlush(const std::string& folder, std::string shown)
+    : fd_(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)), folder_(folder), shown_(std::move(shown)) {
+  if (fd_ < 0) fail(GDAP_ERR_IO, "{}: cannot open {} to flush it to the disk: {}", shown_, folder_, reason(errno));
+}
+
+FolderFlush::~FolderFlush() { ::close(fd_); }
+
+void FolderFlush::now() const {
+  if (::syncfs(fd_) != 0) fail(GDAP_ERR_IO, "{}: flushing the new store in {} to the disk failed: {}", shown_, folder_, reason(errno));
 }
 
 NewStore::NewStore(StorePlace where) : where_(std::move(where)) {
@@ -83,8 +86,13 @@ NewStore::NewStore(StorePlace where) : where_(std::move(where)) {
   }
   for (int attempt = 0; attempt < 64 && temp_.empty(); ++attempt) {
     const fs::path p = place / (kNew + random_suffix());
-    if (::mkdir(p.c_str(), 0777) == 0) temp_ = p.string();
-    else if (errno != EEXIST) fail(GDAP_ERR_IO, "{}: cannot create the folder {} to write the new store in: {}", where_.shown, p.string(), reason(errno));
+    if (::mkdir(p.c_str(), 0777) == 0) {
+      temp_ = p.string();
+    } else if (errno != EEXIST) {
+      const int err = errno;
+      remove_made();
+      fail(GDAP_ERR_IO, "{}: cannot create the folder {} to write the new store in: {}", where_.shown, p.string(), reason(err));
+    }
   }
   if (temp_.empty()) fail(GDAP_ERR_IO, "{}: 64 hidden names in it were all taken", where_.shown);
 }
@@ -93,6 +101,11 @@ NewStore::~NewStore() {
   if (swapped_) return;
   std::error_code ec;
   fs::remove_all(temp_, ec);  // the save's own folder: links in it are removed, never followed
+  remove_made();
+}
+
+void NewStore::remove_made() const {
+  std::error_code ec;
   if (made_top_.empty()) return;
   for (fs::path p = where_.place; p.string().size() >= made_top_.string().size(); p = p.parent_path()) {
     if (!fs::remove(p, ec)) break;  // only empty folders: one that got other contents stays

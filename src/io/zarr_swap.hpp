@@ -52,6 +52,7 @@ class NewStore {
   void move_new_in(const std::filesystem::path& old);
   void roll_back_aside(const std::filesystem::path& aside, size_t moved, int err, const std::string& what);
   std::vector<std::string> new_entries() const;
+  void remove_made() const;
 
   StorePlace where_;
   std::string temp_;
@@ -59,7 +60,20 @@ class NewStore {
   bool swapped_ = false;
 };
 
-// Flushes to the disk everything written under `folder` (its whole file system), naming `shown`.
-void flush_written(const std::string& folder, const std::string& shown);
+// Flushes to the disk what this rank writes under `folder` (syncfs: its whole file system). Opened
+// before the writes, so that a writeback error the system records meanwhile is reported too.
+class FolderFlush {
+ public:
+  FolderFlush(const std::string& folder, std::string shown);
+  ~FolderFlush();
+  FolderFlush(const FolderFlush&) = delete;
+  FolderFlush& operator=(const FolderFlush&) = delete;
+  // GDAP_ERR_IO naming the path when the system reports a failure.
+  void now() const;
+
+ private:
+  int fd_;
+  std::string folder_, shown_;
+};
 
 }  // namespace gdap::io
