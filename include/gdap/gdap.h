@@ -1173,9 +1173,11 @@ typedef struct gdap_zarr_options {
  * zarr.json is a regular file of Zarr v3 array metadata and whose other entries are all its chunk
  * keys; anything else is refused, naming it, before anything is removed), for a bad option naming it, or for GDAP_ZARR_CHUNKS with a block of more than 2 GiB;
  * GDAP_ERR_UNSUPPORTED for a codec this build lacks). The new store is written into a hidden folder
- * beside `path` (".<name>.gdap-new-<random>") and swapped in only once every rank has written its
- * chunks: a refusal or a write error on any rank (a full disk, a device error while staging) leaves
- * an old store at `path` as it was and removes the hidden folder. Dtypes: bool, int8-64, uint8-64,
+ * inside `path` (".gdap-new-<random>"; the folder `path` itself is never renamed or replaced, so a
+ * mount point, its mode and xattrs stay), flushed to the disk, and moved in only once every rank has
+ * written its chunks: a refusal or a write error on any rank (a full disk, a device error while
+ * staging) leaves an old store at `path` as it was and removes the hidden folder (docs/zarr.md tells
+ * what a crash can leave and how to finish it). Dtypes: bool, int8-64, uint8-64,
  * float16/32/64, complex64/128. Everything is borrowed; `section` is only read.
  */
 GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* map, const gdap_array* section,

@@ -16,6 +16,9 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -151,21 +154,71 @@ void write_unplaced(gdap_comm& comm, const gdap_array& a, const std::string& pat
   out.file->finish();  // an error the system reports only at fsync or close fails this step, on every rank
 }
 
-// Every rank has written, flushed and closed its temporary: each now renames it over its file,
-// keeping the old one aside. If any rank's rename fails, every rank puts its old file back (or
-// removes its new one where there was none), so that the files are never of two saves; the error
-// is the failing rank's, naming its path. On success the kept old files are removed.
-void place_everywhere(gdap_comm& comm, NewFile& file) {
+// The marker `<prefix>.gdap-saving` rank 0 keeps (flushed, with its folder) while ranks' files may
+// be of two saves: one line per rank, `<rank> <hex> <1 if it had a file>`, so that after a crash
+// every kept `.<prefix>_<rank>.dnpy.<hex>.old` can be put back and every new file with no previous
+// one removed (docs/dnpy.md). Made by the constructor in rank 0's folder `dir`; removed by done().
+class SavingMarker {
+ public:
+  SavingMarker(const Dir& dir, const std::string& prefix_name, const std::vector<std::string>& lines)
+      : file_(dir, prefix_name + ".gdap-saving") {
+    std::string text = "gdap .dnpy save in progress: rank, the hex of its hidden files, had a previous file (docs/dnpy.md)\n";
+    for (const std::string& line : lines) text += line + "\n";
+    file_.write(text.data(), static_cast<int64_t>(text.size()));
+    file_.finish();  // on the disk before any file changes
+    file_.commit();  // replacing a crashed save's stale marker: this save replaces its files too
+    file_.sync_folder();
+  }
+  // The files are of one save again: the marker removed and that flushed.
+  void done(const Dir& dir, const std::string& prefix_name) {
+    const std::string name = prefix_name + ".gdap-saving";
+    if (::unlinkat(dir.fd(), name.c_str(), 0) != 0) {
+      fail(GDAP_ERR_IO, "{}/{}: cannot remove the save's marker: {}", dir.path(), name, std::strerror(errno));
+    }
+    file_.sync_folder();
+  }
+
+ private:
+  NewFile file_;
+};
+
+// Every rank has written, flushed and closed its temporary: rank 0 writes the marker, then each
+// rank renames its temporary over its file, keeping the old one aside. If any rank's rename
+// fails, every rank puts its old file back (or removes its new one where there was none), so that
+// the files are never of two saves, and the marker goes; the error is the failing rank's, naming
+// its path. On success the marker goes, then the kept old files.
+void place_everywhere(gdap_comm& comm, Unplaced& written, const std::string& prefix_name) {
+  NewFile& file = *written.file;
+  std::optional<SavingMarker> marker;
+  const auto line = fmt::format("{} {} {}", comm.rank, file.hex(), file.has_old() ? 1 : 0);
+  const std::vector<std::string> lines = agree_gather(comm, [&] { return Share{"", line}; },
+                                                      [](size_t, std::string_view, std::string_view) { return std::string(); });
+  agree(comm, [&] {
+    if (comm.rank == 0) marker.emplace(*written.dir, prefix_name, lines);
+  });
   try {
-    agree(comm, [&] { file.commit_keeping_old(); });
+    agree(comm, [&] {
+      file.commit_keeping_old();
+      file.sync_folder();
+    });
   } catch (const Error& failed) {
     try {
-      agree(comm, [&] { file.restore_old(); });
+      agree(comm, [&] {
+        file.restore_old();
+        file.sync_folder();
+      });
+      agree(comm, [&] {
+        if (comm.rank == 0) marker->done(*written.dir, prefix_name);
+      });
     } catch (const Error& restoring) {
-      throw Error(failed.status(), fmt::format("{}; putting the previous files back failed too: {}", failed.what(), restoring.what()));
+      throw Error(failed.status(), fmt::format("{}; putting the previous files back failed too: {} (the marker {}.gdap-saving "
+                                               "stays: see docs/dnpy.md to finish by hand)", failed.what(), restoring.what(), prefix_name));
     }
     throw Error(failed.status(), fmt::format("{} (every rank's previous file is back in place)", failed.what()));
   }
+  agree(comm, [&] {
+    if (comm.rank == 0) marker->done(*written.dir, prefix_name);
+  });
   agree(comm, [&] { file.drop_old(); });
 }
 
@@ -251,7 +304,7 @@ extern "C" GDAP_API gdap_status gdap_dnpy_save(gdap_comm* comm, const gdap_array
       }
       gdap::io::write_unplaced(c, *section, path, written);
     });
-    gdap::io::place_everywhere(c, *written.file);
+    gdap::io::place_everywhere(c, written, std::filesystem::path(prefix).filename().string());
   });
 }
 

@@ -166,7 +166,8 @@ Dir Dir::dup() const {
 
 NewFile::NewFile(const Dir& dir, std::string name) : dir_(dir.fd()), name_(std::move(name)), path_(dir.path() + "/" + name_) {
   for (int attempt = 0; attempt < 64; ++attempt) {
-    temp_ = "." + name_ + "." + random_suffix() + ".tmp";
+    hex_ = random_suffix();
+    temp_ = "." + name_ + "." + hex_ + ".tmp";
     fd_ = Fd(::openat(dir_, temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666));
     if (fd_.get() >= 0) return;
     if (errno != EEXIST) fail(GDAP_ERR_IO, "{}: cannot create a temporary file in its folder: {}", path_, reason(errno));
@@ -213,26 +214,32 @@ void NewFile::keep_old() {
     fail(GDAP_ERR_IO, "{}: cannot look at the file there: {}", path_, reason(errno));
   }
   if (S_ISDIR(st.st_mode)) return;
-  for (int attempt = 0; attempt < 64; ++attempt) {
-    const std::string kept = "." + name_ + "." + random_suffix() + ".old";
-    if (::linkat(dir_, name_.c_str(), dir_, kept.c_str(), 0) == 0) {
-      old_ = kept;
-      return;
-    }
-    const int err = errno;
-    if (err == EEXIST) continue;
-    if (err != EPERM && err != EMLINK && err != ENOTSUP && err != EOPNOTSUPP && err != ENOSYS) {
-      fail(GDAP_ERR_IO, "{}: cannot keep the old file under {}: {}", path_, kept, reason(err));
-    }
-    if (::faccessat(dir_, kept.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) continue;  // taken: renameat would replace it
-    if (::renameat(dir_, name_.c_str(), dir_, kept.c_str()) != 0) {
-      fail(GDAP_ERR_IO, "{}: cannot move the old file aside to {}: {}", path_, kept, reason(errno));
-    }
+  const std::string kept = "." + name_ + "." + hex_ + ".old";  // the temporary's digits: a save's marker names them
+  if (::linkat(dir_, name_.c_str(), dir_, kept.c_str(), 0) == 0) {
     old_ = kept;
-    old_renamed_ = true;
     return;
   }
-  fail(GDAP_ERR_IO, "{}: 64 names to keep the old file under were all taken", path_);
+  const int err = errno;
+  if (err != EPERM && err != EMLINK && err != ENOTSUP && err != EOPNOTSUPP && err != ENOSYS) {
+    fail(GDAP_ERR_IO, "{}: cannot keep the old file under {}: {}", path_, kept, reason(err));
+  }
+  if (::faccessat(dir_, kept.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) {  // renameat would replace it
+    fail(GDAP_ERR_IO, "{}: cannot keep the old file under {}: the name is taken", path_, kept);
+  }
+  if (::renameat(dir_, name_.c_str(), dir_, kept.c_str()) != 0) {
+    fail(GDAP_ERR_IO, "{}: cannot move the old file aside to {}: {}", path_, kept, reason(errno));
+  }
+  old_ = kept;
+  old_renamed_ = true;
+}
+
+bool NewFile::has_old() const {
+  struct stat st {};
+  return ::fstatat(dir_, name_.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode);
+}
+
+void NewFile::sync_folder() const {
+  if (::fsync(dir_) != 0) fail(GDAP_ERR_IO, "{}: flushing its folder to the disk failed: {}", path_, reason(errno));
 }
 
 void NewFile::commit_keeping_old() {
@@ -248,7 +255,13 @@ void NewFile::commit_keeping_old() {
 }
 
 void NewFile::restore_old() {
-  if (!committed_) return;
+  if (!committed_) {  // the rename failed: the name holds the old file, unless it was renamed aside
+    if (old_.empty()) return;
+    const int done = old_renamed_ ? ::renameat(dir_, old_.c_str(), dir_, name_.c_str()) : ::unlinkat(dir_, old_.c_str(), 0);
+    if (done != 0 && errno != ENOENT) fail(GDAP_ERR_IO, "{}: cannot put the old file back from {}: {} (it is still there)", path_, old_, reason(errno));
+    old_.clear();
+    return;
+  }
   if (old_.empty()) {
     if (::unlinkat(dir_, name_.c_str(), 0) != 0 && errno != ENOENT) {
       fail(GDAP_ERR_IO, "{}: cannot remove the new file again: {}", path_, reason(errno));

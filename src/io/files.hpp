@@ -108,17 +108,25 @@ class NewFile {
   // until restore_old or drop_old. A failed rename leaves the name as it was.
   void commit_keeping_old();
   // After commit_keeping_old: puts the old entry back at the name (or, where there was none,
-  // removes the new file); a no-op when nothing was committed. GDAP_ERR_IO naming both paths if
+  // removes the new file); when the rename itself failed, removes an old entry's kept link left
+  // behind (or renames it back); a no-op when nothing was kept or committed. GDAP_ERR_IO naming both paths if
   // the system refuses.
   void restore_old();
   // After commit_keeping_old: removes the kept old entry. GDAP_ERR_IO naming it if that fails.
   void drop_old();
+  // The 16 hex digits of this file's hidden names: `.<name>.<hex>.tmp`, and `.<name>.<hex>.old`
+  // for the old entry commit_keeping_old keeps.
+  const std::string& hex() const { return hex_; }
+  // True when something (not a folder) is at the name now: a file commit_keeping_old would keep.
+  bool has_old() const;
+  // Flushes the folder's entries (renames, removals) to the disk. GDAP_ERR_IO naming it if that fails.
+  void sync_folder() const;
 
  private:
   void keep_old();
 
   int dir_;
-  std::string name_, temp_, path_, old_;  // old_: the kept entry's name, empty when none is kept
+  std::string name_, hex_, temp_, path_, old_;  // old_: the kept entry's name, empty when none is kept
   Fd fd_;
   bool committed_ = false;
   bool old_renamed_ = false;  // the old entry was renamed away (no hard links), not linked

@@ -274,6 +274,10 @@ std::vector<fs::path> store_entries(const std::string& path, const ZarrMeta& met
     const fs::file_status status = it->symlink_status(ec);
     if (ec) break;
     if (relative == "zarr.json") continue;
+    if (it.depth() == 0 && is_save_temporary(relative)) {  // an earlier save's leftover, never the store's data
+      it.disable_recursion_pending();
+      continue;
+    }
     if (fs::is_regular_file(status) && in_key_space(meta, relative, false)) {
       files.push_back(it->path());
     } else if (fs::is_directory(status) && in_key_space(meta, relative, true)) {
@@ -312,15 +316,16 @@ void check_creatable(const std::string& path) {
   check_writable(path, above, "create the folder");
 }
 
-// An old store is replaced by renaming its folder aside: the process's working folder inside it
-// would follow it and be removed with it, so that every relative path the caller uses would fail.
+// An overwrite moves the old store's entries aside and removes them: a working folder inside one
+// of its subfolders would be removed with it, so that every relative path the caller uses would
+// fail. (The store's own folder stays: a working folder there is fine.)
 void refuse_working_folder(const std::string& path, const fs::path& place) {
   std::error_code ec;
   const fs::path here = fs::current_path(ec);
   const fs::path inside = ec ? fs::path() : here.lexically_relative(place);
-  if (!inside.empty() && *inside.begin() != "..") {
-    fail(GDAP_ERR_INVALID_ARGUMENT, "{}: the working folder {} is inside the store, which an overwrite renames aside and "
-         "removes: save from outside it; nothing was removed", path, here.string());
+  if (!inside.empty() && inside != "." && *inside.begin() != "..") {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "{}: the working folder {} is inside the store's {}, which an overwrite removes: save "
+         "from outside it; nothing was removed", path, here.string(), inside.begin()->string());
   }
 }
 
@@ -328,7 +333,7 @@ void refuse_working_folder(const std::string& path, const fs::path& place) {
 // old store listed here once, for its removal after the swap), after checking, changing nothing,
 // that it may go ahead: the path is a folder or can be created, a store there is replaced only
 // with overwrite and only when it is provably a Zarr array store, and this process may write
-// beside it (where the new store is written) and remove the old store's entries.
+// in the folder (where the new store is written) and remove the old store's entries.
 StorePlace survey_place(const std::string& path, const gdap_zarr_options& o) {
   std::error_code ec;
   const fs::file_status at = fs::status(path, ec);  // the caller's own path: a link to a folder is followed
@@ -343,23 +348,24 @@ StorePlace survey_place(const std::string& path, const gdap_zarr_options& o) {
     check_creatable(path);
     return where;
   }
-  check_writable(path, where.place.parent_path(), "write the new store beside the folder");
+  check_writable(path, path, "write the store");
   const std::optional<ZarrMeta> old = existing_store(path);
   if (!old) {
-    check_writable(path, path, "write the store");
     where.was = StorePlace::Was::folder;
     return where;
   }
   if (o.overwrite == 0) fail(GDAP_ERR_INVALID_ARGUMENT, "{}: a Zarr store is already there (set overwrite to replace it)", path);
   where.was = StorePlace::Was::store;
   refuse_working_folder(path, where.place);
-  where.old_entries = store_entries(path, *old);
+  const std::vector<fs::path> entries = store_entries(path, *old);
   const fs::path* checked = nullptr;  // entries come folder by folder: each folder checked once
-  for (const fs::path& p : where.old_entries) {
+  for (const fs::path& p : entries) {
     if (checked == nullptr || p.parent_path() != checked->parent_path()) {
       check_writable(path, p.parent_path(), "remove the old store's entries");
       checked = &p;
     }
+    const std::string top = p.lexically_relative(path).begin()->string();  // zarr.json comes first
+    if (std::find(where.old_top.begin(), where.old_top.end(), top) == where.old_top.end()) where.old_top.push_back(top);
   }
   return where;
 }
@@ -535,7 +541,7 @@ ZarrMeta save_meta(const gdap_map& map, gdap_dtype dtype, const std::string& pat
 
 // The save once every rank has agreed to it (save_meta's `meta` and `moved`; rank 0's survey of
 // the place `where`): the section moved to equal blocks where needed, then every rank writes its
-// chunks into a new folder rank 0 makes beside the place, and rank 0 swaps it in only once every
+// chunks into a new folder rank 0 makes inside the place, and rank 0 swaps it in only once every
 // rank has written. Until then an old store is untouched; a failure on any rank removes the new folder.
 void save(gdap_comm& comm, const gdap_map& map, const gdap_array& section, const std::string& path,
           const ZarrMeta& meta, EvenBlocks& moved, StorePlace& where) {
@@ -555,8 +561,10 @@ void save(gdap_comm& comm, const gdap_map& map, const gdap_array& section, const
   agree(comm, [&] {
     try {
       if (memory_of(data) == Memory::device) cuda::synchronize_stream(comm.stream);  // queued writes first
+      const FolderFlush flush(temp, path);
       write_chunks(temp, meta, *layout, comm.rank, *data, io_threads(comm.node_ranks));
       if (comm.rank == 0) write_new(Dir::open(temp, false), "zarr.json", meta_json(meta));
+      flush.now();  // on the disk before the old store goes
     } catch (const Error& e) {
       fail(e.status(), "{}: writing the new store failed ({}); the old one, if any, is untouched", path, e.what());
     }
@@ -704,7 +712,7 @@ extern "C" GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* 
     gdap::io::EvenBlocks moved;
     gdap::io::StorePlace place;
     // Checks only: nothing on disk changes before every rank has agreed (rank 0 surveys the place
-    // of the store; save writes it beside it and swaps it in once every rank has written).
+    // of the store; save writes it inside it and moves it in once every rank has written).
     gdap::agree(c, [&] {
       gdap::require(map, "map");
       gdap::require(section, "section");

@@ -1,15 +1,17 @@
-// Swapping a new Zarr store into place (see zarr_swap.hpp). Every rename is within the place's
-// parent folder, so each is atomic on one file system.
+// Moving a new Zarr store into its place (see zarr_swap.hpp). Every rename is within the place
+// folder, so each is atomic on one file system, a mount point included.
 #include "io/zarr_swap.hpp"
 
 #include "core/error.hpp"
 #include "io/files.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fmt/std.h>
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -24,18 +26,12 @@ namespace fs = std::filesystem;
 
 std::string reason(int err) { return std::strerror(err); }
 
-// An unused hidden name beside `place`: `.<name>.gdap-<what>-<16 hex digits>`.
-fs::path hidden_beside(const fs::path& place, const char* what) {
-  std::error_code ec;
-  for (int attempt = 0; attempt < 64; ++attempt) {
-    const fs::path p = place.parent_path() / fmt::format(".{}.gdap-{}-{}", place.filename().string(), what, random_suffix());
-    if (!fs::exists(fs::symlink_status(p, ec))) return p;
-  }
-  fail(GDAP_ERR_IO, "{}: 64 hidden names beside it were all taken", place.string());
-}
+constexpr const char* kNew = ".gdap-new-";
+constexpr const char* kAside = ".gdap-aside-";
+constexpr const char* kOld = ".gdap-old-";
 
-// Renames `from` to `to` unless something is at `to` (a user's file beside a store in a folder is
-// never replaced); the system's reason otherwise.
+// Renames `from` to `to` unless something is at `to` (a user's file in a folder is never
+// replaced); the system's reason otherwise.
 int move_without_replacing(const fs::path& from, const fs::path& to) {
   if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
   if (errno != EINVAL && errno != ENOSYS) return errno;
@@ -44,95 +40,159 @@ int move_without_replacing(const fs::path& from, const fs::path& to) {
   return ::rename(from.c_str(), to.c_str()) == 0 ? 0 : errno;
 }
 
+// Moves back the first `count` of `names` from `to` into `from`, last first (so zarr.json, moved
+// first, goes back last); the names that could not be moved back.
+std::vector<std::string> move_back(const std::vector<std::string>& names, size_t count, const fs::path& from, const fs::path& to) {
+  std::vector<std::string> stuck;
+  for (size_t j = count; j-- > 0;) {
+    if (::rename((to / names[j]).c_str(), (from / names[j]).c_str()) != 0) stuck.push_back(names[j]);
+  }
+  return stuck;
+}
+
+// Flushes the folder's own entries (renames in it) to the disk; the system's reason, or 0.
+int sync_folder(const fs::path& folder) {
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  const int err = ::fsync(fd) == 0 ? 0 : errno;
+  ::close(fd);
+  return err;
+}
+
 }  // namespace
 
+bool is_save_temporary(const std::string& name) {
+  return name.starts_with(kNew) || name.starts_with(kAside) || name.starts_with(kOld);
+}
+
+FolderFlush::FolderFlush(const std::string& folder, std::string shown)
+    : fd_(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)), folder_(folder), shown_(std::move(shown)) {
+  if (fd_ < 0) fail(GDAP_ERR_IO, "{}: cannot open {} to flush it to the disk: {}", shown_, folder_, reason(errno));
+}
+
+FolderFlush::~FolderFlush() { ::close(fd_); }
+
+void FolderFlush::now() const {
+  if (::syncfs(fd_) != 0) fail(GDAP_ERR_IO, "{}: flushing the new store in {} to the disk failed: {}", shown_, folder_, reason(errno));
+}
+
 NewStore::NewStore(StorePlace where) : where_(std::move(where)) {
-  const fs::path parent = where_.place.parent_path();
+  const fs::path& place = where_.place;
   std::error_code ec;
-  if (!fs::exists(fs::status(parent, ec))) {
-    for (fs::path p = parent; !p.empty() && !fs::exists(fs::status(p, ec)); p = p.parent_path()) made_parents_ = p;
-    fs::create_directories(parent, ec);
-    if (ec) fail(GDAP_ERR_IO, "{}: cannot create the folder {}: {}", where_.shown, parent.string(), ec.message());
+  if (!fs::exists(fs::status(place, ec))) {
+    for (fs::path p = place; !p.empty() && !fs::exists(fs::status(p, ec)); p = p.parent_path()) made_top_ = p;
+    fs::create_directories(place, ec);
+    if (ec) fail(GDAP_ERR_IO, "{}: cannot create the folder {}: {}", where_.shown, place.string(), ec.message());
   }
   for (int attempt = 0; attempt < 64 && temp_.empty(); ++attempt) {
-    const fs::path p = hidden_beside(where_.place, "new");
-    if (::mkdir(p.c_str(), 0777) == 0) temp_ = p.string();
-    else if (errno != EEXIST) fail(GDAP_ERR_IO, "{}: cannot create the folder {} to write the new store in: {}", where_.shown, p.string(), reason(errno));
+    const fs::path p = place / (kNew + random_suffix());
+    if (::mkdir(p.c_str(), 0777) == 0) {
+      temp_ = p.string();
+    } else if (errno != EEXIST) {
+      const int err = errno;
+      remove_made();
+      fail(GDAP_ERR_IO, "{}: cannot create the folder {} to write the new store in: {}", where_.shown, p.string(), reason(err));
+    }
   }
-  if (temp_.empty()) fail(GDAP_ERR_IO, "{}: 64 hidden names beside it were all taken", where_.shown);
+  if (temp_.empty()) fail(GDAP_ERR_IO, "{}: 64 hidden names in it were all taken", where_.shown);
 }
 
 NewStore::~NewStore() {
   if (swapped_) return;
   std::error_code ec;
   fs::remove_all(temp_, ec);  // the save's own folder: links in it are removed, never followed
-  if (made_parents_.empty()) return;
-  for (fs::path p = where_.place.parent_path(); p.string().size() >= made_parents_.string().size(); p = p.parent_path()) {
+  remove_made();
+}
+
+void NewStore::remove_made() const {
+  std::error_code ec;
+  if (made_top_.empty()) return;
+  for (fs::path p = where_.place; p.string().size() >= made_top_.string().size(); p = p.parent_path()) {
     if (!fs::remove(p, ec)) break;  // only empty folders: one that got other contents stays
   }
 }
 
-void NewStore::swap_in() {
-  switch (where_.was) {
-    case StorePlace::Was::absent:
-      if (::rename(temp_.c_str(), where_.place.c_str()) != 0) {
-        fail(GDAP_ERR_IO, "{}: cannot move the new store into place from {}: {}; nothing there changed", where_.shown, temp_, reason(errno));
-      }
-      swapped_ = true;
-      return;
-    case StorePlace::Was::folder: move_entries_in(); return;
-    case StorePlace::Was::store: replace_old(); return;
-  }
-}
-
-// A folder without a store: the new store's entries moved into it (zarr.json last, so that the
-// folder holds a store only once every chunk is there); a failure moves back those already moved.
-void NewStore::move_entries_in() {
-  std::vector<fs::path> entries;
+std::vector<std::string> NewStore::new_entries() const {
+  std::vector<std::string> names;
   std::error_code ec;
-  for (auto it = fs::directory_iterator(temp_, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) entries.push_back(it->path());
+  for (auto it = fs::directory_iterator(temp_, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    names.push_back(it->path().filename().string());
+  }
   if (ec) fail(GDAP_ERR_IO, "{}: cannot list the new store in {}: {}; nothing there changed", where_.shown, temp_, ec.message());
-  std::stable_partition(entries.begin(), entries.end(), [](const fs::path& p) { return p.filename() != "zarr.json"; });
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const int err = move_without_replacing(entries[i], where_.place / entries[i].filename());
+  std::stable_partition(names.begin(), names.end(), [](const std::string& n) { return n != "zarr.json"; });
+  return names;
+}
+
+void NewStore::roll_back_aside(const fs::path& aside, size_t moved, int err, const std::string& what) {
+  const std::vector<std::string> stuck = move_back(where_.old_top, moved, where_.place, aside);
+  std::error_code ec;
+  if (stuck.empty() && fs::remove(aside, ec)) {
+    fail(GDAP_ERR_IO, "{}: {}: {}; the old store is back as it was", where_.shown, what, reason(err));
+  }
+  fail(GDAP_ERR_IO, "{}: {}: {}; and {} of the old store could not be moved back from {}: move them back by hand", where_.shown,
+       what, reason(err), fmt::join(stuck, ", "), aside.string());
+}
+
+// The old store's top-level entries into `aside`, zarr.json first (the place stops being a store at once).
+void NewStore::move_old_aside(const fs::path& aside) {
+  if (::mkdir(aside.c_str(), 0700) != 0) {
+    fail(GDAP_ERR_IO, "{}: cannot create the folder {} for the old store: {}; nothing there changed", where_.shown,
+         aside.string(), reason(errno));
+  }
+  const std::vector<std::string>& top = where_.old_top;
+  for (size_t i = 0; i < top.size(); ++i) {
+    const int err = move_without_replacing(where_.place / top[i], aside / top[i]);
+    if (err != 0) roll_back_aside(aside, i, err, fmt::format("cannot move {} of the old store aside", top[i]));
+  }
+}
+
+// The new store's entries into the place, zarr.json last (the place holds a store again only once
+// every chunk is there); a failure moves the moved ones back and the old store back from `old`.
+void NewStore::move_new_in(const fs::path& old) {
+  const std::vector<std::string> names = new_entries();
+  for (size_t i = 0; i < names.size(); ++i) {
+    const int err = move_without_replacing(fs::path(temp_) / names[i], where_.place / names[i]);
     if (err == 0) continue;
-    for (size_t j = i; j-- > 0;) static_cast<void>(::rename((where_.place / entries[j].filename()).c_str(), entries[j].c_str()));
-    fail(GDAP_ERR_IO, "{}: cannot move {} of the new store into the folder: {}; nothing there changed", where_.shown,
-         entries[i].filename().string(), reason(err));
-  }
-  swapped_ = true;
-  fs::remove(temp_, ec);
-}
-
-// A store there: renamed aside, the new one renamed in (the old one renamed back if that fails),
-// then the old one removed entry by entry as listed when the save was checked.
-void NewStore::replace_old() {
-  const fs::path aside = hidden_beside(where_.place, "old");
-  if (::rename(where_.place.c_str(), aside.c_str()) != 0) {
-    fail(GDAP_ERR_IO, "{}: cannot move the old store aside to {}: {}; it is untouched", where_.shown, aside.string(), reason(errno));
-  }
-  if (::rename(temp_.c_str(), where_.place.c_str()) != 0) {
-    const int err = errno;
-    if (::rename(aside.c_str(), where_.place.c_str()) != 0) {
-      fail(GDAP_ERR_IO, "{}: cannot move the new store into place: {}; and the old store, moved aside to {}, cannot be "
-           "moved back: {}", where_.shown, reason(err), aside.string(), reason(errno));
+    std::vector<std::string> stuck = move_back(names, i, temp_, where_.place);
+    std::error_code ec;
+    const std::vector<std::string> old_stuck = stuck.empty() ? move_back(where_.old_top, where_.old_top.size(), where_.place, old)
+                                                             : where_.old_top;
+    if (stuck.empty() && old_stuck.empty() && fs::remove(old, ec)) {
+      fail(GDAP_ERR_IO, "{}: cannot move {} of the new store into the folder: {}; nothing there changed", where_.shown, names[i],
+           reason(err));
     }
-    fail(GDAP_ERR_IO, "{}: cannot move the new store into place: {}; the old store is untouched", where_.shown, reason(err));
+    swapped_ = true;  // keep the new store's folder: it may hold the only copy of entries
+    fail(GDAP_ERR_IO, "{}: cannot move {} of the new store into the folder: {}; moving back failed for {}{}: the new store's "
+         "entries are in {} and the place, the old store's in {} (see docs/zarr.md, crash recovery)", where_.shown, names[i],
+         reason(err), fmt::join(stuck, ", "), stuck.empty() ? fmt::format("{}", fmt::join(old_stuck, ", ")) : " (the old store was left aside)",
+         temp_, old.string());
   }
-  swapped_ = true;
-  remove_aside(aside);
 }
 
-void NewStore::remove_aside(const fs::path& aside) const {
-  std::error_code ec, first;
-  for (const fs::path& entry : where_.old_entries) {
-    if (!fs::remove(aside / entry.lexically_relative(where_.shown), ec) && ec && !first) first = ec;
+void NewStore::swap_in() {
+  const std::string suffix = fs::path(temp_).filename().string().substr(std::string(kNew).size());
+  const fs::path aside = where_.place / (kAside + suffix);
+  const fs::path old = where_.place / (kOld + suffix);
+  move_old_aside(aside);
+  if (::rename(aside.c_str(), old.c_str()) != 0) {
+    roll_back_aside(aside, where_.old_top.size(), errno, fmt::format("cannot rename {} to {}", aside.string(), old.string()));
   }
-  if (!fs::remove(aside, ec) && !first) first = ec ? ec : std::make_error_code(std::errc::directory_not_empty);
-  if (first) {
+  move_new_in(old);
+  swapped_ = true;
+  std::error_code ec;
+  fs::remove_all(old, ec);  // the save's own folder: links in it are removed, never followed
+  const std::error_code removing = ec;
+  fs::remove(temp_, ec);
+  int err = 0;  // the renames in the place (and the folders this save made) to the disk
+  for (fs::path p = where_.place; err == 0; p = p.parent_path()) {
+    err = sync_folder(p);
+    if (made_top_.empty() || p.string().size() < made_top_.string().size() || p == p.parent_path()) break;
+  }
+  if (removing) {
     fail(GDAP_ERR_IO, "{}: the new store is in place, but the old one, moved aside to {}, could not be removed: {}",
-         where_.shown, aside.string(), first.message());
+         where_.shown, old.string(), removing.message());
   }
+  if (err != 0) fail(GDAP_ERR_IO, "{}: the new store is in place, but flushing the folder to the disk failed: {}", where_.shown, reason(err));
 }
 
 }  // namespace gdap::io

@@ -17,6 +17,7 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -699,12 +700,17 @@ TEST(ZarrRefusals, APeersRefusalLeavesTheOldStoreWhole) {
   }
 }
 
-// The hidden entries beside the store `dir` (a save's temporaries: `.<name>.gdap-...`).
+// A save's temporaries left at the store `dir`: hidden entries beside it (`.<name>.gdap-...`, where
+// saves wrote before iosafe2) or inside it (`.gdap-new-...` and the like).
 std::vector<std::string> hidden_beside(const fs::path& dir) {
   std::vector<std::string> out;
   const std::string mine = "." + dir.filename().string() + ".";
   for (const auto& e : fs::directory_iterator(dir.parent_path())) {
     if (e.path().filename().string().rfind(mine, 0) == 0) out.push_back(e.path().filename().string());
+  }
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().rfind(".gdap-", 0) == 0) out.push_back(e.path().filename().string());
   }
   return out;
 }
@@ -761,21 +767,29 @@ TEST(ZarrIoFailure, AWriteFailingOnOneRankLeavesTheOldStoreWhole) {
   fs::remove_all(dir);
 }
 
-// Rule: a hidden folder a crashed save left beside the store (a name a save could have picked) does
-// not stop the next save, which goes through and leaves it alone (it may be another save's).
+// Rule: hidden folders a crashed save left inside the store (names a save could have picked) do not
+// stop the next save, which goes through and leaves them alone (they may be another save's), and
+// are not read as the store's data.
 TEST(ZarrIoFailure, AStaleTemporaryDoesNotBreakTheNextSave) {
   const std::string dir = saved_rows("stale", GDAP_ZARR_RAW);
-  const fs::path stale = fs::path(dir).parent_path() / ".stale.gdap-new-0123456789abcdef";
-  fs::create_directories(stale / "c");
-  std::ofstream(stale / "c" / "0") << "half a chunk";
+  std::vector<std::string> stale;
+  for (const char* name : {".gdap-new-0123456789abcdef", ".gdap-old-0123456789abcdef", ".gdap-aside-0123456789abcdef"}) {
+    fs::create_directories(fs::path(dir) / name / "c");
+    std::ofstream(fs::path(dir) / name / "c" / "0") << "half a chunk";
+    std::ofstream(fs::path(dir) / name / "zarr.json") << "{";
+    stale.emplace_back(name);
+  }
+  std::sort(stale.begin(), stale.end());
   rt::Report report;
   gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
   o.overwrite = 1;
   save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir, o, report);
+  if (report.ok()) save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir, o, report);
   if (report.ok()) load_and_check(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir, report);
   EXPECT_TRUE(report.ok()) << report.text();
-  EXPECT_EQ(hidden_beside(dir), std::vector<std::string>{stale.filename().string()});
-  fs::remove_all(stale);
+  std::vector<std::string> left = hidden_beside(dir);
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, stale);
   fs::remove_all(dir);
 }
 
@@ -795,32 +809,94 @@ TEST(ZarrIoFailure, AFolderWithoutAStoreKeepsItsFiles) {
   fs::remove_all(dir);
 }
 
-// Rule: an overwrite renames the old store's folder aside and removes it; with the process's working
-// folder inside it, the working folder would be removed too: refused, the store untouched. In a
-// child process, whose working folder is its own.
-TEST(ZarrIoFailure, OverwriteFromInsideTheStoreIsRefused) {
+// Rule: an overwrite moves the old store's entries aside and removes them; with the process's
+// working folder inside one of them (here c), it would be removed too: refused, the store
+// untouched. The store's own folder stays, so a working folder there is fine (iosafe2: it was
+// refused while the folder itself was renamed aside). In a child process, whose working folder is its own.
+TEST(ZarrIoFailure, OverwriteFromInsideTheStoresChunksIsRefused) {
   const std::string dir = saved_rows("cwd_inside", GDAP_ZARR_RAW);
   const std::map<std::string, std::string> before = listing_of(dir);
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
+    const auto overwrite = [&] {
+      return on_group(rows_2x2(), [&](gdap_comm* comm, gdap_map* map, int64_t r) {
+        rt::Section s;
+        rt::Report setup;
+        if (!rt::make_painted(s, rt::Storage::created, rt::dtypes()[0], rows_2x2(), r, true, rt::kPoison, "", setup)) _exit(2);
+        gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
+        o.overwrite = 1;
+        return gdap_zarr_save(comm, map, s.array(), dir.c_str(), &o);
+      });
+    };
     if (chdir((fs::path(dir) / "c").c_str()) != 0) _exit(2);
-    const auto results = on_group(rows_2x2(), [&](gdap_comm* comm, gdap_map* map, int64_t r) {
-      rt::Section s;
-      rt::Report setup;
-      if (!rt::make_painted(s, rt::Storage::created, rt::dtypes()[0], rows_2x2(), r, true, rt::kPoison, "", setup)) _exit(2);
-      gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
-      o.overwrite = 1;
-      return gdap_zarr_save(comm, map, s.array(), dir.c_str(), &o);
-    });
-    const bool named = results[0].second.find("is inside the store, which an overwrite renames aside") != std::string::npos;
-    _exit(results[0].first == GDAP_ERR_INVALID_ARGUMENT && named && results[1].first == GDAP_ERR_REMOTE ? 0 : 3);
+    const auto results = overwrite();
+    const bool named = results[0].second.find("is inside the store's c, which an overwrite removes") != std::string::npos;
+    if (results[0].first != GDAP_ERR_INVALID_ARGUMENT || !named || results[1].first != GDAP_ERR_REMOTE) _exit(3);
+    if (listing_of(dir) != before) _exit(5);
+    if (chdir(dir.c_str()) != 0) _exit(2);
+    const auto again = overwrite();
+    _exit(again[0].first == GDAP_SUCCESS && again[1].first == GDAP_SUCCESS ? 0 : 4);
   }
   int status = 0;
   waitpid(child, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: rank 0 did not refuse naming the working folder, or rank 1 did not quote it";
-  EXPECT_EQ(listing_of(dir), before);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: rank 0 did not refuse naming the working folder, or rank 1 did not quote it; "
+                                       "4: the overwrite from the store's own folder failed; 5: the refused one changed the store";
+  EXPECT_TRUE(fs::exists(fs::path(dir) / "zarr.json"));
+  EXPECT_TRUE(hidden_beside(dir).empty());
+  fs::remove_all(dir);
+}
+
+// Issue: review 13b items 4 and 5. An overwrite renamed the store's folder aside and a new one in:
+// the folder's mode, group, ACLs, xattrs (Lustre stripes) were the new folder's, and a store at a
+// mount point could not be saved at all (EXDEV/EBUSY). The folder itself now stays: the same
+// inode, mode and xattr after an overwrite, and a first save into an existing empty folder keeps it too.
+TEST(ZarrIoFailure, AnOverwriteKeepsTheStoresFolder) {
+  const fs::path dir = fresh_dir("kept_folder");
+  fs::create_directories(dir);
+  struct stat empty {};
+  ASSERT_EQ(::stat(dir.c_str(), &empty), 0);
+  rt::Report report;
+  save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir.string(), GDAP_ZARR_OPTIONS_INIT, report);
+  ASSERT_TRUE(report.ok()) << report.text();
+  struct stat first {};
+  ASSERT_EQ(::stat(dir.c_str(), &first), 0);
+  EXPECT_EQ(first.st_ino, empty.st_ino) << "the first save into an empty folder replaced the folder";
+  ASSERT_EQ(::chmod(dir.c_str(), 02750), 0);
+  const bool xattr = ::setxattr(dir.c_str(), "user.gdap_marker", "kept", 4, 0) == 0;  // tmpfs before 6.6 refuses user.*
+  gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
+  o.overwrite = 1;
+  o.codec = GDAP_ZARR_ZSTD;
+  save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir.string(), o, report);
+  if (report.ok()) load_and_check(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir.string(), report);
+  ASSERT_TRUE(report.ok()) << report.text();
+  struct stat after {};
+  ASSERT_EQ(::stat(dir.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, empty.st_ino) << "the overwrite replaced the store's folder";
+  EXPECT_EQ(after.st_mode & 07777, 02750U) << "the overwrite changed the folder's mode";
+  if (xattr) {
+    char value[8] = {};
+    EXPECT_EQ(::getxattr(dir.c_str(), "user.gdap_marker", value, sizeof value), 4);
+    EXPECT_STREQ(value, "kept");
+  }
+  EXPECT_NE(read_json(dir / "zarr.json").dump().find("\"zstd\""), std::string::npos) << "the old store is still there";
+  EXPECT_TRUE(hidden_beside(dir).empty());
+  fs::remove_all(dir);
+}
+
+// Issue: review 13b item 7. The temporary beside the store, `.<name>.gdap-new-<16 hex>`, made a
+// store name of 229-255 characters fail with ENAMETOOLONG; a name of 250 characters saves.
+TEST(ZarrIoFailure, AStoreNameOf250CharactersSaves) {
+  const fs::path dir = fresh_dir("long").parent_path() / std::string(250, 's');
+  fs::remove_all(dir);
+  rt::Report report;
+  save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir.string(), GDAP_ZARR_OPTIONS_INIT, report);
+  gdap_zarr_options o = GDAP_ZARR_OPTIONS_INIT;
+  o.overwrite = 1;
+  if (report.ok()) save(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir.string(), o, report);
+  if (report.ok()) load_and_check(rows_2x2(), rt::dtypes()[0], rt::Storage::created, dir.string(), report);
+  EXPECT_TRUE(report.ok()) << report.text();
   fs::remove_all(dir);
 }
 
