@@ -610,6 +610,33 @@ TEST(Dnpy, SaveNeverWritesThroughAPlantedLink) {
   for (const std::string& p : {path, path + ".tmp0", victim, victim2}) fs::remove(p);
 }
 
+// Session 13 (the save marker): a link or a FIFO planted at `<prefix>.gdap-saving`, the marker rank 0
+// keeps while files are swapped, is replaced, never written through or opened (a FIFO opened for
+// writing would block the save), and no marker is left once the save is done.
+TEST(Dnpy, APlantedLinkOrFifoAtTheMarkerNameIsNeitherFollowedNorOpened) {
+  const std::string prefix = prefix_for("marker");
+  const std::string path = prefix + "_0.dnpy", marker = prefix + ".gdap-saving", victim = prefix + "_victim";
+  Group group(1);
+  const gdap_dim d = block(3, 1, 0, 0, 3);
+  gdap_array* a = nullptr;
+  ASSERT_EQ(gdap_array_create(&a, kF64, kHost, &d, 1), GDAP_SUCCESS) << gdap_last_error();
+  for (const bool fifo : {false, true}) {
+    for (const std::string& p : {path, marker, victim}) fs::remove(p);
+    spit(victim, "victim");
+    if (fifo) {
+      ASSERT_EQ(mkfifo(marker.c_str(), 0600), 0);
+    } else {
+      fs::create_symlink(victim, marker);
+    }
+    EXPECT_EQ(gdap_dnpy_save(group[0], a, prefix.c_str()), GDAP_SUCCESS) << gdap_last_error();
+    EXPECT_EQ(slurp(victim), "victim") << "rule: a link at the marker's name is not written through";
+    EXPECT_FALSE(fs::exists(fs::symlink_status(marker))) << "rule: no marker is left after a save";
+    EXPECT_EQ(slurp(path).substr(0, 6), "\x93" "DARRY");
+  }
+  gdap_array_destroy(a);
+  for (const std::string& p : {path, marker, victim}) fs::remove(p);
+}
+
 // Issue 27, item 15: a save that fails while writing (here: the file-size limit) leaves no
 // temporary file behind. In a child process, whose limit is its own.
 TEST(Dnpy, FailedSaveLeavesNoTemporary) {
