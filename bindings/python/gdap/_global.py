@@ -41,6 +41,7 @@ from ._errors import InvalidArgumentError, UnsupportedError
 from ._local import LocalArray, device_to_c, dtype_to_c, from_distarray, from_dlpack
 from ._map import GlobalMap, release_map
 from ._paths import c_name
+from ._redistribute import release_redistribute
 
 Devices = Union[int, Sequence[DeviceSpec], Controller, None]
 _OPS = {"sum": _c.GDAP_REDUCE_SUM, "prod": _c.GDAP_REDUCE_PROD, "min": _c.GDAP_REDUCE_MIN,
@@ -387,7 +388,7 @@ class GlobalArray:
             return ctx, at, _root_layout(tuple(layout.shape), layout.nranks, at)
 
         # A layout, device or root wrong on this rank only: the others are told in the redistribution.
-        ctx, root, root_layout = told(_comm_or_none(comm), where, _release_comm_redistribute)
+        ctx, root, root_layout = told(_wrap_first(comm), where, release_redistribute)
 
         def prepare(r: int) -> tuple[LocalArray, tuple[LocalArray, Any]]:
             if r == root:
@@ -1365,21 +1366,11 @@ def _check_pending(pending: Optional[str]) -> None:
         raise InvalidArgumentError("pending must be one of %s, not %r" % (", ".join(PENDING_OPS), pending))
 
 
-def _comm_or_none(comm: Any) -> Optional[Comm]:
-    """The gdap.Comm a constructor's refusal is told over: `comm`'s whenever it is given (devices=
-    beside it is refused on that rank, and the peers must hear of it), else None."""
-    return _wrap_first(comm)
-
-
 def _wrap_first(comm: Any) -> Optional[Comm]:
     """`comm` as a gdap.Comm (None: none given), first thing in a constructor: wrapping an mpi4py
     communicator is collective (MPI_Comm_dup), so no argument check may raise before it on one rank
     only (the others would wait in MPI_Comm_dup for good, with no gdap timeout)."""
     return None if comm is None else _gdap_comm(comm)
-
-
-def _release_comm_redistribute(comm: Comm) -> None:
-    _c.gdap_redistribute(comm._h(), None, None, None)
 
 
 def _release_reduce_axes(ctx: Context, rank: int) -> None:
@@ -1391,7 +1382,7 @@ def _release_barrier(ctx: Context, rank: int) -> None:
 
 
 def _release_redistribute(ctx: Context, rank: int) -> None:
-    _release_comm_redistribute(ctx.comm(rank))
+    release_redistribute(ctx.comm(rank))
 
 
 def _release_reduce_scatter(ctx: Context, rank: int) -> None:
