@@ -247,19 +247,27 @@ void NewFile::commit_keeping_old() {
   keep_old();
   if (::renameat(dir_, temp_.c_str(), dir_, name_.c_str()) != 0) {
     const int err = errno;
-    if (old_renamed_ && ::renameat(dir_, old_.c_str(), dir_, name_.c_str()) == 0) old_.clear();
-    else if (!old_renamed_ && !old_.empty() && ::unlinkat(dir_, old_.c_str(), 0) == 0) old_.clear();
+    unkeep_old();  // where this fails too, restore_old tries again
     fail(GDAP_ERR_IO, "{}: cannot move the written file into place: {}", path_, reason(err));
   }
   committed_ = true;
 }
 
+// Before the new file is in place, the old one is still at the name (its kept link removed) or
+// was renamed aside (renamed back); 0 or the system's reason. A kept name already gone counts as done.
+int NewFile::unkeep_old() {
+  if (old_.empty()) return 0;
+  const int done = old_renamed_ ? ::renameat(dir_, old_.c_str(), dir_, name_.c_str()) : ::unlinkat(dir_, old_.c_str(), 0);
+  if (done != 0 && errno != ENOENT) return errno;
+  old_.clear();
+  return 0;
+}
+
 void NewFile::restore_old() {
   if (!committed_) {  // the rename failed: the name holds the old file, unless it was renamed aside
-    if (old_.empty()) return;
-    const int done = old_renamed_ ? ::renameat(dir_, old_.c_str(), dir_, name_.c_str()) : ::unlinkat(dir_, old_.c_str(), 0);
-    if (done != 0 && errno != ENOENT) fail(GDAP_ERR_IO, "{}: cannot put the old file back from {}: {} (it is still there)", path_, old_, reason(errno));
-    old_.clear();
+    if (const int err = unkeep_old(); err != 0) {  // old_ still names it
+      fail(GDAP_ERR_IO, "{}: cannot put the old file back from {}: {} (it is still there)", path_, old_, reason(err));
+    }
     return;
   }
   if (old_.empty()) {

@@ -124,6 +124,7 @@ class NewFile {
 
  private:
   void keep_old();
+  int unkeep_old();
 
   int dir_;
   std::string name_, hex_, temp_, path_, old_;  // old_: the kept entry's name, empty when none is kept
