@@ -122,6 +122,10 @@ std::vector<std::string> agree_gather(gdap_comm& comm, const std::function<Share
   return shares;
 }
 
+std::vector<std::string> agree_shares(gdap_comm& comm, const std::function<std::string()>& local) {
+  return agree_gather(comm, [&] { return Share{"", local()}; }, [](size_t, std::string_view, std::string_view) { return std::string(); });
+}
+
 void agree(gdap_comm& comm, const std::function<void()>& local, std::string_view token,
            const std::function<std::string(size_t rank)>& mismatch) {
   agree_gather(comm, [&] {

@@ -78,6 +78,10 @@ struct Share {
 using Mismatch = std::function<std::string(size_t rank, std::string_view theirs, std::string_view first)>;
 std::vector<std::string> agree_gather(gdap_comm& comm, const std::function<Share()>& local, const Mismatch& mismatch);
 
+// As agree_gather with no token to compare: every rank's `local()` in rank order, once every
+// rank's `local` (its checks, or the work whose result it shares) succeeded.
+std::vector<std::string> agree_shares(gdap_comm& comm, const std::function<std::string()>& local);
+
 // The failure gdap_comm_fail_next gave the collective call in progress, taken (so that only its
 // first agreement reports it); GDAP_SUCCESS when there is none.
 Error take_call_failure(gdap_comm& comm);

@@ -160,8 +160,10 @@ void write_unplaced(gdap_comm& comm, const gdap_array& a, const std::string& pat
 // one removed (docs/dnpy.md). Made by the constructor in rank 0's folder `dir`; removed by done().
 class SavingMarker {
  public:
+  static std::string name(const std::string& prefix_name) { return prefix_name + ".gdap-saving"; }
+
   SavingMarker(const Dir& dir, const std::string& prefix_name, const std::vector<std::string>& lines)
-      : file_(dir, prefix_name + ".gdap-saving") {
+      : file_(dir, name(prefix_name)) {
     std::string text = "gdap .dnpy save in progress: rank, the hex of its hidden files, had a previous file (docs/dnpy.md)\n";
     for (const std::string& line : lines) text += line + "\n";
     file_.write(text.data(), static_cast<int64_t>(text.size()));
@@ -171,9 +173,9 @@ class SavingMarker {
   }
   // The files are of one save again: the marker removed and that flushed.
   void done(const Dir& dir, const std::string& prefix_name) {
-    const std::string name = prefix_name + ".gdap-saving";
-    if (::unlinkat(dir.fd(), name.c_str(), 0) != 0) {
-      fail(GDAP_ERR_IO, "{}/{}: cannot remove the save's marker: {}", dir.path(), name, std::strerror(errno));
+    const std::string marker = name(prefix_name);
+    if (::unlinkat(dir.fd(), marker.c_str(), 0) != 0) {
+      fail(GDAP_ERR_IO, "{}/{}: cannot remove the save's marker: {}", dir.path(), marker, std::strerror(errno));
     }
     file_.sync_folder();
   }
@@ -191,8 +193,7 @@ void place_everywhere(gdap_comm& comm, Unplaced& written, const std::string& pre
   NewFile& file = *written.file;
   std::optional<SavingMarker> marker;
   const auto line = fmt::format("{} {} {}", comm.rank, file.hex(), file.has_old() ? 1 : 0);
-  const std::vector<std::string> lines = agree_gather(comm, [&] { return Share{"", line}; },
-                                                      [](size_t, std::string_view, std::string_view) { return std::string(); });
+  const std::vector<std::string> lines = agree_shares(comm, [&] { return line; });
   agree(comm, [&] {
     if (comm.rank == 0) marker.emplace(*written.dir, prefix_name, lines);
   });
@@ -211,8 +212,9 @@ void place_everywhere(gdap_comm& comm, Unplaced& written, const std::string& pre
         if (comm.rank == 0) marker->done(*written.dir, prefix_name);
       });
     } catch (const Error& restoring) {
-      throw Error(failed.status(), fmt::format("{}; putting the previous files back failed too: {} (the marker {}.gdap-saving "
-                                               "stays: see docs/dnpy.md to finish by hand)", failed.what(), restoring.what(), prefix_name));
+      throw Error(failed.status(), fmt::format("{}; putting the previous files back failed too: {} (the marker {} "
+                                               "stays: see docs/dnpy.md to finish by hand)", failed.what(), restoring.what(),
+                                               SavingMarker::name(prefix_name)));
     }
     throw Error(failed.status(), fmt::format("{} (every rank's previous file is back in place)", failed.what()));
   }

@@ -553,10 +553,10 @@ void save(gdap_comm& comm, const gdap_map& map, const gdap_array& section, const
     data = moved.array.get();
   }
   std::optional<NewStore> fresh;  // rank 0's
-  const std::vector<std::string> made = agree_gather(comm, [&] {
+  const std::vector<std::string> made = agree_shares(comm, [&] {
     if (comm.rank == 0) fresh.emplace(std::move(where));
-    return Share{"", comm.rank == 0 ? fresh->path() : ""};
-  }, [](size_t, std::string_view, std::string_view) { return std::string(); });
+    return comm.rank == 0 ? fresh->path() : std::string();
+  });
   const std::string& temp = made[0];
   agree(comm, [&] {
     try {

@@ -220,11 +220,11 @@ struct Reduction {
       const bool store = nothing_reduced();
       if (!store || !covers(layout)) std::fill(partial, partial + layout.elements, identity<T>(engine_op));
       const OwnedRows rows(from, source.section.strides, source_terms(layout));
-      const auto* data = static_cast<const char*>(source.data());
+      const auto* elements = static_cast<const char*>(source.data());
       if constexpr (std::is_floating_point_v<T>) {
-        if (!store && engine_op == GDAP_REDUCE_SUM) return sum_rows_compensated(rows, data, partial, layout.elements);
+        if (!store && engine_op == GDAP_REDUCE_SUM) return sum_rows_compensated(rows, elements, partial, layout.elements);
       }
-      reduce_rows(store ? Combine::store : Combine::reduce, engine_op, rows, data, partial);
+      reduce_rows(store ? Combine::store : Combine::reduce, engine_op, rows, elements, partial);
     });
   }
 
