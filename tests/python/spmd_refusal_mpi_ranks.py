@@ -137,6 +137,18 @@ told("GlobalArray.max: keepdims=True on one rank", lambda: a.max(keepdims=bad(Fa
      "keepdims=True")
 told("GlobalArray.mean: an integer dtype on one rank", lambda: a.mean(dtype=bad(None, np.int32)),
      gdap.UnsupportedError, "mean with dtype=int32")
+told("GlobalArray.var: a ddof that is no number on one rank", lambda: a.var(ddof=bad(1, "1")),
+     gdap.InvalidArgumentError, "ddof must be a number")
+told("GlobalArray.std (pending reduction): an axis out of range on one rank", lambda: pending.std(axis=bad(0, 5)),
+     gdap.InvalidArgumentError, "axis 5 is out of range")
+told("GlobalArray.argmax: an axis out of range on one rank", lambda: a.argmax(axis=bad(1, 5)),
+     gdap.InvalidArgumentError, "axis 5 is out of range")
+told("GlobalArray.argmin (pending reduction): out= on one rank",
+     lambda: pending.argmin(out=bad(None, np.zeros((), np.int64))), gdap.UnsupportedError, "does not support out")
+told("GlobalArray.any: keepdims that is no bool on one rank", lambda: a.any(keepdims=bad(False, "yes")),
+     gdap.InvalidArgumentError, "keepdims must be True or False")
+told("GlobalArray.all (pending reduction): an axis out of range on one rank", lambda: pending.all(axis=bad(0, 5)),
+     gdap.InvalidArgumentError, "axis 5 is out of range")
 told("GlobalArray.astype (pending reduction): a dtype gdap cannot hold on one rank",
      lambda: pending.astype(bad(np.float32, np.dtype("U3"))), gdap.UnsupportedError, "")
 told("GlobalArray.gather: a root out of range on one rank", lambda: a.gather(bad(0, P + 3)), gdap.OutOfRangeError,

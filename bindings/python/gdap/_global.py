@@ -33,6 +33,7 @@ from typing import Any, Optional, TypeVar, Union
 import numpy as np
 
 from . import _gdap_c as _c
+from . import _stats
 from ._args import axis_items, integer
 from ._context import (Context, Controller, DeviceSpec, Spmd, check_devices_argument, cuda_ordinal, device_label,
                        run_c)
@@ -677,7 +678,10 @@ class GlobalArray:
         GlobalArray of the kept shape in even blocks), each element counted once (gdap.reduce_axes).
         The result's dtype is NumPy's: bool and integers narrower than 64 bits are summed as int64
         (unsigned: uint64), so that they do not overflow; other dtypes keep theirs; `dtype` sums in
-        that dtype instead. np.sum(a) calls this; NumPy's out= and keepdims=True are refused."""
+        that dtype instead. Dtypes gdap's C reductions do not take are converted first (_stats.work_dtype:
+        float16 in float32, bool/int16 min and max in uint8/int64, complex sum as real and imaginary
+        parts); complex prod/min/max raise UnsupportedError naming the way round. np.sum(a) calls this;
+        NumPy's out= and keepdims=True are refused."""
         return self._numpy_reduce("sum", axis, dtype, out, keepdims, numpy_only)
 
     def prod(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
@@ -699,22 +703,88 @@ class GlobalArray:
     def mean(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
              **numpy_only: Any) -> Any:
         """Collective: the mean over `axis` (as sum; integers are averaged as float64, or in `dtype`,
-        float32 or float64). Averaging no elements (a reduced axis of length 0) gives NaN with
+        a float or complex dtype; float16 in float32, returned as float16; complex as its real and
+        imaginary parts, each a compensated C mean). Averaging no elements (a reduced axis of length 0) gives NaN with
         NumPy's RuntimeWarning "Mean of empty slice"."""
         def check() -> tuple[Optional[np.dtype], tuple[int, ...]]:
             _refuse_numpy_keywords("mean", out, keepdims, numpy_only)
             want = np.dtype(dtype) if dtype is not None else None
-            if want is not None and want.kind != "f":
-                raise UnsupportedError("mean with dtype=%s: gdap's mean takes float32 or float64" % want)
+            if want is not None and want.kind not in "fc":
+                raise UnsupportedError("mean with dtype=%s: gdap's mean takes a float or complex dtype" % want)
             return want, self._reduced_axes("mean", axis)
 
         want, axes = self._checked(check, _release_reduce_axes)
         src = self.astype(want) if want is not None and want != self._dtype else self
         src = src if src._dtype.kind in "fc" else src.astype(np.float64)
-        if src._dtype.kind == "c":  # the array's dtype: the same on every rank
-            raise UnsupportedError("mean of complex %s: gdap's mean takes float32 or float64" % src._dtype)
         _warn_empty_mean(self.shape, axes)
         return src._reduce("mean", axes)
+
+    def var(self, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False,
+            **numpy_only: Any) -> Any:
+        """Collective: the variance over `axis` (None, an int or a tuple, as sum), NumPy's: the mean of
+        |x - x.mean()|**2 over n - ddof. Two compensated C sums (the mean, then the squared deviations;
+        the means, one per result element, allgathered in between); no gather of the array. Result
+        dtype as NumPy's: float64 for bool and integers, float16 for float16 (computed in float32),
+        float32 (float64) for complex64 (complex128); `dtype` computes in that float dtype. ddof >= n
+        gives inf or NaN with NumPy's RuntimeWarning. keepdims=True as NumPy's; out= is refused."""
+        return self._spread("var", axis, dtype, out, ddof, keepdims, numpy_only)
+
+    def std(self, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False,
+            **numpy_only: Any) -> Any:
+        """Collective: the standard deviation over `axis`, the square root of var (which see)."""
+        return self._spread("std", axis, dtype, out, ddof, keepdims, numpy_only)
+
+    def _spread(self, op: str, axis: Any, dtype: Any, out: Any, ddof: Any, keepdims: Any, numpy_only: dict) -> Any:
+        def check() -> tuple[tuple[int, ...], float, np.dtype, bool]:
+            _refuse_numpy_keywords(op, out, False, numpy_only)
+            return (self._reduced_axes(op, axis), _stats.check_ddof(ddof), _stats.var_dtype(self._dtype, dtype),
+                    _stats.check_keepdims(keepdims))
+
+        axes, ddof_, result, keep = self._checked(check, _release_reduce_axes)
+        value = _stats.variance(self, axes, ddof_, result)
+        if op == "std":
+            value = np.sqrt(value) if not isinstance(value, GlobalArray) else value._local_op(np.sqrt)
+        return _stats.with_kept_dims(value, self.shape, axes) if keep else value
+
+    def argmin(self, axis: Any = None, out: Any = None, *, keepdims: Any = False, **numpy_only: Any) -> Any:
+        """Collective: the index of the minimum, NumPy's: axis=None the flat (C-order) index into
+        the whole array, a NumPy int64; an int the index along that axis, a GlobalArray of int64 in
+        even blocks. The first occurrence wins a tie, and a NaN (the first) beats every number, as
+        in NumPy. Each rank sends one candidate (value, global index) per result element to the rank
+        holding that element (two gdap.redistribute of result-sized arrays per rank); the array is
+        not gathered. InvalidArgumentError (a ValueError) for an empty axis; out= is refused."""
+        return self._arg("argmin", axis, out, keepdims, numpy_only)
+
+    def argmax(self, axis: Any = None, out: Any = None, *, keepdims: Any = False, **numpy_only: Any) -> Any:
+        """Collective: the index of the maximum (as argmin)."""
+        return self._arg("argmax", axis, out, keepdims, numpy_only)
+
+    def _arg(self, op: str, axis: Any, out: Any, keepdims: Any, numpy_only: dict) -> Any:
+        def check() -> tuple[tuple[int, ...], bool]:
+            _refuse_numpy_keywords(op, out, False, numpy_only)
+            return _stats.arg_axes(self, op, axis), _stats.check_keepdims(keepdims)
+
+        axes, keep = self._checked(check, _release_redistribute)
+        value = _stats.arg_extreme(self, op, axes)
+        return _stats.with_kept_dims(value, self.shape, axes) if keep else value
+
+    def any(self, axis: Any = None, out: Any = None, keepdims: Any = False, **numpy_only: Any) -> Any:
+        """Collective: whether any element over `axis` is nonzero (NaN counts), NumPy's bool: a C
+        sum of int64 counts crosses the ranks. keepdims=True as NumPy's; out= is refused."""
+        return self._logical("any", axis, out, keepdims, numpy_only)
+
+    def all(self, axis: Any = None, out: Any = None, keepdims: Any = False, **numpy_only: Any) -> Any:
+        """Collective: whether every element over `axis` is nonzero (as any; True over no element)."""
+        return self._logical("all", axis, out, keepdims, numpy_only)
+
+    def _logical(self, op: str, axis: Any, out: Any, keepdims: Any, numpy_only: dict) -> Any:
+        def check() -> tuple[tuple[int, ...], bool]:
+            _refuse_numpy_keywords(op, out, False, numpy_only)
+            return _axes(axis, self.ndim), _stats.check_keepdims(keepdims)
+
+        axes, keep = self._checked(check, _release_reduce_axes)
+        value = _stats.any_all(self, op, axes)
+        return _stats.with_kept_dims(value, self.shape, axes) if keep else value
 
     def _numpy_reduce(self, op: str, axis: Any, dtype: Any, out: Any, keepdims: bool, numpy_only: dict) -> Any:
         def check() -> tuple[tuple[int, ...], Optional[np.dtype]]:
@@ -745,8 +815,16 @@ class GlobalArray:
         """Collective: the reduction `op` over `axes` (checked: _reduced_axes)."""
         src = self.settled()
         wide = accumulate if accumulate is not None else _result_dtype(op, src._dtype)
-        if wide != src._dtype:  # NumPy's accumulator: sums and products of small integers in 64 bits
-            src = src.astype(wide)
+        work = _stats.work_dtype(op, wide)  # where C takes no `wide` (float16, bool, int16): one it takes
+        if work.kind == "c":
+            return _stats.reduce_complex(src if src._dtype == work else src.astype(work), op, axes, work)
+        if work != src._dtype:  # NumPy's accumulator: sums and products of small integers in 64 bits
+            src = src.astype(work)
+        return _stats.as_result(src._reduce_as_is(op, axes), wide)
+
+    def _reduce_as_is(self, op: str, axes: tuple[int, ...]) -> Any:
+        """Collective: gdap_reduce_axes of this (settled) array, in its dtype."""
+        src = self
         kept = tuple(n for i, n in enumerate(self.shape) if i not in axes)
         ctx = self._ctx
         if kept:  # a GlobalArray of the kept shape, in even blocks
