@@ -175,7 +175,7 @@ def _into(ufunc: np.ufunc, inputs: tuple, outs: list, where: Any, local: dict) -
     first = given[0]
     ctx = first.context
     for o in given:
-        o._check_writable("np.%s(..., out=a)" % ufunc.__name__)
+        o._check_writable("in-place arithmetic")
     if any(o is None for o in outs):  # the other outputs: new arrays, made as NumPy makes them
         fresh = _new(ufunc, inputs, first, local)
         outs = [o if o is not None else fresh[i] for i, o in enumerate(outs)]
