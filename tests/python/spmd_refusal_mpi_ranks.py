@@ -150,6 +150,9 @@ inner = gdap.GlobalArray.zeros(layout.cyclic((6, 6), P), comm=comm)
 told("GlobalArray.__setitem__ (GlobalArray value): an index out of range on one rank",
      lambda: a.__setitem__((slice(1, 7), bad(slice(None), [0, 1, 2, 3, 4, 60])), inner), IndexError,
      "axis 1: index 60 is out of bounds for size 6")
+told("GlobalArray.__setitem__ (pending GlobalArray value): an index out of range on one rank",
+     lambda: a.__setitem__((slice(0, 8), bad(slice(None), [0, 1, 2, 3, 4, 60])), pending), IndexError,
+     "axis 1: index 60 is out of bounds for size 6")
 told("gdap.gather: a device only one rank cannot use",
      lambda: gdap.gather(comm, rows, a.section(), device=bad("cpu", "tpu")), ValueError, "unknown device 'tpu'")
 told("gdap.scatter: no dtype on a rank that passes no array",

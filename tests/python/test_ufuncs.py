@@ -310,6 +310,17 @@ def test_setitem_of_a_global_array_moves_it_into_place(name, src, monkeypatch):
         np.testing.assert_array_equal(a.local_view(r)[pad], pads[r][pad])
 
 
+def test_setitem_of_a_pending_value_performs_its_reduction_into_place():
+    # Rule: a[1:-1] = p with p holding partial sums writes their sum.
+    p = gdap.GlobalArray.from_sections([FLOATS[1:-1] * (r + 1) for r in range(P)], layout.replicated((5, 6), P),
+                                       pending="sum")
+    a = dist(FLOATS, "cyclic rows")
+    a[1:-1] = p
+    want = FLOATS.copy()
+    want[1:-1] *= sum(range(1, P + 1))
+    same(a, want)
+
+
 @pytest.mark.parametrize("key,error,match", [
     ((7, 0), IndexError, r"axis 0: index 7 is out of bounds for size 7"),
     ((0, -7), IndexError, r"axis 1: index -7 is out of bounds for size 6"),

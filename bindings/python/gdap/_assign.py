@@ -18,6 +18,7 @@ import numpy as np
 from . import _gdap_c as _c
 from ._context import run_c
 from ._errors import InvalidArgumentError
+from ._map import grid_rank_to_coords
 from ._select import _owned_selection, normalize, selection_layout
 
 if TYPE_CHECKING:
@@ -81,14 +82,17 @@ def _assign_masked(a: GlobalArray, mask: GlobalArray, value: Any) -> None:
     """a[mask] = scalar: the owned cells where the mask (a's shape and layout) is True."""
     from ._global import _device_scope, _owned_cells, _scalar
     from ._ufunc import settled_partners
-    if mask.dtype != np.bool_:
-        raise IndexError("a[m] = v: m is a GlobalArray of %s; a GlobalArray key must be a mask of bool of a's shape "
-                         "and layout (a[m > 0] = v)" % mask.dtype)
-    if not _scalar(value):
-        raise TypeError("a[m] = v with m a GlobalArray mask takes a scalar v, not %s: NumPy would fill the masked cells "
-                        "in order, which needs their count on every rank; for a GlobalArray b of a's layout write "
-                        "np.positive(b, out=a, where=m)" % type(value).__name__)
-    a._check_partner(mask, "a and its mask")
+    def check() -> None:
+        if mask.dtype != np.bool_:
+            raise IndexError("a[m] = v: m is a GlobalArray of %s; a GlobalArray key must be a mask of bool of a's "
+                             "shape and layout (a[m > 0] = v)" % mask.dtype)
+        if not _scalar(value):
+            raise TypeError("a[m] = v with m a GlobalArray mask takes a scalar v, not %s: NumPy would fill the masked "
+                            "cells in order, which needs their count on every rank; for a GlobalArray b of a's layout "
+                            "write np.positive(b, out=a, where=m)" % type(value).__name__)
+        a._check_partner(mask, "a and its mask")
+
+    mask._checked(check, None)  # SPMD: a rank that refuses tells the others in a pending mask's reduction
     mask = settled_partners([a, mask])[id(mask)]
     held = np.empty((), a.dtype)
     held[()] = value
@@ -104,7 +108,7 @@ def _assign_masked(a: GlobalArray, mask: GlobalArray, value: Any) -> None:
 def _assign_global(a: GlobalArray, key: Any, value: GlobalArray) -> None:
     """a[key] = b: b redistributed into the selection's cells, laid out where their owners in a
     hold them (_select.selection_layout), then each rank writes its part."""
-    from ._global import _prepare, _release_redistribute, _view_of, new_section
+    from ._global import _prepare, _release_redistribute, _release_reduce_scatter, _view_of, new_section
     ctx = a.context
 
     def check(r: int) -> list:
@@ -122,8 +126,10 @@ def _assign_global(a: GlobalArray, key: Any, value: GlobalArray) -> None:
         a._check_writable("a[...] = b")
         return selected
 
-    # A key refused on one rank only (SPMD): the others are told in the redistribution below.
-    selected = _prepare(ctx, check, _release_redistribute)[ctx.ranks[0]]
+    # A key refused on one rank only (SPMD): the others are told in the collective call that comes
+    # next, a pending value's reduce-scatter or else the redistribution below.
+    release = _release_reduce_scatter if value.pending is not None else _release_redistribute
+    selected = _prepare(ctx, check, release)[ctx.ranks[0]]
     src = value.settled()
     src = src if src.dtype == a.dtype else src.astype(a.dtype)
     target, local = selection_layout(a.layout, selected)
@@ -131,7 +137,6 @@ def _assign_global(a: GlobalArray, key: Any, value: GlobalArray) -> None:
     made = {r: new_section(ctx, target, r, a.dtype) for r in ctx.ranks}
     run_c(ctx, lambda r: (plans[r], src.sections[r], made[r][0]), _c.gdap_redistribute, placeholders=(None,) * 3)
     grid = tuple(a.layout.grid_shape)
-    from ._map import grid_rank_to_coords
     for r in ctx.ranks:
         coords = grid_rank_to_coords(r, grid)
         index = [local[i][c] for i, c in enumerate(coords)]
