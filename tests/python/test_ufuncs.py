@@ -356,3 +356,32 @@ def test_setitem_refusals_name_what_is_wrong():
     with pytest.raises(gdap.InvalidArgumentError, match=r"a holds a pending reduction \('sum'\).*a = a\.settled\(\)"):
         p[0, 0] = 1
     np.testing.assert_array_equal(p.local_view(0), FLOATS)
+
+
+# -- device sections (GPU machine: ctest python.gpu) ----------------------------------------------------------
+
+@pytest.mark.gpu
+def test_ufuncs_and_assignment_on_device_sections(monkeypatch):
+    # Rule: CuPy computes on each GPU's section; results, out=/where= and a[key] = v as NumPy, no gather.
+    from test_global_gpu import _gpus
+    cupy = _gpus(2)
+    with cupy.cuda.Device(0):
+        x = cupy.asarray(FLOATS)
+    a = gdap.distribute(x, layout.padded(SHAPE, (2, 1), 1))
+    b = gdap.distribute(x[::-1].copy(), layout.padded(SHAPE, (2, 1), 1), devices=a.context)
+    assert set(a.devices.values()) == {"cuda:0", "cuda:1"}
+    with no_gather(monkeypatch):
+        got = [np.sqrt(abs(a)), a ** 2, a // 3, np.maximum(a, b), a > 0]
+        c = a.copy()
+        np.add(c, 100, out=c, where=a > 0)
+        c[0, :] = 0
+        c[c < -5] = -5
+        c[1:-1, ::2] = gdap.distribute(cupy.ones((5, 3)), layout.block((5, 3), 2), devices=a.context)
+    want = [np.sqrt(abs(FLOATS)), FLOATS ** 2, FLOATS // 3, np.maximum(FLOATS, FLOATS[::-1]), FLOATS > 0]
+    for g, w in zip(got, want):
+        same(g, w)
+    w = np.where(FLOATS > 0, FLOATS + 100, FLOATS)
+    w[0, :] = 0
+    w[w < -5] = -5
+    w[1:-1, ::2] = 1
+    same(c, w)

@@ -185,13 +185,29 @@ def _into(ufunc: np.ufunc, inputs: tuple, outs: list, where: Any, local: dict) -
         with _device_scope(ctx.device(r)):
             copies = tuple(o.local_view(r)[owned].copy() for o in outs)
             mask = where.local_view(r)[owned] if isinstance(where, GlobalArray) else where
-            ufunc(*_views(inputs, r, owned), out=copies, where=mask, **local)
+            _call_into(ufunc, _views(inputs, r, owned), copies, mask, local)
             results[r] = (owned, copies)
     for r, (owned, copies) in results.items():
         with _device_scope(ctx.device(r)):
             for o, c in zip(outs, copies):
                 o.local_view(r)[owned] = c
     return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _call_into(ufunc: np.ufunc, views: list, copies: tuple, mask: Any, local: dict) -> None:
+    """ufunc(*views, out=copies, where=mask): NumPy's where= on the host; CuPy's ufuncs take no
+    where=, so on a device every owned cell is computed into a temporary (NumPy's casting check
+    included) and the masked ones copied."""
+    if mask is True:
+        ufunc(*views, out=copies, **local)
+    elif isinstance(copies[0], np.ndarray):
+        ufunc(*views, out=copies, where=mask, **local)
+    else:
+        import cupy
+        full = tuple(c.copy() for c in copies)
+        ufunc(*views, out=full, **local)
+        for c, f in zip(copies, full):
+            cupy.copyto(c, f, where=mask)
 
 
 def _reduce(ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> Any:
