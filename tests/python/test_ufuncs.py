@@ -223,6 +223,8 @@ def test_reduce_is_the_distributed_reduction(name):
     (lambda a: np.sqrt(a, where=a > 0), r"where=w\) without out="),
     (lambda a: np.sqrt(a, order="F"), r"np\.sqrt on a GlobalArray does not take order"),
     (lambda a: np.sqrt(a, out=a, where=a), r"where=w\): w must be a GlobalArray of bool, not float64"),
+    (lambda a: np.vecdot(a, a), r"np\.vecdot \(a generalized ufunc, signature .*\) is not element-wise"),
+    (lambda a: np.matmul(a, FLOATS.T), r"np\.matmul \(a generalized ufunc.*a @ b takes two GlobalArrays"),
 ], ids=lambda x: x if isinstance(x, str) else "")
 def test_refusals_name_the_ufunc_and_the_explicit_call(call, match):
     # Rule: what cannot stay distributed raises TypeError (never a silent gather); a is unchanged.
@@ -230,6 +232,12 @@ def test_refusals_name_the_ufunc_and_the_explicit_call(call, match):
     with pytest.raises(TypeError, match=match):
         call(a)
     same(a, FLOATS)
+
+
+def test_np_matmul_is_the_distributed_product():
+    # Rule: np.matmul(a, b), a generalized ufunc, is a @ b (gdap's GEMM), never a product of sections.
+    a, b = dist(FLOATS, "2 x 2 blocks"), dist(FLOATS.T.copy(), "cyclic rows")
+    np.testing.assert_allclose(np.matmul(a, b).get(), FLOATS @ FLOATS.T)
 
 
 def test_a_partner_of_another_layout_is_refused():

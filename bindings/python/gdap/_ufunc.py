@@ -30,6 +30,8 @@ _PASSED_ON = ("dtype", "casting")  # keywords handed to the local ufunc as they 
 def apply(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
     """GlobalArray.__array_ufunc__: the ufunc's result as GlobalArrays (out= given: those), or a
     TypeError that says why it is not computed where the data are."""
+    if ufunc.signature is not None:
+        return _generalized(ufunc, method, inputs, kwargs)
     if method == "reduce":
         return _reduce(ufunc, inputs, kwargs)
     if method != "__call__":
@@ -37,6 +39,19 @@ def apply(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
                         "gather explicitly, collective, with np.%s.%s(a.get(), ...) (np.asarray(a) is the same)"
                         % (ufunc.__name__, method, ufunc.__name__, method))
     return call(ufunc, inputs, kwargs)
+
+
+def _generalized(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
+    """np.matmul(a, b) is a @ b (gdap's distributed GEMM); other generalized ufuncs (np.vecdot, ...)
+    combine whole rows, not elements: computing them section by section would be wrong."""
+    from ._global import GlobalArray
+    if ufunc is np.matmul and method == "__call__" and not kwargs and len(inputs) == 2 and all(
+            isinstance(x, GlobalArray) for x in inputs):
+        return inputs[0].matmul(inputs[1])
+    raise TypeError("np.%s (a generalized ufunc, signature %s) is not element-wise and is not computed distributed "
+                    "on a GlobalArray%s: gather explicitly, collective, with np.%s(a.get(), ...)"
+                    % (ufunc.__name__, ufunc.signature, " (a @ b takes two GlobalArrays, no keywords)"
+                       if ufunc is np.matmul else "", ufunc.__name__))
 
 
 def call(ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> Any:
