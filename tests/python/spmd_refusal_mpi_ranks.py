@@ -154,6 +154,17 @@ told("GlobalArray.astype (pending reduction): a dtype gdap cannot hold on one ra
 told("GlobalArray.gather: a root out of range on one rank", lambda: a.gather(bad(0, P + 3)), gdap.OutOfRangeError,
      "root %d is not in [0, %d)" % (P + 3, P))
 told("GlobalArray.__getitem__: an index out of range on one rank", lambda: a[bad(1, 80), 0], IndexError, "80")
+told("np.add (pending operand): a whole ndarray operand on one rank",
+     lambda: np.add(pending, bad(1.0, np.ones((8, 6)))), TypeError, "whole ndarray of shape (8, 6)")
+told("np.sqrt (pending operand): out= a NumPy array on one rank",
+     lambda: np.sqrt(pending, out=bad(None, np.ones((8, 6)))), TypeError, "out= takes a GlobalArray")
+inner = gdap.GlobalArray.zeros(layout.cyclic((6, 6), P), comm=comm)
+told("GlobalArray.__setitem__ (GlobalArray value): an index out of range on one rank",
+     lambda: a.__setitem__((slice(1, 7), bad(slice(None), [0, 1, 2, 3, 4, 60])), inner), IndexError,
+     "axis 1: index 60 is out of bounds for size 6")
+told("GlobalArray.__setitem__ (pending GlobalArray value): an index out of range on one rank",
+     lambda: a.__setitem__((slice(0, 8), bad(slice(None), [0, 1, 2, 3, 4, 60])), pending), IndexError,
+     "axis 1: index 60 is out of bounds for size 6")
 told("gdap.gather: a device only one rank cannot use",
      lambda: gdap.gather(comm, rows, a.section(), device=bad("cpu", "tpu")), ValueError, "unknown device 'tpu'")
 told("gdap.scatter: no dtype on a rank that passes no array",

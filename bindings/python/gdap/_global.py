@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-import operator
 import os
 import re
 import weakref
@@ -308,8 +307,6 @@ class GlobalArray:
     (one per rank; default host memory, or GPUs 0.. for a CUDA input); in SPMD mode give `comm`
     (a gdap.Comm over MPI or NCCL, or an mpi4py communicator) and call every method on every rank.
     """
-
-    __array_ufunc__ = None  # NumPy defers to GlobalArray's operators (no silent gather in a + ndarray)
 
     def __init__(self, ctx: Context, layout: GlobalMap, dtype: Any, sections: dict[int, LocalArray],
                  natives: Optional[dict[int, Any]] = None, pending: Optional[str] = None) -> None:
@@ -670,6 +667,16 @@ class GlobalArray:
         from ._select import read
         return read(self.settled(), key)
 
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """a[key] = value, each rank writing the selected cells it owns (never padding), no gather.
+        key: integers, slices (any step), '...', a 1-d integer array or mask on one axis (as a[key]
+        reads), or a GlobalArray of bool of a's shape and layout (value then a scalar). value: a
+        scalar, a NumPy array broadcastable to the selection (SPMD: every rank passes the same), or
+        a GlobalArray of the selection's shape (moved into place by gdap's redistribution:
+        collective). See _assign."""
+        from ._assign import assign
+        assign(self, key, value)
+
     # -- reductions ----------------------------------------------------------------------------
 
     def sum(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
@@ -869,32 +876,24 @@ class GlobalArray:
         dtype = natives[self._ctx.ranks[0]].dtype
         return GlobalArray(self._ctx, self._layout, dtype, sections, natives, pending)
 
-    def _binary(self, other: Any, op: Callable[[Any, Any], Any], reflected: bool = False) -> Any:
-        if isinstance(other, GlobalArray):
-            a, b = self._settled_with(other)
-            if reflected:
-                return a._elementwise(lambda r, owned: op(b.local_view(r)[owned], a.local_view(r)[owned]))
-            return a._elementwise(lambda r, owned: op(a.local_view(r)[owned], b.local_view(r)[owned]))
-        if _scalar(other):
-            a = self.settled()
-            return a._elementwise(lambda r, owned: op(other, a.local_view(r)[owned]) if reflected
-                                  else op(a.local_view(r)[owned], other))
-        _refuse_whole_operand(other)
-        return NotImplemented
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """np.sqrt(a), np.maximum(a, b), np.add(a, 1, out=a), np.add.reduce(a): computed section by
+        section, never gathered (_ufunc: what is taken, what is refused and why)."""
+        from ._ufunc import apply
+        return apply(ufunc, method, inputs, kwargs)
 
-    def _settled_with(self, other: GlobalArray) -> tuple[GlobalArray, GlobalArray]:
-        """(self, other) checked as partners (one context, shape and layout), then, where either holds
-        a pending reduction, with it performed into the other's layout (both pending: even blocks, as
-        settled()), so that each rank's sections of the two describe the same elements. Settling
-        each alone put a pending one in even blocks beside a partner of another layout: element i of
-        one section met another element of the other (a silent wrong answer)."""
-        self._check_partner(other, "combined element-wise")
-        if self._pending is None and other._pending is None:
-            return self, other
-        if other._pending is None:
-            return self._reduce_into(other._layout), other
-        a = self.settled()
-        return a, other._reduce_into(a._layout)
+    def _binary(self, other: Any, ufunc: np.ufunc, reflected: bool = False) -> Any:
+        """ufunc(self, other) (reflected: ufunc(other, self)) through __array_ufunc__'s path, or
+        NotImplemented where `other` is neither a scalar nor a GlobalArray (a whole array: TypeError)."""
+        if not (isinstance(other, GlobalArray) or _scalar(other)):
+            _refuse_whole_operand(other)
+            return NotImplemented
+        from ._ufunc import call
+        return call(ufunc, (other, self) if reflected else (self, other), {})
+
+    def _unary(self, ufunc: np.ufunc) -> GlobalArray:
+        from ._ufunc import call
+        return call(ufunc, (self,), {})
 
     def _elementwise(self, fn: Callable[[int, Any], Any]) -> GlobalArray:
         """A new array of this layout whose rank r section is fn(r, owned) at the owned cells (owned:
@@ -926,109 +925,169 @@ class GlobalArray:
             raise InvalidArgumentError("the layouts differ: reshard one array to the other's layout first "
                                        "(b.reshard(a.layout))")
 
+    def _check_writable(self, what: str) -> None:
+        """Every held section writable (checked before any is written)."""
+        for r in self._ctx.ranks:
+            view = self.local_view(r)
+            if isinstance(view, np.ndarray) and not view.flags.writeable:
+                raise InvalidArgumentError("rank %d's section is read-only: %s cannot write it (a + b makes a new "
+                                           "array)" % (r, what))
+
     # Operands: a scalar, a 0-d array or a GlobalArray of the same layout; a whole array (NumPy,
-    # CuPy, a list) raises TypeError saying to distribute it into self.layout first.
+    # CuPy, a list) raises TypeError saying to distribute it into self.layout first. Each operator
+    # is its NumPy ufunc on the sections (_ufunc): NumPy's dtype rules, owned cells only.
     def __add__(self, other: Any) -> Any:
-        return self._binary(other, operator.add)
+        return self._binary(other, np.add)
 
     def __radd__(self, other: Any) -> Any:
-        return self._binary(other, operator.add, reflected=True)
+        return self._binary(other, np.add, reflected=True)
 
     def __sub__(self, other: Any) -> Any:
-        return self._binary(other, operator.sub)
+        return self._binary(other, np.subtract)
 
     def __rsub__(self, other: Any) -> Any:
-        return self._binary(other, operator.sub, reflected=True)
+        return self._binary(other, np.subtract, reflected=True)
 
     def __mul__(self, other: Any) -> Any:
-        return self._binary(other, operator.mul)
+        return self._binary(other, np.multiply)
 
     def __rmul__(self, other: Any) -> Any:
-        return self._binary(other, operator.mul, reflected=True)
+        return self._binary(other, np.multiply, reflected=True)
 
     def __truediv__(self, other: Any) -> Any:
-        return self._binary(other, operator.truediv)
+        return self._binary(other, np.true_divide)
 
     def __rtruediv__(self, other: Any) -> Any:
-        return self._binary(other, operator.truediv, reflected=True)
+        return self._binary(other, np.true_divide, reflected=True)
+
+    def __floordiv__(self, other: Any) -> Any:
+        return self._binary(other, np.floor_divide)
+
+    def __rfloordiv__(self, other: Any) -> Any:
+        return self._binary(other, np.floor_divide, reflected=True)
+
+    def __mod__(self, other: Any) -> Any:
+        return self._binary(other, np.remainder)
+
+    def __rmod__(self, other: Any) -> Any:
+        return self._binary(other, np.remainder, reflected=True)
+
+    def __pow__(self, other: Any) -> Any:
+        return self._binary(other, np.power)
+
+    def __rpow__(self, other: Any) -> Any:
+        return self._binary(other, np.power, reflected=True)
+
+    def __and__(self, other: Any) -> Any:
+        return self._binary(other, np.bitwise_and)
+
+    def __rand__(self, other: Any) -> Any:
+        return self._binary(other, np.bitwise_and, reflected=True)
+
+    def __or__(self, other: Any) -> Any:
+        return self._binary(other, np.bitwise_or)
+
+    def __ror__(self, other: Any) -> Any:
+        return self._binary(other, np.bitwise_or, reflected=True)
+
+    def __xor__(self, other: Any) -> Any:
+        return self._binary(other, np.bitwise_xor)
+
+    def __rxor__(self, other: Any) -> Any:
+        return self._binary(other, np.bitwise_xor, reflected=True)
+
+    def __divmod__(self, other: Any) -> Any:
+        return self._binary(other, np.divmod)
+
+    def __rdivmod__(self, other: Any) -> Any:
+        return self._binary(other, np.divmod, reflected=True)
 
     def __neg__(self) -> GlobalArray:
-        a = self.settled()
-        return a._elementwise(lambda r, owned: -a.local_view(r)[owned])
+        return self._unary(np.negative)
+
+    def __pos__(self) -> GlobalArray:
+        return self._unary(np.positive)
+
+    def __abs__(self) -> GlobalArray:
+        return self._unary(np.absolute)
+
+    def __invert__(self) -> GlobalArray:
+        return self._unary(np.invert)
 
     # In-place arithmetic writes this array's sections, as NumPy's does, so that every name bound to
     # the array sees it (without these, a += 1 rebound `a` to a new array and left the others stale).
     def __iadd__(self, other: Any) -> Any:
-        return self._in_place(other, operator.iadd)
+        return self._in_place(other, np.add)
 
     def __isub__(self, other: Any) -> Any:
-        return self._in_place(other, operator.isub)
+        return self._in_place(other, np.subtract)
 
     def __imul__(self, other: Any) -> Any:
-        return self._in_place(other, operator.imul)
+        return self._in_place(other, np.multiply)
 
     def __itruediv__(self, other: Any) -> Any:
-        return self._in_place(other, operator.itruediv)
+        return self._in_place(other, np.true_divide)
 
-    def _in_place(self, other: Any, op: Callable[[Any, Any], Any]) -> Any:
-        """op(view, operand) on every section (NumPy's casting: int += float raises). Every result is
+    def __ifloordiv__(self, other: Any) -> Any:
+        return self._in_place(other, np.floor_divide)
+
+    def __imod__(self, other: Any) -> Any:
+        return self._in_place(other, np.remainder)
+
+    def __ipow__(self, other: Any) -> Any:
+        return self._in_place(other, np.power)
+
+    def __iand__(self, other: Any) -> Any:
+        return self._in_place(other, np.bitwise_and)
+
+    def __ior__(self, other: Any) -> Any:
+        return self._in_place(other, np.bitwise_or)
+
+    def __ixor__(self, other: Any) -> Any:
+        return self._in_place(other, np.bitwise_xor)
+
+    def _in_place(self, other: Any, ufunc: np.ufunc) -> Any:
+        """ufunc(self, other, out=self) (NumPy's casting: int += float raises). Every result is
         computed, in a copy, before any section is written: sections that share memory (replicas
         over one buffer) or an operand that is this array are read unchanged. An array whose
         sections hold partial values (pending) is not written: Python then makes a new array."""
         if self._pending is not None:
             return NotImplemented
-        owned = {r: _owned_cells(self._layout, r) for r in self._ctx.ranks}
-        if isinstance(other, GlobalArray):
-            settled = self._settled_with(other)[1]
-            operands = {r: settled.local_view(r)[owned[r]] for r in self._ctx.ranks}
-        elif _scalar(other):
-            operands = {r: other for r in self._ctx.ranks}
-        else:
+        if not (isinstance(other, GlobalArray) or _scalar(other)):
             _refuse_whole_operand(other)
             return NotImplemented
-        for r in self._ctx.ranks:  # every section writable before any is written
-            view = self.local_view(r)
-            if isinstance(view, np.ndarray) and not view.flags.writeable:
-                raise InvalidArgumentError("rank %d's section is read-only: in-place arithmetic cannot write it "
-                                           "(a + b makes a new array)" % r)
-        results = {}
-        for r in self._ctx.ranks:
-            with _device_scope(self._ctx.device(r)):
-                results[r] = op(self.local_view(r)[owned[r]].copy(), operands[r])
-        for r in self._ctx.ranks:  # the owned cells only: padding keeps its values until halo_exchange
-            with _device_scope(self._ctx.device(r)):
-                self.local_view(r)[owned[r]] = results[r]
-        return self
+        from ._ufunc import call
+        return call(ufunc, (self, other), {"out": (self,)})
 
     # Comparisons are element-wise, as NumPy's: a GlobalArray of bool in the same layout. Without
     # them Python compared identities, so a == b was False for equal arrays (a silent wrong answer).
     def __eq__(self, other: Any) -> Any:
-        return self._compared(other, operator.eq)
+        return self._compared(other, np.equal)
 
     def __ne__(self, other: Any) -> Any:
-        return self._compared(other, operator.ne)
+        return self._compared(other, np.not_equal)
 
-    def _compared(self, other: Any, op: Callable[[Any, Any], Any]) -> Any:
+    def _compared(self, other: Any, ufunc: np.ufunc) -> Any:
         """a == x, a != x: element-wise for a scalar or a GlobalArray; TypeError for anything else
         (None, a string, a list: NumPy would compare element-wise, Python's fallback compared
         identities and answered a silent False)."""
-        out = self._binary(other, op)
+        out = self._binary(other, ufunc)
         if out is NotImplemented:
             raise TypeError("a GlobalArray compares element-wise with a scalar (a number, a NumPy scalar or 0-d "
                             "array) or a GlobalArray of the same layout, not %s" % type(other).__name__)
         return out
 
     def __lt__(self, other: Any) -> Any:
-        return self._binary(other, operator.lt)
+        return self._binary(other, np.less)
 
     def __le__(self, other: Any) -> Any:
-        return self._binary(other, operator.le)
+        return self._binary(other, np.less_equal)
 
     def __gt__(self, other: Any) -> Any:
-        return self._binary(other, operator.gt)
+        return self._binary(other, np.greater)
 
     def __ge__(self, other: Any) -> Any:
-        return self._binary(other, operator.ge)
+        return self._binary(other, np.greater_equal)
 
     __hash__ = None  # type: ignore[assignment]  # mutable and compared element-wise, as a NumPy array
 
