@@ -105,6 +105,7 @@ struct DeviceSection {
     for (const gdap_dim& d : dims) at.push_back(held(d));
     std::vector<double> host;
     each([&](const std::vector<int64_t>& g) { host.push_back(f(g)); });
+    if (host.empty()) return;  // an empty section has no memory (data NULL): nothing to copy
     if (dtype.bits == 64) {
       cudaMemcpy(data(), host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice);
       return;
@@ -418,7 +419,8 @@ struct ShiftedSection {
 
 // Each rank's exact partial sum of f over the global indices its block of n holds (long double: exact
 // for random_value's sums), and the tolerance of their sum as the ranks form it: each partial rounded
-// once to the dtype, then P - 1 additions in the dtype, each within half an ulp of the sum of magnitudes.
+// once to the dtype, then P - 1 additions in the dtype, each within half an ulp of the partials'
+// summed magnitudes (allowed: P + 1 ulps of them). An element lost or doubled is off by 0.5 or more.
 struct Partials {
   long double exact = 0, tolerance = 0;
   Partials(int64_t n, int64_t P, gdap_dtype t, const std::function<double(int64_t)>& f) {
