@@ -22,6 +22,7 @@
 #                 TMA bulk stores, copy engines (1-d, 2-d, mixed with SM stores), NCCL all-to-all
 #   reduce_scatter: 1 GiB float32 partial sums per GPU into row blocks, beside ncclReduceScatter
 #   reduce:       global sums of 1 GiB float32 per GPU (all, rows, columns), beside CUB / cuBLAS + NCCL
+#                 (bench/gpu/reduce_ab.sh OLD.cu: the same against this tree's kernels and OLD.cu's in turn)
 # The Python-level comparison (issue 25) is its own command: bench/gpu/reshard_scaling.sh times gdap's
 # redistribution (GlobalArray.reshard, the bare call) beside NCCL's all-to-all of the same bytes, cupyx,
 # JAX and DTensor for rows -> columns, 2-d blocks -> block-cyclic and cyclic rows -> columns at 1, 2 and

@@ -4,7 +4,8 @@
 // (and to 1e16 in float64): an error growing with the count of elements. Here the error of n
 // additions is about 2 ulp of the sum plus n * 2^-106 times the sum of magnitudes, so float32
 // sums come out correctly rounded in practice and float64 sums within an ulp or two, with any
-// count of elements and in any order. Host (reduce.cpp) and device (reduce_kernels.cu) share it.
+// count of elements and in any order. The host (reduce.cpp) uses it for every float dtype, the
+// device (reduce_kernels.cu) for float64 (float32 adds into a plain double there: its bound).
 #pragma once
 
 #if defined(__CUDACC__)

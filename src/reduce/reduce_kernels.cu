@@ -4,10 +4,12 @@
 // Each kept combination (one buffer element) is reduced over the reduced combinations either by
 // a thread (when neighbouring kept elements are neighbours in memory, so a warp's loads are
 // coalesced) or by a block (a strided loop per thread, then a shared-memory tree, so a block's
-// loads are); when few elements are kept, the reduced combinations are cut into slices reduced
-// apart, then combined in slice order. The order depends on the shapes and strides only, so
-// results are reproducible. Float sums are carried compensated in double (Accum below), so a
-// thread's long serial loop loses no small addends.
+// loads are); when the reduced combinations of each kept one are one contiguous run in memory
+// (a whole C-order section, its rows), the block reads them 16 bytes at a time instead of
+// walking the axes. When few elements are kept, the reduced combinations are cut into slices
+// reduced apart, then combined in slice order. The order depends on the shapes and strides only
+// (never on the addresses), so results are reproducible. Float sums are carried in double (Accum
+// below), so a thread's long serial loop loses no small addends.
 #include "reduce/device.hpp"
 
 #include "core/error.hpp"
@@ -19,7 +21,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 #include <type_traits>
 
 namespace gdap::reduce {
@@ -82,10 +87,27 @@ __device__ T apply(T a, T b) {
   return static_cast<T>(a + b);
 }
 
+// A float32 sum carried in a plain double: each element converted exactly and added, one rounding
+// of 2^-53 per addition. A thread adds at most kMostSerial elements (slices_for), so with the
+// block's tree and the slices' second pass the error stays below about 2^-33 times the sum of the
+// magnitudes: far under a float32 ulp of the result unless the sum cancels by 2^9 or more
+// (docs/api.md, "Accuracy of float sums"). Half the work and registers of the compensated sum.
+struct WideSum {
+  double sum = 0;
+  __device__ void add(double x) { sum += x; }
+  __device__ void merge(const WideSum& other) { sum += other.sum; }
+  __device__ double value() const { return sum; }
+};
+
+// float64 keeps the compensated sum (compensated_sum.hpp): a double running sum drops every 1.0
+// added to 1e16.
+template <typename T>
+using FloatSum = std::conditional_t<std::is_same_v<T, float>, WideSum, CompensatedSum>;
+
 // What a thread carries while it reduces: the op's running value in T, or for float sums a
-// compensated sum in double (compensated_sum.hpp): a float32 running sum loses every addend
-// smaller than an ulp of it, and a thread may add millions.
-template <typename T, int Op, bool Compensated = Op == GDAP_REDUCE_SUM && std::is_floating_point_v<T>>
+// double (FloatSum): a float32 running sum loses every addend smaller than an ulp of it, and a
+// thread may add a million.
+template <typename T, int Op, bool Wide = Op == GDAP_REDUCE_SUM && std::is_floating_point_v<T>>
 struct Accum {
   T value;
   __device__ static Accum from(T start) { return Accum{start}; }
@@ -96,7 +118,7 @@ struct Accum {
 
 template <typename T, int Op>
 struct Accum<T, Op, true> {
-  CompensatedSum sum;
+  FloatSum<T> sum;
   __device__ static Accum from(T start) {
     Accum a;
     a.sum.add(static_cast<double>(start));
@@ -179,18 +201,69 @@ __device__ Accum<T, Op> reduce_range(const T* source, const Axes& reduced, Table
   return acc;
 }
 
+// A group of elements that one 16-byte load brings.
+template <typename T>
+constexpr int kGroup = 16 / static_cast<int>(sizeof(T));
+
+template <typename T>
+struct alignas(16) Group {
+  T v[kGroup<T>];
+};
+
+// The group at p: one 16-byte load when p is 16-byte aligned, else element by element (the same
+// values, so the sum's order and bits do not depend on the address).
+template <typename T>
+__device__ Group<T> load_group(const T* p, bool aligned) {
+  Group<T> g;
+  if (aligned) {
+    const uint4 u = __ldg(reinterpret_cast<const uint4*>(p));
+    memcpy(&g, &u, sizeof g);
+  } else {
+    for (int i = 0; i < kGroup<T>; ++i) g.v[i] = p[i];
+  }
+  return g;
+}
+
+// Reduces elements [a, b) of a contiguous run into acc, a being a multiple of the group size:
+// this thread takes the groups at a + threadIdx.x groups, then every kBlock groups, kUnroll at
+// a time, each added in index order; then the elements past the last whole group, one per thread.
+template <typename T, int Op>
+__device__ Accum<T, Op> reduce_run(const T* run, int64_t a, int64_t b, Accum<T, Op> acc) {
+  constexpr int W = kGroup<T>;
+  const bool aligned = reinterpret_cast<uintptr_t>(run) % 16 == 0;
+  const int64_t whole = a + (b - a) / W * W, step = int64_t{kBlock} * W;
+  int64_t g = a + threadIdx.x * int64_t{W};
+  for (; g + (kUnroll - 1) * step < whole; g += kUnroll * step) {
+    Group<T> v[kUnroll];
+    for (int u = 0; u < kUnroll; ++u) v[u] = load_group(run + g + u * step, aligned);
+    for (int u = 0; u < kUnroll; ++u) {
+      for (int i = 0; i < W; ++i) acc.add(v[u].v[i]);
+    }
+  }
+  for (; g < whole; g += step) {
+    const Group<T> v = load_group(run + g, aligned);
+    for (int i = 0; i < W; ++i) acc.add(v.v[i]);
+  }
+  for (int64_t i = whole + threadIdx.x; i < b; i += kBlock) acc.add(run[i]);
+  return acc;
+}
+
 // What both modes share: the kept combinations, the reduced ones, and where results go. With one
 // slice a kept combination's result goes to buffer[flat]; with more, slice s's goes to
-// partial[s * nkept + c] and combine_slices finishes.
+// partial[s * nkept + c] and combine_slices finishes. When `run`, each kept combination's reduced
+// ones are the contiguous elements from its offset + run0, and slices start at multiples of
+// `grain` (a group) so that a slice's groups are aligned wherever the run is.
 struct Job {
   Axes kept, reduced;
   Tables t;
   int64_t nkept, nreduced, slices;
+  bool run = false;
+  int64_t run0 = 0, grain = 1;
   __device__ int64_t q0(int64_t s) const {  // slice s's first reduced combination
-    if (slices == 1) return s == 0 ? 0 : nreduced;
+    if (s >= slices) return nreduced;
     int64_t q = nreduced * s;
     split(q, slices);
-    return q;
+    return q - q % grain;
   }
 };
 
@@ -211,22 +284,38 @@ __global__ void reduce_by_thread(const T* source, T* buffer, Accum<T, Op>* parti
   }
 }
 
-template <typename T, int Op>
+// The block's shared slots, one per thread.
+template <typename A>
+__device__ A* block_slots() {
+  __shared__ alignas(A) unsigned char storage[kBlock * sizeof(A)];  // raw: a __shared__ array takes no initialiser
+  return reinterpret_cast<A*>(storage);
+}
+
+// The block's threads' values combined by a tree (the same pairs on every run) into part[0].
+template <typename A>
+__device__ void combine_in_block(A* part) {
+  __syncthreads();
+  for (int h = kBlock / 2; h > 0; h /= 2) {
+    if (threadIdx.x < h) part[threadIdx.x].merge(part[threadIdx.x + h]);
+    __syncthreads();
+  }
+}
+
+template <typename T, int Op, bool Run>
 __global__ void reduce_by_block(const T* source, T* buffer, Accum<T, Op>* partial, Job j, T start) {
   using A = Accum<T, Op>;
-  __shared__ alignas(A) unsigned char storage[kBlock * sizeof(A)];  // raw: a __shared__ array takes no initialiser
-  A* part = reinterpret_cast<A*>(storage);
+  A* part = block_slots<A>();
   for (int64_t b = blockIdx.x; b < j.nkept * j.slices; b += gridDim.x) {
     const int64_t c = b / j.slices, s = b % j.slices;
     int64_t base = 0, flat = 0;
     locate(j.kept, j.t, c, base, flat);
-    part[threadIdx.x] = reduce_range<T, Op>(source, j.reduced, j.t, base, j.q0(s), j.q0(s + 1), threadIdx.x, kBlock,
-                                            A::from(start));
-    __syncthreads();
-    for (int h = kBlock / 2; h > 0; h /= 2) {
-      if (threadIdx.x < h) part[threadIdx.x].merge(part[threadIdx.x + h]);
-      __syncthreads();
+    if constexpr (Run) {
+      part[threadIdx.x] = reduce_run<T, Op>(source + base + j.run0, j.q0(s), j.q0(s + 1), A::from(start));
+    } else {
+      part[threadIdx.x] = reduce_range<T, Op>(source, j.reduced, j.t, base, j.q0(s), j.q0(s + 1), threadIdx.x, kBlock,
+                                              A::from(start));
     }
+    combine_in_block(part);
     if (threadIdx.x == 0) {
       if (j.slices == 1) {
         buffer[flat] = part[0].result();
@@ -248,6 +337,25 @@ __global__ void combine_slices(const Accum<T, Op>* partial, T* buffer, Job j, T 
     Accum<T, Op> acc = Accum<T, Op>::from(start);
     for (int64_t s = 0; s < j.slices; ++s) acc.merge(partial[s * j.nkept + c]);
     buffer[flat] = acc.result();
+  }
+}
+
+// The same with many slices (few kept combinations): a block per kept combination, each thread
+// combining every kBlock-th slice, then the block's tree. One thread reading a thousand slices in
+// turn waits on each load.
+template <typename T, int Op>
+__global__ void combine_slices_by_block(const Accum<T, Op>* partial, T* buffer, Job j, T start) {
+  using A = Accum<T, Op>;
+  A* part = block_slots<A>();
+  for (int64_t c = blockIdx.x; c < j.nkept; c += gridDim.x) {
+    int64_t unused = 0, flat = 0;
+    locate(j.kept, j.t, c, unused, flat);
+    A acc = A::from(start);
+    for (int64_t s = threadIdx.x; s < j.slices; s += kBlock) acc.merge(partial[s * j.nkept + c]);
+    part[threadIdx.x] = acc;
+    combine_in_block(part);
+    if (threadIdx.x == 0) buffer[flat] = part[0].result();
+    __syncthreads();
   }
 }
 
@@ -329,33 +437,76 @@ bool by_thread(const DeviceReduction& r, int64_t nkept, int64_t nreduced) {
   return std::llabs(r.kept.back().stride) < std::llabs(r.reduced.back().stride);
 }
 
+// The most elements one thread adds in turn: the float32 sums' bound (WideSum) assumes no more.
+constexpr int64_t kMostSerial = int64_t{1} << 20;
+
 // How many slices the reduced combinations of each kept one are cut into: enough threads or
-// blocks to fill any GPU when few elements are kept, none of fewer than `least` combinations, and
-// at most kMaxSlices (the second pass reads a kept element's slices one after another).
+// blocks to fill any GPU when few elements are kept (`target` of them), none of fewer than
+// `least` combinations, and at most `most` (1024 where the second pass reads a kept element's
+// slices one after another), unless a thread (one of `lanes` reading a slice) would then add
+// more than kMostSerial elements.
 // It depends on the shapes only, so a reduction's order (and its rounding) is the same on every run.
-int64_t slices_for(int64_t nkept, int64_t nreduced, int64_t target, int64_t least) {
-  constexpr int64_t kMaxSlices = 1024;
-  if (nkept >= target) return 1;
-  const int64_t wanted = (target + nkept - 1) / nkept, most = (nreduced + least - 1) / least;
-  return std::max<int64_t>(1, std::min({wanted, most, kMaxSlices}));
+// At least one, so that a kept element with nothing to reduce (a rank holding none of a reduced
+// axis) still gets the identity. (nkept > 0: launch_reduce returns before when nothing is kept.)
+int64_t slices_for(int64_t nkept, int64_t nreduced, int64_t target, int64_t least, int64_t most, int64_t lanes) {
+  const int64_t serial = std::max<int64_t>(1, (nreduced + kMostSerial * lanes - 1) / (kMostSerial * lanes));
+  if (nkept >= target) return serial;
+  const int64_t wanted = (target + nkept - 1) / nkept, fewest = (nreduced + least - 1) / least;
+  return std::max<int64_t>(serial, std::min({wanted, fewest, most}));
+}
+
+// Where the reduced combinations start from a kept one's offset, when they are one contiguous run
+// in C order (every axis affine, the last of step 1, each other stepping over the axes after it):
+// a whole C-order section, or its rows when the last axes are reduced.
+std::optional<int64_t> contiguous_run(const std::vector<AxisTable>& reduced) {
+  int64_t start = 0, step = 1;
+  for (auto it = reduced.rbegin(); it != reduced.rend(); ++it) {
+    if (!it->affine) return std::nullopt;
+    start += it->offset0;
+    if (it->count == 1) continue;
+    if (it->offset_step != step) return std::nullopt;
+    step *= it->count;
+  }
+  if (reduced.empty()) return std::nullopt;
+  return start;
 }
 
 template <typename T, int Op>
 void launch_reduce(const DeviceReduction& r, T* buffer, const std::vector<Axes>& axes, Tables t, cudaStream_t stream) {
+  using A = Accum<T, Op>;
   Job j{axes[0], axes[1], t, combinations(axes[0]), combinations(axes[1]), 1};
+  // A rank holding none of a kept axis adds nothing: its buffer holds the identity (filled before).
+  // Before, slices_for divided by its zero kept elements.
+  if (j.nkept == 0) return;
   const T* source = static_cast<const T*>(r.source);
   const T start = identity<T>(r.op);
   const bool threads = by_thread(r, j.nkept, j.nreduced);
-  j.slices = threads ? slices_for(j.nkept, j.nreduced, 2048 * int64_t{kBlock}, 1024) : slices_for(j.nkept, j.nreduced, 2048, 8192);
+  const std::optional<int64_t> run = threads ? std::nullopt : contiguous_run(r.reduced);
+  j.run = run.has_value();
+  j.run0 = run.value_or(0);
+  j.grain = j.run ? kGroup<T> : 1;
+  // Runs: blocks of 64 KiB of float32 or more, 4096 of them for a whole-array sum, so that the last
+  // wave of blocks on the GPU is a small part of the time (the second pass is then a block's).
+  j.slices = threads ? slices_for(j.nkept, j.nreduced, 2048 * int64_t{kBlock}, 1024, 1024, 1)
+             : j.run ? slices_for(j.nkept, j.nreduced, 4096, 16384, 4096, kBlock)
+                     : slices_for(j.nkept, j.nreduced, 2048, 8192, 1024, kBlock);
   const int64_t work = j.nkept * j.slices;
-  const cuda::StreamBuffer partial(j.slices > 1 ? work * int64_t{sizeof(Accum<T, Op>)} : 0, stream);
-  auto* p = static_cast<Accum<T, Op>*>(partial.data());
+  const cuda::StreamBuffer partial(j.slices > 1 ? work * int64_t{sizeof(A)} : 0, stream);
+  auto* p = static_cast<A*>(partial.data());
+  const int grid = static_cast<int>(std::min<int64_t>(work, 65535));
   if (threads) {
     reduce_by_thread<T, Op><<<blocks_for(work), kBlock, 0, stream>>>(source, buffer, p, j, start);
+  } else if (j.run) {
+    reduce_by_block<T, Op, true><<<grid, kBlock, 0, stream>>>(source, buffer, p, j, start);
   } else {
-    reduce_by_block<T, Op><<<static_cast<int>(std::min<int64_t>(work, 65535)), kBlock, 0, stream>>>(source, buffer, p, j, start);
+    reduce_by_block<T, Op, false><<<grid, kBlock, 0, stream>>>(source, buffer, p, j, start);
   }
-  if (j.slices > 1) combine_slices<T, Op><<<blocks_for(j.nkept), kBlock, 0, stream>>>(p, buffer, j, start);
+  constexpr int64_t kManySlices = 64;
+  if (j.slices >= kManySlices) {
+    combine_slices_by_block<T, Op><<<static_cast<int>(std::min<int64_t>(j.nkept, 65535)), kBlock, 0, stream>>>(p, buffer, j, start);
+  } else if (j.slices > 1) {
+    combine_slices<T, Op><<<blocks_for(j.nkept), kBlock, 0, stream>>>(p, buffer, j, start);
+  }
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
@@ -104,6 +105,7 @@ struct DeviceSection {
     for (const gdap_dim& d : dims) at.push_back(held(d));
     std::vector<double> host;
     each([&](const std::vector<int64_t>& g) { host.push_back(f(g)); });
+    if (host.empty()) return;  // an empty section has no memory (data NULL): nothing to copy
     if (dtype.bits == 64) {
       cudaMemcpy(data(), host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice);
       return;
@@ -324,10 +326,25 @@ TEST(ReduceGpu, FewKeptElementsOfALargeArray) {
   }
 }
 
+// The sums over `axis` of f on a rows x cols array in row blocks over the GPUs, into a replicated
+// result, as each rank gets them.
+std::vector<std::vector<double>> sums_over_axis(NcclRanks& ranks, int64_t rows, int64_t cols, int64_t axis,
+                                                const std::function<double(const std::vector<int64_t>&)>& f, gdap_dtype t) {
+  std::vector<std::vector<double>> got(static_cast<size_t>(ranks.n));
+  ranks.run([&](gdap_comm* comm, int r) {
+    const DeviceSection in({block(rows, ranks.n, r), whole(cols)}, r, f, t);
+    const DeviceSection out({replicated(axis == 0 ? cols : rows, ranks.n, r)}, r, [](const std::vector<int64_t>&) { return -99.0; }, t);
+    ASSERT_EQ(gdap_reduce_axes(comm, in.array, out.array, GDAP_REDUCE_SUM, &axis, 1), GDAP_SUCCESS) << gdap_last_error();
+    cudaDeviceSynchronize();
+    got[static_cast<size_t>(r)] = out.values();
+  });
+  return got;
+}
+
 // Rule (review 13 item 1.1): float sums on devices lose no small addends either. Four 1e8 among
 // 39996 ones in float32 (and 1e16 in float64), in blocks over the GPUs, summed whole: a thread's
 // serial loop in the dtype dropped the ones after a large value (the kernels now carry a
-// compensated sum in double); and a tall float32 array summed over its rows, each column within
+// sum in double, compensated for float64); and a tall float32 array summed over its rows, each column within
 // two float32 ulps of its sum in double.
 TEST(ReduceGpu, FloatSumsLoseNoSmallAddends) {
   ASSERT_GT(device_count(), 0) << "no CUDA device";
@@ -357,18 +374,233 @@ TEST(ReduceGpu, FloatSumsLoseNoSmallAddends) {
   for (int64_t i = 0; i < rows; ++i) {
     for (int64_t j = 0; j < cols; ++j) want[static_cast<size_t>(j)] += element({i, j});
   }
-  std::vector<std::vector<double>> got(static_cast<size_t>(P));
-  ranks.run([&](gdap_comm* comm, int r) {
-    const DeviceSection in({block(rows, P, r), whole(cols)}, r, element, f32);
-    const DeviceSection out({replicated(cols, P, r)}, r, [](const std::vector<int64_t>&) { return -99.0; }, f32);
-    const int64_t axis0[1] = {0};
-    ASSERT_EQ(gdap_reduce_axes(comm, in.array, out.array, GDAP_REDUCE_SUM, axis0, 1), GDAP_SUCCESS) << gdap_last_error();
-    cudaDeviceSynchronize();
-    got[static_cast<size_t>(r)] = out.values();
-  });
+  const std::vector<std::vector<double>> got = sums_over_axis(ranks, rows, cols, 0, element, f32);
   for (int64_t r = 0; r < P; ++r) {
     for (size_t j = 0; j < want.size() && j < got[static_cast<size_t>(r)].size(); ++j) {
       EXPECT_LE(std::abs(got[static_cast<size_t>(r)][j] - want[j]), 0x1p-22 * want[j]) << "column " << j << ", rank " << r;
+    }
+  }
+}
+
+// Random values of either sign and magnitude in [0.5, 1) with `bits` random bits (splitmix64 of
+// the index and seed): an element dropped or added twice moves a sum by 0.5 or more, and sums of
+// up to 2^22 of them (23 bits for float32, 40 for float64) are exact in long double.
+double random_value(int64_t i, uint64_t seed, int bits) {
+  uint64_t z = static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15u + seed;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+  z ^= z >> 31;
+  const double m = std::ldexp(static_cast<double>((z >> (64 - bits)) | (uint64_t{1} << bits)), -bits - 1);
+  return (z & 1) != 0 ? -m : m;
+}
+
+// A 1-d device section holding f(global index) at `shift` elements past a cudaMalloc'ed (256-byte
+// aligned) address, wrapped (gdap_array_wrap): a shift of 1 puts it off 16-byte alignment.
+struct ShiftedSection {
+  void* memory = nullptr;
+  gdap_array* array = nullptr;
+  ShiftedSection(const gdap_dim& d, int gpu, gdap_dtype t, int64_t shift, const std::function<double(int64_t)>& f) {
+    const std::vector<int64_t> at = held(d);
+    std::vector<double> wide;
+    for (int64_t g : at) wide.push_back(f(g));
+    const std::vector<float> narrow(wide.begin(), wide.end());
+    const size_t es = t.bits / 8;
+    EXPECT_EQ(cudaMalloc(&memory, (at.size() + static_cast<size_t>(shift)) * es), cudaSuccess);
+    char* data = static_cast<char*>(memory) + shift * static_cast<int64_t>(es);
+    cudaMemcpy(data, t.bits == 64 ? static_cast<const void*>(wide.data()) : narrow.data(), at.size() * es, cudaMemcpyHostToDevice);
+    EXPECT_EQ(gdap_array_wrap(&array, data, t, gdap_device{GDAP_DEVICE_CUDA, gpu}, nullptr, &d, 1), GDAP_SUCCESS)
+        << gdap_last_error();
+  }
+  ~ShiftedSection() {
+    gdap_array_destroy(array);
+    cudaFree(memory);
+  }
+};
+
+// Each rank's exact partial sum of f over the global indices its block of n holds (long double: exact
+// for random_value's sums), and the tolerance of their sum as the ranks form it: each partial rounded
+// once to the dtype, then P - 1 additions in the dtype, each within half an ulp of the partials'
+// summed magnitudes (allowed: P + 1 ulps of them). An element lost or doubled is off by 0.5 or more.
+struct Partials {
+  long double exact = 0, tolerance = 0;
+  Partials(int64_t n, int64_t P, gdap_dtype t, const std::function<double(int64_t)>& f) {
+    long double magnitudes = 0;
+    for (int64_t r = 0; r < P; ++r) {
+      long double partial = 0;
+      for (int64_t g = n * r / P; g < n * (r + 1) / P; ++g) partial += f(g);
+      exact += partial;
+      magnitudes += partial < 0 ? -partial : partial;
+    }
+    tolerance = static_cast<long double>(P + 1) * magnitudes * (t.bits == 32 ? 0x1p-23L : 0x1p-52L);
+  }
+};
+
+// The every-axis sum of f over a 1-d array of n elements in blocks over the GPUs, each section
+// `shift` elements off alignment, as every rank gets it.
+std::vector<double> sum_of_shifted(NcclRanks& ranks, int64_t n, gdap_dtype t, int64_t shift, const std::function<double(int64_t)>& f) {
+  const int64_t P = ranks.n;
+  std::vector<double> got(static_cast<size_t>(P), -99);
+  ranks.run([&](gdap_comm* comm, int r) {
+    const ShiftedSection in(block(n, P, r), r, t, shift, f);
+    const DeviceSection out({}, r, [](const std::vector<int64_t>&) { return -99.0; }, t);
+    ASSERT_EQ(gdap_reduce_axes(comm, in.array, out.array, GDAP_REDUCE_SUM, nullptr, 0), GDAP_SUCCESS) << gdap_last_error();
+    cudaDeviceSynchronize();
+    got[static_cast<size_t>(r)] = out.values()[0];
+  });
+  return got;
+}
+
+// Rule (session 14): a contiguous section is read 16 bytes at a time (reduce_kernels.cu, reduce_run).
+// Random float32 and float64 of sizes that are no multiple of 4 per rank, at aligned and unaligned
+// addresses, with one slice, a few (a thread per kept element combines them) or many (a block
+// does): every rank's sum within the rounding of the ranks' partials of the exact sum.
+TEST(ReduceGpu, ContiguousSumsMatchAnExactReference) {
+  ASSERT_GT(device_count(), 0) << "no CUDA device";
+  NcclRanks ranks;
+  const int64_t P = ranks.n;
+  const gdap_dtype f32{GDAP_DTYPE_FLOAT, 32, 1};
+  for (const gdap_dtype t : {f32, kF64}) {
+    const auto f = [bits = t.bits == 32 ? 23 : 40](int64_t g) { return random_value(g, 7, bits); };
+    for (const int64_t per_rank : {int64_t{1001}, int64_t{300007}, (int64_t{1} << 20) + 3}) {
+      const int64_t n = per_rank * P + (P > 1 ? 1 : 0);
+      const Partials want(n, P, t, f);
+      for (const int64_t shift : {0, 1, 3}) {
+        const std::vector<double> got = sum_of_shifted(ranks, n, t, shift, f);
+        for (int64_t r = 0; r < P; ++r) {
+          EXPECT_LE(std::abs(static_cast<long double>(got[static_cast<size_t>(r)]) - want.exact), want.tolerance)
+              << "float" << t.bits << ", " << n << " elements, shifted by " << shift << ", rank " << r;
+        }
+      }
+    }
+  }
+  // Rows over their last axis: each row a run of its own, 4101 elements (unaligned from the second
+  // row on) or 4100 (aligned), rows in blocks.
+  for (const gdap_dtype t : {f32, kF64}) {
+    for (const int64_t cols : {int64_t{4101}, int64_t{4100}}) {
+      const int64_t rows = 5 * P + 2;
+      const auto f = [cols, bits = t.bits == 32 ? 23 : 40](const std::vector<int64_t>& g) {
+        return random_value(g[0] * cols + g[1], 11, bits);
+      };
+      const std::vector<std::vector<double>> got = sums_over_axis(ranks, rows, cols, 1, f, t);
+      for (int64_t i = 0; i < rows; ++i) {
+        long double exact = 0;  // one rank holds the row: its sum rounded once
+        for (int64_t j = 0; j < cols; ++j) exact += f({i, j});
+        const double want = t.bits == 32 ? static_cast<double>(static_cast<float>(exact)) : static_cast<double>(exact);
+        for (int64_t r = 0; r < P; ++r) {
+          ASSERT_EQ(got[static_cast<size_t>(r)].size(), static_cast<size_t>(rows));
+          EXPECT_EQ(got[static_cast<size_t>(r)][static_cast<size_t>(i)], want)
+              << "float" << t.bits << ", " << cols << " columns, row " << i << ", rank " << r;
+        }
+      }
+    }
+  }
+}
+
+// A NaN or an infinity anywhere in a contiguous section (in a 16-byte group or past the last whole
+// one, on any rank) makes the sum NaN or infinite on every rank, as NumPy's.
+TEST(ReduceGpu, ContiguousSumsPropagateNanAndInfinity) {
+  ASSERT_GT(device_count(), 0) << "no CUDA device";
+  NcclRanks ranks;
+  const int64_t P = ranks.n, n = 100003 * P + 2;
+  const double nan = std::numeric_limits<double>::quiet_NaN(), infinity = std::numeric_limits<double>::infinity();
+  const gdap_dtype f32{GDAP_DTYPE_FLOAT, 32, 1};
+  struct Case {
+    std::string name;
+    std::vector<std::pair<int64_t, double>> put;  // global index -> value
+    bool want_nan;
+  };
+  const std::vector<Case> cases = {
+      {"NaN in a group", {{n / 2, nan}}, true},
+      {"NaN last", {{n - 1, nan}}, true},
+      {"+inf first", {{0, infinity}}, false},
+      {"-inf last", {{n - 1, -infinity}}, false},
+      {"+inf and -inf", {{5, infinity}, {n - 1, -infinity}}, true},
+  };
+  for (const gdap_dtype t : {f32, kF64}) {
+    for (const Case& c : cases) {
+      const auto f = [&](int64_t g) {
+        for (const auto& [at, v] : c.put) {
+          if (at == g) return v;
+        }
+        return random_value(g, 3, 20);
+      };
+      for (const int64_t shift : {0, 1}) {
+        const std::vector<double> got = sum_of_shifted(ranks, n, t, shift, f);
+        for (int64_t r = 0; r < P; ++r) {
+          const double v = got[static_cast<size_t>(r)];
+          const std::string what = "float" + std::to_string(t.bits) + ", " + c.name + ", shift " + std::to_string(shift);
+          if (c.want_nan) {
+            EXPECT_TRUE(std::isnan(v)) << what << ", rank " << r << ": " << v;
+          } else {
+            EXPECT_EQ(v, c.put[0].second) << what << ", rank " << r;
+          }
+        }
+      }
+    }
+  }
+}
+
+// The same sum twice, and at an unaligned address, gives the same bits: the order of additions
+// follows the shapes only. Values spread over 2^-20 .. 2^20, so that the order would show.
+TEST(ReduceGpu, ContiguousSumsAreReproducible) {
+  ASSERT_GT(device_count(), 0) << "no CUDA device";
+  NcclRanks ranks;
+  const int64_t P = ranks.n, n = ((int64_t{1} << 21) + 5) * P + 1;
+  const gdap_dtype f32{GDAP_DTYPE_FLOAT, 32, 1};
+  const auto f = [](int64_t g) { return std::ldexp(random_value(g, 5, 52), static_cast<int>(g * 7919 % 41) - 20); };
+  for (const gdap_dtype t : {f32, kF64}) {
+    const std::vector<double> first = sum_of_shifted(ranks, n, t, 0, f), again = sum_of_shifted(ranks, n, t, 0, f),
+                              shifted = sum_of_shifted(ranks, n, t, 1, f);
+    for (int64_t r = 0; r < P; ++r) {
+      const auto k = static_cast<size_t>(r);
+      EXPECT_EQ(std::memcmp(&first[k], &again[k], sizeof(double)), 0) << "float" << t.bits << " rank " << r << ": " << first[k] << " then " << again[k];
+      EXPECT_EQ(std::memcmp(&first[k], &shifted[k], sizeof(double)), 0) << "float" << t.bits << " rank " << r << ": " << first[k] << " shifted " << shifted[k];
+      EXPECT_EQ(std::memcmp(&first[k], &first[0], sizeof(double)), 0) << "float" << t.bits << ": rank " << r << " differs from rank 0";
+    }
+  }
+}
+
+// Rule (session 14): a rank that holds none of the rows (an empty block) takes part in sums and
+// maxima over either axis or both; before, a rank with no kept element (over the columns) divided
+// by zero on the host while choosing its slices (SIGFPE). 9 x 70 (more than 64 reduced: blocks).
+TEST(ReduceGpu, RanksHoldingNoRowsTakePart) {
+  ASSERT_GT(device_count(), 0) << "no CUDA device";
+  NcclRanks ranks;
+  const int64_t P = ranks.n, rows = 9, cols = 70;
+  if (P < 2) GTEST_SKIP() << "needs 2 GPUs (rank 0 holds no rows), this machine has " << P;
+  const auto rows_of = [&](int64_t r) {  // rank 0: none; the others a block each
+    return r == 0 ? gdap_test::block(rows, P, 0, 0, 0)
+                  : gdap_test::block(rows, P, r, rows * (r - 1) / (P - 1), rows * r / (P - 1));
+  };
+  for (const gdap_reduce_op op : {GDAP_REDUCE_SUM, GDAP_REDUCE_MAX}) {
+    for (const std::vector<int64_t>& axes : {std::vector<int64_t>{1}, std::vector<int64_t>{0}, std::vector<int64_t>{}}) {
+      const int64_t nout = axes.empty() ? 1 : axes[0] == 0 ? cols : rows;
+      std::vector<double> want(static_cast<size_t>(nout), op == GDAP_REDUCE_SUM ? 0 : -1e300);
+      for (int64_t i = 0; i < rows; ++i) {
+        for (int64_t j = 0; j < cols; ++j) {
+          double& w = want[static_cast<size_t>(axes.empty() ? 0 : axes[0] == 0 ? j : i)];
+          w = combine(op, w, value(op, i, j));
+        }
+      }
+      std::vector<int64_t> wrong(static_cast<size_t>(P), -1);
+      ranks.run([&](gdap_comm* comm, int r) {
+        const DeviceSection in({rows_of(r), whole(cols)}, r, [&](const std::vector<int64_t>& g) { return value(op, g[0], g[1]); });
+        std::vector<gdap_dim> out_dims;
+        if (!axes.empty()) out_dims.push_back(replicated(nout, P, r));
+        const DeviceSection out(out_dims, r, [](const std::vector<int64_t>&) { return -99.0; });
+        ASSERT_EQ(gdap_reduce_axes(comm, in.array, out.array, op, axes.empty() ? nullptr : axes.data(),
+                                   static_cast<int64_t>(axes.size())),
+                  GDAP_SUCCESS)
+            << gdap_last_error();
+        cudaDeviceSynchronize();
+        const std::vector<double> got = out.values();
+        int64_t bad = got.size() == want.size() ? 0 : 1;
+        for (size_t k = 0; k < got.size() && k < want.size(); ++k) bad += got[k] != want[k];
+        wrong[static_cast<size_t>(r)] = bad;
+      });
+      for (int64_t r = 0; r < P; ++r) {
+        EXPECT_EQ(wrong[static_cast<size_t>(r)], 0) << "op " << op << ", " << axes.size() << " axes named, rank " << r;
+      }
     }
   }
 }

@@ -1,9 +1,9 @@
 """Float sums and means as accurate as NumPy's (review 13 item 1.1): gdap used to add one element
 at a time in the array's dtype, so 4 x 1e8 plus 39996 ones summed to 4e8 in float32 and 4 x 1e16
 plus ones to 4e16 in float64, and a float32 sum of random values was 80 times further off than
-np.sum. Now each rank's partial is a compensated sum in double (docs/api.md, "Accuracy of float
-sums"). Checked in the in-process group (1 and 4 ranks, several layouts), over 2 MPI processes
-(sum_accuracy_mpi_ranks.py), and on 2 GPUs (marked gpu)."""
+np.sum. Now each rank's partial is a sum in double, compensated except for float32 on GPUs
+(docs/api.md, "Accuracy of float sums"). Checked in the in-process group (1 and 4 ranks, several
+layouts), over 2 MPI processes (sum_accuracy_mpi_ranks.py), and on 2 GPUs (marked gpu)."""
 import math
 import pathlib
 
