@@ -5,6 +5,7 @@
 // rank fails together and nothing is handed out unless every rank read its file.
 #include "io/dnpy_format.hpp"
 #include "io/files.hpp"
+#include "io/settle.hpp"
 
 #include "array/array.hpp"
 #include "array/device_memory.hpp"
@@ -314,14 +315,15 @@ void load(gdap_comm& comm, gdap_device device, const std::string& path, std::uni
   }
 }
 
-constexpr int kSettleTries = 300;  // 10 ms apart: a save's renames take far less
+constexpr auto kSettleWait = std::chrono::seconds(3);  // a save's renames take far less
 
 // Every rank loads its file while no save is replacing them, and checks after every rank has read
 // that its file is still the one it read and no save began: a load never mixes two saves' files
 // across ranks. Each try costs one more meeting of the ranks; GDAP_ERR_IO naming the marker when a
-// save is still under way after about 3 s.
+// save is still under way once any rank has waited kSettleWait (all give up together).
 void load_settled(gdap_comm& comm, gdap_device device, const char* prefix, gdap_array** out, std::unique_ptr<gdap_array>& made) {
-  for (int attempt = 0;; ++attempt) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
     std::string path, seen;
     bool busy = false;
     agree(comm, [&] {
@@ -332,14 +334,15 @@ void load_settled(gdap_comm& comm, gdap_device device, const char* prefix, gdap_
       seen = identity_of(path);
       load(comm, device, path, made);
     });
-    const std::vector<std::string> verdicts = agree_shares(comm, [&] {
-      return !busy && !save_under_way(prefix) && identity_of(path) == seen ? "read" : "again";
-    });
-    if (std::all_of(verdicts.begin(), verdicts.end(), [](const std::string& v) { return v == "read"; })) return;
+    const std::vector<Settled> votes = settled_votes(comm, start, kSettleWait, [&] {
+      if (busy || save_under_way(prefix)) return "a save's marker " + SavingMarker::name(prefix);
+      return identity_of(path) == seen ? std::string() : path + " replaced while being read";
+    }, [] { return std::string(); });
+    if (!unsettled(votes)) return;
     made.reset();
-    if (attempt == kSettleTries) {
+    if (late(votes)) {
       fail(GDAP_ERR_IO, "{}: a save of these files is in progress (found its marker {}) and did not finish within {} s: try "
-           "again once it has", prefix, SavingMarker::name(prefix), kSettleTries / 100);
+           "again once it has", prefix, SavingMarker::name(prefix), kSettleWait.count());
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

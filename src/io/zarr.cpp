@@ -3,6 +3,7 @@
 // reads only the units (a shard's inner chunks, or chunks) its owned elements fall in; both walk
 // its owned runs cut at unit boundaries (zarr_pieces.hpp).
 #include "io/parallel.hpp"
+#include "io/settle.hpp"
 #include "io/zarr_chunks.hpp"
 #include "io/zarr_pieces.hpp"
 #include "io/zarr_swap.hpp"
@@ -614,16 +615,17 @@ Seen seen_at(const std::string& path) {
   return seen;
 }
 
-constexpr int kSettleTries = 300;  // 10 ms apart: a swap of top-level entries takes far less
+constexpr auto kSettleWait = std::chrono::seconds(3);  // a swap of top-level entries takes far less
 
 // Runs `read(path)` on every rank (the arguments' checks among its local work, agreed as one step)
 // until every rank read one and the same store while no save was moving stores there: a load never
 // sees the moment of a swap (no zarr.json, chunks half moved) nor mixes two saves' stores across
 // ranks. Each try costs one more meeting of the ranks, which on a loaded machine is the time for
-// every rank to run again; GDAP_ERR_IO naming the hidden folder when a swap is still under way
-// after about 3 s.
+// every rank to run again; GDAP_ERR_IO naming the hidden folder when a swap is still under way once
+// any rank has waited kSettleWait (every rank sees that rank's vote, so all give up together).
 void read_settled(gdap_comm& comm, const char* path_arg, const std::function<void(const std::string&)>& read) {
-  for (int attempt = 0;; ++attempt) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
     std::string path;
     Seen before;
     agree(comm, [&] {
@@ -641,21 +643,18 @@ void read_settled(gdap_comm& comm, const char* path_arg, const std::function<voi
         before.swapping = "a store that changed while being read";
       }
     });
-    const std::vector<std::string> seen = agree_shares(comm, [&] {
+    const std::vector<Settled> votes = settled_votes(comm, start, kSettleWait, [&] {
       const Seen after = seen_at(path);
-      const std::string why = !before.swapping.empty() ? before.swapping
-                            : !after.swapping.empty()  ? after.swapping
-                            : after == before          ? std::string()
-                                                       : "a zarr.json replaced while being read";
-      return why.empty() ? before.meta : "again: " + why;
-    });
-    const bool one_store = !seen[0].starts_with("again: ") && std::all_of(seen.begin(), seen.end(), [&](const std::string& s) { return s == seen[0]; });
-    if (one_store) return;
-    if (attempt == kSettleTries) {
-      const auto busy = std::find_if(seen.begin(), seen.end(), [](const std::string& s) { return s.starts_with("again: "); });
+      return !before.swapping.empty() ? before.swapping
+             : !after.swapping.empty() ? after.swapping
+             : after == before         ? std::string()
+                                       : "a zarr.json replaced while being read";
+    }, [&] { return before.meta; });
+    const std::optional<std::string> busy = unsettled(votes);
+    if (!busy) return;
+    if (late(votes)) {
       fail(GDAP_ERR_IO, "{}: a save is moving a new store in (found {}) and did not finish within {} s: try again once it has "
-           "(if that save crashed, see docs/zarr.md, crash recovery)", path, busy == seen.end() ? "two stores across ranks" : busy->substr(7),
-           kSettleTries / 100);
+           "(if that save crashed, see docs/zarr.md, crash recovery)", path, *busy, kSettleWait.count());
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
