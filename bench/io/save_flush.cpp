@@ -1,7 +1,9 @@
 // What a save's flushes to the disk cost: a 64 MiB float64 array (one rank) saved as a Zarr store
 // (raw codec, overwrite) with syncfs and with syncfs replaced by a no-op, and as .dnpy files with
 // fsync and without, through the library's internal seam io::system_calls (src/io/files.hpp).
-// The two ways alternate, each run a fresh save over the previous one; prints each way's median.
+// The two ways alternate, each run a fresh save over the previous one, each timed from a clean page
+// cache (sync first, untimed: else a save's syncfs also flushes what the run before it left dirty,
+// its own file system's whole); prints each way's median and range.
 //   bench_save_flush [folder (default: the temporary folder)] [runs (default 7)]
 #include "io/files.hpp"
 
@@ -13,6 +15,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -23,9 +27,12 @@ constexpr int64_t kElements = int64_t{8} << 20;  // 64 MiB of float64
 
 int no_flush(int) { return 0; }
 
-double median(std::vector<double> v) {
+// "median ms (min-max)".
+std::string summary(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  char text[96];
+  std::snprintf(text, sizeof text, "%.1f ms (%.1f-%.1f)", 1e3 * v[v.size() / 2], 1e3 * v.front(), 1e3 * v.back());
+  return text;
 }
 
 void check(gdap_status st, const char* what) {
@@ -62,20 +69,22 @@ int main(int argc, char** argv) {
     for (int without = 0; without < 2; ++without) {
       calls = system;
       if (without) calls.syncfs = no_flush;
+      ::sync();
       auto t0 = std::chrono::steady_clock::now();
       check(gdap_zarr_save(comm, map, a, store.c_str(), &o), "gdap_zarr_save");
       zarr[without].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       calls = system;
       if (without) calls.fsync = no_flush;
+      ::sync();
       t0 = std::chrono::steady_clock::now();
       check(gdap_dnpy_save(comm, a, prefix.c_str()), "gdap_dnpy_save");
       dnpy[without].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
   }
   calls = system;
-  std::printf("64 MiB, %d runs each, medians, in %s:\n", runs, folder.c_str());
-  std::printf("  Zarr save (raw): with syncfs %.1f ms, without %.1f ms\n", 1e3 * median(zarr[0]), 1e3 * median(zarr[1]));
-  std::printf("  .dnpy save:      with fsync  %.1f ms, without %.1f ms\n", 1e3 * median(dnpy[0]), 1e3 * median(dnpy[1]));
+  std::printf("64 MiB, %d runs each, median (min-max), in %s:\n", runs, folder.c_str());
+  std::printf("  Zarr save (raw): with syncfs %s, without %s\n", summary(zarr[0]).c_str(), summary(zarr[1]).c_str());
+  std::printf("  .dnpy save:      with fsync  %s, without %s\n", summary(dnpy[0]).c_str(), summary(dnpy[1]).c_str());
   gdap_map_destroy(map);
   gdap_array_destroy(a);
   gdap_comm_destroy(comm);
