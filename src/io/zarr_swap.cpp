@@ -138,18 +138,15 @@ NewStore::NewStore(StorePlace where) : where_(std::move(where)) {
 }
 
 // The place was absent at the survey: locked now that it exists, and a store that another save put
-// there meanwhile is refused (this one's survey did not see it), changing nothing.
+// there meanwhile is refused (this one's survey did not see it), changing nothing. Where another
+// save holds the lock, the folders stay: that save may have found them made and be about to write
+// in them.
 void NewStore::lock_made_place() {
-  try {
-    where_.lock = lock_place(where_.place.string(), where_.shown);
-    std::error_code ec;
-    if (where_.was != StorePlace::Was::store &&
-        (fs::exists(fs::symlink_status(where_.place / "zarr.json", ec)) || fs::exists(fs::symlink_status(where_.place / "c", ec)))) {
-      fail(GDAP_ERR_IO, "{}: another save put a store there while this one was starting: nothing was changed", where_.shown);
-    }
-  } catch (const Error&) {
-    remove_made();
-    throw;
+  where_.lock = lock_place(where_.place.string(), where_.shown);
+  std::error_code ec;
+  if (where_.was != StorePlace::Was::store &&
+      (fs::exists(fs::symlink_status(where_.place / "zarr.json", ec)) || fs::exists(fs::symlink_status(where_.place / "c", ec)))) {
+    fail(GDAP_ERR_IO, "{}: another save put a store there while this one was starting: nothing was changed", where_.shown);
   }
 }
 
