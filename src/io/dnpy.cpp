@@ -5,6 +5,7 @@
 // rank fails together and nothing is handed out unless every rank read its file.
 #include "io/dnpy_format.hpp"
 #include "io/files.hpp"
+#include "io/settle.hpp"
 
 #include "array/array.hpp"
 #include "array/device_memory.hpp"
@@ -17,13 +18,17 @@
 #include <fmt/format.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace gdap::io {
@@ -168,7 +173,7 @@ class SavingMarker {
     for (const std::string& line : lines) text += line + "\n";
     file_.write(text.data(), static_cast<int64_t>(text.size()));
     file_.finish();  // on the disk before any file changes
-    file_.commit();  // replacing a crashed save's stale marker: this save replaces its files too
+    lock_ = file_.commit_locked();  // a live save's marker refuses this save; a crashed one's is replaced
     file_.sync_folder();
   }
   // The files are of one save again: the marker removed and that flushed.
@@ -182,7 +187,27 @@ class SavingMarker {
 
  private:
   NewFile file_;
+  Fd lock_;  // held while the marker is there: loads wait, other saves are refused, after a crash it is free
 };
+
+// True while a save is replacing the files of `prefix` (its marker is there, locked by it); a
+// marker no save holds, a crashed save's, is GDAP_ERR_IO: the files may be of two saves.
+bool save_under_way(const std::string& prefix) {
+  const std::string marker = SavingMarker::name(prefix);
+  struct stat st {};
+  if (::lstat(marker.c_str(), &st) != 0) return false;
+  if (locked_elsewhere(marker)) return true;
+  fail(GDAP_ERR_IO, "{}: a save of these files did not finish (its marker {} is there, held by no save): the files may be of "
+       "two saves; see docs/dnpy.md, What survives a crash", prefix, marker);
+}
+
+// A rank's file as a load saw it: a save renames a new file over it (a new inode), or puts the old
+// one back (a new ctime).
+std::string identity_of(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return "absent";
+  return fmt::format("{}:{}:{}.{}", st.st_dev, st.st_ino, st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+}
 
 // Every rank has written, flushed and closed its temporary: rank 0 writes the marker, then each
 // rank renames its temporary over its file, keeping the old one aside. If any rank's rename
@@ -290,6 +315,39 @@ void load(gdap_comm& comm, gdap_device device, const std::string& path, std::uni
   }
 }
 
+constexpr auto kSettleWait = std::chrono::seconds(3);  // a save's renames take far less
+
+// Every rank loads its file while no save is replacing them, and checks after every rank has read
+// that its file is still the one it read and no save began: a load never mixes two saves' files
+// across ranks. Each try costs one more meeting of the ranks; GDAP_ERR_IO naming the marker when a
+// save is still under way once any rank has waited kSettleWait (all give up together).
+void load_settled(gdap_comm& comm, gdap_device device, const char* prefix, gdap_array** out, std::unique_ptr<gdap_array>& made) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    std::string path, seen;
+    bool busy = false;
+    agree(comm, [&] {
+      require(out, "out");
+      path = file_of(prefix, comm.rank);
+      busy = save_under_way(prefix);
+      if (busy) return;
+      seen = identity_of(path);
+      load(comm, device, path, made);
+    });
+    const std::vector<Settled> votes = settled_votes(comm, start, kSettleWait, [&] {
+      if (busy || save_under_way(prefix)) return "a save's marker " + SavingMarker::name(prefix);
+      return identity_of(path) == seen ? std::string() : path + " replaced while being read";
+    }, [] { return std::string(); });
+    if (!unsettled(votes)) return;
+    made.reset();
+    if (late(votes)) {
+      fail(GDAP_ERR_IO, "{}: a save of these files is in progress (found its marker {}) and did not finish within {} s: try "
+           "again once it has", prefix, SavingMarker::name(prefix), kSettleWait.count());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 }  // namespace
 }  // namespace gdap::io
 
@@ -315,10 +373,7 @@ extern "C" GDAP_API gdap_status gdap_dnpy_load(gdap_array** out, gdap_comm* comm
     gdap_comm& c = gdap::comm_ref(comm);
     const gdap::CollectiveCall collective(c, "gdap_dnpy_load");
     std::unique_ptr<gdap_array> made;
-    gdap::agree(c, [&] {
-      gdap::require(out, "out");
-      gdap::io::load(c, device, gdap::io::file_of(prefix, c.rank), made);
-    });
+    gdap::io::load_settled(c, device, prefix, out, made);
     *out = made.release();
   });
 }

@@ -6,10 +6,12 @@
 #include "core/error.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -35,6 +37,11 @@ void refuse_irregular(const std::string& path, mode_t mode) {
 }
 
 }  // namespace
+
+SystemCalls& system_calls() {
+  static SystemCalls calls{::renameat, ::renameat2, ::fsync, ::syncfs};
+  return calls;
+}
 
 // (O_EXCL makes a link planted at a temporary name fail the open instead of being followed.)
 std::string random_suffix() {
@@ -124,6 +131,18 @@ std::optional<size_t> nul_in(std::string_view text) {
   return at;
 }
 
+Lock try_lock(int fd) {
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return Lock::taken;
+  return errno == EWOULDBLOCK ? Lock::busy : Lock::unsupported;
+}
+
+bool locked_elsewhere(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) return false;  // never open a FIFO
+  const Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC));
+  return fd.get() >= 0 && ::flock(fd.get(), LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+}
+
 Dir Dir::open(const std::string& path, bool create) {
   if (create) {
     std::error_code ec;
@@ -193,16 +212,49 @@ void NewFile::write(const void* data, int64_t bytes) {
 
 void NewFile::finish() {
   if (fd_.get() < 0) return;
-  if (::fsync(fd_.get()) != 0) fail(GDAP_ERR_IO, "{}: writing to the disk failed: {}", path_, reason(errno));
+  if (system_calls().fsync(fd_.get()) != 0) fail(GDAP_ERR_IO, "{}: writing to the disk failed: {}", path_, reason(errno));
   if (::close(fd_.release()) != 0) fail(GDAP_ERR_IO, "{}: write failed when closing: {}", path_, reason(errno));
 }
 
 void NewFile::commit() {
   if (fd_.get() >= 0 && ::close(fd_.release()) != 0) fail(GDAP_ERR_IO, "{}: write failed when closing: {}", path_, reason(errno));
-  if (::renameat(dir_, temp_.c_str(), dir_, name_.c_str()) != 0) {
+  if (system_calls().renameat(dir_, temp_.c_str(), dir_, name_.c_str()) != 0) {
     fail(GDAP_ERR_IO, "{}: cannot move the written file into place: {}", path_, reason(errno));
   }
   committed_ = true;
+}
+
+Fd NewFile::commit_locked() {
+  if (fd_.get() >= 0) finish();
+  Fd held(::openat(dir_, temp_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (held.get() < 0) fail(GDAP_ERR_IO, "{}: cannot open its temporary again to lock it: {}", path_, reason(errno));
+  if (try_lock(held.get()) == Lock::unsupported) held = Fd();  // no locks here: replaced as before
+  Fd stale;  // a crashed save's marker, locked here until replaced
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    if (system_calls().renameat2(dir_, temp_.c_str(), dir_, name_.c_str(), RENAME_NOREPLACE) == 0) {
+      committed_ = true;
+      return held;
+    }
+    if (errno != EEXIST) break;  // no RENAME_NOREPLACE here (or another failure): commit says which
+    struct stat there {};
+    if (::fstatat(dir_, name_.c_str(), &there, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
+    if (!S_ISREG(there.st_mode)) break;  // a link or a FIFO: replaced, never followed or opened
+    Fd other(::openat(dir_, name_.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC));
+    if (other.get() < 0) continue;
+    if (try_lock(other.get()) == Lock::busy) {
+      fail(GDAP_ERR_IO, "{}: another save is in progress (found its marker, locked by it): nothing was changed; try again "
+           "once it has finished", path_);
+    }
+    struct stat opened {}, now {};
+    if (::fstat(other.get(), &opened) != 0 || ::fstatat(dir_, name_.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 ||
+        opened.st_ino != now.st_ino || opened.st_dev != now.st_dev) {
+      continue;  // another save replaced the stale marker meanwhile: look at its own
+    }
+    stale = std::move(other);
+    break;  // a crashed save's: replaced (its lock, taken here, keeps other saves off until then)
+  }
+  commit();
+  return held;
 }
 
 // Keeps the entry at name_ (if any, and not a folder: a rename onto a folder fails anyway) under
@@ -226,7 +278,7 @@ void NewFile::keep_old() {
   if (::faccessat(dir_, kept.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) {  // renameat would replace it
     fail(GDAP_ERR_IO, "{}: cannot keep the old file under {}: the name is taken", path_, kept);
   }
-  if (::renameat(dir_, name_.c_str(), dir_, kept.c_str()) != 0) {
+  if (system_calls().renameat(dir_, name_.c_str(), dir_, kept.c_str()) != 0) {
     fail(GDAP_ERR_IO, "{}: cannot move the old file aside to {}: {}", path_, kept, reason(errno));
   }
   old_ = kept;
@@ -239,13 +291,13 @@ bool NewFile::has_old() const {
 }
 
 void NewFile::sync_folder() const {
-  if (::fsync(dir_) != 0) fail(GDAP_ERR_IO, "{}: flushing its folder to the disk failed: {}", path_, reason(errno));
+  if (system_calls().fsync(dir_) != 0) fail(GDAP_ERR_IO, "{}: flushing its folder to the disk failed: {}", path_, reason(errno));
 }
 
 void NewFile::commit_keeping_old() {
   if (fd_.get() >= 0) finish();
   keep_old();
-  if (::renameat(dir_, temp_.c_str(), dir_, name_.c_str()) != 0) {
+  if (system_calls().renameat(dir_, temp_.c_str(), dir_, name_.c_str()) != 0) {
     const int err = errno;
     unkeep_old();  // where this fails too, restore_old tries again
     fail(GDAP_ERR_IO, "{}: cannot move the written file into place: {}", path_, reason(err));
@@ -257,7 +309,7 @@ void NewFile::commit_keeping_old() {
 // was renamed aside (renamed back); 0 or the system's reason. A kept name already gone counts as done.
 int NewFile::unkeep_old() {
   if (old_.empty()) return 0;
-  const int done = old_renamed_ ? ::renameat(dir_, old_.c_str(), dir_, name_.c_str()) : ::unlinkat(dir_, old_.c_str(), 0);
+  const int done = old_renamed_ ? system_calls().renameat(dir_, old_.c_str(), dir_, name_.c_str()) : ::unlinkat(dir_, old_.c_str(), 0);
   if (done != 0 && errno != ENOENT) return errno;
   old_.clear();
   return 0;
@@ -274,7 +326,7 @@ void NewFile::restore_old() {
     if (::unlinkat(dir_, name_.c_str(), 0) != 0 && errno != ENOENT) {
       fail(GDAP_ERR_IO, "{}: cannot remove the new file again: {}", path_, reason(errno));
     }
-  } else if (::renameat(dir_, old_.c_str(), dir_, name_.c_str()) != 0) {
+  } else if (system_calls().renameat(dir_, old_.c_str(), dir_, name_.c_str()) != 0) {
     fail(GDAP_ERR_IO, "{}: cannot put the old file back from {}: {} (it is still there)", path_, old_, reason(errno));
   }
   old_.clear();

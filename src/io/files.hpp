@@ -14,6 +14,18 @@
 
 namespace gdap::io {
 
+// The system calls through which gdap's saves move and flush files: the system's own, replaced only
+// by tests (to fail one step on purpose: EXDEV, EBUSY, EACCES, which a test run as root cannot
+// provoke) and by bench/io (to time a save without its flushes). Internal: the library exports
+// only gdap_* (abi/gdap.map), and nothing in the C ABI reaches this.
+struct SystemCalls {
+  int (*renameat)(int, const char*, int, const char*);
+  int (*renameat2)(int, const char*, int, const char*, unsigned);
+  int (*fsync)(int);
+  int (*syncfs)(int);
+};
+SystemCalls& system_calls();
+
 // A file descriptor closed with its scope.
 class Fd {
  public:
@@ -68,6 +80,17 @@ std::optional<size_t> nul_in(std::string_view text);
 // nobody plants a link at one in advance and a stale one from a crashed call never collides.
 std::string random_suffix();
 
+// A lock (flock) that marks a save in progress: taken exclusively by the save, looked at by loads and
+// by other saves. A crashed process's lock goes with it, so a lock found free means a stale leftover.
+enum class Lock { taken, busy, unsupported };
+// Tries to take an exclusive lock on the open file or folder `fd` without waiting: taken; busy when
+// another open description holds one (another save, in this process or another); unsupported where
+// the file system has no such locks (some NFS setups: the save goes on unguarded, as before).
+Lock try_lock(int fd);
+// True when another open description holds a lock on what `path` names now (a save in progress);
+// false when it is absent, free (a crashed save's leftover) or cannot be looked at.
+bool locked_elsewhere(const std::string& path);
+
 // A folder open for creating files in it.
 class Dir {
  public:
@@ -103,6 +126,11 @@ class NewFile {
   void finish();
   // Closes the temporary (unless finished) and renames it onto the name.
   void commit();
+  // As commit, for a save's marker: locked (try_lock) before it appears at the name, and put there
+  // only over nothing, something not a regular file, or a crashed save's marker (one whose lock is
+  // free). GDAP_ERR_IO "another save ... is in progress" naming the marker when a live save holds
+  // one there; nothing is changed then. The lock, held until the returned descriptor closes.
+  Fd commit_locked();
   // As commit, keeping what was at the name (a file or a link; not a folder) under a second hidden
   // name `.<name>.<suffix>.old` (a hard link, or where the file system has none, the entry renamed)
   // until restore_old or drop_old. A failed rename leaves the name as it was.

@@ -3,6 +3,7 @@
 // reads only the units (a shard's inner chunks, or chunks) its owned elements fall in; both walk
 // its owned runs cut at unit boundaries (zarr_pieces.hpp).
 #include "io/parallel.hpp"
+#include "io/settle.hpp"
 #include "io/zarr_chunks.hpp"
 #include "io/zarr_pieces.hpp"
 #include "io/zarr_swap.hpp"
@@ -23,10 +24,12 @@
 #include <fmt/format.h>
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -35,6 +38,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -349,6 +353,7 @@ StorePlace survey_place(const std::string& path, const gdap_zarr_options& o) {
     return where;
   }
   check_writable(path, path, "write the store");
+  where.lock = lock_place(path, path);  // before looking: another save's swap is never seen half done
   const std::optional<ZarrMeta> old = existing_store(path);
   if (!old) {
     where.was = StorePlace::Was::folder;
@@ -593,21 +598,78 @@ std::string checked_path(const char* path) {
   return path;
 }
 
-// One agreement for the whole load (the arguments' checks among its local work): every further
-// meeting of the ranks costs, on a loaded machine, the time for every rank to run again.
+// What a load saw of the store at `path`: zarr.json's identity (a save moves a new one in; one moved
+// out and back gets a new ctime) and the hidden folder of a swap under way there, if any.
+struct Seen {
+  std::string meta, swapping;
+  bool operator==(const Seen&) const = default;
+};
+
+Seen seen_at(const std::string& path) {
+  struct stat st {};
+  Seen seen;
+  if (::lstat((path + "/zarr.json").c_str(), &st) == 0) {
+    seen.meta = fmt::format("{}:{}:{}.{}", st.st_dev, st.st_ino, st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+  }
+  seen.swapping = swap_under_way(path);
+  return seen;
+}
+
+constexpr auto kSettleWait = std::chrono::seconds(3);  // a swap of top-level entries takes far less
+
+// Runs `read(path)` on every rank (the arguments' checks among its local work, agreed as one step)
+// until every rank read one and the same store while no save was moving stores there: a load never
+// sees the moment of a swap (no zarr.json, chunks half moved) nor mixes two saves' stores across
+// ranks. Each try costs one more meeting of the ranks, which on a loaded machine is the time for
+// every rank to run again; GDAP_ERR_IO naming the hidden folder when a swap is still under way once
+// any rank has waited kSettleWait (every rank sees that rank's vote, so all give up together).
+void read_settled(gdap_comm& comm, const char* path_arg, const std::function<void(const std::string&)>& read) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    std::string path;
+    Seen before;
+    agree(comm, [&] {
+      path = checked_path(path_arg);
+      before = seen_at(path);
+      if (!before.swapping.empty()) return;
+      try {
+        read(path);
+      } catch (const Error& e) {
+        if (seen_at(path) == before) {  // the store's own fault, not a save's moment; or a crashed save's state
+          const std::string left = swap_leftover(path);
+          if (left.empty() || e.status() != GDAP_ERR_IO) throw;
+          fail(e.status(), "{} (a save that did not finish left {} there: see docs/zarr.md, crash recovery)", e.what(), left);
+        }
+        before.swapping = "a store that changed while being read";
+      }
+    });
+    const std::vector<Settled> votes = settled_votes(comm, start, kSettleWait, [&] {
+      const Seen after = seen_at(path);
+      return !before.swapping.empty() ? before.swapping
+             : !after.swapping.empty() ? after.swapping
+             : after == before         ? std::string()
+                                       : "a zarr.json replaced while being read";
+    }, [&] { return before.meta; });
+    const std::optional<std::string> busy = unsettled(votes);
+    if (!busy) return;
+    if (late(votes)) {
+      fail(GDAP_ERR_IO, "{}: a save is moving a new store in (found {}) and did not finish within {} s: try again once it has "
+           "(if that save crashed, see docs/zarr.md, crash recovery)", path, *busy, kSettleWait.count());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+// The store read into a private copy on every rank through read_settled, then copied into the section.
 void load(gdap_comm& comm, const gdap_map* map_arg, gdap_array* section_arg, const char* path_arg) {
   // Everything is read into a copy first, so that a failure on any rank leaves every section as it was.
   std::unique_ptr<Staged> staged;
   LargeBuffer copy;
   HostView view;
   std::vector<AxisPieces> pieces;
-  agree(comm, [&] {
-    require(map_arg, "map");
-    require(section_arg, "section");
-    const std::string path = checked_path(path_arg);
+  auto read = [&](const std::string& path) {
     const gdap_map& map = *map_arg;
     const gdap_array& section = *section_arg;
-    check_section(comm, map, section);
     const ZarrMeta meta = read_meta(path);
     check_store(meta, map, section, path);
     if (memory_of(&section) == Memory::device) cuda::synchronize_stream(comm.stream);
@@ -660,6 +722,12 @@ void load(gdap_comm& comm, const gdap_map* map_arg, gdap_array* section_arg, con
       if (shards.size() >= kOpenShards || todo.size() >= kBatchUnits) decode_batch();
     });
     decode_batch();
+  };
+  read_settled(comm, path_arg, [&](const std::string& path) {
+    require(map_arg, "map");
+    require(section_arg, "section");
+    check_section(comm, *map_arg, *section_arg);
+    read(path);
   });
   if (staged->on_device()) {
     staged->flush();

@@ -33,11 +33,11 @@ constexpr const char* kOld = ".gdap-old-";
 // Renames `from` to `to` unless something is at `to` (a user's file in a folder is never
 // replaced); the system's reason otherwise.
 int move_without_replacing(const fs::path& from, const fs::path& to) {
-  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (system_calls().renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
   if (errno != EINVAL && errno != ENOSYS) return errno;
   std::error_code ec;  // a file system without RENAME_NOREPLACE: look first
   if (fs::exists(fs::symlink_status(to, ec))) return EEXIST;
-  return ::rename(from.c_str(), to.c_str()) == 0 ? 0 : errno;
+  return system_calls().renameat(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str()) == 0 ? 0 : errno;
 }
 
 // Moves back the first `count` of `names` from `to` into `from`, last first (so zarr.json, moved
@@ -45,7 +45,7 @@ int move_without_replacing(const fs::path& from, const fs::path& to) {
 std::vector<std::string> move_back(const std::vector<std::string>& names, size_t count, const fs::path& from, const fs::path& to) {
   std::vector<std::string> stuck;
   for (size_t j = count; j-- > 0;) {
-    if (::rename((to / names[j]).c_str(), (from / names[j]).c_str()) != 0) stuck.push_back(names[j]);
+    if (system_calls().renameat(AT_FDCWD, (to / names[j]).c_str(), AT_FDCWD, (from / names[j]).c_str()) != 0) stuck.push_back(names[j]);
   }
   return stuck;
 }
@@ -54,12 +54,51 @@ std::vector<std::string> move_back(const std::vector<std::string>& names, size_t
 int sync_folder(const fs::path& folder) {
   const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return errno;
-  const int err = ::fsync(fd) == 0 ? 0 : errno;
+  const int err = system_calls().fsync(fd) == 0 ? 0 : errno;
   ::close(fd);
   return err;
 }
 
 }  // namespace
+
+Fd lock_place(const std::string& folder, const std::string& shown) {
+  Fd fd(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0) fail(GDAP_ERR_IO, "{}: cannot open the folder {} to lock it: {}", shown, folder, reason(errno));
+  const Lock got = try_lock(fd.get());
+  if (got == Lock::busy) {
+    fail(GDAP_ERR_IO, "{}: another save of this store is in progress (it holds the lock on the folder {}): nothing was "
+         "changed; try again once it has finished", shown, folder);
+  }
+  return got == Lock::taken ? std::move(fd) : Fd();
+}
+
+namespace {
+
+// The first hidden folder of a swap in `path`: .gdap-aside-X, or .gdap-old-X (only while .gdap-new-X
+// still holds entries unless `any_old`).
+std::string swap_folder(const std::string& path, bool any_old) {
+  std::error_code ec;
+  std::string found;
+  for (auto it = fs::directory_iterator(path, ec); !ec && it != fs::directory_iterator() && found.empty(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.starts_with(kAside)) found = name;
+    if (name.starts_with(kOld)) {  // step 3 while the new store's folder still holds entries
+      const fs::path fresh = fs::path(path) / (kNew + name.substr(std::string(kOld).size()));
+      std::error_code gone;
+      if (any_old || (fs::is_directory(fs::symlink_status(fresh, gone)) && !fs::is_empty(fresh, gone))) found = name;
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+std::string swap_under_way(const std::string& path) {
+  const std::string found = swap_folder(path, false);
+  return !found.empty() && locked_elsewhere(path) ? found : std::string();
+}
+
+std::string swap_leftover(const std::string& path) { return swap_folder(path, true); }
 
 bool is_save_temporary(const std::string& name) {
   return name.starts_with(kNew) || name.starts_with(kAside) || name.starts_with(kOld);
@@ -73,7 +112,7 @@ FolderFlush::FolderFlush(const std::string& folder, std::string shown)
 FolderFlush::~FolderFlush() { ::close(fd_); }
 
 void FolderFlush::now() const {
-  if (::syncfs(fd_) != 0) fail(GDAP_ERR_IO, "{}: flushing the new store in {} to the disk failed: {}", shown_, folder_, reason(errno));
+  if (system_calls().syncfs(fd_) != 0) fail(GDAP_ERR_IO, "{}: flushing the new store in {} to the disk failed: {}", shown_, folder_, reason(errno));
 }
 
 NewStore::NewStore(StorePlace where) : where_(std::move(where)) {
@@ -84,6 +123,7 @@ NewStore::NewStore(StorePlace where) : where_(std::move(where)) {
     fs::create_directories(place, ec);
     if (ec) fail(GDAP_ERR_IO, "{}: cannot create the folder {}: {}", where_.shown, place.string(), ec.message());
   }
+  if (where_.lock.get() < 0) lock_made_place();
   for (int attempt = 0; attempt < 64 && temp_.empty(); ++attempt) {
     const fs::path p = place / (kNew + random_suffix());
     if (::mkdir(p.c_str(), 0777) == 0) {
@@ -95,6 +135,19 @@ NewStore::NewStore(StorePlace where) : where_(std::move(where)) {
     }
   }
   if (temp_.empty()) fail(GDAP_ERR_IO, "{}: 64 hidden names in it were all taken", where_.shown);
+}
+
+// The place was absent at the survey: locked now that it exists, and a store that another save put
+// there meanwhile is refused (this one's survey did not see it), changing nothing. Where another
+// save holds the lock, the folders stay: that save may have found them made and be about to write
+// in them.
+void NewStore::lock_made_place() {
+  where_.lock = lock_place(where_.place.string(), where_.shown);
+  std::error_code ec;
+  if (where_.was != StorePlace::Was::store &&
+      (fs::exists(fs::symlink_status(where_.place / "zarr.json", ec)) || fs::exists(fs::symlink_status(where_.place / "c", ec)))) {
+    fail(GDAP_ERR_IO, "{}: another save put a store there while this one was starting: nothing was changed", where_.shown);
+  }
 }
 
 NewStore::~NewStore() {
@@ -174,7 +227,7 @@ void NewStore::swap_in() {
   const fs::path aside = where_.place / (kAside + suffix);
   const fs::path old = where_.place / (kOld + suffix);
   move_old_aside(aside);
-  if (::rename(aside.c_str(), old.c_str()) != 0) {
+  if (system_calls().renameat(AT_FDCWD, aside.c_str(), AT_FDCWD, old.c_str()) != 0) {
     roll_back_aside(aside, where_.old_top.size(), errno, fmt::format("cannot rename {} to {}", aside.string(), old.string()));
   }
   move_new_in(old);

@@ -10,7 +10,14 @@
 //   .gdap-aside-X  the old store's top-level entries being moved out (zarr.json first)
 //   .gdap-old-X    the old store wholly moved out (renamed from .gdap-aside-X, empty if there was
 //                  none): the new entries are now being moved in, zarr.json last
+//
+// A save holds an exclusive lock (flock) on the place folder from rank 0's survey to the end of its
+// swap: a second save to the same place is refused at once, and a load that finds .gdap-aside-X (or
+// .gdap-old-X with .gdap-new-X not yet empty) under a held lock knows a swap is under way and waits
+// for it; found under a free lock, they are a crashed save's leftovers.
 #pragma once
+
+#include "io/files.hpp"
 
 #include <filesystem>
 #include <string>
@@ -25,7 +32,19 @@ struct StorePlace {
   std::filesystem::path place;               // that folder with links and dots resolved
   Was was = Was::absent;
   std::vector<std::string> old_top;          // the old store's top-level entries, zarr.json first
+  Fd lock;                                   // the place's save lock, held until the save ends (none where unsupported)
 };
+
+// The place folder's save lock, taken without waiting; GDAP_ERR_IO "another save ... is in progress"
+// naming `shown` when another save holds it. No lock (an empty Fd) where the file system has none.
+Fd lock_place(const std::string& folder, const std::string& shown);
+
+// The hidden folder (its name) that shows a save moving stores in the folder `path` right now:
+// .gdap-aside-X, or .gdap-old-X while .gdap-new-X still holds entries, under a lock another save
+// holds. Empty when there is none (a crashed save's leftovers included).
+std::string swap_under_way(const std::string& path);
+// The first .gdap-aside-X or .gdap-old-X in the folder `path`, live or a crashed save's; empty when none.
+std::string swap_leftover(const std::string& path);
 
 // True for the names of a save's hidden folders inside a place (`.gdap-new-...` and the like),
 // which are never a store's data.
@@ -48,6 +67,7 @@ class NewStore {
   void swap_in();
 
  private:
+  void lock_made_place();
   void move_old_aside(const std::filesystem::path& aside);
   void move_new_in(const std::filesystem::path& old);
   void roll_back_aside(const std::filesystem::path& aside, size_t moved, int err, const std::string& what);
