@@ -346,18 +346,30 @@ class GlobalArray:
         """An array in `layout` whose every cell, padding included, is `fill_value` (dtype: NumPy's
         for the value, as np.full, unless given). On a CUDA device it needs CuPy."""
         dtype = np.asarray(fill_value).dtype if dtype is None else dtype
-        out = cls._new(layout, dtype, devices, comm, device, zero=False)
-        for r in out._ctx.ranks:
-            with _device_scope(out._ctx.device(r)):
-                out.local_view(r)[...] = fill_value
-        return out
+        return cls._new(layout, dtype, devices, comm, device, zero=False, fill=(fill_value,))
 
     @classmethod
     def _new(cls, layout: GlobalMap, dtype: Any, devices: Devices, comm: Any, device: Optional[DeviceSpec],
-             zero: bool) -> GlobalArray:
-        _wrap_first(comm)
-        _check_layout(layout, None)
-        return cls._new_in(context_for(layout.nranks, devices, comm, device), layout, dtype, zero)
+             zero: bool, fill: tuple = ()) -> GlobalArray:
+        """A new array (fill: () or (value,)). SPMD: collective, one gdap_comm_barrier after the
+        sections are made, which a rank that refused (a device or memory only it lacks, a layout or
+        dtype it alone passed) makes after Comm.fail_next: every rank raises at once (the refusing
+        one its error, the others RemoteError), none goes on to wait in its next collective call."""
+        gdap_comm = _wrap_first(comm)
+
+        def made() -> GlobalArray:
+            _check_layout(layout, None)
+            out = cls._new_in(context_for(layout.nranks, devices, gdap_comm, device), layout, dtype, zero)
+            for r in out._ctx.ranks if fill else ():
+                with _device_scope(out._ctx.device(r)):
+                    out.local_view(r)[...] = fill[0]
+            return out
+
+        if gdap_comm is None:
+            return made()
+        out = told(gdap_comm, made, _barrier)
+        _barrier(gdap_comm)
+        return out
 
     @classmethod
     def _new_in(cls, ctx: Context, layout: GlobalMap, dtype: Any, zero: bool = False) -> GlobalArray:
@@ -881,6 +893,13 @@ class GlobalArray:
         section, never gathered (_ufunc: what is taken, what is refused and why)."""
         from ._ufunc import apply
         return apply(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        """np.where, np.clip, np.allclose, np.linalg.norm, np.zeros_like, np.sum, ...: computed
+        distributed; any other NumPy function gathers its GlobalArrays with a gdap.GatherWarning
+        (_functions: which, how, and the explicit spelling)."""
+        from ._functions import dispatch
+        return dispatch(func, types, args, kwargs)
 
     def _binary(self, other: Any, ufunc: np.ufunc, reflected: bool = False) -> Any:
         """ufunc(self, other) (reflected: ufunc(other, self)) through __array_ufunc__'s path, or
@@ -1515,7 +1534,11 @@ def _release_reduce_axes(ctx: Context, rank: int) -> None:
 
 
 def _release_barrier(ctx: Context, rank: int) -> None:
-    _c.gdap_comm_barrier(ctx.comm(rank)._h())
+    _barrier(ctx.comm(rank))
+
+
+def _barrier(comm: Comm) -> None:
+    _c.gdap_comm_barrier(comm._h())
 
 
 def _release_redistribute(ctx: Context, rank: int) -> None:
