@@ -245,3 +245,44 @@ def test_pending_operands_are_reduced_into_their_layout_and_combine_with_its_arr
     cyc = layout.cyclic(SHAPE, (P, 1))
     pc = gdap.GlobalArray.from_sections([np.ones(cyc.local_shape(k)) for k in range(P)], cyc, pending="sum")
     same((pc * 2) + gdap.distribute(FLOATS, cyc), FLOATS + 2)
+
+
+# -- device sections (GPU machine: ctest python.gpu) ----------------------------------------------------------
+
+@pytest.mark.gpu
+def test_stats_and_functions_on_device_sections(monkeypatch):
+    # Rule: on two GPUs' padded sections the reductions std / var / argmax / any and the NumPy functions compute
+    # with CuPy where the data are and give NumPy's answers; another function gathers with a GatherWarning.
+    from test_global_gpu import _gpus
+    cupy = _gpus(2)
+    with cupy.cuda.Device(0):
+        x, n = cupy.asarray(FLOATS), cupy.asarray(WITH_NANS)
+    lay = layout.padded(SHAPE, (2, 1), 1)
+    a = gdap.distribute(x, lay)
+    b = gdap.distribute(x[::-1].copy(), lay, devices=a.context)
+    m = gdap.distribute(n, lay, devices=a.context)
+    assert set(a.devices.values()) == {"cuda:0", "cuda:1"}
+    stats = [a.std(), a.var(axis=0).get(), a.argmax(), np.argmax(a, axis=1).get(), (a > 10).any(), np.any(a > 100)]
+    assert stats[0] == pytest.approx(FLOATS.std()) and np.allclose(stats[1], FLOATS.var(axis=0))
+    assert stats[2] == FLOATS.argmax() and (stats[3] == FLOATS.argmax(axis=1)).all()
+    assert stats[4] and not stats[5]
+    with no_gather(monkeypatch), warnings.catch_warnings():
+        warnings.simplefilter("error", gdap.GatherWarning)
+        got = [np.where(a > 0, a, b), np.clip(a, -2, 3), np.round(a * 1.37, 1), np.isclose(a, b),
+               np.nan_to_num(m, nan=-1.0, posinf=9.0), np.zeros_like(a), np.full_like(a, 2, dtype=np.int32)]
+        scalars = [np.allclose(a, a), np.array_equal(a, b), np.count_nonzero(a), np.nansum(m), np.nanmax(m),
+                   np.nanmean(m), np.linalg.norm(a), np.sum(a * b)]
+        column_min = np.nanmin(m, axis=0)
+    want = [np.where(FLOATS > 0, FLOATS, FLOATS[::-1]), np.clip(FLOATS, -2, 3), np.round(FLOATS * 1.37, 1),
+            np.isclose(FLOATS, FLOATS[::-1]), np.nan_to_num(WITH_NANS, nan=-1.0, posinf=9.0), np.zeros(SHAPE),
+            np.full(SHAPE, 2, np.int32)]
+    for g, w in zip(got, want):
+        same(g, w, a)
+    assert scalars[:3] == [True, False, np.count_nonzero(FLOATS)]
+    assert np.allclose(scalars[3:], [np.nansum(WITH_NANS), np.nanmax(WITH_NANS), np.nanmean(WITH_NANS),
+                                     np.linalg.norm(FLOATS), np.sum(FLOATS * FLOATS[::-1])])
+    np.testing.assert_array_equal(column_min.get(), np.nanmin(WITH_NANS, axis=0))
+    with pytest.warns(gdap.GatherWarning, match="np.median"):
+        assert np.median(a) == np.median(FLOATS)
+    u = gdap.distribute(cupy.asarray(FLOATS[0]), layout.block(6, 2))
+    assert np.dot(u, u) == np.dot(FLOATS[0], FLOATS[0]) and np.linalg.norm(u, 1) == np.linalg.norm(FLOATS[0], 1)
