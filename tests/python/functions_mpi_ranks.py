@@ -2,8 +2,8 @@
 NumPy functions on GlobalArrays in SPMD mode (GlobalArray.__array_function__), every rank calling with
 the same arguments, each result checked against NumPy on the whole array, the gathering methods
 patched to raise while the distributed calls run; the gather of any other function warns on every
-rank; a refusal on one rank only (np.allclose with a NumPy operand, GlobalArray.zeros of a dtype gdap
-cannot hold) makes that rank raise its error and the others RemoteError at once, not wait out the
+rank; a refusal on one rank only (np.allclose with a partner of another layout, GlobalArray.zeros of a dtype gdap
+cannot hold, ...) makes that rank raise its error and the others RemoteError at once, not wait out the
 timeout. Prints "rank R: ok" on success."""
 import time
 import warnings
@@ -107,7 +107,8 @@ p = gdap.GlobalArray.from_sections(WHOLE * (R + 1), rep, comm=comm, pending="sum
 same((p + 1) + dist(WHOLE, rep), WHOLE * sum(range(1, P + 1)) + 1 + WHOLE)
 
 a = dist(WHOLE, LAYOUTS[0])
-told("np.allclose with a NumPy operand on one rank", lambda: np.allclose(a, WHOLE if R == FAILING else a))
+other = dist(WHOLE, LAYOUTS[1])
+told("np.allclose with a partner of another layout on one rank", lambda: np.allclose(a, other if R == FAILING else a))
 told("np.where of a pending array, a NumPy operand on one rank",
      lambda: np.where(p > 0, p, WHOLE if R == FAILING else 0))
 told("GlobalArray.zeros of a dtype gdap cannot hold on one rank",

@@ -193,6 +193,9 @@ def test_refusals_name_what_is_wrong_and_change_nothing(call, error, words, monk
     (lambda a: np.concatenate([a, a]), lambda x: np.concatenate([x, x])),
     (lambda a: np.linalg.norm(a, axis=0), lambda x: np.linalg.norm(x, axis=0)),
     (lambda a: np.where(a > 0), lambda x: np.where(x > 0)),
+    (lambda a: np.allclose(a, FLOATS + 1e-9), lambda x: np.allclose(x, FLOATS + 1e-9)),
+    (lambda a: np.isclose(FLOATS[::-1], a), lambda x: np.isclose(FLOATS[::-1], x)),
+    (lambda a: np.array_equal(a, FLOATS), lambda x: np.array_equal(x, FLOATS)),
 ])
 def test_other_functions_gather_with_a_warning_and_give_numpys_answer(call, numpys):
     # Rule: a NumPy function gdap does not compute distributed warns GatherWarning (its name, the bytes, the

@@ -200,9 +200,16 @@ def _round(a: Any, decimals: int = 0, out: Any = None) -> Any:
     return _cellwise("round", (a,), lambda v: _xp(v).round(v, places))
 
 
+def _distributed_pair(a: Any, b: Any) -> bool:
+    """Whether a comparison of a and b is computed distributed: GlobalArrays and scalars. A whole
+    NumPy operand (np.allclose(a, expected)) is gathered, with the warning, rather than refused."""
+    from ._global import _scalar
+    return all(_is_global(x) or _scalar(x) for x in (a, b))
+
+
 @_implements(np.isclose)
 def _isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
-    if not (_is_global(a) or _is_global(b)):
+    if not _distributed_pair(a, b):
         return _GATHER
     return _close("isclose", a, b, rtol, atol, equal_nan, False)
 
@@ -215,7 +222,7 @@ def _close(name: str, a: Any, b: Any, rtol: float, atol: float, equal_nan: bool,
 @_implements(np.allclose)
 def _allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
     """Collective: bool(np.isclose(...).all())."""
-    if not (_is_global(a) or _is_global(b)):
+    if not _distributed_pair(a, b):
         return _GATHER
     return bool(_close("allclose", a, b, rtol, atol, equal_nan, True).all())
 
