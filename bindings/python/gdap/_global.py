@@ -358,17 +358,23 @@ class GlobalArray:
         gdap_comm = _wrap_first(comm)
 
         def made() -> GlobalArray:
-            _check_layout(layout, None)
-            out = cls._new_in(context_for(layout.nranks, devices, gdap_comm, device), layout, dtype, zero)
-            for r in out._ctx.ranks if fill else ():
-                with _device_scope(out._ctx.device(r)):
-                    out.local_view(r)[...] = fill[0]
-            return out
+            return cls._made(layout, dtype, devices, gdap_comm, device, zero, fill)
 
         if gdap_comm is None:
             return made()
         out = told(gdap_comm, made, _barrier)
         _barrier(gdap_comm)
+        return out
+
+    @classmethod
+    def _made(cls, layout: GlobalMap, dtype: Any, devices: Devices, comm: Optional[Comm],
+              device: Optional[DeviceSpec], zero: bool, fill: tuple = ()) -> GlobalArray:
+        """_new's sections, made and filled on this process's ranks (local: the caller tells a refusal)."""
+        _check_layout(layout, None)
+        out = cls._new_in(context_for(layout.nranks, devices, comm, device), layout, dtype, zero)
+        for r in out._ctx.ranks if fill else ():
+            with _device_scope(out._ctx.device(r)):
+                out.local_view(r)[...] = fill[0]
         return out
 
     @classmethod
@@ -1198,7 +1204,7 @@ class GlobalArray:
             """The array the store is read into: `layout` (checked against the store's shape) or even blocks."""
             shape, dtype = zarr_shape(path)
             chosen = _block_layout(tuple(shape), _count_ranks(devices, comm, nranks)) if layout is None else layout
-            return cls.empty(_check_layout(chosen, shape), dtype, devices=devices, comm=comm, device=device)
+            return cls._made(_check_layout(chosen, shape), dtype, devices, _wrap_first(comm), device, zero=False)
 
         # A store this rank cannot read, a layout or device wrong on this rank: the others are told at once.
         out = told(None if comm is None else _gdap_comm(comm), target, release_load)
