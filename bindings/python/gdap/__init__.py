@@ -28,6 +28,7 @@ array elements.
   GlobalArray       a distributed array seen whole: reshard, get, a[i, j], sum / mean / ..., + - * /,
                     @, halo_exchange, Zarr and .dnpy; single controller (Controller) or SPMD (Comm)
   distribute        a whole array dealt out into a layout (GlobalArray.scatter)
+  GatherWarning     a NumPy function gdap does not compute distributed gathered a GlobalArray
   Controller        the ranks of a single-controller GlobalArray (an in-process group and its threads)
   from_cupyx, to_cupyx  a cupyx.distributed.array DistributedArray as a GlobalArray, and back
   from_jax, to_jax, from_dtensor, to_dtensor   JAX arrays and PyTorch DTensors, likewise
@@ -57,6 +58,7 @@ from ._cupyx import from_cupyx, to_cupyx
 from . import layout
 from ._context import Controller
 from ._global import GlobalArray, distribute
+from ._functions import GatherWarning
 from ._jax import from_jax, to_jax
 from ._dtensor import from_dtensor, to_dtensor
 from ._zarr import load_zarr, save_zarr, zarr_shape
@@ -83,7 +85,7 @@ __all__ = [
     "LocalArray", "GlobalMap", "from_distarray", "from_dlpack", "empty", "wrap", "validate",
     "protocol_version_check", "library_version", "PROTOCOL_VERSION",
     "grid_rank_to_coords", "grid_coords_to_rank", "Comm", "group", "Plan", "keeping_roles", "redistribute", "gather", "scatter", "allgather", "broadcast", "allreduce", "reduce_scatter", "reduce_axes", "Halo", "HaloExchange", "halo_exchange", "Gemm", "gemm", "from_cupyx", "to_cupyx",
-    "layout", "GlobalArray", "distribute", "Controller", "from_jax", "to_jax", "from_dtensor", "to_dtensor",
+    "layout", "GlobalArray", "distribute", "GatherWarning", "Controller", "from_jax", "to_jax", "from_dtensor", "to_dtensor",
     "save_zarr", "load_zarr", "zarr_shape", "save_dnpy", "load_dnpy",
     "empty_shm", "ipc_export", "ipc_open", "IPC_HANDLE_SIZE", "IPC_MAX_NDIM",
     "dim_owned_count", "dim_local_extent", "dim_global_to_local", "dim_local_to_global", "dim_runs",

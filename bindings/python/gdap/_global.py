@@ -346,18 +346,36 @@ class GlobalArray:
         """An array in `layout` whose every cell, padding included, is `fill_value` (dtype: NumPy's
         for the value, as np.full, unless given). On a CUDA device it needs CuPy."""
         dtype = np.asarray(fill_value).dtype if dtype is None else dtype
-        out = cls._new(layout, dtype, devices, comm, device, zero=False)
-        for r in out._ctx.ranks:
-            with _device_scope(out._ctx.device(r)):
-                out.local_view(r)[...] = fill_value
-        return out
+        return cls._new(layout, dtype, devices, comm, device, zero=False, fill=(fill_value,))
 
     @classmethod
     def _new(cls, layout: GlobalMap, dtype: Any, devices: Devices, comm: Any, device: Optional[DeviceSpec],
-             zero: bool) -> GlobalArray:
-        _wrap_first(comm)
+             zero: bool, fill: tuple = ()) -> GlobalArray:
+        """A new array (fill: () or (value,)). SPMD: collective, one gdap_comm_barrier after the
+        sections are made, which a rank that refused (a device or memory only it lacks, a layout or
+        dtype it alone passed) makes after Comm.fail_next: every rank raises at once (the refusing
+        one its error, the others RemoteError), none goes on to wait in its next collective call."""
+        gdap_comm = _wrap_first(comm)
+
+        def made() -> GlobalArray:
+            return cls._made(layout, dtype, devices, gdap_comm, device, zero, fill)
+
+        if gdap_comm is None:
+            return made()
+        out = told(gdap_comm, made, _barrier)
+        _barrier(gdap_comm)
+        return out
+
+    @classmethod
+    def _made(cls, layout: GlobalMap, dtype: Any, devices: Devices, comm: Optional[Comm],
+              device: Optional[DeviceSpec], zero: bool, fill: tuple = ()) -> GlobalArray:
+        """_new's sections, made and filled on this process's ranks (local: the caller tells a refusal)."""
         _check_layout(layout, None)
-        return cls._new_in(context_for(layout.nranks, devices, comm, device), layout, dtype, zero)
+        out = cls._new_in(context_for(layout.nranks, devices, comm, device), layout, dtype, zero)
+        for r in out._ctx.ranks if fill else ():
+            with _device_scope(out._ctx.device(r)):
+                out.local_view(r)[...] = fill[0]
+        return out
 
     @classmethod
     def _new_in(cls, ctx: Context, layout: GlobalMap, dtype: Any, zero: bool = False) -> GlobalArray:
@@ -882,6 +900,13 @@ class GlobalArray:
         from ._ufunc import apply
         return apply(ufunc, method, inputs, kwargs)
 
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        """np.where, np.clip, np.allclose, np.linalg.norm, np.zeros_like, np.sum, ...: computed
+        distributed; any other NumPy function gathers its GlobalArrays with a gdap.GatherWarning
+        (_functions: which, how, and the explicit spelling)."""
+        from ._functions import dispatch
+        return dispatch(func, types, args, kwargs)
+
     def _binary(self, other: Any, ufunc: np.ufunc, reflected: bool = False) -> Any:
         """ufunc(self, other) (reflected: ufunc(other, self)) through __array_ufunc__'s path, or
         NotImplemented where `other` is neither a scalar nor a GlobalArray (a whole array: TypeError)."""
@@ -1179,7 +1204,7 @@ class GlobalArray:
             """The array the store is read into: `layout` (checked against the store's shape) or even blocks."""
             shape, dtype = zarr_shape(path)
             chosen = _block_layout(tuple(shape), _count_ranks(devices, comm, nranks)) if layout is None else layout
-            return cls.empty(_check_layout(chosen, shape), dtype, devices=devices, comm=comm, device=device)
+            return cls._made(_check_layout(chosen, shape), dtype, devices, _wrap_first(comm), device, zero=False)
 
         # A store this rank cannot read, a layout or device wrong on this rank: the others are told at once.
         out = told(None if comm is None else _gdap_comm(comm), target, release_load)
@@ -1515,7 +1540,11 @@ def _release_reduce_axes(ctx: Context, rank: int) -> None:
 
 
 def _release_barrier(ctx: Context, rank: int) -> None:
-    _c.gdap_comm_barrier(ctx.comm(rank)._h())
+    _barrier(ctx.comm(rank))
+
+
+def _barrier(comm: Comm) -> None:
+    _c.gdap_comm_barrier(comm._h())
 
 
 def _release_redistribute(ctx: Context, rank: int) -> None:

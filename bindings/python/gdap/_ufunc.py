@@ -88,14 +88,14 @@ def call(ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> Any:
 
 
 def settled_partners(arrays: list) -> dict:
-    """id(x) -> x for the GlobalArrays of one element-wise call (partners, checked), where some hold
-    a pending reduction with it performed into the layout of one that holds none (all pending: even
-    blocks, as settled()), as a + b does for two (GlobalArray._settled_with), so that each rank's
-    sections of them all describe the same elements."""
+    """id(x) -> x for the GlobalArrays of one element-wise call (partners, checked: one layout),
+    where some hold a pending reduction with it performed into that layout, so that each rank's
+    sections of them all describe the same elements. All pending: into their own layout too (not
+    settled()'s even blocks), so that p + 1 keeps p's layout and combines with p's partners."""
     if all(x.pending is None for x in arrays):
         return {id(x): x for x in arrays}
     plain = next((x for x in arrays if x.pending is None), None)
-    ref = plain if plain is not None else arrays[0].settled()
+    ref = plain if plain is not None else arrays[0]._reduce_into(arrays[0].layout)
     done = {} if plain is not None else {id(arrays[0]): ref}
     for x in arrays:
         if id(x) not in done:

@@ -1,0 +1,499 @@
+"""NumPy functions (not ufuncs) on a GlobalArray: GlobalArray.__array_function__.
+
+The functions below are computed where the data are: cell-wise ones (np.where, np.clip, np.round,
+np.isclose, np.nan_to_num) section by section on the owned cells, with a + b's partner rules (one
+layout; a pending reduction performed into the partner's layout first); reductions (np.allclose,
+np.array_equal, np.count_nonzero, np.nansum, ..., np.linalg.norm, np.dot / np.vdot of 1-d arrays)
+through gdap's distributed reductions; np.sum, np.std, np.argmax, ... through the methods; the
+*_like functions and np.copy as new arrays of the same layout; np.shape / ndim / size from the
+metadata. Every other NumPy function, and these where called outside what they do distributed (an
+ord of np.linalg.norm, np.where(c) with one argument, ...), gathers its GlobalArray arguments
+(collective) and calls NumPy on them, with a GatherWarning naming the function, the bytes gathered
+and the explicit spelling: never a silent gather. np.asarray(a) and np.array(a) are the explicit
+gather and do not warn.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+import numpy as np
+
+from ._errors import InvalidArgumentError
+
+if TYPE_CHECKING:
+    from ._global import GlobalArray
+
+
+class GatherWarning(UserWarning):
+    """A NumPy function gdap does not compute distributed gathered its GlobalArray arguments to the
+    host of every rank (collective, the whole array in memory) to call NumPy on them. Write
+    np.X(a.get(), ...) to gather on purpose; warnings.simplefilter('error', gdap.GatherWarning)
+    makes every such gather an error."""
+
+
+_GATHER = object()  # an implementation's answer for a call it does not compute distributed
+_IMPLEMENTED: dict[Callable, Callable] = {}
+
+
+def _implements(*funcs: Callable) -> Callable:
+    def register(impl: Callable) -> Callable:
+        for f in funcs:
+            _IMPLEMENTED[f] = impl
+        return impl
+    return register
+
+
+def dispatch(func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
+    """GlobalArray.__array_function__: the distributed implementation of `func`, or NumPy's on the
+    gathered arguments with a GatherWarning. NotImplemented where another array type takes part."""
+    from ._global import GlobalArray
+    if not all(issubclass(t, (GlobalArray, np.ndarray)) for t in types):
+        return NotImplemented
+    impl = _IMPLEMENTED.get(func)
+    if impl is not None:
+        result = impl(*args, **kwargs)
+        if result is not _GATHER:
+            return result
+    return gathered_call(func, args, kwargs)
+
+
+def _spelling(func: Callable) -> str:
+    """np.median, np.linalg.svd: the public name of a NumPy function (its module less the private part)."""
+    public = (getattr(func, "__module__", None) or "numpy").split("._")[0]
+    prefix = "np" + public[len("numpy"):] if public.startswith("numpy") else public
+    return "%s.%s" % (prefix, getattr(func, "__name__", repr(func)))
+
+
+def _global_arrays(x: Any, found: list) -> None:
+    from ._global import GlobalArray
+    if isinstance(x, GlobalArray):
+        found.append(x)
+    elif isinstance(x, (list, tuple)):
+        for item in x:
+            _global_arrays(item, found)
+    elif isinstance(x, dict):
+        for item in x.values():
+            _global_arrays(item, found)
+
+
+def _replaced(x: Any, whole: dict) -> Any:
+    from ._global import GlobalArray
+    if isinstance(x, GlobalArray):
+        return whole[id(x)]
+    if isinstance(x, list):
+        return [_replaced(item, whole) for item in x]
+    if isinstance(x, tuple):
+        return tuple(_replaced(item, whole) for item in x)
+    return x
+
+
+def gathered_call(func: Callable, args: tuple, kwargs: dict) -> Any:
+    """func on the arguments with every GlobalArray gathered (a.get(): collective), after a
+    GatherWarning. An out= GlobalArray is refused: NumPy would write a gathered copy."""
+    name = _spelling(func)
+    outs: list = []
+    _global_arrays(kwargs.get("out"), outs)
+    if outs:
+        raise TypeError("%s(..., out=a) with a GlobalArray out is not computed distributed and NumPy would write a "
+                        "gathered copy, not a: write a[...] = %s(..., ...) (a distributed assignment) instead"
+                        % (name, name))
+    found: list = []
+    _global_arrays((args, kwargs), found)
+    unique = {id(a): a for a in found}
+    nbytes = sum(a.nbytes for a in unique.values())
+    warnings.warn("%s is not computed distributed on a GlobalArray: gathering %d bytes (%d array%s) to the host of "
+                  "every rank (collective) to call NumPy; write %s(a.get(), ...) to gather explicitly"
+                  % (name, nbytes, len(unique), "" if len(unique) == 1 else "s", name), GatherWarning, stacklevel=4)
+    whole = {key: a.get() for key, a in unique.items()}
+    return func(*_replaced(args, whole), **{k: _replaced(v, whole) for k, v in kwargs.items()})
+
+
+# ---- cell-wise functions ------------------------------------------------------------------------
+
+def _xp(*views: Any) -> Any:
+    """The array module of sections: CuPy where one is on a device, else NumPy."""
+    if any(hasattr(v, "__cuda_array_interface__") for v in views):
+        import cupy
+        return cupy
+    return np
+
+
+def _cellwise(name: str, operands: tuple, local: Callable[..., Any], reduced: bool = False) -> GlobalArray:
+    """A new GlobalArray of the operands' layout: local(*owned cells of each operand) section by
+    section (scalars passed as they are), with a + b's partner rules. reduced: the caller reduces
+    the result next (its first collective call is gdap_reduce_axes)."""
+    from ._global import GlobalArray, _refuse_whole_operand, _scalar
+    from ._ufunc import settled_partners
+    given = [x for x in operands if isinstance(x, GlobalArray)]
+    pending = next((x for x in given if x.pending is not None), given[0])
+
+    def check() -> None:
+        for x in operands:
+            if not (isinstance(x, GlobalArray) or _scalar(x) or x is None):
+                try:
+                    _refuse_whole_operand(x)
+                except TypeError as e:
+                    raise TypeError("np.%s: %s" % (name, e)) from None
+                raise TypeError("np.%s takes GlobalArrays of one layout and scalars, not %s" % (name, type(x).__name__))
+        for other in given[1:]:
+            given[0]._check_partner(other, "combined by np.%s" % name)
+
+    # SPMD: a refusal is told to the peers in a pending operand's reduce-scatter, else in the
+    # reduction that follows (np.allclose: the peers would wait there); with neither nothing
+    # collective follows and each rank's refusal is its own, as the ufuncs'.
+    from ._global import _release_reduce_axes
+    pending._checked(check, _release_reduce_axes if reduced else None)
+    settled = settled_partners(given)
+    ops = tuple(settled[id(x)] if isinstance(x, GlobalArray) else x for x in operands)
+    ops = tuple(x[()] if isinstance(x, np.ndarray) and x.ndim == 0 else x for x in ops)  # CuPy takes scalars
+    ref = settled[id(given[0])]
+
+    def section(r: int, owned: Any) -> Any:
+        return local(*(x.local_view(r)[owned] if isinstance(x, GlobalArray) else x for x in ops))
+    return ref._elementwise(section)
+
+
+def _no_out(name: str, out: Any) -> None:
+    if out is not None:
+        raise TypeError("np.%s(..., out=...) on a GlobalArray: out= is not taken; assign the new array, or write into "
+                        "one in place with a[...] = np.%s(...)" % (name, name))
+
+
+def _is_global(x: Any) -> bool:
+    from ._global import GlobalArray
+    return isinstance(x, GlobalArray)
+
+
+@_implements(np.where)
+def _where(condition: Any, *xy: Any) -> Any:
+    if len(xy) != 2 or not _is_global(condition):  # np.where(c): the indices, a NumPy result
+        return _GATHER
+    x, y = xy
+    cond = condition if condition.dtype == np.bool_ else condition != 0
+    return _cellwise("where", (cond, x, y), lambda c, u, v: _xp(c).where(c, u, v))
+
+
+_ABSENT = object()  # a keyword not given
+
+
+@_implements(np.clip)
+def _clip(a: Any, a_min: Any = _ABSENT, a_max: Any = _ABSENT, out: Any = None, *, min: Any = _ABSENT,
+          max: Any = _ABSENT, **kwargs: Any) -> Any:
+    _no_out("clip", out)
+    if kwargs or not _is_global(a):
+        return _GATHER
+    lo = min if a_min is _ABSENT else a_min
+    hi = max if a_max is _ABSENT else a_max
+    lo, hi = (None if v is _ABSENT else v for v in (lo, hi))
+    if lo is None and hi is None:
+        raise ValueError("np.clip: at least one of a_min and a_max must be given (NumPy's rule)")
+    return _cellwise("clip", (a, lo, hi), lambda v, low, high: _xp(v, low, high).clip(v, low, high))
+
+
+@_implements(np.round, np.around)
+def _round(a: Any, decimals: int = 0, out: Any = None) -> Any:
+    _no_out("round", out)
+    from ._args import integer
+    places = integer(decimals, "decimals")
+    return _cellwise("round", (a,), lambda v: _xp(v).round(v, places))
+
+
+def _distributed_pair(a: Any, b: Any) -> bool:
+    """Whether a comparison of a and b is computed distributed: GlobalArrays and scalars. A whole
+    NumPy operand (np.allclose(a, expected)) is gathered, with the warning, rather than refused."""
+    from ._global import _scalar
+    return all(_is_global(x) or _scalar(x) for x in (a, b))
+
+
+@_implements(np.isclose)
+def _isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
+    if not _distributed_pair(a, b):
+        return _GATHER
+    return _close("isclose", a, b, rtol, atol, equal_nan, False)
+
+
+def _close(name: str, a: Any, b: Any, rtol: float, atol: float, equal_nan: bool, reduced: bool) -> Any:
+    return _cellwise(name, (a, b), lambda u, v: _xp(u, v).isclose(u, v, rtol=rtol, atol=atol, equal_nan=equal_nan),
+                     reduced)
+
+
+@_implements(np.allclose)
+def _allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
+    """Collective: bool(np.isclose(...).all())."""
+    if not _distributed_pair(a, b):
+        return _GATHER
+    return bool(_close("allclose", a, b, rtol, atol, equal_nan, True).all())
+
+
+@_implements(np.array_equal)
+def _array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
+    """Collective where both are GlobalArrays of one shape: bool((a1 == a2).all()); False for
+    another shape, as NumPy (no communication)."""
+    if not (_is_global(a1) and _is_global(a2)):
+        return _GATHER
+    if a1.shape != a2.shape:
+        return False
+    if equal_nan and (a1.dtype.kind in "fc" or a2.dtype.kind in "fc"):
+        def same(u: Any, v: Any) -> Any:
+            xp = _xp(u)
+            return (u == v) | (xp.isnan(u) & xp.isnan(v))
+        return bool(_cellwise("array_equal", (a1, a2), same, True).all())
+    return bool(_cellwise("array_equal", (a1, a2), lambda u, v: u == v, True).all())
+
+
+@_implements(np.nan_to_num)
+def _nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Optional[float] = None,
+                neginf: Optional[float] = None) -> Any:
+    """A new array, or with copy=False x itself, written in place on its owned cells."""
+    from ._global import _device_scope, _owned_cells
+    if not _is_global(x):
+        return _GATHER
+    if not copy:  # checked on every rank alike before anything collective
+        if x.pending is not None:
+            raise InvalidArgumentError("np.nan_to_num(a, copy=False): a holds a pending reduction, whose partial "
+                                       "values cannot be written in place: settle it first, a = a.settled()")
+        x._check_writable("np.nan_to_num(copy=False)")
+    made = _cellwise("nan_to_num", (x,), lambda v: _xp(v).nan_to_num(v, nan=nan, posinf=posinf, neginf=neginf))
+    if copy:
+        return made
+    for r in x.context.ranks:
+        owned = _owned_cells(x.layout, r)
+        with _device_scope(x.context.device(r)):
+            x.local_view(r)[owned] = made.local_view(r)[owned]
+    return x
+
+
+# ---- new arrays of the same layout --------------------------------------------------------------
+
+def _like(name: str, prototype: Any, dtype: Any, order: str, shape: Any, device: Any) -> Any:
+    """The new array's dtype, after refusing what a GlobalArray of the prototype's layout cannot be."""
+    if shape is not None:
+        wanted = tuple(int(n) for n in np.atleast_1d(np.asarray(shape)))
+        if wanted != prototype.shape:
+            raise InvalidArgumentError("np.%s(a, shape=%s): the new GlobalArray takes a's layout, which fixes its "
+                                       "shape %s; make one of another shape with GlobalArray.%s(layout, ...)"
+                                       % (name, wanted, prototype.shape, name[:-5]))
+    if order not in ("K", "A", "C"):
+        raise InvalidArgumentError("np.%s(a, order=%r): a GlobalArray's sections are C order ('C', 'A' or 'K')"
+                                   % (name, order))
+    if device is not None:
+        raise InvalidArgumentError("np.%s(a, device=%r): the new GlobalArray is on a's devices (device= is not taken)"
+                                   % (name, device))
+    return prototype.dtype if dtype is None else np.dtype(dtype)
+
+
+def _fresh(prototype: GlobalArray, dtype: np.dtype, fill: Any) -> GlobalArray:
+    from ._global import GlobalArray, _device_scope
+    out = GlobalArray._new_in(prototype.context, prototype.layout, dtype, zero=fill is not None and fill == 0)
+    if fill is not None and fill != 0:
+        for r in out.context.ranks:
+            with _device_scope(out.context.device(r)):
+                out.local_view(r)[...] = fill
+    return out
+
+
+@_implements(np.empty_like)
+def _empty_like(prototype: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None, *,
+                device: Any = None) -> Any:
+    return _fresh(prototype, _like("empty_like", prototype, dtype, order, shape, device), None)
+
+
+@_implements(np.zeros_like)
+def _zeros_like(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None, *,
+                device: Any = None) -> Any:
+    return _fresh(a, _like("zeros_like", a, dtype, order, shape, device), 0)
+
+
+@_implements(np.ones_like)
+def _ones_like(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None, *,
+               device: Any = None) -> Any:
+    return _fresh(a, _like("ones_like", a, dtype, order, shape, device), 1)
+
+
+@_implements(np.full_like)
+def _full_like(a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None,
+               *, device: Any = None) -> Any:
+    from ._global import _scalar
+    if not _is_global(a):
+        return _GATHER
+    if not _scalar(fill_value):
+        raise TypeError("np.full_like(a, fill_value): fill_value must be a scalar, not %s" % type(fill_value).__name__)
+    wanted = _like("full_like", a, dtype, order, shape, device)
+    return _fresh(a, wanted, np.asarray(fill_value).astype(wanted)[()])
+
+
+@_implements(np.copy)
+def _copy(a: Any, order: str = "K", subok: bool = False) -> Any:
+    if order not in ("K", "A", "C"):
+        raise InvalidArgumentError("np.copy(a, order=%r): a GlobalArray's sections are C order" % order)
+    return a.copy()
+
+
+@_implements(np.shape)
+def _shape(a: Any) -> Any:
+    return a.shape
+
+
+@_implements(np.ndim)
+def _ndim(a: Any) -> Any:
+    return a.ndim
+
+
+@_implements(np.size)
+def _size(a: Any, axis: Any = None) -> Any:
+    return a.size if axis is None else a.shape[axis]
+
+
+@_implements(np.result_type)
+def _result_type(*arrays_and_dtypes: Any) -> Any:
+    return np.result_type(*(x.dtype if _is_global(x) else x for x in arrays_and_dtypes))
+
+
+@_implements(np.iscomplexobj)
+def _iscomplexobj(x: Any) -> Any:
+    return x.dtype.kind == "c"
+
+
+@_implements(np.isrealobj)
+def _isrealobj(x: Any) -> Any:
+    return x.dtype.kind != "c"
+
+
+# ---- reductions -------------------------------------------------------------------------------
+
+def _method(name: str) -> Callable:
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(a, name)(*args, **kwargs) if _is_global(a) else _GATHER
+    return call
+
+
+for _name in ("sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "any", "all"):
+    _IMPLEMENTED[getattr(np, _name)] = _method(_name)
+_IMPLEMENTED[np.amin] = _method("min")
+_IMPLEMENTED[np.amax] = _method("max")
+
+
+@_implements(np.count_nonzero)
+def _count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
+    if keepdims:
+        return _GATHER
+    counts = _cellwise("count_nonzero", (a,), lambda v: v != 0, True).sum(axis=axis)
+    return int(counts) if axis is None else counts
+
+
+def _nan_free(a: GlobalArray, fill: Any) -> GlobalArray:
+    """a with its NaNs replaced by `fill` (a itself where its dtype has no NaN)."""
+    if a.dtype.kind not in "fc":
+        return a
+    return _cellwise("nan", (a,), lambda v: _xp(v).where(_xp(v).isnan(v), fill, v), True)
+
+
+def _numbers(a: GlobalArray, axis: Any) -> Any:
+    """How many elements are not NaN, over `axis` (an int, or a GlobalArray of int64)."""
+    return _cellwise("nan", (a,), lambda v: ~_xp(v).isnan(v), True).sum(axis=axis)
+
+
+@_implements(np.nansum)
+def _nansum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
+    if not _is_global(a):
+        return _GATHER
+    return _nan_free(a, 0).sum(axis, dtype, out, keepdims, **kw)
+
+
+def _nan_extreme(op: str, a: Any, axis: Any, out: Any, keepdims: bool, kw: dict) -> Any:
+    """np.nanmin / np.nanmax: the extreme of the non-NaN values; NaN with NumPy's RuntimeWarning
+    where a slice holds nothing else."""
+    if not _is_global(a):
+        return _GATHER
+    if a.dtype.kind not in "fc":
+        return getattr(a, op)(axis, out, keepdims, **kw)
+    if a.dtype.kind == "c":
+        return _GATHER
+    extreme = getattr(_nan_free(a, np.inf if op == "min" else -np.inf), op)(axis, out, keepdims, **kw)
+    numbers = _numbers(a, axis)
+    if axis is None:
+        if numbers == 0:
+            warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=5)
+            return a.dtype.type(np.nan)
+        return extreme
+    if not bool((numbers > 0).all()):
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=5)
+    return _cellwise("nan" + op, (numbers, extreme), lambda n, e: _xp(e).where(n > 0, e, np.nan).astype(e.dtype))
+
+
+@_implements(np.nanmin)
+def _nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
+    return _nan_extreme("min", a, axis, out, keepdims, kw)
+
+
+@_implements(np.nanmax)
+def _nanmax(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
+    return _nan_extreme("max", a, axis, out, keepdims, kw)
+
+
+@_implements(np.nanmean)
+def _nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
+    """The sum of the non-NaN values over their number (NaN, with a RuntimeWarning, where none)."""
+    if not _is_global(a):
+        return _GATHER
+    if a.dtype.kind not in "fc":
+        return a.mean(axis, dtype, out, keepdims, **kw)
+    total = _nan_free(a, 0).sum(axis, dtype, out, keepdims, **kw)
+    numbers = _numbers(a, axis)
+    if axis is None:
+        if numbers == 0:
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=4)
+            return total.dtype.type(np.nan)
+        return total.dtype.type(total / numbers)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (total / numbers).astype(total.dtype)
+
+
+@_implements(np.linalg.norm)
+def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+    """Collective: the 2-norm of the flattened array (ord None, 2 of a vector, 'fro' of a matrix)
+    as the square root of a distributed sum of |x|^2; ord 1, inf, -inf of a vector likewise. Other
+    ords and axis= gather."""
+    if not _is_global(x) or axis is not None or keepdims:
+        return _GATHER
+    if x.dtype.kind not in "fc":
+        x = x.astype(np.float64)
+    if ord is None or (ord == 2 and x.ndim == 1) or (ord == "fro" and x.ndim == 2):
+        squares = _cellwise("linalg.norm", (x,), lambda v: (v * v.conj()).real if v.dtype.kind == "c" else v * v,
+                            True)
+        return np.sqrt(squares.sum())
+    if x.ndim != 1 or isinstance(ord, str) or ord not in (1, np.inf, -np.inf):
+        return _GATHER
+    magnitudes = _cellwise("linalg.norm", (x,), lambda v: _xp(v).abs(v), True)
+    if ord == 1:
+        return magnitudes.sum()
+    return magnitudes.max() if ord > 0 else magnitudes.min()
+
+
+def _products(name: str, a: Any, b: Any, conjugate: bool) -> Any:
+    if not (_is_global(a) and _is_global(b) and a.ndim == 1 and b.ndim == 1):
+        return _GATHER
+    if a.shape != b.shape:
+        raise ValueError("np.%s: shapes %s and %s not aligned" % (name, a.shape, b.shape))
+    wanted = np.result_type(a.dtype, b.dtype)
+    products = _cellwise(name, (a, b), lambda u, v: (u.conj() if conjugate else u) * v, True)
+    total = products.sum() if wanted.kind != "b" else products.any()
+    return np.asarray(total).astype(wanted)[()]
+
+
+@_implements(np.dot)
+def _dot(a: Any, b: Any, out: Any = None) -> Any:
+    """Collective: the sum of the products of two 1-d arrays of one layout; two 2-d arrays: a @ b
+    (gdap's GEMM)."""
+    if out is not None:
+        return _GATHER
+    if _is_global(a) and _is_global(b) and a.ndim == 2 and b.ndim == 2:
+        return a.matmul(b)
+    return _products("dot", a, b, False)
+
+
+@_implements(np.vdot)
+def _vdot(a: Any, b: Any) -> Any:
+    return _products("vdot", a, b, True)
