@@ -46,6 +46,11 @@ std::string checked_version(const char* version) {
   return version;
 }
 
+void check_destination(const gdap_array& a, const char* role, const char* why) {
+  if (a.readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "{} is read-only{}", role, why);
+  check_distinct_elements(a.section.shape, a.section.strides, role);
+}
+
 std::unique_ptr<gdap_array> make_array(Section section, DimData dims, std::string version, bool readonly) {
   auto a = std::make_unique<gdap_array>();
   a->section = std::move(section);
@@ -150,6 +155,7 @@ GDAP_API gdap_status gdap_array_wrap(gdap_array** out, void* data, gdap_dtype dt
     if (count > 0 && data == nullptr) {
       fail(GDAP_ERR_INVALID_ARGUMENT, "data is NULL but the section holds {} elements", count);
     }
+    if (count > 0) gdap::check_aligned(reinterpret_cast<uintptr_t>(data), dtype, "data");
     auto a = gdap::make_array(std::move(s), std::move(d), GDAP_PROTOCOL_VERSION, false);
     a->storage = std::make_shared<gdap::Storage>(nullptr);  // retained: the caller frees it
     *out = a.release();

@@ -35,6 +35,9 @@ Section section_of(const DLTensor& t) {
   if (count > 0 && t.data == nullptr) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "DLPack tensor data is NULL but the tensor holds {} elements", count);
   }
+  if (count > 0) {
+    check_aligned(reinterpret_cast<uintptr_t>(t.data) + s.byte_offset, s.dtype, "DLPack tensor data + byte_offset");
+  }
   return s;
 }
 

@@ -3,6 +3,8 @@
 
 #include "core/checked.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace gdap {
@@ -60,6 +62,42 @@ int64_t check_layout(const std::vector<int64_t>& shape, const std::vector<int64_
   checked_add(offset, checked_mul(high, element_bytes, "highest byte offset"), "byte_offset + highest byte offset");
   checked_add(offset, checked_mul(low, element_bytes, "lowest byte offset"), "byte_offset + lowest byte offset");
   return count;
+}
+
+int64_t element_alignment(gdap_dtype dtype) {
+  const int64_t lane = element_size(dtype) / dtype.lanes;
+  return dtype.code == GDAP_DTYPE_COMPLEX ? lane / 2 : lane;
+}
+
+void check_aligned(uint64_t address, gdap_dtype dtype, const char* what) {
+  const int64_t alignment = element_alignment(dtype);
+  if (address % static_cast<uint64_t>(alignment) != 0) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "{} {:#x} is not aligned for {}: it must be a multiple of {} bytes", what,
+         address, dtype_text(dtype), alignment);
+  }
+}
+
+void check_distinct_elements(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
+                             const char* what) {
+  std::vector<size_t> axes;  // extent 1 never steps; extent 0 holds no element at all
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == 0) return;
+    if (shape[k] > 1) axes.push_back(k);
+  }
+  const auto magnitude = [&](size_t k) { return strides[k] < 0 ? -strides[k] : strides[k]; };
+  std::stable_sort(axes.begin(), axes.end(), [&](size_t x, size_t y) { return magnitude(x) < magnitude(y); });
+  int64_t span = 1;  // elements spanned by the axes checked so far (check_layout: fits int64)
+  for (const size_t k : axes) {
+    if (magnitude(k) < span) {
+      fail(GDAP_ERR_INVALID_ARGUMENT,
+           "{} has strides ({}) on shape {}: axis {} (extent {}, stride {}) steps fewer elements than the {} that "
+           "the axes of smaller stride magnitude span, so two indices can address one element and a write would "
+           "land twice; gdap refuses such destinations (a non-overlapping layout with interleaved axes too): write "
+           "into a compact array",
+           what, fmt::join(strides, ", "), shape_text(shape), k, shape[k], strides[k], span);
+    }
+    span += magnitude(k) * (shape[k] - 1);
+  }
 }
 
 }  // namespace gdap

@@ -6,6 +6,8 @@
 // agrees, redistributes what needs it, and hands the working sections to the engine of their memory.
 #include "gemm/gemm.hpp"
 
+#include "array/layout.hpp"
+#include "core/checked.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/versioned.hpp"
@@ -13,6 +15,7 @@
 #include "maps/dim_map.hpp"
 #include "maps/layouts.hpp"
 #include "maps/map.hpp"
+#include "plan/planner.hpp"
 #include "protocol/dim.hpp"
 
 #include <algorithm>
@@ -75,6 +78,16 @@ struct Run {
 // The runs of one dimension over its grid: `rep(q)` is a rank at coordinate q along it.
 template <typename Rep>
 std::vector<Run> runs_of(const Dims& dims, int64_t dim, int64_t parts, Rep rep) {
+  int64_t count = 0;  // counted first: a 'c' dimension of block size 1 has one run per index
+  for (int64_t q = 0; q < parts; ++q) {
+    count = checked_add(count, num_runs(dims[static_cast<size_t>(rep(q))][static_cast<size_t>(dim)]), "runs");
+  }
+  const plan::RunsLimit limit = plan::max_plan_runs();
+  if (count > limit.runs) {
+    fail(GDAP_ERR_NO_MEMORY, "the k dimension of {} has {} runs (one per block of its layout), more than the limit "
+         "of {} ({}); a larger block size along k or the limit would let it through", dim == 1 ? "A" : "B", count,
+         limit.runs, limit.set_by);
+  }
   std::vector<Run> all;
   for (int64_t q = 0; q < parts; ++q) {
     const gdap_dim& d = dims[static_cast<size_t>(rep(q))][static_cast<size_t>(dim)];
@@ -84,8 +97,42 @@ std::vector<Run> runs_of(const Dims& dims, int64_t dim, int64_t parts, Rep rep) 
   return all;
 }
 
+// How many panels cut_panels makes, counted from the run boundaries alone (O(runs), not O(k/width)):
+// each stretch between two boundaries takes ceil(length / width). At most k: it fits int64.
+int64_t count_panels(const std::vector<Run>& a, const std::vector<Run>& b, int64_t k, int64_t width) {
+  std::vector<int64_t> cuts{0, k};
+  for (const std::vector<Run>* runs : {&a, &b}) {
+    for (const Run& r : *runs) {
+      if (r.start > 0 && r.start < k) cuts.push_back(r.start);
+      if (r.length < k - r.start) cuts.push_back(r.start + r.length);
+    }
+  }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  int64_t count = 0;
+  for (size_t i = 1; i < cuts.size(); ++i) {
+    const int64_t length = cuts[i] - cuts[i - 1];
+    count += length / width + (length % width != 0 ? 1 : 0);
+  }
+  return count;
+}
+
+// Refuses, before any panel is listed, a K that cuts into more panels than a plan may list runs
+// (GDAP_PLAN_MAX_RUNS): each panel holds two broadcast programs, and a hostile K would otherwise
+// fill the memory one panel at a time.
+void check_panel_count(const std::vector<Run>& a, const std::vector<Run>& b, int64_t k, int64_t width) {
+  const int64_t panels = count_panels(a, b, k, width);
+  const plan::RunsLimit limit = plan::max_plan_runs();
+  if (panels > limit.runs) {
+    fail(GDAP_ERR_NO_MEMORY, "K = {} cut into panels of at most {} columns (and at the run boundaries of A's columns "
+         "and B's rows) makes {} panels, more than the limit of {} ({}): each panel is planned and held at once; "
+         "raise options->panel_width or the limit", k, width, panels, limit.runs, limit.set_by);
+  }
+}
+
 // Cuts [0, k) at every run boundary of A's columns and B's rows and at `width`.
 std::vector<Panel> cut_panels(const std::vector<Run>& a, const std::vector<Run>& b, int64_t k, int64_t width) {
+  check_panel_count(a, b, k, width);
   std::vector<Panel> panels;
   size_t i = 0, j = 0;
   int64_t pos = 0;
@@ -282,7 +329,7 @@ void local_checks(gdap_gemm& g, const gdap_array* a, const gdap_array* b, gdap_a
   check_section(g, a, g.a, "A");
   check_section(g, b, g.b, "B");
   check_section(g, c, g.c, "C");
-  if (c->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "C is read-only; gemm writes it");
+  check_destination(*c, "C", "; gemm writes it");
   check_apart(*c, "C", *a, "A", "gdap_gemm_execute");
   check_apart(*c, "C", *b, "B", "gdap_gemm_execute");
   const Memory mem = memory_of(c);

@@ -2,6 +2,7 @@
 #include "halo/halo.hpp"
 
 #include "array/array.hpp"
+#include "array/layout.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/versioned.hpp"
@@ -52,7 +53,7 @@ void check_call(gdap_comm& comm, const gdap_halo* halo, const gdap_array* local)
          shape_text(h.shape));
   }
   for (int64_t i = 0; i < a.ndim(); ++i) check_dim(a.dims[i], h.dims[static_cast<size_t>(i)], i);
-  if (a.readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "local is read-only; a halo exchange writes its padding");
+  check_destination(a, "local", "; a halo exchange writes its padding");
   exchange::touches(comm, "local", local, true);
 }
 

@@ -9,6 +9,7 @@
 #include "io/zarr_swap.hpp"
 
 #include "array/array.hpp"
+#include "array/layout.hpp"
 #include "array/memory.hpp"
 #include "comm/comm.hpp"
 #include "core/checked.hpp"
@@ -589,7 +590,7 @@ void check_store(const ZarrMeta& meta, const gdap_map& map, const gdap_array& a,
     fail(GDAP_ERR_INVALID_ARGUMENT, "{}: the store holds {}, the section's dtype is {}", path, meta.data_type,
          zarr_type_name(t));
   }
-  if (a.readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "the section is read-only");
+  check_destination(a, "the section");
 }
 
 std::string checked_path(const char* path) {

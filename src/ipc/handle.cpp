@@ -172,7 +172,9 @@ HandleData parse(const void* bytes, int64_t size) {
     }
   }
   (void)dims_for_shape(dims.data(), h.ndim, shape);  // every per-process rule, against the shape
+  if (h.readonly == 0) check_distinct_elements(shape, strides, "IPC handle: the writable section");
   const Span s = span(h);
+  if (h.offset >= 0) check_aligned(static_cast<uint64_t>(h.offset), h.dtype, "IPC handle: offset");
   if (h.offset < 0 || h.allocation_bytes < 0 || s.low < -h.offset || s.high > h.allocation_bytes - h.offset) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "IPC handle: the section's bytes [{}, {}) around offset {} fall outside its "
          "{}-byte allocation", h.offset + s.low, h.offset + s.high, h.offset, h.allocation_bytes);

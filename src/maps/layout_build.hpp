@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <string>
 #include <vector>
 
 namespace gdap {
@@ -17,9 +18,19 @@ namespace gdap {
 // so that a hostile nranks or shape is a clear error before anything is allocated.
 int64_t layout_bytes(int64_t nranks, int64_t ndim, int64_t indices_per_rank);
 
-// Runs `body`, naming the layout's size when an allocation in it fails.
+// The most bytes one allocation here can hope to get: the host's physical memory, or less where
+// an address-space or data limit (ulimit -v, -d) is set.
+int64_t host_memory_bound();
+
+// Throws GDAP_ERR_NO_MEMORY naming nranks, `bytes` and `what` (the layout's sizes) when `bytes`
+// exceed host_memory_bound(): refused at once, not after minutes of filling the memory.
+void check_fits_memory(int64_t nranks, int64_t bytes, const std::string& what);
+
+// Runs `body` if the layout can fit (check_fits_memory), naming its size when an allocation in
+// it fails all the same.
 template <typename Body>
-void allocating(int64_t nranks, int64_t bytes, Body&& body) {
+void allocating(int64_t nranks, int64_t bytes, Body&& body, const std::string& what = "") {
+  check_fits_memory(nranks, bytes, what);
   try {
     body();
   } catch (const std::exception& e) {

@@ -14,6 +14,9 @@
 
 #include <gdap/gdap.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <numeric>
 #include <vector>
@@ -53,6 +56,27 @@ int64_t layout_bytes(int64_t nranks, int64_t ndim, int64_t indices_per_rank) {
   return checked_add(dims, indices, "bytes of the map");
 }
 
+int64_t host_memory_bound() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  uint64_t bound = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : UINT64_MAX;
+  for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    rlimit limit{};
+    if (getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+      bound = std::min<uint64_t>(bound, limit.rlim_cur);
+    }
+  }
+  return static_cast<int64_t>(std::min<uint64_t>(bound, INT64_MAX));
+}
+
+void check_fits_memory(int64_t nranks, int64_t bytes, const std::string& what) {
+  const int64_t bound = host_memory_bound();
+  if (bytes > bound) {
+    fail(GDAP_ERR_NO_MEMORY, "a map of {} ranks needs about {} bytes, which cannot be allocated: more than the {} "
+         "bytes this process can have (the host's physical memory, or ulimit -v / -d if lower){}; refused before "
+         "allocating", nranks, bytes, bound, what.empty() ? "" : ", " + what);
+  }
+}
+
 }  // namespace gdap
 
 extern "C" GDAP_API gdap_status gdap_map_create_root(gdap_map** out, int64_t nranks, int64_t ndim,
@@ -78,6 +102,7 @@ extern "C" GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64
   return gdap::guard([&] {
     gdap::require(out, "out");
     gdap::check_layout(nranks, ndim, shape);
+    const std::string what = fmt::format("every rank holds all {} indices of dimension 0", shape[0]);
     gdap::allocating(nranks, gdap::layout_bytes(nranks, ndim, shape[0]), [&] {
       std::vector<int64_t> all(static_cast<size_t>(shape[0]));
       std::iota(all.begin(), all.end(), int64_t{0});
@@ -87,7 +112,7 @@ extern "C" GDAP_API gdap_status gdap_map_create_replicated(gdap_map** out, int64
         gdap::whole_tail(dims, ndim, shape);
       }
       *out = new gdap_map(nranks, ndim, dims.data());
-    });
+    }, what);
   });
 }
 

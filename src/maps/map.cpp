@@ -87,6 +87,26 @@ void check_rank0_grid(const std::vector<gdap_dim>& rank0, int64_t nranks, const 
        shape_text(grid), overflow ? std::string("more than int64 can count") : std::to_string(product), nranks);
 }
 
+// An unstructured dimension's index list, by address: ranks that share one list (the replicated
+// layout gives every rank the same) have it sorted for uniqueness once, not once per rank.
+struct IndexList {
+  const int64_t* indices = nullptr;
+  int64_t count = 0;
+};
+
+// `d` to validate: as given, or without its indices when they are the list `last` already checked
+// (which it then becomes).
+gdap_dim shared_list_checked(gdap_dim d, IndexList& last) {
+  if (d.dist_type != GDAP_DIST_UNSTRUCTURED || d.indices == nullptr) return d;
+  const IndexList list{d.indices, d.num_indices};
+  if (list.indices == last.indices && list.count == last.count) {
+    d.indices = nullptr;  // the same memory, already found unique: the other keys are still checked
+    d.num_indices = 0;
+  }
+  last = list;
+  return d;
+}
+
 // Every rank's dictionaries, each checked per process ("rank 3, dimension 1 ('c'): ...").
 std::vector<gdap_dim> read_all(int64_t nranks, int64_t ndim, const gdap_dim* dims) {
   if (nranks < 1) fail(GDAP_ERR_INVALID_ARGUMENT, "nranks ({}) < 1", nranks);
@@ -94,6 +114,7 @@ std::vector<gdap_dim> read_all(int64_t nranks, int64_t ndim, const gdap_dim* dim
   const int64_t count = checked_mul(nranks, ndim, "nranks * ndim");
   std::vector<gdap_dim> all;
   all.reserve(static_cast<size_t>(std::min(count, ndim)));
+  std::vector<IndexList> checked(static_cast<size_t>(ndim));  // per dimension, the list last checked
   for (int64_t k = 0; k < count; ++k) {
     // Rank 0's grid must count nranks before more is read or reserved: a hostile nranks is then
     // refused by the same rule as in gdap_map's constructor, not by reading past `dims`.
@@ -109,7 +130,7 @@ std::vector<gdap_dim> read_all(int64_t nranks, int64_t ndim, const gdap_dim* dim
            k / ndim, k % ndim);
     }
     try {
-      validate_dim(d, k % ndim, -1);
+      validate_dim(shared_list_checked(d, checked[static_cast<size_t>(k % ndim)]), k % ndim, -1);
     } catch (const Error& e) {
       throw Error(e.status(), rank_label(k / ndim) + ", " + e.what());
     }

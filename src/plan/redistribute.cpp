@@ -2,6 +2,7 @@
 #include "plan/redistribute.hpp"
 
 #include "array/array.hpp"
+#include "array/layout.hpp"
 #include "array/memory.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
@@ -70,7 +71,7 @@ void check_call(gdap_comm& comm, const gdap_plan* plan, const gdap_array* src, c
   }
   check_array(src, plan->src_shape, *plan, "src");
   check_array(dst, plan->dst_shape, *plan, "dst");
-  if (plan->dst_shape && dst->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "dst is read-only");
+  if (plan->dst_shape) check_destination(*dst, "dst");
   // A rank outside a map holds nothing on that side: its array there is neither checked nor touched.
   const gdap_array* src_held = plan->src_shape ? src : nullptr;
   const gdap_array* dst_held = plan->dst_shape ? dst : nullptr;

@@ -3,6 +3,7 @@
 #include "reduce/reduction.hpp"
 
 #include "array/array.hpp"
+#include "array/layout.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/nan_order.hpp"
@@ -71,7 +72,7 @@ void check_own(gdap_comm& comm, const exchange::Engine& engine, const gdap_array
          "(gdap_reduce_axes takes mean)");
   }
   check_reducible(section->section.dtype, "the section");
-  if (section->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "the section is read-only");
+  check_destination(*section, "the section");
   engine.check_section(*section, "the section", "gdap_allreduce", true);
   if (memory_of(section) == Memory::device && !contiguous(*section)) {
     fail(GDAP_ERR_UNSUPPORTED, "the section is a strided device section: an all-reduce of device memory needs a "

@@ -10,6 +10,7 @@
 #include "reduce/device.hpp"
 
 #include "array/array.hpp"
+#include "array/layout.hpp"
 #include "array/memory.hpp"
 #include "comm/map_gather.hpp"
 #include "core/checked.hpp"
@@ -417,7 +418,7 @@ void check_pair(gdap_comm& comm, const exchange::Engine& engine, const gdap_arra
   if (!same_dtype(s, r)) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "result's dtype {} differs from source's {}", dtype_text(r), dtype_text(s));
   }
-  if (result->readonly) fail(GDAP_ERR_INVALID_ARGUMENT, "result is read-only");
+  check_destination(*result, "result");
   check_apart(*result, "result", *source, "source", function);
   exchange::touches(comm, "source", source, false);
   exchange::touches(comm, "result", result, true);

@@ -249,6 +249,39 @@ TEST(IpcShm, BadHandles) {
   EXPECT_EQ(gdap_ipc_open(nullptr, good.data(), GDAP_IPC_HANDLE_SIZE), GDAP_ERR_INVALID_ARGUMENT);
 }
 
+// Hunt 14, defect 5: an offset that is not a multiple of the element's alignment would open a
+// float64 array at an odd address (typed loops then read misaligned doubles, CUDA kernels fault).
+TEST(IpcShm, MisalignedOffsetIsRefused) {
+  Shm s("misaligned");
+  gdap::ipc::HandleData d = fields(export_handle(s.array));
+  d.offset += 3;
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT,
+                    "offset 0x3 is not aligned for float64: it must be a multiple of 8 bytes", "offset 3 for float64");
+}
+
+// Hunt 14, defect 2: a writable section whose strides give two indices one address would let a
+// redistribution or a GEMM write one element twice (a silent wrong answer); read-only, it is a
+// legitimate broadcast view and opens.
+TEST(IpcShm, WritableSectionWithOverlappingElementsIsRefused) {
+  Shm s("overlap");
+  gdap::ipc::HandleData d = fields(export_handle(s.array));
+  d.strides[0] = 0;
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT,
+                    "IPC handle: the writable section has strides (0, 1) on shape 4 x 3: axis 0 (extent 4, stride 0)",
+                    "stride 0, writable");
+  d.strides[0] = 1;  // rows and columns both step one element: (0, 1) and (1, 0) are one element
+  expect_open_fails(with_fields(d, true), GDAP_IPC_HANDLE_SIZE, GDAP_ERR_INVALID_ARGUMENT, "strides (1, 1)",
+                    "strides (1, 1), writable");
+  d.strides[0] = 0;
+  d.readonly = 1;
+  gdap_array* view = nullptr;
+  ASSERT_EQ(gdap_ipc_open(&view, with_fields(d, true).data(), GDAP_IPC_HANDLE_SIZE), GDAP_SUCCESS) << gdap_last_error();
+  int readonly = 0;
+  EXPECT_EQ(gdap_array_readonly(&readonly, view), GDAP_SUCCESS);
+  EXPECT_EQ(readonly, 1);
+  gdap_array_destroy(view);
+}
+
 // Issue 27, item 14: an exporter killed by SIGKILL never unlinks its segment, so the name still
 // opens, onto data no live process owns; the exporter's pid and start time in the handle say so.
 TEST(IpcShm, HandleOfAKilledExporterIsRefused) {

@@ -291,6 +291,72 @@ TEST(LimitsMap, HugeCountsAndProductsAreClearErrors) {
   });
 }
 
+// Hunt 14, defect 3: layouts too large for the host are refused at once, before the shared index
+// list is sorted once per rank (2^20 ranks x 2^20 indices: hours) or memory fills (2^40 ranks).
+double seconds_of(const std::function<void()>& body) {
+  const auto start = std::chrono::steady_clock::now();
+  body();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST(LimitsMap, LayoutsLargerThanTheHostAreRefusedAtOnce) {
+  const struct {
+    const char* rule;
+    bool root;
+    int64_t nranks, size;
+    std::vector<std::string> words;
+  } cases[] = {
+      {"replicated: 2^20 ranks x 2^20 indices (8 TiB)", false, int64_t{1} << 20, int64_t{1} << 20,
+       {"a map of 1048576 ranks needs about ", "which cannot be allocated", "every rank holds all 1048576 indices",
+        "refused before allocating"}},
+      {"root: 2^40 ranks", true, int64_t{1} << 40, 10,
+       {"a map of 1099511627776 ranks needs about ", "which cannot be allocated", "refused before allocating"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.rule);
+    gdap_map* out = kMapSentinel;
+    gdap_status s = GDAP_SUCCESS;
+    const double took = seconds_of([&] {
+      s = c.root ? gdap_map_create_root(&out, c.nranks, 1, &c.size, 0) : gdap_map_create_replicated(&out, c.nranks, 1, &c.size);
+    });
+    EXPECT_EQ(s, GDAP_ERR_NO_MEMORY) << gdap_last_error();
+    EXPECT_TRUE(has_all(gdap_last_error(), c.words)) << gdap_last_error();
+    EXPECT_EQ(out, kMapSentinel);
+    EXPECT_LT(took, 1.0) << "refused only after " << took << " s: not up front";
+  }
+}
+
+// Hunt 14, defect 4: a K that cuts into ~9e15 panels is refused by count, naming K and the panel
+// width, instead of listing panels until the memory runs out ("out of host memory").
+TEST(LimitsGemm, HugeKIsRefusedByItsPanelCount) {
+  gdap_comm* comm = nullptr;
+  ASSERT_EQ(gdap_comm_create_group(&comm, 1), GDAP_SUCCESS);
+  auto grid = [](int64_t rows, int64_t cols) {
+    gdap_axis_layout axes[2] = {GDAP_AXIS_LAYOUT_INIT, GDAP_AXIS_LAYOUT_INIT};
+    axes[0].size = rows;
+    axes[1].size = cols;
+    gdap_map* m = nullptr;
+    EXPECT_EQ(gdap_map_create_grid(&m, 2, axes), GDAP_SUCCESS) << gdap_last_error();
+    return m;
+  };
+  gdap_map* a = grid(1, kMax);
+  gdap_map* b = grid(kMax, 1);
+  gdap_map* c = grid(1, 1);
+  gdap_gemm* g = nullptr;
+  gdap_status s = GDAP_SUCCESS;
+  const double took = seconds_of([&] { s = gdap_gemm_create(&g, comm, a, b, c, kF64, nullptr); });
+  EXPECT_EQ(s, GDAP_ERR_NO_MEMORY) << gdap_last_error();
+  EXPECT_TRUE(has_all(gdap_last_error(), {"K = 9223372036854775807", "panels of at most 1024 columns",
+                                          "9007199254740992 panels", "GDAP_PLAN_MAX_RUNS", "panel_width"}))
+      << gdap_last_error();
+  EXPECT_EQ(g, nullptr);
+  EXPECT_LT(took, 1.0);
+  gdap_map_destroy(c);
+  gdap_map_destroy(b);
+  gdap_map_destroy(a);
+  gdap_comm_destroy(comm);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Arrays: gdap_array_create, gdap_array_wrap.
 

@@ -21,7 +21,7 @@ from . import _cuda
 from . import _gdap_c as _c
 from ._args import index_tuple, integer
 from ._dims import Dims, dims_from_dim_data, dim_to_dict, shape_entry
-from ._errors import ProtocolError, UnsupportedError
+from ._errors import InvalidArgumentError, ProtocolError, UnsupportedError
 from ._handle import Handle
 from ._types import DeviceLike, DimData, DTypeLike, Index, Shape
 
@@ -310,6 +310,7 @@ def _capsule_from_producer(x: Any, stream: Any, what: str = "the array") -> Any:
     it; PyTorch refuses to export a tensor of another device than the current one. A producer
     that cannot export (NumPy's BufferError for a structured, object or byte-swapped dtype) is
     UnsupportedError naming `what` and the dtype."""
+    _require_aligned(x, what)
     kwargs: dict[str, Any] = {}
     if stream is not None:
         kwargs["stream"] = stream
@@ -327,6 +328,18 @@ def _capsule_from_producer(x: Any, stream: Any, what: str = "the array") -> Any:
         if dtype is not None:
             raise UnsupportedError("%s: %s (%s)" % (what, _unshareable(dtype), e)) from None
         raise UnsupportedError("%s cannot be shared without a copy: %s" % (what, e)) from None
+
+
+def _require_aligned(x: Any, what: str) -> None:
+    """A NumPy array whose data is off its dtype's alignment (np.frombuffer(b, offset=1)) is refused
+    here, where the advice can name NumPy: NumPy exports it through DLPack all the same (DLPack
+    leaves alignment to the producer), and gdap's typed loops and kernels read whole elements
+    (gdap_array_from_dlpack refuses it too, naming the address)."""
+    if isinstance(x, np.ndarray) and not x.flags.aligned and x.size > 0:
+        raise InvalidArgumentError(
+            "%s: its data at %#x is not aligned for %s (an address that is a multiple of %d bytes); gdap reads "
+            "whole elements: pass an aligned copy, x.copy() or np.array(x) (np.ascontiguousarray returns an "
+            "already contiguous array as it is)" % (what, x.ctypes.data, x.dtype, x.dtype.alignment))
 
 
 def _from_capsule(capsule: Any, dim_data: Optional[DimData], version: Optional[str], owner: Any = None,
