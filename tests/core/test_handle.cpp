@@ -28,14 +28,16 @@ const gdap_device kCpu{GDAP_DEVICE_CPU, 0};
 
 #define ASSERT_OK(expr) ASSERT_EQ((expr), GDAP_SUCCESS) << gdap_last_error()
 
-// A section of `map` for rank 0, zero-filled.
-gdap_array* section_of(const gdap_map* map) {
+// A section of `map` for rank 0, zero-filled; in a shared-memory segment if `shared` (IPC exports it).
+gdap_array* section_of(const gdap_map* map, bool shared = false) {
   int64_t ndim = 0;
   EXPECT_EQ(gdap_map_ndim(&ndim, map), GDAP_SUCCESS);
   std::vector<gdap_dim> dims(static_cast<size_t>(ndim));
   for (int64_t i = 0; i < ndim; ++i) EXPECT_EQ(gdap_map_dim(&dims[static_cast<size_t>(i)], map, 0, i), GDAP_SUCCESS);
   gdap_array* a = nullptr;
-  EXPECT_EQ(gdap_array_create(&a, kF64, kCpu, dims.data(), ndim), GDAP_SUCCESS) << gdap_last_error();
+  const gdap_status s = shared ? gdap_array_create_shm(&a, nullptr, kF64, dims.data(), ndim)
+                               : gdap_array_create(&a, kF64, kCpu, dims.data(), ndim);
+  EXPECT_EQ(s, GDAP_SUCCESS) << gdap_last_error();
   return a;
 }
 
@@ -61,6 +63,7 @@ class Handles : public testing::Test {
     plain = square_map(0);
     array = section_of(map);
     other = section_of(map);
+    shared = section_of(map, true);
     for (gdap_array*& x : abc) x = section_of(plain);
     ASSERT_OK(gdap_plan_create(&plan, map, map, kF64, 0));
     ASSERT_OK(gdap_halo_create(&halo, map, kF64, 0, nullptr));
@@ -75,7 +78,7 @@ class Handles : public testing::Test {
     gdap_exchange_destroy(exchange);
     gdap_halo_destroy(halo);
     gdap_plan_destroy(plan);
-    for (gdap_array* x : {array, other, abc[0], abc[1], abc[2]}) gdap_array_destroy(x);
+    for (gdap_array* x : {array, other, shared, abc[0], abc[1], abc[2]}) gdap_array_destroy(x);
     gdap_map_destroy(map);
     gdap_map_destroy(plain);
     gdap_comm_destroy(comm);
@@ -91,7 +94,7 @@ class Handles : public testing::Test {
 
   gdap_comm* comm = nullptr;
   gdap_map *map = nullptr, *plain = nullptr;
-  gdap_array *array = nullptr, *other = nullptr;
+  gdap_array *array = nullptr, *other = nullptr, *shared = nullptr;
   gdap_array* abc[3] = {};
   gdap_plan* plan = nullptr;
   gdap_halo* halo = nullptr;
@@ -171,9 +174,10 @@ std::vector<Call> calls(Handles& t) {
        [&t, arr](void* h) { return gdap_allreduce(t.comm, arr(h), GDAP_REDUCE_SUM); }},
       {"gdap_reduce_scatter", "source", "gdap_array", true,
        [&t, arr](void* h) { return gdap_reduce_scatter(t.comm, arr(h), t.other, GDAP_REDUCE_SUM); }},
-      {"gdap_ipc_export", "array", "gdap_array", true, [arr](void* h) {
+      {"gdap_ipc_export", "array", "gdap_array", true, [&t, arr](void* h) {
          std::vector<unsigned char> buf(GDAP_IPC_HANDLE_SIZE);
-         return gdap_ipc_export(buf.data(), GDAP_IPC_HANDLE_SIZE, arr(h));
+         // The right kind is the shared section (a heap section cannot be exported).
+         return gdap_ipc_export(buf.data(), GDAP_IPC_HANDLE_SIZE, h == t.array ? t.shared : arr(h));
        }},
       {"gdap_array_to_dlpack", "array", "gdap_array", true, [arr](void* h) {
          DLManagedTensorVersioned* out = nullptr;
