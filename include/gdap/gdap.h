@@ -15,7 +15,9 @@
  *    (must outlive the handle) or *taken* (gdap frees it).
  *  - Indices, sizes, counts and strides are int64_t; strides count elements, not bytes.
  *    Every product is overflow-checked and overflow is GDAP_ERR_OVERFLOW.
- *  - Handles are opaque; gdap_x_destroy(NULL) is a no-op. Distinct handles may be used from
+ *  - Handles are opaque; gdap_x_destroy(NULL) is a no-op. A handle of the wrong kind is refused
+ *    (GDAP_ERR_INVALID_ARGUMENT), and so, as a best effort, is one already destroyed (docs/api.md).
+ *    Distinct handles may be used from
  *    distinct threads at once; one handle is safe to read from several threads, but not to
  *    read and destroy at once.
  *  - Collective functions must be called by every rank of their communicator, in the same order;

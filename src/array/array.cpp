@@ -90,11 +90,6 @@ DimData dims_defining_shape(const gdap_dim* dims, int64_t ndim, const char* func
   return out;
 }
 
-const gdap_array& array_ref(const gdap_array* array) {
-  require(array, "array");
-  return *array;
-}
-
 int64_t global_to_local_dim(const gdap_array& a, int64_t i, int64_t g) {
   const gdap_dim& d = a.dims[i];
   if (d.dist_type == GDAP_DIST_UNSTRUCTURED) {
@@ -171,26 +166,26 @@ GDAP_API gdap_status gdap_array_create(gdap_array** out, gdap_dtype dtype, gdap_
 }
 
 GDAP_API gdap_status gdap_array_destroy(gdap_array* array) {
-  return guard([&] { delete array; });
+  return guard([&] { delete gdap::handle_or_null(array, "array"); });
 }
 
 GDAP_API gdap_status gdap_array_ndim(int64_t* ndim, const gdap_array* array) {
   return guard([&] {
     require(ndim, "ndim");
-    *ndim = gdap::array_ref(array).ndim();
+    *ndim = gdap::handle(array, "array").ndim();
   });
 }
 
 GDAP_API gdap_status gdap_array_data(void** data, const gdap_array* array) {
   return guard([&] {
     require(data, "data");
-    *data = gdap::array_ref(array).data();
+    *data = gdap::handle(array, "array").data();
   });
 }
 
 GDAP_API gdap_status gdap_array_shape(int64_t* shape, const gdap_array* array) {
   return guard([&] {
-    const gdap_array& a = gdap::array_ref(array);
+    const gdap_array& a = gdap::handle(array, "array");
     if (a.ndim() == 0) return;
     require(shape, "shape");
     std::copy(a.section.shape.begin(), a.section.shape.end(), shape);
@@ -199,7 +194,7 @@ GDAP_API gdap_status gdap_array_shape(int64_t* shape, const gdap_array* array) {
 
 GDAP_API gdap_status gdap_array_strides(int64_t* strides, const gdap_array* array) {
   return guard([&] {
-    const gdap_array& a = gdap::array_ref(array);
+    const gdap_array& a = gdap::handle(array, "array");
     if (a.ndim() == 0) return;
     require(strides, "strides");
     std::copy(a.section.strides.begin(), a.section.strides.end(), strides);
@@ -209,28 +204,28 @@ GDAP_API gdap_status gdap_array_strides(int64_t* strides, const gdap_array* arra
 GDAP_API gdap_status gdap_array_dtype(gdap_dtype* dtype, const gdap_array* array) {
   return guard([&] {
     require(dtype, "dtype");
-    *dtype = gdap::array_ref(array).section.dtype;
+    *dtype = gdap::handle(array, "array").section.dtype;
   });
 }
 
 GDAP_API gdap_status gdap_array_device(gdap_device* device, const gdap_array* array) {
   return guard([&] {
     require(device, "device");
-    *device = gdap::array_ref(array).section.device;
+    *device = gdap::handle(array, "array").section.device;
   });
 }
 
 GDAP_API gdap_status gdap_array_readonly(int* readonly, const gdap_array* array) {
   return guard([&] {
     require(readonly, "readonly");
-    *readonly = gdap::array_ref(array).readonly ? 1 : 0;
+    *readonly = gdap::handle(array, "array").readonly ? 1 : 0;
   });
 }
 
 GDAP_API gdap_status gdap_array_dim(gdap_dim* out, const gdap_array* array, int64_t dim) {
   return guard([&] {
     require(out, "out");
-    const gdap_array& a = gdap::array_ref(array);
+    const gdap_array& a = gdap::handle(array, "array");
     if (dim < 0 || dim >= a.ndim()) fail(GDAP_ERR_OUT_OF_RANGE, "dimension {} is outside [0, {})", dim, a.ndim());
     *out = a.dims[dim];
   });
@@ -239,13 +234,13 @@ GDAP_API gdap_status gdap_array_dim(gdap_dim* out, const gdap_array* array, int6
 GDAP_API gdap_status gdap_array_version(const char** version, const gdap_array* array) {
   return guard([&] {
     require(version, "version");
-    *version = gdap::array_ref(array).version.c_str();
+    *version = gdap::handle(array, "array").version.c_str();
   });
 }
 
 GDAP_API gdap_status gdap_array_global_to_local(int64_t* local, const gdap_array* array, const int64_t* global) {
   return guard([&] {
-    const gdap_array& a = gdap::array_ref(array);
+    const gdap_array& a = gdap::handle(array, "array");
     if (a.ndim() == 0) return;
     require(local, "local");
     require(global, "global");
@@ -258,7 +253,7 @@ GDAP_API gdap_status gdap_array_global_to_local(int64_t* local, const gdap_array
 
 GDAP_API gdap_status gdap_array_local_to_global(int64_t* global, const gdap_array* array, const int64_t* local) {
   return guard([&] {
-    const gdap_array& a = gdap::array_ref(array);
+    const gdap_array& a = gdap::handle(array, "array");
     if (a.ndim() == 0) return;
     require(global, "global");
     require(local, "local");

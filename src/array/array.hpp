@@ -4,6 +4,7 @@
 #pragma once
 
 #include "array/shared_segment.hpp"
+#include "core/handle.hpp"
 #include "core/footprint.hpp"
 #include "protocol/dim_data.hpp"
 
@@ -51,7 +52,7 @@ struct Section {
 
 }  // namespace gdap
 
-struct gdap_array {
+struct gdap_array : gdap::Tagged<gdap_array> {
   std::shared_ptr<gdap::Storage> storage;
   gdap::Section section;
   bool readonly = false;

@@ -89,11 +89,6 @@ Managed* export_tensor(const gdap_array& a) {
   return &ctx.release()->tensor;
 }
 
-const gdap_array& array_ref(const gdap_array* array) {
-  require(array, "array");
-  return *array;
-}
-
 }  // namespace
 }  // namespace gdap
 
@@ -132,7 +127,7 @@ GDAP_API gdap_status gdap_array_from_dlpack_unversioned(gdap_array** out, DLMana
 GDAP_API gdap_status gdap_array_to_dlpack(DLManagedTensorVersioned** out, gdap_array* array) {
   return guard([&] {
     require(out, "out");
-    const gdap_array& a = gdap::array_ref(array);
+    const gdap_array& a = gdap::handle(array, "array");
     DLManagedTensorVersioned* t = gdap::export_tensor<DLManagedTensorVersioned>(a);
     t->version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
     t->flags = a.readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
@@ -143,7 +138,7 @@ GDAP_API gdap_status gdap_array_to_dlpack(DLManagedTensorVersioned** out, gdap_a
 GDAP_API gdap_status gdap_array_to_dlpack_unversioned(DLManagedTensor** out, gdap_array* array) {
   return guard([&] {
     require(out, "out");
-    const gdap_array& a = gdap::array_ref(array);
+    const gdap_array& a = gdap::handle(array, "array");
     if (a.readonly) {
       // As NumPy does: the unversioned struct cannot say read-only, so a consumer would write.
       fail(GDAP_ERR_UNSUPPORTED,

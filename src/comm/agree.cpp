@@ -144,12 +144,6 @@ Error take_call_failure(gdap_comm& comm) {
   return given;
 }
 
-gdap_comm& comm_ref(gdap_comm* comm, const char* what) {
-  require(comm, what);
-  return *comm;
-}
-
-
 }  // namespace gdap
 
 void gdap_comm::set_timeout(double seconds) {

@@ -36,44 +36,41 @@ GDAP_API gdap_status gdap_comm_create_group(gdap_comm** comms, int64_t nranks) {
 }
 
 GDAP_API gdap_status gdap_comm_destroy(gdap_comm* comm) {
-  return guard([&] { delete comm; });
+  return guard([&] { delete gdap::handle_or_null(comm, "comm"); });
 }
 
 GDAP_API gdap_status gdap_comm_rank(int64_t* rank, const gdap_comm* comm) {
   return guard([&] {
     require(rank, "rank");
-    require(comm, "comm");
-    *rank = comm->rank;
+    *rank = gdap::handle(comm, "comm").rank;
   });
 }
 
 GDAP_API gdap_status gdap_comm_size(int64_t* size, const gdap_comm* comm) {
   return guard([&] {
     require(size, "size");
-    require(comm, "comm");
-    *size = comm->size;
+    *size = gdap::handle(comm, "comm").size;
   });
 }
 
 GDAP_API gdap_status gdap_comm_kind_get(gdap_comm_kind* kind, const gdap_comm* comm) {
   return guard([&] {
     require(kind, "kind");
-    require(comm, "comm");
-    *kind = comm->kind();
+    *kind = gdap::handle(comm, "comm").kind();
   });
 }
 
 GDAP_API gdap_status gdap_comm_set_stream(gdap_comm* comm, void* stream) {
-  return guard([&] { gdap::comm_ref(comm).set_stream(stream); });
+  return guard([&] { gdap::handle(comm, "comm").set_stream(stream); });
 }
 
 GDAP_API gdap_status gdap_comm_set_timeout(gdap_comm* comm, double seconds) {
-  return guard([&] { gdap::comm_ref(comm).set_timeout(seconds); });
+  return guard([&] { gdap::handle(comm, "comm").set_timeout(seconds); });
 }
 
 GDAP_API gdap_status gdap_comm_set_interrupt(gdap_comm* comm, gdap_interrupt_check check, void* user) {
   return guard([&] {
-    gdap_comm& c = gdap::comm_ref(comm);
+    gdap_comm& c = gdap::handle(comm, "comm");
     c.interrupt_check = check;
     c.interrupt_user = user;
   });
@@ -81,7 +78,7 @@ GDAP_API gdap_status gdap_comm_set_interrupt(gdap_comm* comm, gdap_interrupt_che
 
 GDAP_API gdap_status gdap_comm_fail_next(gdap_comm* comm, gdap_status status, const char* reason) {
   return guard([&] {
-    gdap_comm& c = gdap::comm_ref(comm);
+    gdap_comm& c = gdap::handle(comm, "comm");
     // Read as an integer first: a caller (a binding) may pass any int, and loading one that is no
     // gdap_status as the enum is undefined behaviour.
     int32_t code = 0;
@@ -99,7 +96,7 @@ GDAP_API gdap_status gdap_comm_fail_next(gdap_comm* comm, gdap_status status, co
 
 GDAP_API gdap_status gdap_comm_barrier(gdap_comm* comm) {
   return guard([&] {
-    gdap_comm& c = gdap::comm_ref(comm);
+    gdap_comm& c = gdap::handle(comm, "comm");
     const gdap::CollectiveCall collective(c, "gdap_comm_barrier");
     gdap::agree(c, [] {});  // an allgather of a few bytes: a barrier that also carries gdap_comm_fail_next's cause
   });
@@ -107,7 +104,7 @@ GDAP_API gdap_status gdap_comm_barrier(gdap_comm* comm) {
 
 GDAP_API gdap_status gdap_map_create_collective(gdap_map** out, gdap_comm* comm, int64_t ndim, const gdap_dim* dims) {
   return guard([&] {
-    gdap_comm& c = gdap::comm_ref(comm);
+    gdap_comm& c = gdap::handle(comm, "comm");
     const gdap::CollectiveCall collective(c, "gdap_map_create_collective");
     std::string mine;
     gdap::agree(c, [&] {

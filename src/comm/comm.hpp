@@ -7,6 +7,7 @@
 #include "comm/cache.hpp"
 #include "comm/collective.hpp"
 #include "core/error.hpp"
+#include "core/handle.hpp"
 
 #include <gdap/gdap.h>
 
@@ -17,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-struct gdap_comm {
+struct gdap_comm : gdap::Tagged<gdap_comm> {
   gdap_comm(int64_t rank_, int64_t size_) : rank(rank_), size(size_) {}
   virtual ~gdap_comm() = default;
   gdap_comm(const gdap_comm&) = delete;
@@ -86,7 +87,5 @@ std::vector<std::string> agree_shares(gdap_comm& comm, const std::function<std::
 // first agreement reports it); GDAP_SUCCESS when there is none.
 Error take_call_failure(gdap_comm& comm);
 
-// The comm behind a C handle, or GDAP_ERR_INVALID_ARGUMENT naming `what` when NULL.
-gdap_comm& comm_ref(gdap_comm* comm, const char* what = "comm");
 
 }  // namespace gdap

@@ -8,20 +8,19 @@ extern "C" {
 GDAP_API gdap_status gdap_gemm_create(gdap_gemm** out, gdap_comm* comm, const gdap_map* a, const gdap_map* b,
                                       const gdap_map* c, gdap_dtype dtype, const gdap_gemm_options* options) {
   return gdap::guard([&] {
-    gdap_comm& cm = gdap::comm_ref(comm);
+    gdap_comm& cm = gdap::handle(comm, "comm");
     const gdap::CollectiveCall collective(cm, "gdap_gemm_create");
     *out = gdap::gemm::create(cm, a, b, c, dtype, options, [&] { gdap::require(out, "out"); }).release();
   });
 }
 
 GDAP_API gdap_status gdap_gemm_destroy(gdap_gemm* gemm) {
-  return gdap::guard([&] { delete gemm; });
+  return gdap::guard([&] { delete gdap::handle_or_null(gemm, "gemm"); });
 }
 
 GDAP_API gdap_status gdap_gemm_stats_get(gdap_gemm_stats* stats, const gdap_gemm* gemm) {
   return gdap::guard([&] {
-    gdap::require(gemm, "gemm");
-    const gdap_gemm& g = *gemm;
+    const gdap_gemm& g = gdap::handle(gemm, "gemm");
     gdap::write_versioned(stats,
                           gdap_gemm_stats{sizeof(gdap_gemm_stats), 0, g.rank, g.nranks, g.grid_rows, g.grid_cols,
                                           g.a.in != nullptr, g.b.in != nullptr, g.c.in != nullptr,
@@ -34,10 +33,11 @@ GDAP_API gdap_status gdap_gemm_stats_get(gdap_gemm_stats* stats, const gdap_gemm
 GDAP_API gdap_status gdap_gemm_execute(gdap_comm* comm, gdap_gemm* gemm, double alpha, const gdap_array* a,
                                        const gdap_array* b, double beta, gdap_array* c) {
   return gdap::guard([&] {
-    gdap_comm& cm = gdap::comm_ref(comm);
+    gdap_comm& cm = gdap::handle(comm, "comm");
     const gdap::CollectiveCall collective(cm, "gdap_gemm_execute");
-    gdap::agree(cm, [&] { gdap::require(gemm, "gemm"); });
-    gdap::gemm::execute(cm, *gemm, alpha, a, b, beta, c);
+    gdap_gemm* g = nullptr;
+    gdap::agree(cm, [&] { g = &gdap::handle(gemm, "gemm"); });
+    gdap::gemm::execute(cm, *g, alpha, a, b, beta, c);
   });
 }
 

@@ -269,8 +269,8 @@ void check_maps(const gdap_gemm& g, const gdap_map* a, const gdap_map* b, const 
   const char* names[3] = {"A", "B", "C"};
   const gdap_map* maps[3] = {a, b, c};
   for (int i = 0; i < 3; ++i) {
-    require(maps[i], names[i]);
-    const int64_t ndim = maps[i]->ndim(), nranks = maps[i]->nranks;
+    const gdap_map& map = handle(maps[i], names[i]);
+    const int64_t ndim = map.ndim(), nranks = map.nranks;
     if (ndim != 2) fail(GDAP_ERR_INVALID_ARGUMENT, "{}'s map has {} dimensions; gemm multiplies matrices (2)", names[i], ndim);
     if (nranks != g.nranks) {
       fail(GDAP_ERR_INVALID_ARGUMENT, "incompatible grids: {}'s map spans {} ranks but the communicator has {}", names[i],
@@ -298,7 +298,7 @@ gdap_gemm_options read_options(const gdap_gemm_options* options) {
 }
 
 void check_section(const gdap_gemm& g, const gdap_array* x, const Operand& op, const char* name) {
-  if (x == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "{} is NULL", name);
+  handle(x, name);
   if (!same_dtype(x->section.dtype, g.dtype)) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "dtype mismatch: {} has dtype {} but the gemm was planned for {}", name,
          dtype_text(x->section.dtype), dtype_text(g.dtype));

@@ -8,6 +8,7 @@
 #include "array/array.hpp"
 #include "array/memory.hpp"
 #include "comm/comm.hpp"
+#include "core/handle.hpp"
 #include "maps/map.hpp"
 #include "exchange/program.hpp"
 #include "plan/redistribute.hpp"
@@ -48,7 +49,7 @@ struct Resources {
 
 }  // namespace gdap::gemm
 
-struct gdap_gemm {
+struct gdap_gemm : gdap::Tagged<gdap_gemm> {
   gdap_gemm() = default;
   ~gdap_gemm();
   gdap_gemm(const gdap_gemm&) = delete;

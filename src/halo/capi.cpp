@@ -2,6 +2,7 @@
 #include "core/error.hpp"
 #include "core/versioned.hpp"
 #include "halo/halo.hpp"
+#include "maps/map.hpp"
 
 using gdap::guard;
 using gdap::require;
@@ -12,20 +13,18 @@ GDAP_API gdap_status gdap_halo_create(gdap_halo** out, const gdap_map* map, gdap
                                       const gdap_halo_options* options) {
   return guard([&] {
     require(out, "out");
-    require(map, "map");
-    *out = gdap::halo::make_halo(*map, dtype, rank, options).release();
+    *out = gdap::halo::make_halo(gdap::handle(map, "map"), dtype, rank, options).release();
   });
 }
 
 GDAP_API gdap_status gdap_halo_destroy(gdap_halo* halo) {
-  return guard([&] { delete halo; });
+  return guard([&] { delete gdap::handle_or_null(halo, "halo"); });
 }
 
 GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo* halo) {
   return guard([&] {
-    require(halo, "halo");
     using gdap::exchange::Part;
-    const gdap::exchange::Program& p = halo->program;
+    const gdap::exchange::Program& p = gdap::handle(halo, "halo").program;
     gdap::write_versioned(stats,
                           gdap_halo_stats{sizeof(gdap_halo_stats), 0, p.rank(), p.nranks(),
                                           static_cast<int64_t>(p.messages(Part::send).size()),
@@ -37,7 +36,7 @@ GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo
 
 GDAP_API gdap_status gdap_halo_exchange(gdap_comm* comm, const gdap_halo* halo, gdap_array* local) {
   return guard([&] {
-    gdap_comm& c = gdap::comm_ref(comm);
+    gdap_comm& c = gdap::handle(comm, "comm");
     const gdap::CollectiveCall collective(c, "gdap_halo_exchange");
     gdap::halo::exchange(c, halo, local);
   });
@@ -46,7 +45,7 @@ GDAP_API gdap_status gdap_halo_exchange(gdap_comm* comm, const gdap_halo* halo, 
 GDAP_API gdap_status gdap_halo_exchange_init(gdap_exchange** out, gdap_comm* comm, const gdap_halo* halo,
                                              gdap_array* local) {
   return guard([&] {
-    gdap_comm& c = gdap::comm_ref(comm);
+    gdap_comm& c = gdap::handle(comm, "comm");
     const gdap::CollectiveCall collective(c, "gdap_halo_exchange_init");
     *out = gdap::halo::bind(c, halo, local, [&] { require(out, "out"); }).release();
   });
@@ -54,16 +53,16 @@ GDAP_API gdap_status gdap_halo_exchange_init(gdap_exchange** out, gdap_comm* com
 
 GDAP_API gdap_status gdap_exchange_start(gdap_exchange* exchange) {
   return guard([&] {
-    require(exchange, "exchange");
-    const gdap::CollectiveCall collective(*exchange->comm, "gdap_exchange_start");
-    const gdap::Error given = gdap::take_call_failure(*exchange->comm);  // no agreement: this rank alone fails
+    gdap_exchange& e = gdap::handle(exchange, "exchange");
+    const gdap::CollectiveCall collective(*e.comm, "gdap_exchange_start");
+    const gdap::Error given = gdap::take_call_failure(*e.comm);  // no agreement: this rank alone fails
     if (given.status() != GDAP_SUCCESS) throw given;
-    gdap::halo::start(*exchange);
+    gdap::halo::start(e);
   });
 }
 
 GDAP_API gdap_status gdap_exchange_destroy(gdap_exchange* exchange) {
-  return guard([&] { delete exchange; });
+  return guard([&] { delete gdap::handle_or_null(exchange, "exchange"); });
 }
 
 }  // extern "C"

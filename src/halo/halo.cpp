@@ -34,16 +34,14 @@ void check_dim(const gdap_dim& mine, const gdap_dim& map, int64_t i) {
 
 // This rank's own checks of an exchange: a halo matching the communicator, an array matching the halo.
 void check_call(gdap_comm& comm, const gdap_halo* halo, const gdap_array* local) {
-  if (halo == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "halo is NULL");
-  const gdap_halo& h = *halo;
+  const gdap_halo& h = handle(halo, "halo");
   if (h.program.rank() != comm.rank) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "the halo is rank {}'s but the communicator is rank {}'s", h.program.rank(), comm.rank);
   }
   if (h.program.nranks() != comm.size) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "the halo is for {} ranks but the communicator has {}", h.program.nranks(), comm.size);
   }
-  if (local == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "local is NULL");
-  const gdap_array& a = *local;
+  const gdap_array& a = handle(local, "local");
   if (!same_dtype(a.section.dtype, h.dtype)) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "local has dtype {} but the halo was made for {}", dtype_text(a.section.dtype),
          dtype_text(h.dtype));
@@ -57,10 +55,11 @@ void check_call(gdap_comm& comm, const gdap_halo* halo, const gdap_array* local)
   exchange::touches(comm, "local", local, true);
 }
 
-// The halo's program, or an empty one for a NULL halo (which the checks refuse).
+// The halo's program, or an empty one for a NULL or wrong-kind halo (which the checks refuse).
 const exchange::Program& program_of(const gdap_halo* halo) {
   static const exchange::Program none;
-  return halo != nullptr ? halo->program : none;
+  const gdap_halo* tagged = if_tagged(halo);
+  return tagged != nullptr ? tagged->program : none;
 }
 
 // The local section as both ends of the exchange: owned elements are read, padding written.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "comm/comm.hpp"
+#include "core/handle.hpp"
 #include "exchange/engine.hpp"
 #include "exchange/program.hpp"
 
@@ -14,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-struct gdap_halo {
+struct gdap_halo : gdap::Tagged<gdap_halo> {
   gdap::exchange::Program program;  // what the engines run
   gdap_dtype dtype{};
   bool corners = true;
@@ -24,7 +25,7 @@ struct gdap_halo {
 
 // A persistent halo exchange: the arguments gdap_halo_exchange_init checked and agreed on
 // (borrowed: they must outlive it), and the engine's binding of them (owned).
-struct gdap_exchange {
+struct gdap_exchange : gdap::Tagged<gdap_exchange> {
   gdap_comm* comm = nullptr;
   std::unique_ptr<gdap::exchange::Bound> bound;
 };

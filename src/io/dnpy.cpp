@@ -353,11 +353,11 @@ void load_settled(gdap_comm& comm, gdap_device device, const char* prefix, gdap_
 
 extern "C" GDAP_API gdap_status gdap_dnpy_save(gdap_comm* comm, const gdap_array* section, const char* prefix) {
   return gdap::guard([&] {
-    gdap_comm& c = gdap::comm_ref(comm);
+    gdap_comm& c = gdap::handle(comm, "comm");
     const gdap::CollectiveCall collective(c, "gdap_dnpy_save");
     gdap::io::Unplaced written;
     gdap::agree(c, [&] {
-      gdap::require(section, "section");
+      gdap::handle(section, "section");
       const std::string path = gdap::io::file_of(prefix, c.rank);
       if (gdap::memory_of(section) == gdap::Memory::none) {
         gdap::fail(GDAP_ERR_UNSUPPORTED, "the section's memory (device type {}) cannot be read by gdap", section->section.device.type);
@@ -370,7 +370,7 @@ extern "C" GDAP_API gdap_status gdap_dnpy_save(gdap_comm* comm, const gdap_array
 
 extern "C" GDAP_API gdap_status gdap_dnpy_load(gdap_array** out, gdap_comm* comm, const char* prefix, gdap_device device) {
   return gdap::guard([&] {
-    gdap_comm& c = gdap::comm_ref(comm);
+    gdap_comm& c = gdap::handle(comm, "comm");
     const gdap::CollectiveCall collective(c, "gdap_dnpy_load");
     std::unique_ptr<gdap_array> made;
     gdap::io::load_settled(c, device, prefix, out, made);

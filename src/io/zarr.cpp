@@ -725,8 +725,8 @@ void load(gdap_comm& comm, const gdap_map* map_arg, gdap_array* section_arg, con
     decode_batch();
   };
   read_settled(comm, path_arg, [&](const std::string& path) {
-    require(map_arg, "map");
-    require(section_arg, "section");
+    handle(map_arg, "map");
+    handle(section_arg, "section");
     check_section(comm, *map_arg, *section_arg);
     read(path);
   });
@@ -773,7 +773,7 @@ void load(gdap_comm& comm, const gdap_map* map_arg, gdap_array* section_arg, con
 extern "C" GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* map, const gdap_array* section,
                                                const char* path, const gdap_zarr_options* options) {
   return gdap::guard([&] {
-    gdap_comm& c = gdap::comm_ref(comm);
+    gdap_comm& c = gdap::handle(comm, "comm");
     const gdap::CollectiveCall collective(c, "gdap_zarr_save");
     std::string where;
     gdap_zarr_options o{};
@@ -783,8 +783,8 @@ extern "C" GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* 
     // Checks only: nothing on disk changes before every rank has agreed (rank 0 surveys the place
     // of the store; save writes it inside it and moves it in once every rank has written).
     gdap::agree(c, [&] {
-      gdap::require(map, "map");
-      gdap::require(section, "section");
+      gdap::handle(map, "map");
+      gdap::handle(section, "section");
       where = gdap::io::checked_path(path);
       o = gdap::io::checked_options(options);
       gdap::io::check_section(c, *map, *section);
@@ -797,7 +797,7 @@ extern "C" GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* 
 
 extern "C" GDAP_API gdap_status gdap_zarr_load(gdap_comm* comm, const gdap_map* map, gdap_array* section, const char* path) {
   return gdap::guard([&] {
-    gdap_comm& c = gdap::comm_ref(comm);
+    gdap_comm& c = gdap::handle(comm, "comm");
     const gdap::CollectiveCall collective(c, "gdap_zarr_load");
     gdap::io::load(c, map, section, path);
   });

@@ -123,12 +123,11 @@ GDAP_API gdap_status gdap_array_create_shm(gdap_array** out, const char* name, g
 GDAP_API gdap_status gdap_ipc_export(void* handle, int64_t capacity, const gdap_array* array) {
   return guard([&] {
     require(handle, "handle");
-    require(array, "array");
     if (capacity < GDAP_IPC_HANDLE_SIZE) {
       fail(GDAP_ERR_BUFFER_TOO_SMALL, "the handle buffer holds {} bytes but a handle needs {} (GDAP_IPC_HANDLE_SIZE)",
            capacity, GDAP_IPC_HANDLE_SIZE);
     }
-    const gdap::ipc::HandleData h = gdap::ipc::build(*array);
+    const gdap::ipc::HandleData h = gdap::ipc::build(gdap::handle(array, "array"));
     std::memcpy(handle, &h, sizeof h);
   });
 }

@@ -18,11 +18,6 @@ gdap_dim valid_dim(const gdap_dim* dim) {
   return d;
 }
 
-const gdap_map& map_ref(const gdap_map* map) {
-  require(map, "map");
-  return *map;
-}
-
 void check_rank(const gdap_map& map, int64_t rank) {
   if (rank < 0 || rank >= map.nranks) fail(GDAP_ERR_OUT_OF_RANGE, "rank {} is outside [0, {})", rank, map.nranks);
 }
@@ -130,35 +125,35 @@ GDAP_API gdap_status gdap_map_create(gdap_map** out, int64_t nranks, int64_t ndi
 }
 
 GDAP_API gdap_status gdap_map_destroy(gdap_map* map) {
-  return guard([&] { delete map; });
+  return guard([&] { delete gdap::handle_or_null(map, "map"); });
 }
 
 GDAP_API gdap_status gdap_map_ndim(int64_t* ndim, const gdap_map* map) {
   return guard([&] {
     require(ndim, "ndim");
-    *ndim = gdap::map_ref(map).ndim();
+    *ndim = gdap::handle(map, "map").ndim();
   });
 }
 
 GDAP_API gdap_status gdap_map_nranks(int64_t* nranks, const gdap_map* map) {
   return guard([&] {
     require(nranks, "nranks");
-    *nranks = gdap::map_ref(map).nranks;
+    *nranks = gdap::handle(map, "map").nranks;
   });
 }
 
 GDAP_API gdap_status gdap_map_global_shape(int64_t* shape, const gdap_map* map) {
-  return guard([&] { gdap::copy_out(shape, gdap::map_ref(map).global_shape, "shape"); });
+  return guard([&] { gdap::copy_out(shape, gdap::handle(map, "map").global_shape, "shape"); });
 }
 
 GDAP_API gdap_status gdap_map_grid_shape(int64_t* grid_shape, const gdap_map* map) {
-  return guard([&] { gdap::copy_out(grid_shape, gdap::map_ref(map).grid_shape, "grid_shape"); });
+  return guard([&] { gdap::copy_out(grid_shape, gdap::handle(map, "map").grid_shape, "grid_shape"); });
 }
 
 GDAP_API gdap_status gdap_map_dim(gdap_dim* out, const gdap_map* map, int64_t rank, int64_t dim) {
   return guard([&] {
     require(out, "out");
-    const gdap_map& m = gdap::map_ref(map);
+    const gdap_map& m = gdap::handle(map, "map");
     gdap::check_rank(m, rank);
     *out = m.dim(rank, dim);
   });
@@ -166,13 +161,13 @@ GDAP_API gdap_status gdap_map_dim(gdap_dim* out, const gdap_map* map, int64_t ra
 
 GDAP_API gdap_status gdap_map_local_shape(int64_t* shape, const gdap_map* map, int64_t rank) {
   return guard([&] {
-    gdap::copy_out(shape, gdap::per_dim(gdap::map_ref(map), rank, gdap::local_extent), "shape");
+    gdap::copy_out(shape, gdap::per_dim(gdap::handle(map, "map"), rank, gdap::local_extent), "shape");
   });
 }
 
 GDAP_API gdap_status gdap_map_owned_shape(int64_t* shape, const gdap_map* map, int64_t rank) {
   return guard([&] {
-    gdap::copy_out(shape, gdap::per_dim(gdap::map_ref(map), rank, gdap::owned_count), "shape");
+    gdap::copy_out(shape, gdap::per_dim(gdap::handle(map, "map"), rank, gdap::owned_count), "shape");
   });
 }
 
@@ -180,7 +175,7 @@ GDAP_API gdap_status gdap_map_owned_count(int64_t* count, const gdap_map* map, i
   return guard([&] {
     require(count, "count");
     int64_t n = 1;
-    for (int64_t c : gdap::per_dim(gdap::map_ref(map), rank, gdap::owned_count)) n = gdap::checked_mul(n, c, "owned count");
+    for (int64_t c : gdap::per_dim(gdap::handle(map, "map"), rank, gdap::owned_count)) n = gdap::checked_mul(n, c, "owned count");
     *count = n;
   });
 }
@@ -188,7 +183,7 @@ GDAP_API gdap_status gdap_map_owned_count(int64_t* count, const gdap_map* map, i
 GDAP_API gdap_status gdap_map_owner(int64_t* rank, int64_t* local, const gdap_map* map, const int64_t* global) {
   return guard([&] {
     require(rank, "rank");
-    const gdap_map& m = gdap::map_ref(map);
+    const gdap_map& m = gdap::handle(map, "map");
     gdap::check_global(m, global);
     std::vector<int64_t> l(static_cast<size_t>(m.ndim()));
     int64_t r = -1;
@@ -202,7 +197,7 @@ GDAP_API gdap_status gdap_map_owners(int64_t* ranks, int64_t* count, const gdap_
                                      int64_t capacity) {
   return guard([&] {
     require(count, "count");
-    const auto all = gdap::owners(gdap::map_ref(map), global);
+    const auto all = gdap::owners(gdap::handle(map, "map"), global);
     const auto n = static_cast<int64_t>(all.size());
     if (n > capacity) {
       *count = n;
@@ -216,7 +211,7 @@ GDAP_API gdap_status gdap_map_owners(int64_t* ranks, int64_t* count, const gdap_
 GDAP_API gdap_status gdap_map_owner_batch(int64_t* ranks, int64_t* locals, const gdap_map* map, const int64_t* globals,
                                           int64_t count, gdap_device device, void* stream) {
   return guard([&] {
-    const gdap_map& m = gdap::map_ref(map);
+    const gdap_map& m = gdap::handle(map, "map");
     if (count < 0) fail(GDAP_ERR_INVALID_ARGUMENT, "count ({}) < 0", count);
     const bool on_host = device.type == GDAP_DEVICE_CPU || device.type == GDAP_DEVICE_CUDA_HOST ||
                          device.type == GDAP_DEVICE_CUDA_MANAGED;
@@ -240,7 +235,7 @@ GDAP_API gdap_status gdap_map_owner_batch(int64_t* ranks, int64_t* locals, const
 
 GDAP_API gdap_status gdap_map_local_to_global(int64_t* global, const gdap_map* map, int64_t rank, const int64_t* local) {
   return guard([&] {
-    const gdap_map& m = gdap::map_ref(map);
+    const gdap_map& m = gdap::handle(map, "map");
     gdap::check_rank(m, rank);
     if (m.ndim() > 0) require(local, "local");
     std::vector<int64_t> out;
@@ -252,7 +247,7 @@ GDAP_API gdap_status gdap_map_local_to_global(int64_t* global, const gdap_map* m
 GDAP_API gdap_status gdap_map_num_runs(int64_t* num_runs, const gdap_map* map, int64_t rank, int64_t dim) {
   return guard([&] {
     require(num_runs, "num_runs");
-    const gdap_map& m = gdap::map_ref(map);
+    const gdap_map& m = gdap::handle(map, "map");
     gdap::check_rank(m, rank);
     *num_runs = gdap::num_runs(m.dim(rank, dim));
   });
@@ -261,7 +256,7 @@ GDAP_API gdap_status gdap_map_num_runs(int64_t* num_runs, const gdap_map* map, i
 GDAP_API gdap_status gdap_map_runs(gdap_run* runs, int64_t* written, const gdap_map* map, int64_t rank, int64_t dim,
                                    int64_t first, int64_t capacity) {
   return guard([&] {
-    const gdap_map& m = gdap::map_ref(map);
+    const gdap_map& m = gdap::handle(map, "map");
     gdap::check_rank(m, rank);
     gdap::write_runs(runs, written, gdap::runs(m.dim(rank, dim), first, capacity));
   });

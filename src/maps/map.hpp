@@ -3,6 +3,7 @@
 // so the map's memory is O(sum of proc_grid_size + unstructured indices), not O(nranks * ndim).
 #pragma once
 
+#include "core/handle.hpp"
 #include "maps/axis_map.hpp"
 
 #include <gdap/gdap.h>
@@ -17,7 +18,7 @@ struct DeviceTables;  // owner_batch.hpp: the map's tables on one CUDA device
 void release_device_tables(DeviceTables* tables) noexcept;
 }  // namespace gdap
 
-struct gdap_map {
+struct gdap_map : gdap::Tagged<gdap_map> {
   // Reads nranks * ndim dictionaries (rank-major, stride dims[0].struct_size) and checks every
   // per-process and cross-process rule; errors name the rank.
   gdap_map(int64_t nranks, int64_t ndim, const gdap_dim* dims);

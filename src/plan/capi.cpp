@@ -15,18 +15,15 @@ GDAP_API gdap_status gdap_plan_create(gdap_plan** out, const gdap_map* src, cons
                                       int64_t rank) {
   return guard([&] {
     require(out, "out");
-    require(src, "src");
-    require(dst, "dst");
-    *out = gdap::plan::make_plan(*src, *dst, dtype, rank).release();
+    *out = gdap::plan::make_plan(gdap::handle(src, "src"), gdap::handle(dst, "dst"), dtype, rank).release();
   });
 }
 
 GDAP_API gdap_status gdap_plan_roles_keeping(int64_t* roles, int64_t nroles, const gdap_map* src, const gdap_map* dst) {
   return guard([&] {
     require(roles, "roles");
-    require(src, "src");
-    require(dst, "dst");
-    const std::vector<int64_t> keeping = gdap::plan::Planner(*src, *dst).keeping_roles();
+    const std::vector<int64_t> keeping =
+        gdap::plan::Planner(gdap::handle(src, "src"), gdap::handle(dst, "dst")).keeping_roles();
     if (nroles != static_cast<int64_t>(keeping.size())) {
       gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "nroles is {} but the plan has {} ranks (one role per rank)", nroles,
                  keeping.size());
@@ -39,27 +36,27 @@ GDAP_API gdap_status gdap_plan_create_with_roles(gdap_plan** out, const gdap_map
                                                  gdap_dtype dtype, int64_t rank, const int64_t* roles, int64_t nroles) {
   return guard([&] {
     require(out, "out");
-    require(src, "src");
-    require(dst, "dst");
+    const gdap_map& s = gdap::handle(src, "src");
+    const gdap_map& d = gdap::handle(dst, "dst");
     require(roles, "roles");
-    const int64_t nranks = std::max(src->nranks, dst->nranks);
+    const int64_t nranks = std::max(s.nranks, d.nranks);
     if (nroles != nranks) {
       gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "nroles is {} but the plan has {} ranks (one role per rank)", nroles, nranks);
     }
-    *out = gdap::plan::make_plan(*src, *dst, dtype, rank, std::vector<int64_t>(roles, roles + nroles)).release();
+    *out = gdap::plan::make_plan(s, d, dtype, rank, std::vector<int64_t>(roles, roles + nroles)).release();
   });
 }
 
 GDAP_API gdap_status gdap_plan_destroy(gdap_plan* plan) {
-  return guard([&] { delete plan; });
+  return guard([&] { delete gdap::handle_or_null(plan, "plan"); });
 }
 
 GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan* plan) {
   return guard([&] {
-    require(plan, "plan");
-    const gdap::plan::RankStats& s = plan->stats;
+    const gdap_plan& p = gdap::handle(plan, "plan");
+    const gdap::plan::RankStats& s = p.stats;
     gdap::write_versioned(stats,
-                          gdap_plan_stats{sizeof(gdap_plan_stats), 0, plan->plan.rank(), plan->plan.nranks(),
+                          gdap_plan_stats{sizeof(gdap_plan_stats), 0, p.plan.rank(), p.plan.nranks(),
                                           s.send_messages, s.recv_messages, s.send_bytes, s.recv_bytes, s.local_bytes,
                                           s.send_runs, s.recv_runs, s.local_runs},
                           "stats", "GDAP_PLAN_STATS_INIT");
@@ -68,7 +65,7 @@ GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan
 
 GDAP_API gdap_status gdap_redistribute(gdap_comm* comm, const gdap_plan* plan, const gdap_array* src, gdap_array* dst) {
   return guard([&] {
-    gdap_comm& c = gdap::comm_ref(comm);
+    gdap_comm& c = gdap::handle(comm, "comm");
     const gdap::CollectiveCall collective(c, "gdap_redistribute");
     gdap::plan::redistribute(c, plan, src, dst);
   });

@@ -48,7 +48,7 @@ void check_array(const gdap_array* array, const std::optional<std::vector<int64_
                  const char* which) {
   if (!shape) return;  // outside this map: the rank holds nothing on this side, the array is ignored
   if (array == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "{} is NULL but this rank holds part of the {} map", which, which);
-  const gdap_dtype d = array->section.dtype;
+  const gdap_dtype d = handle(array, which).section.dtype;
   if (!same_dtype(d, plan.dtype)) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "{} has dtype {} but the plan was made for {}", which, dtype_text(d),
          dtype_text(plan.dtype));
@@ -61,8 +61,7 @@ void check_array(const gdap_array* array, const std::optional<std::vector<int64_
 
 // This rank's own checks of a call: a plan matching the communicator, arrays matching the plan.
 void check_call(gdap_comm& comm, const gdap_plan* plan, const gdap_array* src, const gdap_array* dst) {
-  if (plan == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "plan is NULL");
-  const RankPlan& p = plan->plan;
+  const RankPlan& p = handle(plan, "plan").plan;
   if (p.rank() != comm.rank) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "the plan is rank {}'s but the communicator is rank {}'s", p.rank(), comm.rank);
   }
@@ -112,15 +111,17 @@ std::unique_ptr<gdap_plan> make_plan(const gdap_map& src, const gdap_map& dst, g
 }
 
 void redistribute(gdap_comm& comm, const gdap_plan* plan, const gdap_array* src, gdap_array* dst) {
+  // Read before the agreement: a NULL or wrong-kind plan reads as none (the checks refuse it).
+  const gdap_plan* tagged = if_tagged(plan);
   // A rank outside a map holds nothing on that side: its array there is ignored.
   exchange::Sections sections;
-  if (plan != nullptr) {
-    sections.src = plan->src_shape ? src : nullptr;
-    sections.dst = plan->dst_shape ? dst : nullptr;
+  if (tagged != nullptr) {
+    sections.src = tagged->src_shape ? src : nullptr;
+    sections.dst = tagged->dst_shape ? dst : nullptr;
   }
   static const exchange::Program none;  // what a rank without a plan names (its checks refuse it)
-  exchange::engine_of(comm).run(plan != nullptr ? plan->program : none, sections,
-                                exchange::Agreement{[&] { check_call(comm, plan, src, dst); }, plan_token(plan), plan_mismatch});
+  exchange::engine_of(comm).run(tagged != nullptr ? tagged->program : none, sections,
+                                exchange::Agreement{[&] { check_call(comm, plan, src, dst); }, plan_token(tagged), plan_mismatch});
 }
 
 }  // namespace gdap::plan

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "comm/comm.hpp"
+#include "core/handle.hpp"
 #include "exchange/program.hpp"
 #include "plan/planner.hpp"
 
@@ -16,7 +17,7 @@
 #include <optional>
 #include <vector>
 
-struct gdap_plan {
+struct gdap_plan : gdap::Tagged<gdap_plan> {
   gdap::plan::RankPlan plan;
   gdap::exchange::Program program;  // what the engines run
   gdap_dtype dtype{};

@@ -65,7 +65,7 @@ std::string layout_of(const gdap_array& a) {
 // This rank's own checks: a section, a dtype and an op gdap reduces, writable, in memory the
 // engine reduces (device memory C-contiguous: NCCL reduces it in place).
 void check_own(gdap_comm& comm, const exchange::Engine& engine, const gdap_array* section, const OpArg& arg) {
-  require(section, "section");
+  handle(section, "section");
   if (op_name(arg.op) == nullptr) fail(GDAP_ERR_INVALID_ARGUMENT, "op {} is not a gdap_reduce_op", arg.value);
   if (arg.op == GDAP_REDUCE_MEAN) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "op mean is not an element-wise all-reduce: sum, prod, min and max are "

@@ -411,8 +411,8 @@ struct Reduction {
 };
 // This rank's checks shared by both calls: the arrays, their dtypes and memory (the engine's).
 void check_pair(gdap_comm& comm, const exchange::Engine& engine, const gdap_array* source, const gdap_array* result, const char* function) {
-  require(source, "source");
-  require(result, "result");
+  handle(source, "source");
+  handle(result, "result");
   check_reducible(source->section.dtype, "source");
   const gdap_dtype s = source->section.dtype, r = result->section.dtype;
   if (!same_dtype(s, r)) {
