@@ -106,8 +106,10 @@ def _assign_masked(a: GlobalArray, mask: GlobalArray, value: Any) -> None:
                             "write np.positive(b, out=a, where=m)" % type(value).__name__)
         a._check_partner(mask, "a and its mask")
 
+    told = mask.pending is not None
+
     def held() -> np.ndarray:
-        if mask.pending is None:
+        if not told:
             check()
         one = np.empty((), a.dtype)
         one[()] = value
@@ -116,7 +118,7 @@ def _assign_masked(a: GlobalArray, mask: GlobalArray, value: Any) -> None:
 
     # SPMD: a pending mask's refusal is told in its reduce-scatter; every other refusal (a value or
     # key refused on one rank only, a read-only section) is agreed before any rank writes.
-    if mask.pending is not None:
+    if told:
         mask._checked(check, None)
     mask = settled_partners([a, mask])[id(mask)]
     ctx = a.context

@@ -140,13 +140,13 @@ def _cellwise(name: str, operands: tuple, local: Callable[..., Any], reduced: bo
         for other in given[1:]:
             given[0]._check_partner(other, "combined by np.%s" % name)
 
-    # SPMD: a refusal is told to the peers in a pending operand's reduce-scatter, else in the
-    # reduction that follows (np.allclose: the peers would wait there); with neither, in the one
-    # barrier that agrees the computation (a NumPy error on some ranks only) before it is returned.
-    from ._global import _agreed_step, _release_reduce_axes
-    told = pending.pending is not None or reduced
+    # SPMD: a refusal is told to the peers in a pending operand's reduce-scatter, else in the one
+    # barrier that agrees the computation (a NumPy error on some ranks only) before it is returned
+    # (or reduced: np.allclose's peers meet it there, not in the reduction).
+    from ._global import _agreed_step
+    told = pending.pending is not None
     if told:
-        pending._checked(check, _release_reduce_axes if reduced else None)
+        pending._checked(check, None)
     settled = settled_partners(given)
     ops = tuple(settled[id(x)] if isinstance(x, GlobalArray) else x for x in operands)
     ops = tuple(x[()] if isinstance(x, np.ndarray) and x.ndim == 0 else x for x in ops)  # CuPy takes scalars
