@@ -1,12 +1,13 @@
 """Writing elements of a GlobalArray in place: a[0, :] = 0, a[1:-1, 1:-1] = b, a[mask] = 0.
 
-Each rank writes the selected cells it owns (GlobalMap.runs: never the padding or halo cells,
+Each rank writes the selected cells it owns (GlobalMap.runs: never the communication padding,
 which stay as they were until halo_exchange(); every replica of a replicated layout writes its
 copy), so nothing is gathered. The key is checked whole before anything is written, on every
-rank: in SPMD mode every rank must pass the same key and value (as every collective call takes the
-same arguments), so a local check refuses on every rank alike. A GlobalArray value is moved into
-place with one gdap redistribution into the selection's cells (collective; a rank whose key is
-refused tells the others there).
+rank: in SPMD mode every rank should pass the same key and value (as every collective call takes
+the same arguments); a refusal on some ranks only (a key, a value, a read-only section) is agreed in
+one barrier before any rank writes, so every rank raises and nothing is written. A GlobalArray value
+is moved into place with one gdap redistribution into the selection's cells (collective; a rank
+whose key is refused tells the others there).
 """
 
 from __future__ import annotations
@@ -42,9 +43,13 @@ def assign(a: GlobalArray, key: Any, value: Any) -> None:
 
 def _host_value(a: GlobalArray, value: Any, shape: tuple[int, ...]) -> np.ndarray:
     """value in a's dtype (NumPy's assignment casting) broadcast to the selection's `shape` (a view,
-    no copy per element): raises before anything is written."""
+    no copy per element), its leading length-1 axes beyond the selection's dropped first, as
+    NumPy's assignment does (a[1] = np.ones((1, 4))): raises before anything is written."""
     held = np.empty(np.shape(value), a.dtype)
     held[...] = value
+    extra = held.ndim - len(shape)
+    if extra > 0 and all(n == 1 for n in held.shape[:extra]):
+        held = held.reshape(held.shape[extra:])
     try:
         return np.broadcast_to(held, shape)
     except ValueError:
@@ -53,20 +58,29 @@ def _host_value(a: GlobalArray, value: Any, shape: tuple[int, ...]) -> np.ndarra
 
 
 def _assign_host(a: GlobalArray, key: Any, value: Any) -> None:
-    from ._global import _device_scope, _to_device
-    selected, kept = normalize(key, a.shape)
-    whole = tuple(len(s) for s in selected)
-    host = _host_value(a, value, tuple(n for n, k in zip(whole, kept) if k)).reshape(whole)
-    a._check_writable("a[...] = v")
+    """a[key] = v for a host v: every rank's key checked and its owned part of v picked out, then
+    (SPMD: agreed in one barrier, a key or value refused on one rank only is every rank's refusal,
+    nothing written anywhere) written."""
+    from ._global import _agreed_step, _device_scope, _to_device
+
+    def parts() -> list:
+        selected, kept = normalize(key, a.shape)
+        whole = tuple(len(s) for s in selected)
+        host = _host_value(a, value, tuple(n for n, k in zip(whole, kept) if k)).reshape(whole)
+        a._check_writable("a[...] = v")
+        out = []
+        for r in a.context.ranks:
+            where = [_owned_selection(a.layout, r, axis, s) for axis, s in enumerate(selected)]
+            if any(len(pos) == 0 for pos, _ in where):
+                continue
+            out.append((r, [loc for _, loc in where], np.ascontiguousarray(host[np.ix_(*[pos for pos, _ in where])])))
+        return out
+
     ctx = a.context
-    for r in ctx.ranks:
-        where = [_owned_selection(a.layout, r, axis, s) for axis, s in enumerate(selected)]
-        if any(len(pos) == 0 for pos, _ in where):
-            continue
-        part = np.ascontiguousarray(host[np.ix_(*[pos for pos, _ in where])])
+    for r, local, part in _agreed_step(ctx, parts):
         device = ctx.device(r)
         with _device_scope(device):
-            _write(a.local_view(r), [loc for _, loc in where], _to_device(part, device))
+            _write(a.local_view(r), local, _to_device(part, device))
 
 
 def _write(view: Any, local: list, part: Any) -> None:
@@ -80,7 +94,7 @@ def _write(view: Any, local: list, part: Any) -> None:
 
 def _assign_masked(a: GlobalArray, mask: GlobalArray, value: Any) -> None:
     """a[mask] = scalar: the owned cells where the mask (a's shape and layout) is True."""
-    from ._global import _device_scope, _owned_cells, _scalar
+    from ._global import _agreed_step, _device_scope, _owned_cells, _scalar
     from ._ufunc import settled_partners
     def check() -> None:
         if mask.dtype != np.bool_:
@@ -92,17 +106,28 @@ def _assign_masked(a: GlobalArray, mask: GlobalArray, value: Any) -> None:
                             "write np.positive(b, out=a, where=m)" % type(value).__name__)
         a._check_partner(mask, "a and its mask")
 
-    mask._checked(check, None)  # SPMD: a rank that refuses tells the others in a pending mask's reduction
+    told = mask.pending is not None
+
+    def held() -> np.ndarray:
+        if not told:
+            check()
+        one = np.empty((), a.dtype)
+        one[()] = value
+        a._check_writable("a[m] = v")
+        return one
+
+    # SPMD: a pending mask's refusal is told in its reduce-scatter; every other refusal (a value or
+    # key refused on one rank only, a read-only section) is agreed before any rank writes.
+    if told:
+        mask._checked(check, None)
     mask = settled_partners([a, mask])[id(mask)]
-    held = np.empty((), a.dtype)
-    held[()] = value
-    a._check_writable("a[m] = v")
     ctx = a.context
+    cast = _agreed_step(ctx, held)
     for r in ctx.ranks:
         owned = _owned_cells(a.layout, r)
         with _device_scope(ctx.device(r)):
             view = a.local_view(r)[owned]
-            view[mask.local_view(r)[owned]] = held[()]
+            view[mask.local_view(r)[owned]] = cast[()]
 
 
 def _assign_global(a: GlobalArray, key: Any, value: GlobalArray) -> None:

@@ -140,11 +140,13 @@ def _cellwise(name: str, operands: tuple, local: Callable[..., Any], reduced: bo
         for other in given[1:]:
             given[0]._check_partner(other, "combined by np.%s" % name)
 
-    # SPMD: a refusal is told to the peers in a pending operand's reduce-scatter, else in the
-    # reduction that follows (np.allclose: the peers would wait there); with neither nothing
-    # collective follows and each rank's refusal is its own, as the ufuncs'.
-    from ._global import _release_reduce_axes
-    pending._checked(check, _release_reduce_axes if reduced else None)
+    # SPMD: a refusal is told to the peers in a pending operand's reduce-scatter, else in the one
+    # barrier that agrees the computation (a NumPy error on some ranks only) before it is returned
+    # (or reduced: np.allclose's peers meet it there, not in the reduction).
+    from ._global import _agreed_step
+    told = pending.pending is not None
+    if told:
+        pending._checked(check, None)
     settled = settled_partners(given)
     ops = tuple(settled[id(x)] if isinstance(x, GlobalArray) else x for x in operands)
     ops = tuple(x[()] if isinstance(x, np.ndarray) and x.ndim == 0 else x for x in ops)  # CuPy takes scalars
@@ -152,7 +154,12 @@ def _cellwise(name: str, operands: tuple, local: Callable[..., Any], reduced: bo
 
     def section(r: int, owned: Any) -> Any:
         return local(*(x.local_view(r)[owned] if isinstance(x, GlobalArray) else x for x in ops))
-    return ref._elementwise(section)
+
+    def made() -> GlobalArray:
+        if not told:
+            check()
+        return ref._elementwise(section)
+    return _agreed_step(ref.context, made)
 
 
 def _no_out(name: str, out: Any) -> None:
@@ -247,14 +254,17 @@ def _array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
 def _nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Optional[float] = None,
                 neginf: Optional[float] = None) -> Any:
     """A new array, or with copy=False x itself, written in place on its owned cells."""
-    from ._global import _device_scope, _owned_cells
+    from ._global import _agreed_step, _device_scope, _owned_cells
     if not _is_global(x):
         return _GATHER
-    if not copy:  # checked on every rank alike before anything collective
+
+    def writable() -> None:
         if x.pending is not None:
             raise InvalidArgumentError("np.nan_to_num(a, copy=False): a holds a pending reduction, whose partial "
                                        "values cannot be written in place: settle it first, a = a.settled()")
         x._check_writable("np.nan_to_num(copy=False)")
+    if not copy:  # SPMD: a section read-only on one rank only is every rank's refusal
+        _agreed_step(x.context, writable)
     made = _cellwise("nan_to_num", (x,), lambda v: _xp(v).nan_to_num(v, nan=nan, posinf=posinf, neginf=neginf))
     if copy:
         return made

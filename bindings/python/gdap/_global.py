@@ -1499,17 +1499,40 @@ def _agreed(ctx: Context, check: Callable[[int], None]) -> None:
         _release_barrier(ctx, ctx.ranks[0])
 
 
+def _agreed_step(ctx: Context, step: Callable[[], T]) -> T:
+    """step()'s result: what every held rank computes before anything it writes becomes visible
+    (results into temporaries, new sections). In SPMD mode every rank then meets the others in one
+    gdap_comm_barrier, which a rank whose step raised makes after Comm.fail_next: every rank raises
+    (that one its error, the others RemoteError naming it) and none writes or returns a new array.
+    Controller mode: every rank's step runs in this process before any write, nothing to agree."""
+    if not ctx.spmd:
+        return step()
+    comm = ctx.comm(ctx.ranks[0])
+    out = told(comm, step, _barrier)
+    _barrier(comm)
+    return out
+
+
 def _owned_cells(layout: GlobalMap, rank: int) -> Any:
     """The index of rank `rank`'s owned cells in its section: ... where it has no padding, else a
-    slice per axis past the padding before and short of the padding after."""
+    slice per axis (owned_span). The owned cells come from the layout's runs, not from the padding
+    numbers: on a periodic axis the edge ranks own their boundary padding (DAP 0.10)."""
     if layout is None:  # a full reduction's 0-d sections
         return Ellipsis
     dims = layout.dim_data(rank)
     if not any(any(d.get("padding", ())) for d in dims):
         return Ellipsis
-    local = layout.local_shape(rank)
-    return tuple(slice(before, n - after) for (before, after), n in
-                 zip((tuple(d.get("padding", (0, 0))) for d in dims), local))
+    return tuple(slice(*owned_span(layout, rank, i)) if any(d.get("padding", ())) else slice(None)
+                 for i, d in enumerate(dims))
+
+
+def owned_span(layout: GlobalMap, rank: int, dim: int) -> tuple[int, int]:
+    """(first, past last) local index of rank `rank`'s owned cells along `dim` (a padded axis is
+    'b': one run, contiguous); (0, 0) where it owns none."""
+    runs = layout.runs(rank, dim)
+    if not runs:
+        return 0, 0
+    return min(local for _, _, local in runs), max(local + length for _, length, local in runs)
 
 
 def _zeros(device: str, shape: tuple[int, ...], dtype: Any) -> Any:

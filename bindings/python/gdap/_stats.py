@@ -151,13 +151,16 @@ def _mean_at(src: GlobalArray, axes: tuple[int, ...], mean: Any) -> Callable[[in
 
 def owned_global_indices(layout: Any, rank: int) -> list[np.ndarray]:
     """Per axis, the global index of each of rank `rank`'s owned cells, in section order (past
-    the padding): from the layout's owned runs (global_start, length, local_start)."""
+    the section's cells it does not own): from the layout's owned runs (global_start, length,
+    local_start), each placed from the first owned local index (a periodic edge rank owns its
+    boundary padding: its first owned cell is local 0)."""
     out = []
-    for dim, (d, n) in enumerate(zip(layout.dim_data(rank), layout.owned_shape(rank))):
-        before = tuple(d.get("padding", (0, 0)))[0]
+    for dim, n in enumerate(layout.owned_shape(rank)):
+        runs = layout.runs(rank, dim)
+        first = min((local for _, _, local in runs), default=0)
         g = np.empty(n, dtype=np.int64)
-        for start, length, local in layout.runs(rank, dim):
-            g[local - before:local - before + length] = np.arange(start, start + length)
+        for start, length, local in runs:
+            g[local - first:local - first + length] = np.arange(start, start + length)
         out.append(g)
     return out
 

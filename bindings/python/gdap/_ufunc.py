@@ -14,7 +14,7 @@ never gathers silently.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import numpy as np
 
@@ -56,8 +56,8 @@ def _generalized(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> A
 
 def call(ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> Any:
     """ufunc(*inputs, **kwargs) section by section (see the module's text)."""
-    from ._global import GlobalArray
-    where = kwargs.get("where", True)
+    from ._global import GlobalArray, _agreed_step
+    where = _plain_where(kwargs.get("where", True))
     inputs = tuple(x[()] if isinstance(x, np.ndarray) and x.ndim == 0 else x for x in inputs)  # CuPy takes scalars
     given = [x for x in inputs + _as_tuple(kwargs.get("out")) + (where,) if isinstance(x, GlobalArray)]
     if not given:
@@ -75,16 +75,33 @@ def call(ufunc: np.ufunc, inputs: tuple, kwargs: dict) -> Any:
             given[0]._check_partner(other, "combined by np.%s" % ufunc.__name__)
         return outs
 
-    # SPMD: a rank that refuses tells the others in the reduce-scatter a pending operand is settled
-    # with; with none pending nothing collective follows and each rank's refusal is its own.
-    outs = pending._checked(check, None)
+    # SPMD: a refusal is agreed before anything is written or returned. With a pending operand
+    # the checks are told in the reduce-scatter it is settled with; then the computation (into
+    # temporaries: NumPy may raise on the ranks owning cells only, a ** -1 on integers) and, with
+    # none pending, the checks too, are agreed in one barrier (_agreed_step).
+    told = pending.pending is not None
+    outs = pending._checked(check, None) if told else []
     settled = settled_partners(given)
     inputs = tuple(settled.get(id(x), x) for x in inputs)
     where = settled.get(id(where), where)
     local = {k: kwargs[k] for k in _PASSED_ON if k in kwargs}
-    if any(o is not None for o in outs):
-        return _into(ufunc, inputs, outs, where, local)
-    return _new(ufunc, inputs, settled[id(given[0])], local)
+
+    def computed() -> Callable[[], Any]:
+        checked = outs if told else check()
+        if any(o is not None for o in checked):
+            return _into(ufunc, inputs, checked, where, local)
+        made = _new(ufunc, inputs, settled[id(given[0])], local)
+        return lambda: made
+
+    return _agreed_step(given[0].context, computed)()
+
+
+def _plain_where(where: Any) -> Any:
+    """where= as NumPy reads it: np.True_ or a 0-d bool array is the bool (where=np.True_ without
+    out= is where=True, no unselected element)."""
+    if isinstance(where, np.bool_) or (isinstance(where, np.ndarray) and where.shape == () and where.dtype == np.bool_):
+        return bool(where)
+    return where
 
 
 def settled_partners(arrays: list) -> dict:
@@ -180,11 +197,12 @@ def _one_output(ufunc: np.ufunc, inputs: tuple, local: dict, i: int, r: int, own
     return ufunc(*_views(inputs, r, owned), **local)[i]
 
 
-def _into(ufunc: np.ufunc, inputs: tuple, outs: list, where: Any, local: dict) -> Any:
-    """The ufunc written into the out= GlobalArrays (None entries: new arrays), NumPy's casting and
-    where=. Every rank's result is computed, into copies of the out cells, before any section is
-    written: sections sharing memory (replicas over one buffer) and an operand that is an out are
-    read unchanged. The padding keeps its values (stale until halo_exchange)."""
+def _into(ufunc: np.ufunc, inputs: tuple, outs: list, where: Any, local: dict) -> Callable[[], Any]:
+    """The ufunc into the out= GlobalArrays (None entries: new arrays), NumPy's casting and where=:
+    every rank's result computed into copies of the out cells, returned as the write that puts
+    them in place (after the agreement: _agreed_step). Sections sharing memory (replicas over one
+    buffer) and an operand that is an out are read unchanged. The padding keeps its values
+    (stale until halo_exchange)."""
     from ._global import GlobalArray, _device_scope, _owned_cells
     given = [o for o in outs if o is not None]
     first = given[0]
@@ -202,11 +220,15 @@ def _into(ufunc: np.ufunc, inputs: tuple, outs: list, where: Any, local: dict) -
             mask = where.local_view(r)[owned] if isinstance(where, GlobalArray) else where
             _call_into(ufunc, _views(inputs, r, owned), copies, mask, local)
             results[r] = (owned, copies)
-    for r, (owned, copies) in results.items():
-        with _device_scope(ctx.device(r)):
-            for o, c in zip(outs, copies):
-                o.local_view(r)[owned] = c
-    return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def write() -> Any:
+        for r, (owned, copies) in results.items():
+            with _device_scope(ctx.device(r)):
+                for o, c in zip(outs, copies):
+                    o.local_view(r)[owned] = c
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    return write
 
 
 def _call_into(ufunc: np.ufunc, views: list, copies: tuple, mask: Any, local: dict) -> None:
