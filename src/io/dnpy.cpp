@@ -174,7 +174,16 @@ class SavingMarker {
     file_.write(text.data(), static_cast<int64_t>(text.size()));
     file_.finish();  // on the disk before any file changes
     lock_ = file_.commit_locked();  // a live save's marker refuses this save; a crashed one's is replaced
-    file_.sync_folder();
+    try {
+      file_.sync_folder();
+    } catch (const Error& e) {  // no file has changed yet: the marker goes, or it would block every later load
+      const std::string marker = name(prefix_name);
+      if (::unlinkat(dir.fd(), marker.c_str(), 0) != 0) {
+        fail(e.status(), "{}; removing the marker failed too: {} (no file was changed: remove {}/{} by hand)", e.what(),
+             std::strerror(errno), dir.path(), marker);
+      }
+      fail(e.status(), "{} (no file was changed: the marker is removed and the previous files stay)", e.what());
+    }
   }
   // The files are of one save again: the marker removed and that flushed.
   void done(const Dir& dir, const std::string& prefix_name) {
@@ -190,13 +199,17 @@ class SavingMarker {
   Fd lock_;  // held while the marker is there: loads wait, other saves are refused, after a crash it is free
 };
 
-// True while a save is replacing the files of `prefix` (its marker is there, locked by it); a
-// marker no save holds, a crashed save's, is GDAP_ERR_IO: the files may be of two saves.
+// True while a save is replacing the files of `prefix` (its marker is there, locked by it, or it
+// vanished or changed while being looked at: read again); a marker no save holds, a crashed
+// save's, is GDAP_ERR_IO: the files may be of two saves.
 bool save_under_way(const std::string& prefix) {
   const std::string marker = SavingMarker::name(prefix);
   struct stat st {};
   if (::lstat(marker.c_str(), &st) != 0) return false;
   if (locked_elsewhere(marker)) return true;
+  // A save may have removed its marker (or put a new one) between the two looks: read again.
+  struct stat now {};
+  if (::lstat(marker.c_str(), &now) != 0 || shared_identity(now) != shared_identity(st)) return true;
   fail(GDAP_ERR_IO, "{}: a save of these files did not finish (its marker {} is there, held by no save): the files may be of "
        "two saves; see docs/dnpy.md, What survives a crash", prefix, marker);
 }
@@ -206,7 +219,7 @@ bool save_under_way(const std::string& prefix) {
 std::string identity_of(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return "absent";
-  return fmt::format("{}:{}:{}.{}", st.st_dev, st.st_ino, st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+  return shared_identity(st);
 }
 
 // Every rank has written, flushed and closed its temporary: rank 0 writes the marker, then each
@@ -322,7 +335,7 @@ constexpr auto kSettleWait = std::chrono::seconds(3);  // a save's renames take 
 // across ranks. Each try costs one more meeting of the ranks; GDAP_ERR_IO naming the marker when a
 // save is still under way once any rank has waited kSettleWait (all give up together).
 void load_settled(gdap_comm& comm, gdap_device device, const char* prefix, gdap_array** out, std::unique_ptr<gdap_array>& made) {
-  const auto start = std::chrono::steady_clock::now();
+  SettleClock since;
   for (;;) {
     std::string path, seen;
     bool busy = false;
@@ -334,16 +347,17 @@ void load_settled(gdap_comm& comm, gdap_device device, const char* prefix, gdap_
       seen = identity_of(path);
       load(comm, device, path, made);
     });
-    const std::vector<Settled> votes = settled_votes(comm, start, kSettleWait, [&] {
+    const std::vector<Settled> votes = settled_votes(comm, since, kSettleWait, [&] {
       if (busy || save_under_way(prefix)) return "a save's marker " + SavingMarker::name(prefix);
       return identity_of(path) == seen ? std::string() : path + " replaced while being read";
     }, [] { return std::string(); });
     if (!unsettled(votes)) return;
     made.reset();
     if (late(votes)) {
-      fail(GDAP_ERR_IO, "{}: a save of these files is in progress (found its marker {}) and did not finish within {} s: try "
-           "again once it has", prefix, SavingMarker::name(prefix), kSettleWait.count());
+      fail(GDAP_ERR_IO, "{}: a save of these files was still in progress (found its marker {}) after waiting {} s for it: "
+           "try again once it has finished", prefix, SavingMarker::name(prefix), kSettleWait.count());
     }
+    if (!since) since = std::chrono::steady_clock::now();
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }

@@ -138,8 +138,10 @@ Lock try_lock(int fd) {
 
 bool locked_elsewhere(const std::string& path) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) return false;  // never open a FIFO
-  const Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC));
+  // A symbolic link is followed, as the save that locks what it names follows it (a store reached
+  // through a link); never open a FIFO or a device (O_NONBLOCK covers one swapped in after the stat).
+  if (::stat(path.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) return false;
+  const Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   return fd.get() >= 0 && ::flock(fd.get(), LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
 }
 

@@ -87,8 +87,9 @@ enum class Lock { taken, busy, unsupported };
 // another open description holds one (another save, in this process or another); unsupported where
 // the file system has no such locks (some NFS setups: the save goes on unguarded, as before).
 Lock try_lock(int fd);
-// True when another open description holds a lock on what `path` names now (a save in progress);
-// false when it is absent, free (a crashed save's leftover) or cannot be looked at.
+// True when another open description holds a lock on what `path` names now (a save in progress),
+// following a symbolic link as the save does; false when it is absent, free (a crashed save's
+// leftover) or cannot be looked at.
 bool locked_elsewhere(const std::string& path);
 
 // A folder open for creating files in it.

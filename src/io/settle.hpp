@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 
 #include <chrono>
@@ -24,13 +26,19 @@ struct Settled {
   bool late = false;
 };
 
-// Every rank's vote: `again()` and `generation()` are this rank's, late once `wait` has passed since `start`.
+// When the ranks first agreed to read again (every rank sets it after the same vote), so that the
+// wait is measured from the first sighting of a save, never from entering the call: a rank that
+// arrived late or read slowly still reads again at least once before anyone gives up.
+using SettleClock = std::optional<std::chrono::steady_clock::time_point>;
+
+// Every rank's vote: `again()` and `generation()` are this rank's, late once `wait` has passed since
+// `since` (never before the ranks first agreed to read again).
 // (Gathered as one string per rank: 'L' or '-' for late, the reason's length, ':', the reason, the generation.)
-inline std::vector<Settled> settled_votes(gdap_comm& comm, std::chrono::steady_clock::time_point start, std::chrono::seconds wait,
+inline std::vector<Settled> settled_votes(gdap_comm& comm, const SettleClock& since, std::chrono::seconds wait,
                                    const std::function<std::string()>& again, const std::function<std::string()>& generation) {
   const std::vector<std::string> shares = agree_shares(comm, [&] {
     const std::string why = again();
-    const bool waited = std::chrono::steady_clock::now() - start >= wait;
+    const bool waited = since && std::chrono::steady_clock::now() - *since >= wait;
     return fmt::format("{}{}:{}{}", waited ? 'L' : '-', why.size(), why, generation());
   });
   std::vector<Settled> votes;
@@ -51,6 +59,13 @@ inline std::optional<std::string> unsettled(const std::vector<Settled>& votes) {
   const bool one = std::all_of(votes.begin(), votes.end(), [&](const Settled& v) { return v.generation == votes[0].generation; });
   if (!one) return std::string("ranks that read two saves' arrays");
   return std::nullopt;
+}
+
+// A file's identity as every host sees it: inode, size and change time. Never st_dev, which a
+// network or parallel file system numbers per client, so that ranks on several hosts would always
+// disagree (docs/zarr.md, "Loads and saves at the same time").
+inline std::string shared_identity(const struct stat& st) {
+  return fmt::format("{}:{}:{}.{}", st.st_ino, st.st_size, st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
 }
 
 // True once any rank has waited its limit.

@@ -610,7 +610,7 @@ Seen seen_at(const std::string& path) {
   struct stat st {};
   Seen seen;
   if (::lstat((path + "/zarr.json").c_str(), &st) == 0) {
-    seen.meta = fmt::format("{}:{}:{}.{}", st.st_dev, st.st_ino, st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+    seen.meta = shared_identity(st);
   }
   seen.swapping = swap_under_way(path);
   return seen;
@@ -618,46 +618,79 @@ Seen seen_at(const std::string& path) {
 
 constexpr auto kSettleWait = std::chrono::seconds(3);  // a swap of top-level entries takes far less
 
+// One try of a load's read at `path`: what it saw before, its `swapping` set (read again) when a
+// swap was under way or the store changed during the read; a failure of the store's own (or a
+// crashed save's leftover, named) is thrown.
+Seen read_once(const std::string& path, const std::function<void(const std::string&)>& read) {
+  Seen before = seen_at(path);
+  if (!before.swapping.empty()) return before;
+  try {
+    read(path);
+  } catch (const Error& e) {
+    if (seen_at(path) == before) {  // the store's own fault, not a save's moment; or a crashed save's state
+      const std::string left = swap_leftover(path);
+      if (left.empty() || e.status() != GDAP_ERR_IO) throw;
+      fail(e.status(), "{} (a save that did not finish left {} there: see docs/zarr.md, crash recovery)", e.what(), left);
+    }
+    before.swapping = "a store that changed while being read";
+  }
+  return before;
+}
+
+// Why to read again after read_once saw `before` (once every rank has read): empty when nothing
+// moved at `path` since.
+std::string read_again(const std::string& path, const Seen& before) {
+  if (!before.swapping.empty()) return before.swapping;
+  const Seen after = seen_at(path);
+  if (!after.swapping.empty()) return after.swapping;
+  return after == before ? std::string() : "a zarr.json replaced while being read";
+}
+
+// Gives up once kSettleWait has passed since the first sighting of a swap (`since`, set here on the
+// first call); otherwise waits a moment before the next try.
+void wait_or_give_up(SettleClock& since, bool late, const std::string& path, const std::string& busy) {
+  if (late) {
+    fail(GDAP_ERR_IO, "{}: a save was still moving a new store in (found {}) after waiting {} s for it: try again once it "
+         "has finished (if that save crashed, see docs/zarr.md, crash recovery)", path, busy, kSettleWait.count());
+  }
+  if (!since) since = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
 // Runs `read(path)` on every rank (the arguments' checks among its local work, agreed as one step)
 // until every rank read one and the same store while no save was moving stores there: a load never
 // sees the moment of a swap (no zarr.json, chunks half moved) nor mixes two saves' stores across
 // ranks. Each try costs one more meeting of the ranks, which on a loaded machine is the time for
 // every rank to run again; GDAP_ERR_IO naming the hidden folder when a swap is still under way once
-// any rank has waited kSettleWait (every rank sees that rank's vote, so all give up together).
+// any rank has waited kSettleWait since the ranks first agreed to read again (every rank sees that
+// rank's vote, so all give up together; a rank that came late still reads again at least once).
 void read_settled(gdap_comm& comm, const char* path_arg, const std::function<void(const std::string&)>& read) {
-  const auto start = std::chrono::steady_clock::now();
+  SettleClock since;
   for (;;) {
     std::string path;
     Seen before;
     agree(comm, [&] {
       path = checked_path(path_arg);
-      before = seen_at(path);
-      if (!before.swapping.empty()) return;
-      try {
-        read(path);
-      } catch (const Error& e) {
-        if (seen_at(path) == before) {  // the store's own fault, not a save's moment; or a crashed save's state
-          const std::string left = swap_leftover(path);
-          if (left.empty() || e.status() != GDAP_ERR_IO) throw;
-          fail(e.status(), "{} (a save that did not finish left {} there: see docs/zarr.md, crash recovery)", e.what(), left);
-        }
-        before.swapping = "a store that changed while being read";
-      }
+      before = read_once(path, read);
     });
-    const std::vector<Settled> votes = settled_votes(comm, start, kSettleWait, [&] {
-      const Seen after = seen_at(path);
-      return !before.swapping.empty() ? before.swapping
-             : !after.swapping.empty() ? after.swapping
-             : after == before         ? std::string()
-                                       : "a zarr.json replaced while being read";
-    }, [&] { return before.meta; });
+    const std::vector<Settled> votes =
+        settled_votes(comm, since, kSettleWait, [&] { return read_again(path, before); }, [&] { return before.meta; });
     const std::optional<std::string> busy = unsettled(votes);
     if (!busy) return;
-    if (late(votes)) {
-      fail(GDAP_ERR_IO, "{}: a save is moving a new store in (found {}) and did not finish within {} s: try again once it has "
-           "(if that save crashed, see docs/zarr.md, crash recovery)", path, *busy, kSettleWait.count());
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    wait_or_give_up(since, late(votes), path, *busy);
+  }
+}
+
+// The store's metadata at `path` for one caller (gdap_zarr_shape_read), read as a load reads it:
+// a swap under way is waited out, as long as read_settled waits.
+ZarrMeta meta_settled(const std::string& path) {
+  SettleClock since;
+  for (;;) {
+    ZarrMeta meta;
+    const Seen before = read_once(path, [&](const std::string& p) { meta = read_meta(p); });
+    const std::string busy = read_again(path, before);
+    if (busy.empty()) return meta;
+    wait_or_give_up(since, since && std::chrono::steady_clock::now() - *since >= kSettleWait, path, busy);
   }
 }
 
@@ -809,7 +842,7 @@ extern "C" GDAP_API gdap_status gdap_zarr_shape_read(int64_t* shape, int64_t* nd
     gdap::require(ndim, "ndim");
     if (capacity < 0) gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "capacity {} is negative", capacity);
     if (capacity > 0) gdap::require(shape, "shape");
-    const gdap::io::ZarrMeta meta = gdap::io::read_meta(gdap::io::checked_path(path));
+    const gdap::io::ZarrMeta meta = gdap::io::meta_settled(gdap::io::checked_path(path));  // waits out a save's swap
     const auto n = static_cast<int64_t>(meta.shape.size());
     *ndim = n;
     if (dtype != nullptr) *dtype = meta.dtype;

@@ -4,7 +4,9 @@
 // (GDAP_ERR_IO) and leave the other's array whole. The in-progress states are made by hand here
 // (the lock a save holds, its hidden folders or marker), finished by a thread while the load waits.
 #include "io/save_helpers.hpp"
+#include "io/settle.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -75,7 +77,7 @@ TEST(ZarrConcurrent, ASwapThatDoesNotEndOrCrashedIsNamed) {
   const auto t0 = Clock::now();
   Outcome got = zarr_load(2, dir.string());
   EXPECT_EQ(got.status, GDAP_ERR_IO);
-  EXPECT_TRUE(has(got.message, dir.string()) && has(got.message, "a save is moving a new store in") &&
+  EXPECT_TRUE(has(got.message, dir.string()) && has(got.message, "a save was still moving a new store in") &&
               has(got.message, ".gdap-aside-0123456789abcdef")) << got.message;
   EXPECT_LT(Clock::now() - t0, std::chrono::seconds(8));
   swap.lock.release();  // the saving process died: its lock went with it
@@ -88,6 +90,112 @@ TEST(ZarrConcurrent, ASwapThatDoesNotEndOrCrashedIsNamed) {
   EXPECT_EQ(got.status, GDAP_SUCCESS) << got.message;
   EXPECT_EQ(got.tag(), 2);
   fs::remove_all(dir);
+}
+
+// Rule: gdap_zarr_shape_read (what Python's load_zarr without a section and GlobalArray.load_zarr
+// call first) waits out a swap as a load does and reads the new store's shape; before, it failed at
+// once with "zarr.json: cannot open".
+TEST(ZarrConcurrent, AShapeReadDuringASwapWaits) {
+  const fs::path dir = fresh("shape"), next = fresh("shape_next");
+  ASSERT_EQ(zarr_save(2, 1, dir).status, GDAP_SUCCESS);
+  ASSERT_EQ(zarr_save(2, 2, next).status, GDAP_SUCCESS);
+  SwapUnderWay swap(dir, next);
+  std::thread saver([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    swap.finish();
+  });
+  int64_t shape[1] = {0}, ndim = 0;
+  const gdap_status st = gdap_zarr_shape_read(shape, &ndim, nullptr, dir.c_str(), 1);
+  const std::string message = st == GDAP_SUCCESS ? "" : gdap_last_error();
+  saver.join();
+  EXPECT_EQ(st, GDAP_SUCCESS) << message;
+  EXPECT_EQ(ndim, 1);
+  EXPECT_EQ(shape[0], kN);
+  fs::remove_all(dir);
+}
+
+// Rule: a load through a symbolic link to the store waits out a live swap (the save locks the folder
+// the link names) and reads the new store; before, the link was never "locked" and the live swap was
+// reported at once as a crashed save's leftover.
+TEST(ZarrConcurrent, ALoadThroughALinkWaitsForTheSwap) {
+  const fs::path dir = fresh("linked"), next = fresh("linked_next"), link = fresh("link");
+  ASSERT_EQ(zarr_save(2, 1, dir).status, GDAP_SUCCESS);
+  ASSERT_EQ(zarr_save(2, 2, next).status, GDAP_SUCCESS);
+  fs::create_directory_symlink(dir, link);
+  SwapUnderWay swap(dir, next);
+  std::thread saver([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    swap.finish();
+  });
+  const Outcome got = zarr_load(2, link.string());
+  saver.join();
+  EXPECT_EQ(got.status, GDAP_SUCCESS) << got.message;
+  EXPECT_EQ(got.tag(), 2);
+  fs::remove(link);
+  fs::remove_all(dir);
+}
+
+// Rule: the wait starts when the ranks first see a save, not when each entered the call: a rank that
+// arrives after the others have waited longer than the limit still reads again until the swap ends.
+// Here rank 1 enters 3.5 s after rank 0, the swap ends 0.3 s after that (the saver starts its clock
+// only once rank 1 is in, so a loaded machine delays both alike); before, the first vote was "late"
+// and the load failed without reading again.
+TEST(ZarrConcurrent, ARankThatArrivesLateStillWaitsForTheSwap) {
+  const fs::path dir = fresh("late"), next = fresh("late_next");
+  ASSERT_EQ(zarr_save(2, 1, dir).status, GDAP_SUCCESS);
+  ASSERT_EQ(zarr_save(2, 2, next).status, GDAP_SUCCESS);
+  SwapUnderWay swap(dir, next);
+  std::atomic<bool> entering{false};
+  std::thread saver([&] {
+    while (!entering) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    swap.finish();
+  });
+  Group group(2);
+  gdap_map* map = map_of(2);
+  gdap_status status[2] = {GDAP_SUCCESS, GDAP_SUCCESS};
+  std::string message;
+  double tags[2] = {-1, -1};
+  on_threads(2, [&](int64_t r) {
+    gdap_array* a = section(2, r, 0);
+    if (r == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+      entering = true;
+    }
+    status[r] = gdap_zarr_load(group[r], map, a, dir.c_str());
+    if (r == 0 && status[r] != GDAP_SUCCESS) message = gdap_last_error();
+    if (status[r] == GDAP_SUCCESS) tags[r] = tag_of(a, 2, r);
+    gdap_array_destroy(a);
+  });
+  saver.join();
+  gdap_map_destroy(map);
+  EXPECT_EQ(status[0], GDAP_SUCCESS) << message;
+  EXPECT_EQ(status[1], GDAP_SUCCESS);
+  EXPECT_EQ(tags[0], 2);
+  EXPECT_EQ(tags[1], 2);
+  fs::remove_all(dir);
+}
+
+// Rule: the ranks' votes compare only what every host sees alike: two ranks whose stat of one
+// zarr.json differs only in st_dev (a network file system numbers devices per client) read one
+// store; a different inode, size or change time is still a different save's.
+TEST(SettleVotes, RanksOnHostsWithOtherDeviceNumbersAgree) {
+  struct stat a {};
+  a.st_dev = 41;
+  a.st_ino = 123456;
+  a.st_size = 789;
+  a.st_ctim = {1700000000, 42};
+  struct stat b = a;
+  b.st_dev = 97;
+  const std::vector<gdap::io::Settled> same{{"", gdap::io::shared_identity(a)}, {"", gdap::io::shared_identity(b)}};
+  EXPECT_EQ(gdap::io::unsettled(same), std::nullopt);
+  for (auto change : {+[](struct stat& s) { s.st_ino += 1; }, +[](struct stat& s) { s.st_size += 1; },
+                      +[](struct stat& s) { s.st_ctim.tv_nsec += 1; }}) {
+    struct stat c = a;
+    change(c);
+    const std::vector<gdap::io::Settled> two{{"", gdap::io::shared_identity(a)}, {"", gdap::io::shared_identity(c)}};
+    EXPECT_NE(gdap::io::unsettled(two), std::nullopt);
+  }
 }
 
 // Rule: two saves racing for one store (two communicators, here two in-process groups) never report
@@ -170,7 +278,7 @@ TEST(DnpyConcurrent, ASaveThatDoesNotEndOrCrashedIsNamed) {
   DnpySaveUnderWay save(prefix, next);
   Outcome got = dnpy_load(2, prefix);
   EXPECT_EQ(got.status, GDAP_ERR_IO);
-  EXPECT_TRUE(has(got.message, prefix) && has(got.message, "a save of these files is in progress") &&
+  EXPECT_TRUE(has(got.message, prefix) && has(got.message, "a save of these files was still in progress") &&
               has(got.message, prefix + ".gdap-saving")) << got.message;
   save.lock->release();  // the saving process died
   got = dnpy_load(2, prefix);

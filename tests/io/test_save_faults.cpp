@@ -6,6 +6,9 @@
 #include "io/files.hpp"
 #include "io/save_helpers.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -177,6 +180,60 @@ TEST(DnpyFaults, AFailingMarkerLeavesTheFilesAsTheyWere) {
   EXPECT_EQ(hidden_in(dir), std::vector<std::string>{}) << joined(hidden_in(dir));
   const Outcome loaded = dnpy_load(2, prefix);
   EXPECT_EQ(loaded.tag(), 1);
+  fs::remove_all(dir);
+}
+
+// Fails fsync of a folder with EIO, once, when the marker `marker_` is there (the flush after a .dnpy
+// save's marker is placed), while in scope; every other fsync is the system's.
+class FailingMarkerFlush {
+ public:
+  explicit FailingMarkerFlush(std::string marker) : saved_(gdap::io::system_calls()) {
+    marker_ = std::move(marker);
+    hits_ = 0;
+    gdap::io::system_calls().fsync = [](int fd) {
+      struct stat st {};
+      if (hits_ == 0 && ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && fs::exists(marker_)) {
+        ++hits_;
+        errno = EIO;
+        return -1;
+      }
+      return ::fsync(fd);
+    };
+  }
+  ~FailingMarkerFlush() { gdap::io::system_calls() = saved_; }
+  static int hits() { return hits_; }
+
+ private:
+  static inline std::string marker_;
+  static inline std::atomic<int> hits_{0};
+  gdap::io::SystemCalls saved_;
+};
+
+// Rule: a .dnpy save whose folder flush fails right after its marker is placed (before any rank's
+// file changed) removes the marker and says nothing was changed: the previous files still load and
+// the next save succeeds. Before, the marker stayed and every later load failed "did not finish".
+TEST(DnpyFaults, AFailingFlushAfterTheMarkerRemovesIt) {
+  const fs::path dir = fresh("flushfault");
+  fs::create_directories(dir);
+  const std::string prefix = (dir / "x").string();
+  ASSERT_EQ(dnpy_save(2, 1, prefix).status, GDAP_SUCCESS);
+  Outcome got;
+  {
+    FailingMarkerFlush failing(prefix + ".gdap-saving");
+    got = dnpy_save(2, 2, prefix);
+    EXPECT_EQ(FailingMarkerFlush::hits(), 1);
+  }
+  EXPECT_EQ(got.status, GDAP_ERR_IO);
+  EXPECT_TRUE(has(got.message, std::strerror(EIO)) && has(got.message, "no file was changed") &&
+              has(got.message, "the marker is removed")) << got.message;
+  EXPECT_FALSE(fs::exists(prefix + ".gdap-saving"));
+  EXPECT_EQ(hidden_in(dir), std::vector<std::string>{}) << joined(hidden_in(dir));
+  Outcome loaded = dnpy_load(2, prefix);
+  EXPECT_EQ(loaded.status, GDAP_SUCCESS) << loaded.message;
+  EXPECT_EQ(loaded.tag(), 1);
+  EXPECT_EQ(dnpy_save(2, 3, prefix).status, GDAP_SUCCESS) << "the next save";
+  loaded = dnpy_load(2, prefix);
+  EXPECT_EQ(loaded.tag(), 3);
   fs::remove_all(dir);
 }
 
