@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import collections
 import inspect
+import sys
 import threading
 import time
 import weakref
@@ -416,6 +417,20 @@ def handle(obj: Any) -> Any:
     return None if obj is None else obj._h()
 
 
+def _cupy_writes_done(ctx: Context) -> None:
+    """Waits for the work CuPy has queued on its current stream of each CUDA device the context's
+    ranks use: the Python layer writes device sections through CuPy (candidates, element-wise
+    results, assignments), and gdap's engines read them on their own streams, which do not wait for
+    CuPy's (an argmax on two GPUs read a rank's candidate before CuPy had written it)."""
+    cupy = sys.modules.get("cupy")
+    if cupy is None:
+        return
+    for device in sorted({ctx.device(r) for r in ctx.ranks}):
+        if device.startswith("cuda:"):
+            with cupy.cuda.Device(int(device[5:])):
+                cupy.cuda.get_current_stream().synchronize()
+
+
 def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[..., T],
           values: Callable[[int], Sequence[Any]] = lambda r: (),
           placeholders: Optional[Sequence[Any]] = None) -> dict[int, T]:
@@ -432,6 +447,7 @@ def run_c(ctx: Context, objects: Callable[[int], Sequence[Any]], call: Callable[
     none to read, so its callers pass them). Every call made so reaches its agreement before it
     reads an argument (gdap_comm_fail_next), so any placeholder of the right type will do; it
     must only get through the extension's conversion (a device is a (type, id) pair, not None)."""
+    _cupy_writes_done(ctx)
     # Each rank's objects stay with their handles: the step's closure keeps them alive while a rank
     # thread is in its call, even where the caller has given up on the step (an interrupt).
     handles: dict[int, tuple[tuple, list]] = {}
