@@ -7,6 +7,7 @@ from mpi4py import MPI
 
 import gdap
 from gdap import layout
+from no_gather import NoGather
 
 WORLD = MPI.COMM_WORLD
 R, P = WORLD.Get_rank(), WORLD.Get_size()
@@ -16,7 +17,6 @@ WHOLE = np.arange(54, dtype=np.float64).reshape(SHAPE) * 0.5 - 9
 LAYOUTS = [layout.block(SHAPE, P), layout.cyclic(SHAPE, (P, 1)), layout.block_cyclic(SHAPE, (P // 2, 2), 2),
            layout.padded(SHAPE, (P // 2, 2), 1), layout.replicated(SHAPE, P),
            layout.irregular(SHAPE, [(0,) + (1,) * (P - 2) + (9 - (P - 2),), None])]
-GATHERS = ("get", "__array__", "gather", "allgather", "reshard", "_moved_to")
 
 
 def case(rule):
@@ -25,22 +25,6 @@ def case(rule):
 
 def dist(x, lay):
     return gdap.distribute(x if R == 0 else None, lay, comm=comm, dtype=x.dtype)
-
-
-class NoGather:
-    """Every gathering method raises meanwhile."""
-    def __enter__(self):
-        self.saved = {n: getattr(gdap.GlobalArray, n) for n in GATHERS}
-        for n in GATHERS:
-            setattr(gdap.GlobalArray, n, _refuse)
-
-    def __exit__(self, *exc):
-        for n, f in self.saved.items():
-            setattr(gdap.GlobalArray, n, f)
-
-
-def _refuse(*args, **kwargs):
-    raise AssertionError("a silent gather")
 
 
 def same(got, want):
