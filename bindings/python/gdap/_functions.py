@@ -9,12 +9,15 @@ through gdap's distributed reductions; np.sum, np.std, np.argmax, ... through th
 metadata. Every other NumPy function, and these where called outside what they do distributed (an
 ord of np.linalg.norm, np.where(c) with one argument, ...), gathers its GlobalArray arguments
 (collective) and calls NumPy on them, with a GatherWarning naming the function, the bytes gathered
-and the explicit spelling: never a silent gather. np.asarray(a) and np.array(a) are the explicit
-gather and do not warn.
-"""
+and the explicit spelling. np.asarray(a) and np.array(a) are the explicit gather and do not warn;
+nor does any call NumPy converts through __array__ without dispatching here (np.ascontiguousarray(a),
+np.sum([a, a]): a GlobalArray inside a list), which __array__ cannot tell from np.asarray(a)
+(docs/python.md lists them)."""
 
 from __future__ import annotations
 
+import inspect
+import math
 import warnings
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
@@ -89,12 +92,30 @@ def _replaced(x: Any, whole: dict) -> Any:
     return x
 
 
+def _out_argument(func: Callable, args: tuple, kwargs: dict) -> Any:
+    """func's out argument, given by keyword or by position (np.cumsum(a, 0, None, out)); None where
+    absent or func's signature is unknown."""
+    if "out" in kwargs:
+        return kwargs["out"]
+    try:
+        parameters = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    for place, parameter in enumerate(parameters[:len(args)]):
+        if parameter.kind not in positional:  # np.einsum(*operands, out=None): out is keyword-only
+            return None
+        if parameter.name == "out":
+            return args[place]
+    return None
+
+
 def gathered_call(func: Callable, args: tuple, kwargs: dict) -> Any:
     """func on the arguments with every GlobalArray gathered (a.get(): collective), after a
     GatherWarning. An out= GlobalArray is refused: NumPy would write a gathered copy."""
     name = _spelling(func)
     outs: list = []
-    _global_arrays(kwargs.get("out"), outs)
+    _global_arrays(_out_argument(func, args, kwargs), outs)
     if outs:
         raise TypeError("%s(..., out=a) with a GlobalArray out is not computed distributed and NumPy would write a "
                         "gathered copy, not a: write a[...] = %s(..., ...) (a distributed assignment) instead"
@@ -185,17 +206,27 @@ def _where(condition: Any, *xy: Any) -> Any:
 _ABSENT = object()  # a keyword not given
 
 
+def _clip_bounds(a_min: Any, a_max: Any, low: Any, high: Any) -> tuple:
+    """np.clip's bounds by NumPy 2.4's rule: both positional, or min=/max= (a missing one None)."""
+    if a_min is _ABSENT and a_max is _ABSENT:
+        return tuple(None if v is _ABSENT else v for v in (low, high))
+    if a_min is _ABSENT or a_max is _ABSENT:
+        raise TypeError("np.clip() missing 1 required positional argument: '%s'" % ("a_min" if a_min is _ABSENT
+                                                                                   else "a_max"))
+    if low is not _ABSENT or high is not _ABSENT:
+        raise ValueError("np.clip: passing min= or max= when a_min and a_max are given is forbidden (NumPy's rule)")
+    return a_min, a_max
+
+
 @_implements(np.clip)
 def _clip(a: Any, a_min: Any = _ABSENT, a_max: Any = _ABSENT, out: Any = None, *, min: Any = _ABSENT,
           max: Any = _ABSENT, **kwargs: Any) -> Any:
     _no_out("clip", out)
     if kwargs or not _is_global(a):
         return _GATHER
-    lo = min if a_min is _ABSENT else a_min
-    hi = max if a_max is _ABSENT else a_max
-    lo, hi = (None if v is _ABSENT else v for v in (lo, hi))
-    if lo is None and hi is None:
-        raise ValueError("np.clip: at least one of a_min and a_max must be given (NumPy's rule)")
+    lo, hi = _clip_bounds(a_min, a_max, min, max)
+    if lo is None and hi is None:  # NumPy 2.4: a copy
+        return a.copy()
     return _cellwise("clip", (a, lo, hi), lambda v, low, high: _xp(v, low, high).clip(v, low, high))
 
 
@@ -296,8 +327,9 @@ def _like(name: str, prototype: Any, dtype: Any, order: str, shape: Any, device:
 
 def _fresh(prototype: GlobalArray, dtype: np.dtype, fill: Any) -> GlobalArray:
     from ._global import GlobalArray, _device_scope
-    out = GlobalArray._new_in(prototype.context, prototype.layout, dtype, zero=fill is not None and fill == 0)
-    if fill is not None and fill != 0:
+    zero = fill is not None and not np.asarray(fill, dtype).tobytes().strip(b"\0")  # -0.0 is not all-zero bits
+    out = GlobalArray._new_in(prototype.context, prototype.layout, dtype, zero=zero)
+    if fill is not None and not zero:
         for r in out.context.ranks:
             with _device_scope(out.context.device(r)):
                 out.local_view(r)[...] = fill
@@ -353,7 +385,11 @@ def _ndim(a: Any) -> Any:
 
 @_implements(np.size)
 def _size(a: Any, axis: Any = None) -> Any:
-    return a.size if axis is None else a.shape[axis]
+    """NumPy 2.4's: an int or a tuple of axes (AxisError for one out of range)."""
+    if axis is None:
+        return a.size
+    from numpy.lib.array_utils import normalize_axis_tuple
+    return math.prod(a.shape[k] for k in normalize_axis_tuple(axis, a.ndim, allow_duplicate=False))
 
 
 @_implements(np.result_type)
@@ -373,9 +409,14 @@ def _isrealobj(x: Any) -> Any:
 
 # ---- reductions -------------------------------------------------------------------------------
 
+_COMPLEX_UNREDUCED = ("prod", "min", "max")  # gdap's C reductions take no complex product or order
+
+
 def _method(name: str) -> Callable:
     def call(a: Any, *args: Any, **kwargs: Any) -> Any:
-        return getattr(a, name)(*args, **kwargs) if _is_global(a) else _GATHER
+        if not _is_global(a) or (name in _COMPLEX_UNREDUCED and a.dtype.kind == "c"):
+            return _GATHER
+        return getattr(a, name)(*args, **kwargs)
     return call
 
 
@@ -407,23 +448,27 @@ def _numbers(a: GlobalArray, axis: Any) -> Any:
 
 @_implements(np.nansum)
 def _nansum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-    if not _is_global(a):
+    if not _distributed_nan_call(a, out, keepdims, kw) or (dtype is not None and np.dtype(dtype) == np.bool_):
         return _GATHER
-    return _nan_free(a, 0).sum(axis, dtype, out, keepdims, **kw)
+    return _nan_free(a, 0).sum(axis, dtype)
+
+
+def _distributed_nan_call(a: Any, out: Any, keepdims: bool, kw: dict) -> bool:
+    """Whether np.nansum / nanmin / nanmax / nanmean is computed distributed: a GlobalArray, without
+    out=, keepdims=True, where= or initial= (those gather, with the warning, as np.count_nonzero's)."""
+    return _is_global(a) and out is None and not keepdims and not kw
 
 
 def _nan_extreme(op: str, a: Any, axis: Any, out: Any, keepdims: bool, kw: dict) -> Any:
     """np.nanmin / np.nanmax: the extreme of the non-NaN values; NaN with NumPy's RuntimeWarning
     where a slice holds nothing else."""
-    if not _is_global(a):
+    if not _distributed_nan_call(a, out, keepdims, kw) or a.dtype.kind == "c":
         return _GATHER
     if a.dtype.kind not in "fc":
-        return getattr(a, op)(axis, out, keepdims, **kw)
-    if a.dtype.kind == "c":
-        return _GATHER
-    extreme = getattr(_nan_free(a, np.inf if op == "min" else -np.inf), op)(axis, out, keepdims, **kw)
+        return getattr(a, op)(axis)
+    extreme = getattr(_nan_free(a, np.inf if op == "min" else -np.inf), op)(axis)
     numbers = _numbers(a, axis)
-    if axis is None:
+    if not _is_global(extreme):  # every axis reduced (axis=None, 0 of a vector, (0, 1) of a matrix): a scalar
         if numbers == 0:
             warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=5)
             return a.dtype.type(np.nan)
@@ -446,17 +491,22 @@ def _nanmax(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *
 @_implements(np.nanmean)
 def _nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
     """The sum of the non-NaN values over their number (NaN, with a RuntimeWarning, where none)."""
-    if not _is_global(a):
+    if not _distributed_nan_call(a, out, keepdims, kw):
         return _GATHER
     if a.dtype.kind not in "fc":
-        return a.mean(axis, dtype, out, keepdims, **kw)
-    total = _nan_free(a, 0).sum(axis, dtype, out, keepdims, **kw)
+        return a.mean(axis, dtype)
+    if dtype is not None and np.dtype(dtype).kind not in "fc":
+        raise TypeError("np.nanmean(a, dtype=%s): a is inexact (%s), so dtype must be inexact (NumPy's rule)"
+                        % (np.dtype(dtype), a.dtype))
+    total = _nan_free(a, 0).sum(axis, dtype)
     numbers = _numbers(a, axis)
-    if axis is None:
+    if not _is_global(total):  # every axis reduced
         if numbers == 0:
             warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=4)
             return total.dtype.type(np.nan)
         return total.dtype.type(total / numbers)
+    if not bool((numbers > 0).all()):
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=4)
     with np.errstate(invalid="ignore", divide="ignore"):
         return (total / numbers).astype(total.dtype)
 
@@ -476,6 +526,10 @@ def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> 
         return np.sqrt(squares.sum())
     if x.ndim != 1 or isinstance(ord, str) or ord not in (1, np.inf, -np.inf):
         return _GATHER
+    if x.size == 0 and ord == np.inf:  # NumPy's: the largest of no magnitudes is 0 (-inf gathers: NumPy raises)
+        return x.dtype.type(0).real
+    if x.size == 0 and ord == -np.inf:
+        return _GATHER
     magnitudes = _cellwise("linalg.norm", (x,), lambda v: _xp(v).abs(v), True)
     if ord == 1:
         return magnitudes.sum()
@@ -488,7 +542,13 @@ def _products(name: str, a: Any, b: Any, conjugate: bool) -> Any:
     if a.shape != b.shape:
         raise ValueError("np.%s: shapes %s and %s not aligned" % (name, a.shape, b.shape))
     wanted = np.result_type(a.dtype, b.dtype)
-    products = _cellwise(name, (a, b), lambda u, v: (u.conj() if conjugate else u) * v, True)
+    work = np.float32 if wanted == np.float16 else None  # NumPy accumulates float16 in float32: 300 * 300 fits
+
+    def product(u: Any, v: Any) -> Any:
+        if work is not None:
+            u, v = u.astype(work), v.astype(work)
+        return (u.conj() if conjugate else u) * v
+    products = _cellwise(name, (a, b), product, True)
     total = products.sum() if wanted.kind != "b" else products.any()
     return np.asarray(total).astype(wanted)[()]
 
@@ -500,6 +560,8 @@ def _dot(a: Any, b: Any, out: Any = None) -> Any:
     if out is not None:
         return _GATHER
     if _is_global(a) and _is_global(b) and a.ndim == 2 and b.ndim == 2:
+        if a.dtype != b.dtype or a.dtype not in (np.float32, np.float64):  # gdap's GEMM takes these only
+            return _GATHER
         return a.matmul(b)
     return _products("dot", a, b, False)
 

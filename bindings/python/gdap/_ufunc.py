@@ -8,7 +8,8 @@ GlobalArrays of the same layout, written in place; where= a GlobalArray of bool 
 bool). ufunc.reduce of add, multiply, minimum and maximum is the distributed sum, prod, min and max.
 Everything else (accumulate, outer, at, reduceat, logical_and.reduce, a whole NumPy operand) raises
 TypeError naming the ufunc and the explicit, collective call that would gather: a GlobalArray
-never gathers silently.
+operand never gathers silently (one inside a list, np.add([a], 1), is converted by NumPy through
+__array__ without reaching here: docs/python.md lists such silent gathers).
 """
 
 from __future__ import annotations
