@@ -13,7 +13,7 @@ import pytest
 
 import gdap
 from gdap import layout
-from test_global import LAYOUTS, NAMES
+from test_global import LAYOUTS
 from test_ufuncs import no_gather
 
 P = 4
