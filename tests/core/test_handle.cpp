@@ -21,6 +21,23 @@
 #endif
 #endif
 
+#if defined(__SANITIZE_THREAD__)
+#define GDAP_TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GDAP_TEST_TSAN 1
+#endif
+#endif
+
+// ThreadSanitizer reports the read of a destroyed handle's tag as heap-use-after-free and fails the
+// run at exit, but cannot be asked for it in a death test (it does not stop at the report): the
+// refusal is checked in the plain build, the report in the AddressSanitizer build.
+#ifdef GDAP_TEST_TSAN
+#define SKIP_UNDER_TSAN() GTEST_SKIP() << "reads freed memory on purpose: checked in the plain and ASan builds"
+#else
+#define SKIP_UNDER_TSAN() (void)0
+#endif
+
 namespace {
 
 const gdap_dtype kF64{GDAP_DTYPE_FLOAT, 64, 1};
@@ -267,6 +284,7 @@ void expect_refused_after_destroy(const std::function<gdap_status()>& call, cons
 }
 
 TEST_F(Handles, UseAfterDestroyIsRefused) {
+  SKIP_UNDER_TSAN();
   for (const Fresh& f : fresh(*this)) {
     SCOPED_TRACE(f.kind);
     void* h = f.make();
@@ -278,6 +296,7 @@ TEST_F(Handles, UseAfterDestroyIsRefused) {
 }
 
 TEST_F(Handles, DoubleDestroyIsRefusedNotFreedTwice) {
+  SKIP_UNDER_TSAN();
   for (const Fresh& f : fresh(*this)) {
     SCOPED_TRACE(f.kind);
     void* h = f.make();
