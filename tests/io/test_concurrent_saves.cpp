@@ -23,6 +23,12 @@ constexpr const char* kHex = "0123456789abcdef";
 
 void must_rename(const fs::path& from, const fs::path& to) { ASSERT_EQ(std::rename(from.c_str(), to.c_str()), 0) << from << " -> " << to; }
 
+// The store a swap replaces (tag 1, at dir) and the new one it moves in (tag 2, at next), on 2 ranks.
+void save_old_and_new(const fs::path& dir, const fs::path& next) {
+  ASSERT_EQ(zarr_save(2, 1, dir).status, GDAP_SUCCESS);
+  ASSERT_EQ(zarr_save(2, 2, next).status, GDAP_SUCCESS);
+}
+
 // Step 1 of an overwrite under way, by hand: the store's folder locked, .gdap-aside-X made and
 // zarr.json moved into it (the folder holds no store now), the new store whole in .gdap-new-X.
 struct SwapUnderWay {
@@ -52,8 +58,7 @@ struct SwapUnderWay {
 // "cannot open zarr.json" (what it did before session 14).
 TEST(ZarrConcurrent, ALoadDuringASwapWaitsAndReadsTheNewStore) {
   const fs::path dir = fresh("swap"), next = fresh("swap_next");
-  ASSERT_EQ(zarr_save(2, 1, dir).status, GDAP_SUCCESS);
-  ASSERT_EQ(zarr_save(2, 2, next).status, GDAP_SUCCESS);
+  ASSERT_NO_FATAL_FAILURE(save_old_and_new(dir, next));
   SwapUnderWay swap(dir, next);
   std::thread saver([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -71,8 +76,7 @@ TEST(ZarrConcurrent, ALoadDuringASwapWaitsAndReadsTheNewStore) {
 // is named as one, with the way to recover, instead of a bare "cannot open zarr.json".
 TEST(ZarrConcurrent, ASwapThatDoesNotEndOrCrashedIsNamed) {
   const fs::path dir = fresh("stuck"), next = fresh("stuck_next");
-  ASSERT_EQ(zarr_save(2, 1, dir).status, GDAP_SUCCESS);
-  ASSERT_EQ(zarr_save(2, 2, next).status, GDAP_SUCCESS);
+  ASSERT_NO_FATAL_FAILURE(save_old_and_new(dir, next));
   SwapUnderWay swap(dir, next);
   const auto t0 = Clock::now();
   Outcome got = zarr_load(2, dir.string());
@@ -97,8 +101,7 @@ TEST(ZarrConcurrent, ASwapThatDoesNotEndOrCrashedIsNamed) {
 // once with "zarr.json: cannot open".
 TEST(ZarrConcurrent, AShapeReadDuringASwapWaits) {
   const fs::path dir = fresh("shape"), next = fresh("shape_next");
-  ASSERT_EQ(zarr_save(2, 1, dir).status, GDAP_SUCCESS);
-  ASSERT_EQ(zarr_save(2, 2, next).status, GDAP_SUCCESS);
+  ASSERT_NO_FATAL_FAILURE(save_old_and_new(dir, next));
   SwapUnderWay swap(dir, next);
   std::thread saver([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -119,8 +122,7 @@ TEST(ZarrConcurrent, AShapeReadDuringASwapWaits) {
 // reported at once as a crashed save's leftover.
 TEST(ZarrConcurrent, ALoadThroughALinkWaitsForTheSwap) {
   const fs::path dir = fresh("linked"), next = fresh("linked_next"), link = fresh("link");
-  ASSERT_EQ(zarr_save(2, 1, dir).status, GDAP_SUCCESS);
-  ASSERT_EQ(zarr_save(2, 2, next).status, GDAP_SUCCESS);
+  ASSERT_NO_FATAL_FAILURE(save_old_and_new(dir, next));
   fs::create_directory_symlink(dir, link);
   SwapUnderWay swap(dir, next);
   std::thread saver([&] {
@@ -142,8 +144,7 @@ TEST(ZarrConcurrent, ALoadThroughALinkWaitsForTheSwap) {
 // and the load failed without reading again.
 TEST(ZarrConcurrent, ARankThatArrivesLateStillWaitsForTheSwap) {
   const fs::path dir = fresh("late"), next = fresh("late_next");
-  ASSERT_EQ(zarr_save(2, 1, dir).status, GDAP_SUCCESS);
-  ASSERT_EQ(zarr_save(2, 2, next).status, GDAP_SUCCESS);
+  ASSERT_NO_FATAL_FAILURE(save_old_and_new(dir, next));
   SwapUnderWay swap(dir, next);
   std::atomic<bool> entering{false};
   std::thread saver([&] {
