@@ -141,10 +141,9 @@ def _xp(*views: Any) -> Any:
     return np
 
 
-def _cellwise(name: str, operands: tuple, local: Callable[..., Any], reduced: bool = False) -> GlobalArray:
+def _cellwise(name: str, operands: tuple, local: Callable[..., Any]) -> GlobalArray:
     """A new GlobalArray of the operands' layout: local(*owned cells of each operand) section by
-    section (scalars passed as they are), with a + b's partner rules. reduced: the caller reduces
-    the result next (its first collective call is gdap_reduce_axes)."""
+    section (scalars passed as they are), with a + b's partner rules."""
     from ._global import GlobalArray, _refuse_whole_operand, _scalar
     from ._ufunc import settled_partners
     given = [x for x in operands if isinstance(x, GlobalArray)]
@@ -163,7 +162,7 @@ def _cellwise(name: str, operands: tuple, local: Callable[..., Any], reduced: bo
 
     # SPMD: a refusal is told to the peers in a pending operand's reduce-scatter, else in the one
     # barrier that agrees the computation (a NumPy error on some ranks only) before it is returned
-    # (or reduced: np.allclose's peers meet it there, not in the reduction).
+    # (also where the caller reduces it next: np.allclose's peers meet the refusal there).
     from ._global import _agreed_step
     told = pending.pending is not None
     if told:
@@ -249,12 +248,11 @@ def _distributed_pair(a: Any, b: Any) -> bool:
 def _isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
     if not _distributed_pair(a, b):
         return _GATHER
-    return _close("isclose", a, b, rtol, atol, equal_nan, False)
+    return _close("isclose", a, b, rtol, atol, equal_nan)
 
 
-def _close(name: str, a: Any, b: Any, rtol: float, atol: float, equal_nan: bool, reduced: bool) -> Any:
-    return _cellwise(name, (a, b), lambda u, v: _xp(u, v).isclose(u, v, rtol=rtol, atol=atol, equal_nan=equal_nan),
-                     reduced)
+def _close(name: str, a: Any, b: Any, rtol: float, atol: float, equal_nan: bool) -> Any:
+    return _cellwise(name, (a, b), lambda u, v: _xp(u, v).isclose(u, v, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 @_implements(np.allclose)
@@ -262,7 +260,7 @@ def _allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_na
     """Collective: bool(np.isclose(...).all())."""
     if not _distributed_pair(a, b):
         return _GATHER
-    return bool(_close("allclose", a, b, rtol, atol, equal_nan, True).all())
+    return bool(_close("allclose", a, b, rtol, atol, equal_nan).all())
 
 
 @_implements(np.array_equal)
@@ -277,8 +275,8 @@ def _array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
         def same(u: Any, v: Any) -> Any:
             xp = _xp(u)
             return (u == v) | (xp.isnan(u) & xp.isnan(v))
-        return bool(_cellwise("array_equal", (a1, a2), same, True).all())
-    return bool(_cellwise("array_equal", (a1, a2), lambda u, v: u == v, True).all())
+        return bool(_cellwise("array_equal", (a1, a2), same).all())
+    return bool(_cellwise("array_equal", (a1, a2), lambda u, v: u == v).all())
 
 
 @_implements(np.nan_to_num)
@@ -430,7 +428,7 @@ _IMPLEMENTED[np.amax] = _method("max")
 def _count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
     if keepdims:
         return _GATHER
-    counts = _cellwise("count_nonzero", (a,), lambda v: v != 0, True).sum(axis=axis)
+    counts = _cellwise("count_nonzero", (a,), lambda v: v != 0).sum(axis=axis)
     return int(counts) if axis is None else counts
 
 
@@ -438,12 +436,12 @@ def _nan_free(a: GlobalArray, fill: Any) -> GlobalArray:
     """a with its NaNs replaced by `fill` (a itself where its dtype has no NaN)."""
     if a.dtype.kind not in "fc":
         return a
-    return _cellwise("nan", (a,), lambda v: _xp(v).where(_xp(v).isnan(v), fill, v), True)
+    return _cellwise("nan", (a,), lambda v: _xp(v).where(_xp(v).isnan(v), fill, v))
 
 
 def _numbers(a: GlobalArray, axis: Any) -> Any:
     """How many elements are not NaN, over `axis` (an int, or a GlobalArray of int64)."""
-    return _cellwise("nan", (a,), lambda v: ~_xp(v).isnan(v), True).sum(axis=axis)
+    return _cellwise("nan", (a,), lambda v: ~_xp(v).isnan(v)).sum(axis=axis)
 
 
 @_implements(np.nansum)
@@ -521,8 +519,7 @@ def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> 
     if x.dtype.kind not in "fc":
         x = x.astype(np.float64)
     if ord is None or (ord == 2 and x.ndim == 1) or (ord == "fro" and x.ndim == 2):
-        squares = _cellwise("linalg.norm", (x,), lambda v: (v * v.conj()).real if v.dtype.kind == "c" else v * v,
-                            True)
+        squares = _cellwise("linalg.norm", (x,), lambda v: (v * v.conj()).real if v.dtype.kind == "c" else v * v)
         return np.sqrt(squares.sum())
     if x.ndim != 1 or isinstance(ord, str) or ord not in (1, np.inf, -np.inf):
         return _GATHER
@@ -530,7 +527,7 @@ def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> 
         return x.dtype.type(0).real
     if x.size == 0 and ord == -np.inf:
         return _GATHER
-    magnitudes = _cellwise("linalg.norm", (x,), lambda v: _xp(v).abs(v), True)
+    magnitudes = _cellwise("linalg.norm", (x,), lambda v: _xp(v).abs(v))
     if ord == 1:
         return magnitudes.sum()
     return magnitudes.max() if ord > 0 else magnitudes.min()
@@ -548,7 +545,7 @@ def _products(name: str, a: Any, b: Any, conjugate: bool) -> Any:
         if work is not None:
             u, v = u.astype(work), v.astype(work)
         return (u.conj() if conjugate else u) * v
-    products = _cellwise(name, (a, b), product, True)
+    products = _cellwise(name, (a, b), product)
     total = products.sum() if wanted.kind != "b" else products.any()
     return np.asarray(total).astype(wanted)[()]
 
