@@ -24,7 +24,9 @@
  * gdap's MPI executor picks its exchange from GDAP_MPI_EXCHANGE (cma, the default on one node:
  * single-copy reads between the ranks; p2p; alltoallv; datatype); each is timed as its own
  * method: the first table gives p2p and cma beside the others, the second compares them all.
- * "gdap (cma, shm)" is cma again from source sections made with gdap_array_create_shm (the same
+ * "gdap (cma, heap packs)" is cma with its senders' pack buffers on the heap (GDAP_CMA_PACK_TO=heap:
+ * the receivers read them with process_vm_readv, the way before 2026-11-28) instead of in
+ * shared-memory segments the receivers map (the default). "gdap (cma, shm)" is cma again from source sections made with gdap_array_create_shm (the same
  * data, in POSIX shared memory): its receivers map their senders' segments and copy with plain
  * loads, one pass over the bytes; every other method keeps its malloc'd buffers. It runs on a
  * communicator of its own (another gdap_comm over MPI_COMM_WORLD): what the cma exchange keeps per
@@ -242,6 +244,7 @@ typedef struct Bench {
 typedef struct Method {
   const char* name;
   const char* exchange; /* GDAP_MPI_EXCHANGE for gdap's methods, NULL for the others */
+  const char* pack_to;  /* GDAP_CMA_PACK_TO for gdap's methods (segment: the default) */
   void (*run)(Bench*); /* NULL: not built in (COSTA without GDAP_BENCH_COSTA) */
   int checked;         /* writes the destination section, so its result can be verified */
 } Method;
@@ -271,23 +274,25 @@ static void run_alltoall(Bench* b) {
 }
 
 static const Method kMethods[] = {
-    {"gdap", "p2p", run_gdap, 1},
-    {"gdap alltoallv", "alltoallv", run_gdap, 1},
-    {"gdap datatype", "datatype", run_gdap, 1},
-    {"gdap (cma)", "cma", run_gdap, 1},
-    {"gdap (cma, shm)", "cma", run_gdap_shm, 1},
-    {"pdgemr2d", NULL, run_pdgemr2d, 1},
-    {"COSTA", NULL, run_costa, 1},
-    {"MPI_Alltoall", NULL, run_alltoall, 0},
+    {"gdap", "p2p", "segment", run_gdap, 1},
+    {"gdap alltoallv", "alltoallv", "segment", run_gdap, 1},
+    {"gdap datatype", "datatype", "segment", run_gdap, 1},
+    {"gdap (cma)", "cma", "segment", run_gdap, 1},
+    {"gdap (cma, heap packs)", "cma", "heap", run_gdap, 1},
+    {"gdap (cma, shm)", "cma", "segment", run_gdap_shm, 1},
+    {"pdgemr2d", NULL, NULL, run_pdgemr2d, 1},
+    {"COSTA", NULL, NULL, run_costa, 1},
+    {"MPI_Alltoall", NULL, NULL, run_alltoall, 0},
 };
 enum {
   NMETHODS = sizeof kMethods / sizeof kMethods[0],
-  GDAP_P2P = 0, GDAP_ALLTOALLV, GDAP_DATATYPE, GDAP_CMA, GDAP_CMA_SHM, PDGEMR2D, COSTA, ALLTOALL
+  GDAP_P2P = 0, GDAP_ALLTOALLV, GDAP_DATATYPE, GDAP_CMA, GDAP_CMA_HEAP, GDAP_CMA_SHM, PDGEMR2D, COSTA, ALLTOALL
 };
 
 /* One call, as the slowest rank saw it (seconds). */
 static double timed(const Method* m, Bench* b) {
   if (m->exchange && setenv("GDAP_MPI_EXCHANGE", m->exchange, 1) != 0) die("setenv failed");
+  if (m->pack_to && setenv("GDAP_CMA_PACK_TO", m->pack_to, 1) != 0) die("setenv failed");
   const double t0 = start_timing();
   m->run(b);
   return slowest_since(t0);
@@ -464,14 +469,14 @@ static void report(const Result* r, const int* ran, int repeats) {
   }
   printf("\ngdap's exchanges (GDAP_MPI_EXCHANGE), same runs:\n\n");
   printf("| case | messages/rank | runs sent/rank | runs kept/rank | p2p ms | alltoallv ms | datatype ms | cma ms |"
-         " cma, shm sources ms |\n");
-  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+         " cma, packs on the heap ms | cma, shm sources ms |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int c = 0; c < NCASES; ++c) {
     if (!ran[c]) continue;
     const double* ms = r[c].ms;
-    printf("| %s | %lld | %lld | %lld | %.1f | %.1f | %.1f | %.1f | %.1f |\n", kCases[c].name, r[c].send_messages,
-           r[c].send_runs, r[c].local_runs, ms[GDAP_P2P], ms[GDAP_ALLTOALLV], ms[GDAP_DATATYPE], ms[GDAP_CMA],
-           ms[GDAP_CMA_SHM]);
+    printf("| %s | %lld | %lld | %lld | %.1f | %.1f | %.1f | %.1f (%.1f) | %.1f (%.1f) | %.1f |\n", kCases[c].name,
+           r[c].send_messages, r[c].send_runs, r[c].local_runs, ms[GDAP_P2P], ms[GDAP_ALLTOALLV], ms[GDAP_DATATYPE],
+           ms[GDAP_CMA], r[c].min_ms[GDAP_CMA], ms[GDAP_CMA_HEAP], r[c].min_ms[GDAP_CMA_HEAP], ms[GDAP_CMA_SHM]);
   }
 }
 

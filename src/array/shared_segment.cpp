@@ -41,12 +41,18 @@ bool test_refuses_map() {
 
 // O_NONBLOCK: a FIFO put under the name opens at once (and then fails the identity check) instead
 // of waiting forever for a writer; glibc's shm_open adds O_NOFOLLOW, so a symlink there is refused.
+// A "/proc/<pid>/fd/<n>" name (an unnamed memfd the owner holds open) is opened through /proc, which
+// the kernel allows only where this process may inspect the owner (as for process_vm_readv).
 SegmentMapping map_segment_readonly(const SegmentIdentity& want, int64_t owner) {
-  const int fd = test_refuses_map() ? (errno = EACCES, -1) : shm_open(want.name.c_str(), O_RDONLY | O_NONBLOCK, 0);
+  const bool by_proc = want.name.rfind("/proc/", 0) == 0;
+  const int fd = test_refuses_map()  ? (errno = EACCES, -1)
+                 : by_proc           ? open(want.name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+                                     : shm_open(want.name.c_str(), O_RDONLY | O_NONBLOCK, 0);
   if (fd < 0) {
     const int err = errno;
     refuse(want, owner, err == ENOENT ? std::string("it no longer exists (unlinked by its owner)")
-                                      : fmt::format("shm_open failed: {} (errno {})", std::strerror(err), err));
+                                      : fmt::format("{} failed: {} (errno {})", by_proc ? "open" : "shm_open",
+                                                    std::strerror(err), err));
   }
   void* p = MAP_FAILED;
   try {

@@ -28,8 +28,9 @@ struct SegmentMapping {
   SegmentIdentity identity;
 };
 
-// A read-only mapping (PROT_READ, MAP_SHARED) of the segment `want` names, after checking that the
-// name still opens that very file (inode, device, size). Throws GDAP_ERR_COMM naming `owner` (a
+// A read-only mapping (PROT_READ, MAP_SHARED) of the segment `want` names (a shm_open name, or
+// "/proc/<pid>/fd/<n>" for a memfd another process holds open), after checking that the name still
+// opens that very file (inode, device, size). Throws GDAP_ERR_COMM naming `owner` (a
 // rank, in the messages) when it is gone, replaced, resized or cannot be mapped.
 SegmentMapping map_segment_readonly(const SegmentIdentity& want, int64_t owner);
 

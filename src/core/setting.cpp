@@ -2,6 +2,8 @@
 
 #include "core/error.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cstdlib>
 #include <system_error>
@@ -41,6 +43,17 @@ std::optional<int64_t> whole_setting(const WholeSetting& setting) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "{}='{}': not {}", setting.name, text, setting.rule);
   }
   return value;
+}
+
+std::optional<size_t> choice_setting(const char* name, std::initializer_list<std::string_view> choices) {
+  const char* env = std::getenv(name);
+  if (env == nullptr) return std::nullopt;
+  size_t i = 0;
+  for (const std::string_view choice : choices) {
+    if (choice == env) return i;
+    ++i;
+  }
+  fail(GDAP_ERR_INVALID_ARGUMENT, "{}='{}': not one of {}", name, env, fmt::join(choices, ", "));
 }
 
 }  // namespace gdap

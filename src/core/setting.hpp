@@ -1,10 +1,14 @@
-// Settings read from the environment (GDAP_*): the whole-number ones parsed one way everywhere, so
-// that " 5", "+5", "1e3", "12abc", "" or a number beyond int64 is refused alike, naming the variable,
-// its value and what it must be.
+// Settings read from the environment (GDAP_*), parsed one way everywhere: the whole-number ones so
+// that " 5", "+5", "1e3", "12abc", "" or a number beyond int64 is refused alike, the named choices
+// so that "", "Pull" or "garbage" is refused alike (not taken as the default), each naming the
+// variable, its value and what it must be.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <string_view>
 
 namespace gdap {
 
@@ -20,5 +24,10 @@ struct WholeSetting {
 // too: set, but to no number) throws GDAP_ERR_INVALID_ARGUMENT "NAME='value': not RULE", or
 // "NAME='value': NEGATIVE" for a negative whole number where `negative` is given.
 std::optional<int64_t> whole_setting(const WholeSetting& setting);
+
+// A setting of named choices: the index in `choices` of the variable's value (exactly, case
+// included), or nullopt where the variable is unset. Anything else, the empty string too, throws
+// GDAP_ERR_INVALID_ARGUMENT "NAME='value': not one of a, b, c".
+std::optional<size_t> choice_setting(const char* name, std::initializer_list<std::string_view> choices);
 
 }  // namespace gdap

@@ -2,6 +2,7 @@
 #include "exchange/copy.hpp"
 
 #include "core/error.hpp"
+#include "core/setting.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -135,11 +136,8 @@ void append_device_copies(std::vector<cuda::DeviceCopy>& out, std::span<const Co
 }
 
 PeerOrder peer_order() {
-  const char* env = std::getenv("GDAP_PEER_ORDER");
-  if (env == nullptr || *env == '\0' || std::strcmp(env, "interleave") == 0) return PeerOrder::interleave;
-  if (std::strcmp(env, "next") == 0) return PeerOrder::next;
-  if (std::strcmp(env, "increasing") == 0) return PeerOrder::increasing;
-  fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_PEER_ORDER='{}': not one of interleave, next, increasing", env);
+  constexpr PeerOrder orders[] = {PeerOrder::interleave, PeerOrder::next, PeerOrder::increasing};
+  return orders[choice_setting("GDAP_PEER_ORDER", {"interleave", "next", "increasing"}).value_or(0)];
 }
 
 namespace {
@@ -222,9 +220,13 @@ void run_host_copies(std::span<const Copy2D> copies, const char* src, char* dst)
   }
 }
 
-Sweep sweep_of(std::vector<SourcedCopy> copies) {
+Sweep sweep_of(std::vector<SourcedCopy> copies, SweepAlong along) {
   std::erase_if(copies, [](const SourcedCopy& s) { return s.copy.rows <= 0 || s.copy.row_bytes <= 0; });
-  std::sort(copies.begin(), copies.end(), [](const SourcedCopy& a, const SourcedCopy& b) { return a.copy.dst < b.copy.dst; });
+  // The side swept row after row: its offset and pitch.
+  const bool by_source = along == SweepAlong::source;
+  const auto at = [by_source](const Copy2D& c) { return by_source ? c.src : c.dst; };
+  const auto pitch = [by_source](const Copy2D& c) { return by_source ? c.src_pitch : c.dst_pitch; };
+  std::sort(copies.begin(), copies.end(), [&](const SourcedCopy& a, const SourcedCopy& b) { return at(a.copy) < at(b.copy); });
   Sweep sweep;
   int64_t bytes = 0;
   for (const SourcedCopy& s : copies) bytes += s.copy.rows * s.copy.row_bytes;
@@ -232,9 +234,9 @@ Sweep sweep_of(std::vector<SourcedCopy> copies) {
   for (size_t first = 0; first < copies.size();) {
     const Copy2D& f = copies[first].copy;
     size_t end = first + 1;
-    if (f.rows > 1 && f.dst_pitch >= f.row_bytes) {
-      while (end < copies.size() && copies[end].copy.rows == f.rows && copies[end].copy.dst_pitch == f.dst_pitch &&
-             copies[end].copy.dst - f.dst < f.dst_pitch) {
+    if (f.rows > 1 && pitch(f) >= f.row_bytes) {
+      while (end < copies.size() && copies[end].copy.rows == f.rows && pitch(copies[end].copy) == pitch(f) &&
+             at(copies[end].copy) - at(f) < pitch(f)) {
         ++end;
       }
     }

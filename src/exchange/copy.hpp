@@ -93,7 +93,11 @@ struct Sweep {
   bool stream = false;
 };
 constexpr int64_t kStreamAbove = int64_t{16} << 20;
-Sweep sweep_of(std::vector<SourcedCopy> copies);
+// `along` the source instead, the copies are sorted and banded by their source offsets and pitches:
+// a gather from one strided source (a sender packing its messages) then reads the source row after
+// row, each band's rows landing in as many dense pieces of the destination.
+enum class SweepAlong { destination, source };
+Sweep sweep_of(std::vector<SourcedCopy> copies, SweepAlong along = SweepAlong::destination);
 
 // Runs `sweep`, source i's offsets counted from sources[i] and every destination offset from `dst`.
 void run_sweep(const Sweep& sweep, std::span<const char* const> sources, char* dst);

@@ -13,6 +13,7 @@
 
 #include "array/memory.hpp"
 #include "comm/cache.hpp"
+#include "comm/comm.hpp"
 #include "exchange/program.hpp"
 
 #include <gdap/gdap.h>
@@ -43,7 +44,7 @@ struct Sections {
 struct Agreement {
   std::function<void()> checks;  // this rank's checks of its arguments: throws what is wrong
   std::string token;             // every rank's must be rank 0's ("": no token)
-  std::function<std::string(size_t rank)> mismatch;  // the error when rank `rank`'s token differs
+  Mismatch mismatch;              // the error when a rank's token differs (comm.hpp)
 };
 
 // An exchange checked and agreed on once (gdap_halo_exchange_init), which start() runs again and

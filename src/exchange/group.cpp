@@ -20,6 +20,7 @@
 #include "array/array.hpp"
 #include "comm/group.hpp"
 #include "core/error.hpp"
+#include "core/setting.hpp"
 #include "cuda/copy_kernel.hpp"
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
@@ -105,11 +106,9 @@ std::vector<int64_t> copies_key(const Program& program, const std::vector<const 
   return key;
 }
 
-// Push (each rank writes its sends into its peers' receivers) unless GDAP_GROUP_COPY=pull.
-bool push_mode() {
-  const char* mode = std::getenv("GDAP_GROUP_COPY");
-  return mode == nullptr || std::strcmp(mode, "pull") != 0;
-}
+// Push (each rank writes its sends into its peers' receivers) unless GDAP_GROUP_COPY=pull; any
+// other value is refused. Read in each rank's checks, before the ranks meet.
+bool push_mode() { return choice_setting("GDAP_GROUP_COPY", {"push", "pull"}).value_or(0) == 0; }
 
 // The first failing rank's error, another program, or a disagreement about memories: the same
 // verdict on every rank, since each reads the same publications. Empty if the call may go ahead.
@@ -121,7 +120,9 @@ std::optional<Error> verdict(const std::vector<const Published*>& all, int64_t s
     return Error(GDAP_ERR_REMOTE, fmt::format("rank {} failed ({}): {}", r, gdap_status_string(all[r]->status), all[r]->error));
   }
   for (size_t r = 1; r < all.size(); ++r) {
-    if (all[r]->token != all[0]->token) return Error(GDAP_ERR_INVALID_ARGUMENT, agreement.mismatch(r));
+    if (all[r]->token != all[0]->token) {
+      return Error(GDAP_ERR_INVALID_ARGUMENT, agreement.mismatch(r, all[r]->token, all[0]->token));
+    }
   }
   Memory memory = Memory::none;
   for (size_t r = 0; r < all.size(); ++r) {
@@ -361,12 +362,14 @@ void GroupEngine::queue_copies(DeviceScratch& scratch, const Program& program,
 void GroupEngine::run(const Program& program, const Sections& sections, const Agreement& agreement) {
   Published mine;
   DeviceScratch* scratch = nullptr;
+  bool push = true;
   try {
     check_all(program, sections, agreement);
     mine.token = agreement.token;
     mine.memory = memory_of(sections.src != nullptr ? sections.src : sections.dst);
     mine.src = sections.src;
     mine.dst = sections.dst;
+    push = push_mode();  // device copies only, but a bad value is refused whatever the sections
     if (mine.memory == Memory::device) {
       const int device = (mine.src ? mine.src : mine.dst)->section.device.id;
       cuda::set_device(device);
@@ -397,7 +400,7 @@ void GroupEngine::run(const Program& program, const Sections& sections, const Ag
                           static_cast<char*>(all[static_cast<size_t>(t.to)]->dst->data()));
         }
       }
-      if (mine.memory == Memory::device) queue_copies(*scratch, program, all, push_mode());
+      if (mine.memory == Memory::device) queue_copies(*scratch, program, all, push);
     } catch (const Error& e) {
       failure = e;
     } catch (const std::bad_alloc&) {

@@ -29,6 +29,7 @@
 #include "array/array.hpp"
 #include "comm/mpi.hpp"
 #include "core/error.hpp"
+#include "core/setting.hpp"
 #include "core/nan_order.hpp"
 #include "exchange/reduce_names.hpp"
 
@@ -55,13 +56,10 @@ constexpr bool kHaveCma = false;
 // has cross-memory attach (it falls back to p2p at run time where the ranks cannot read each
 // other), p2p otherwise.
 Mode exchange_mode(const Style& style) {
-  const char* mode = std::getenv("GDAP_MPI_EXCHANGE");
-  if (mode == nullptr) return kHaveCma && style.cma_default ? Mode::cma : Mode::p2p;
-  if (std::strcmp(mode, "cma") == 0) return Mode::cma;
-  if (std::strcmp(mode, "p2p") == 0) return Mode::p2p;
-  if (std::strcmp(mode, "alltoallv") == 0) return Mode::alltoallv;
-  if (std::strcmp(mode, "datatype") == 0) return Mode::datatype;
-  fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_MPI_EXCHANGE is '{}'; it must be p2p, alltoallv, datatype or cma", mode);
+  constexpr Mode modes[] = {Mode::p2p, Mode::alltoallv, Mode::datatype, Mode::cma};
+  const std::optional<size_t> chosen = choice_setting("GDAP_MPI_EXCHANGE", {"p2p", "alltoallv", "datatype", "cma"});
+  if (!chosen) return kHaveCma && style.cma_default ? Mode::cma : Mode::p2p;
+  return modes[*chosen];
 }
 
 // MPI counts are int: larger messages go as several pieces (MPI keeps their order per pair). A
@@ -429,7 +427,7 @@ void MpiEngine::run(const Program& program, const Sections& sections, const Agre
     if (mode == Mode::cma) return Share{agreement.token, "C" + cma_share(mpi_, program, sections)};
     routes = &routes_for(program, sections);
     return Share{agreement.token, std::string(1, mode_letter(mode))};
-  }, [&](size_t r, std::string_view, std::string_view) { return agreement.mismatch(r); });
+  }, agreement.mismatch);
   require_same_family(shares, mode_letter(mode), false, comm_.rank);
   if (mode == Mode::cma) {
     std::vector<std::string> published;
@@ -450,7 +448,7 @@ std::unique_ptr<Bound> MpiEngine::bind(const Program& program, const Sections& s
     check_all(program, sections, agreement);
     mode = exchange_mode(program.style());
     return Share{agreement.token, std::string(1, mode_letter(mode))};
-  }, [&](size_t r, std::string_view, std::string_view) { return agreement.mismatch(r); });
+  }, agreement.mismatch);
   require_same_family(shares, mode_letter(mode), true, comm_.rank);
   auto bound = std::make_unique<Bound>();
   bound->program = &program;

@@ -2,11 +2,12 @@
 // received messages into two lists of runs per sender, its own destination runs and the sender's
 // source runs (adjacent runs merged on each side), and reads them with process_vm_readv, at most
 // IOV_MAX of each per call. The kernel pins the sender's pages once per remote run, so a message
-// whose runs are short on the sender's side is packed by its sender into a buffer the sender keeps,
-// and read from there as one remote run (in chunks through a staging buffer where the receiver's
-// runs are short too). A sender whose section lies in a shared-memory segment is not read at all:
-// the receiver maps the segment and copies from the mapping (Way::mapped), in one sweep with its own
-// local copies that writes its destination row after row (copy.hpp's Sweep). The lists hold
+// whose runs are short on the sender's side is packed by its sender into a buffer the sender keeps:
+// a shared-memory segment the receiver maps and unpacks from (Way::mapped), or, on the heap, read
+// as one remote run (in chunks through a staging buffer where the receiver's runs are short too).
+// A sender whose section lies in a shared-memory segment is not read at all: the receiver maps the
+// segment and copies from the mapping (Way::mapped). Mapped copies run in one sweep with the
+// receiver's own local copies that writes its destination row after row (copy.hpp's Sweep). The lists hold
 // absolute addresses, so they are kept per program, strides, and every rank's published share.
 #include "exchange/mpi_cma.hpp"
 
@@ -27,6 +28,8 @@
 #include <optional>
 
 #ifdef __linux__
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -53,7 +56,9 @@ constexpr int64_t kPackBelow = 4096;
 // source section's base address and element strides (none without a source), and its pack buffer
 // (address and size) with one Sent per message it sends, in the program's order; last, where its
 // source section lies in a shared-memory segment gdap made, the segment and the bytes from its
-// base to element (0, ..., 0): its peers map it and copy from there (no pack buffer then).
+// base to element (0, ..., 0): its peers map it and copy from there (no pack buffer then); and where
+// its pack buffer is a shared-memory segment (GDAP_CMA_PACK_TO=segment, the default), that segment:
+// its peers map it and unpack from there, with no process_vm_readv.
 struct Published {
   int64_t pid = 0, probe_address = 0, probe_value = 0, base = 0;
   std::vector<int64_t> strides;
@@ -61,6 +66,7 @@ struct Published {
   std::vector<Sent> sends;
   std::optional<SegmentIdentity> segment;
   int64_t segment_offset = 0;
+  std::optional<SegmentIdentity> pack_segment;  // where the pack buffer is a segment: peers map it
 };
 
 constexpr size_t kMaxSegmentName = 255;  // NAME_MAX of /dev/shm, with the leading '/'
@@ -71,26 +77,38 @@ std::string encode(const Published& p) {
   words.insert(words.end(), {p.pack_base, p.pack_bytes, static_cast<int64_t>(p.sends.size())});
   for (const Sent& s : p.sends) words.insert(words.end(), {s.peer, s.offset, s.bytes});
   std::string bytes(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(int64_t));
-  if (!p.segment) return bytes;
-  const SegmentIdentity& id = *p.segment;
-  const int64_t tail[] = {p.segment_offset, static_cast<int64_t>(id.inode), static_cast<int64_t>(id.device), id.bytes,
-                          static_cast<int64_t>(id.name.size())};
-  bytes.append(reinterpret_cast<const char*>(tail), sizeof tail);
-  bytes.append(id.name);
-  bytes.resize((bytes.size() + sizeof(int64_t) - 1) / sizeof(int64_t) * sizeof(int64_t), '\0');
+  // Then each optional segment as a flag word, and where set its offset, identity and name.
+  auto append_segment = [&](const std::optional<SegmentIdentity>& id, int64_t offset) {
+    const int64_t flag = id ? 1 : 0;
+    bytes.append(reinterpret_cast<const char*>(&flag), sizeof flag);
+    if (!id) return;
+    const int64_t tail[] = {offset, static_cast<int64_t>(id->inode), static_cast<int64_t>(id->device), id->bytes,
+                            static_cast<int64_t>(id->name.size())};
+    bytes.append(reinterpret_cast<const char*>(tail), sizeof tail);
+    bytes.append(id->name);
+    bytes.resize((bytes.size() + sizeof(int64_t) - 1) / sizeof(int64_t) * sizeof(int64_t), '\0');
+  };
+  append_segment(p.segment, p.segment_offset);
+  append_segment(p.pack_segment, 0);
   return bytes;
 }
 
-// The segment words from `at` on (encode's tail), or false when they do not make one.
-bool decode_segment(const std::vector<int64_t>& words, size_t at, const std::string& share, Published& p) {
+// One optional segment's words from `at` on (encode's append_segment): its identity and offset
+// into `id` and `offset` where the flag is set; moves `at` past them. False when they do not make one.
+bool decode_segment(const std::vector<int64_t>& words, size_t& at, const std::string& share,
+                    std::optional<SegmentIdentity>& id, int64_t& offset) {
   const size_t n = words.size();
+  if (at >= n || (words[at] != 0 && words[at] != 1)) return false;
+  if (words[at++] == 0) return true;
   if (n - at < 5) return false;
-  const int64_t offset = words[at], bytes = words[at + 3], length = words[at + 4];
+  const int64_t bytes = words[at + 3], length = words[at + 4];
+  offset = words[at];
   if (length < 2 || static_cast<size_t>(length) > kMaxSegmentName || bytes <= 0 || offset < 0 || offset > bytes) return false;
-  if (n - at - 5 != (static_cast<size_t>(length) + sizeof(int64_t) - 1) / sizeof(int64_t)) return false;
-  p.segment = SegmentIdentity{share.substr((at + 5) * sizeof(int64_t), static_cast<size_t>(length)),
-                              static_cast<uint64_t>(words[at + 1]), static_cast<uint64_t>(words[at + 2]), bytes};
-  p.segment_offset = offset;
+  const size_t name_words = (static_cast<size_t>(length) + sizeof(int64_t) - 1) / sizeof(int64_t);
+  if (n - at - 5 < name_words) return false;
+  id = SegmentIdentity{share.substr((at + 5) * sizeof(int64_t), static_cast<size_t>(length)),
+                       static_cast<uint64_t>(words[at + 1]), static_cast<uint64_t>(words[at + 2]), bytes};
+  at += 5 + name_words;
   return true;
 }
 
@@ -106,10 +124,24 @@ Published decode(const std::string& share, size_t rank) {
   if (n - at < 3 || words[at + 2] < 0 || static_cast<size_t>(words[at + 2]) > (n - at - 3) / 3) malformed();
   if (words[at + 1] < 0) malformed();  // a negative pack buffer size
   Published p{words[0], words[1], words[2], words[3], std::vector<int64_t>(words.begin() + 5, words.begin() + static_cast<std::ptrdiff_t>(at)),
-              words[at], words[at + 1], {}, {}, 0};
-  const size_t end = at + 3 + 3 * static_cast<size_t>(words[at + 2]);  // past the sends: the segment, if any
+              words[at], words[at + 1], {}, {}, 0, {}};
+  size_t end = at + 3 + 3 * static_cast<size_t>(words[at + 2]);  // past the sends: the segments
   for (size_t i = at + 3; i < end; i += 3) p.sends.push_back(Sent{words[i], words[i + 1], words[i + 2]});
-  if (end < n && !decode_segment(words, end, share, p)) malformed();
+  int64_t pack_offset = 0;
+  if (!decode_segment(words, end, share, p.segment, p.segment_offset) ||
+      !decode_segment(words, end, share, p.pack_segment, pack_offset) || end != n ||
+      (p.pack_segment && (pack_offset != 0 || p.pack_segment->bytes < p.pack_bytes))) {
+    malformed();
+  }
+  // A source segment is a shm_open name; a pack segment the sender's own memfd, opened through /proc.
+  const std::string own_fds = fmt::format("/proc/{}/fd/", p.pid);
+  const auto is_own_fd = [&](const std::string& name) {
+    return name.size() > own_fds.size() && name.rfind(own_fds, 0) == 0 &&
+           name.find_first_not_of("0123456789", own_fds.size()) == std::string::npos;
+  };
+  if ((p.segment && p.segment->name.rfind("/proc/", 0) == 0) || (p.pack_segment && !is_own_fd(p.pack_segment->name))) {
+    malformed();
+  }
   return p;
 }
 
@@ -129,16 +161,35 @@ struct Packing {
   int64_t below = 0;
   int64_t bytes = 0;  // of the pack buffer this program fills
   std::vector<Copy2D> copies;
+  Sweep sweep;  // `copies`, run along the section's rows (SweepAlong::source)
   std::vector<Sent> sends;  // every send message, packed or not, as published
 };
 
 // The pack buffer every program of a kind fills, grown to the largest (never shrunk, never
 // zeroed): the closing meeting keeps a call from packing while a peer still reads the previous
 // one. Its address is in every share, so a larger buffer changes the shares and the readers' plans.
+// In a shared-memory segment (`segment`; GDAP_CMA_PACK_TO=segment) the receivers map it and unpack
+// straight from the mapping into their destination: the pack and that copy are the only passes
+// over the bytes. On the heap (GDAP_CMA_PACK_TO=heap, or where no segment can be made) they read
+// it with process_vm_readv: the kernel's copy is a third pass (into a staging buffer, then
+// unpacked, where the receiver's runs are short).
 struct PackBuffer final : Scratch {
   bool read_in_place() const override { return true; }  // receivers read it
-  std::unique_ptr<char[]> data;
+  char* data = nullptr;
   int64_t bytes = 0;
+  std::unique_ptr<char[]> heap;
+  std::optional<SegmentMapping> segment;
+  int fd = -1;  // the segment's memfd, held open: receivers open it as /proc/<pid>/fd/<fd>
+  void release() {
+    if (segment) munmap(const_cast<void*>(segment->base), static_cast<size_t>(segment->identity.bytes));
+    if (fd >= 0) close(fd);
+    fd = -1;
+    segment.reset();
+    heap.reset();
+    data = nullptr;
+    bytes = 0;
+  }
+  ~PackBuffer() override { release(); }
 };
 
 // Runs of a message on one side of its copies (the source side's with `source`): rows that
@@ -189,19 +240,60 @@ Packing& packing_for(MpiComm& comm, const Program& program, const Sections& sect
   return comm.cache.recent<Packing>(packing_name(program), same, [&] {
     auto made = std::make_unique<Packing>();
     if (sections.src) plan_packing(program, sections.src->section.strides, below, *made);
+    std::vector<SourcedCopy> gathered;
+    for (const Copy2D& c : made->copies) gathered.push_back({c, 0});
+    made->sweep = sweep_of(std::move(gathered), SweepAlong::source);
     made->key = std::move(key);
     made->below = below;
     return made;
   });
 }
 
-// The kind's pack buffer, grown to hold `packing`'s messages.
-PackBuffer& pack_buffer_for(MpiComm& comm, const Program& program, const Packing& packing) {
-  PackBuffer& b = comm.cache.get<PackBuffer>(packing_name(program) + ".buffer");
+// Where a sender's pack buffer lies (GDAP_CMA_PACK_TO, read at each call): `segment` (the default),
+// a shared-memory segment its receivers map, or `heap`, read with process_vm_readv (the way before
+// 2026-11-28, kept for measuring beside it). Anything else, the empty string too, throws
+// GDAP_ERR_INVALID_ARGUMENT (choice_setting, as every named-choice setting).
+bool pack_to_segment() { return choice_setting("GDAP_CMA_PACK_TO", {"segment", "heap"}).value_or(0) == 0; }
+
+bool test_refuses(const char* what);  // below
+
+// A pack segment of `bytes`: an unnamed memfd (nothing left in /dev/shm, whatever becomes of this
+// process), reserved whole, mapped read-write into `b`; receivers open it through /proc, which
+// the cross-memory attach probe already showed they may. Throws GDAP_ERR_NO_MEMORY where it cannot.
+void make_pack_segment(PackBuffer& b, int64_t bytes) {
+  if (test_refuses("segment")) fail(GDAP_ERR_NO_MEMORY, "refused for a test");
+  b.fd = memfd_create("gdap-cma-pack", MFD_CLOEXEC);
+  if (b.fd < 0 || ftruncate(b.fd, static_cast<off_t>(bytes)) != 0 || posix_fallocate(b.fd, 0, static_cast<off_t>(bytes)) != 0) {
+    fail(GDAP_ERR_NO_MEMORY, "no pack segment of {} bytes", bytes);
+  }
+  void* p = mmap(nullptr, static_cast<size_t>(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, b.fd, 0);
+  if (p == MAP_FAILED) fail(GDAP_ERR_NO_MEMORY, "no pack segment of {} bytes", bytes);
+  try {
+    b.segment = SegmentMapping{p, identity_of(b.fd, fmt::format("/proc/{}/fd/{}", getpid(), b.fd))};
+  } catch (...) {
+    munmap(p, static_cast<size_t>(bytes));  // not yet the buffer's to release
+    throw;
+  }
+  b.data = static_cast<char*>(p);
+}
+
+// The kind's pack buffer (one for each place, `in_segment` or the heap), grown to hold `packing`'s
+// messages. A segment that cannot be made (/dev/shm full or absent) leaves the buffer on the heap.
+PackBuffer& pack_buffer_for(MpiComm& comm, const Program& program, const Packing& packing, bool in_segment) {
+  PackBuffer& b = comm.cache.get<PackBuffer>(packing_name(program) + (in_segment ? ".segment" : ".buffer"));
   if (packing.bytes > b.bytes) {
-    b.data.reset();  // before the larger one: the old one's bytes are not needed
-    b.bytes = 0;     // (none kept if the allocation fails)
-    b.data = std::make_unique_for_overwrite<char[]>(static_cast<size_t>(packing.bytes));
+    b.release();  // before the larger one: the old one's bytes are not needed (none kept if making it fails)
+    if (in_segment) {
+      try {
+        make_pack_segment(b, packing.bytes);
+      } catch (const std::exception&) {  // gdap's refusals and the allocator's alike
+        b.release();  // on the heap instead: the receivers read it
+      }
+    }
+    if (b.data == nullptr) {
+      b.heap = std::make_unique_for_overwrite<char[]>(static_cast<size_t>(packing.bytes));
+      b.data = b.heap.get();
+    }
     b.bytes = packing.bytes;
   }
   return b;
@@ -373,28 +465,30 @@ void refresh_mappings(MpiComm& comm, const CmaPlan& plan) {
   }
 }
 
-// The copies of a message from sender `s`'s section, moved to count from its segment's base and
-// checked once to lie inside the segment: GDAP_ERR_INTERNAL naming the sender otherwise.
-void add_mapped(const std::vector<Copy2D>& copies, const Published& from, Sender& s) {
+// The copies of a message from sender `s`'s segment, `offset` bytes from whose base their source
+// offsets count, moved to count from the base and checked once to lie inside the segment:
+// GDAP_ERR_INTERNAL naming the sender otherwise.
+void add_mapped(const std::vector<Copy2D>& copies, int64_t offset, const char* what, Sender& s) {
+  const SegmentIdentity& segment = *s.segment;
   for (Copy2D c : copies) {
     if (c.rows <= 0 || c.row_bytes <= 0) continue;
     // The offsets come from the peer's published strides and offset: checked arithmetic, so that
     // no wrapped sum passes the bounds check.
     int64_t reach = 0, start = 0, lo = 0, hi = 0;
     const bool wrapped = __builtin_mul_overflow(c.rows - 1, c.src_pitch, &reach) ||
-                         __builtin_add_overflow(from.segment_offset, c.src, &start) ||
+                         __builtin_add_overflow(offset, c.src, &start) ||
                          __builtin_add_overflow(start, std::min<int64_t>(reach, 0), &lo) ||
                          __builtin_add_overflow(start, std::max<int64_t>(reach, 0), &hi) ||
                          __builtin_add_overflow(hi, c.row_bytes, &hi);
-    if (wrapped || lo < 0 || hi > from.segment->bytes) {
+    if (wrapped || lo < 0 || hi > segment.bytes) {
       if (wrapped) {
-        fail(GDAP_ERR_INTERNAL, "rank {}'s section would be read past the int64 range in its shared-memory segment '{}'",
-             s.rank, from.segment->name);
+        fail(GDAP_ERR_INTERNAL, "rank {}'s {} would be read past the int64 range in its shared-memory segment '{}'",
+             s.rank, what, segment.name);
       }
-      fail(GDAP_ERR_INTERNAL, "rank {}'s section would be read at bytes [{}, {}) of its {}-byte shared-memory segment "
-           "'{}': outside it", s.rank, lo, hi, from.segment->bytes, from.segment->name);
+      fail(GDAP_ERR_INTERNAL, "rank {}'s {} would be read at bytes [{}, {}) of its {}-byte shared-memory segment "
+           "'{}': outside it", s.rank, what, lo, hi, segment.bytes, segment.name);
     }
-    c.src += from.segment_offset;
+    c.src += offset;
     append_merged(s.mapped, c);
   }
 }
@@ -453,25 +547,36 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
       Published from;
       size_t next = 0;     // where this rank's next message lies in `from.sends`
       size_t largest = 0;  // the largest staged chunk
+      size_t read_sender = 0;  // the current peer's Sender read with process_vm_readv or mapped from its section
       for (const Message& m : program.messages(Part::recv)) {
         const auto peer = static_cast<size_t>(m.peer);
-        if (plan->senders.empty() || plan->senders.back().rank != m.peer) {
+        if (plan->senders.empty() || plan->senders[read_sender].rank != m.peer) {
           from = decode(shares[peer], peer);
           if (from.strides.size() != sections.dst->section.strides.size()) {
             fail(GDAP_ERR_INTERNAL, "rank {} sends to rank {} but publishes {} section strides for {} dimensions", m.peer,
                  comm.rank, from.strides.size(), sections.dst->section.strides.size());
           }
           next = 0;
+          read_sender = plan->senders.size();
           plan->senders.push_back(Sender{static_cast<int>(m.peer), static_cast<pid_t>(from.pid),
                                          from.segment ? Way::mapped : Way::read, {}, {}, {}, from.segment, {}});
         }
-        Sender& s = plan->senders.back();
         const Sent sent = sent_to(comm.rank, m, program.element_size(), from, next);
         copies.clear();
+        if (sent.offset != kInSection && from.pack_segment) {  // unpacked from the mapped pack buffer
+          if (plan->senders.size() - 1 == read_sender) {  // this peer's first packed message
+            plan->senders.push_back(Sender{static_cast<int>(m.peer), static_cast<pid_t>(from.pid), Way::mapped, {}, {}, {},
+                                           from.pack_segment, {}});
+          }
+          program.copies(m, End{End::packed, {}}, receiver, copies);
+          add_mapped(copies, sent.offset - m.offset * program.element_size(), "pack buffer", plan->senders.back());
+          continue;
+        }
+        Sender& s = plan->senders[read_sender];
         program.copies(m, End{End::sender, from.strides}, receiver, copies);
         if (s.way == Way::mapped) {
           if (sent.offset != kInSection) fail(GDAP_ERR_INTERNAL, "rank {} publishes a segment and a packed message", m.peer);
-          add_mapped(copies, from, s);
+          add_mapped(copies, from.segment_offset, "section", s);
           continue;
         }
         if (sent.offset != kInSection && sent.bytes / std::max<int64_t>(runs_of(copies, false), 1) < kPackBelow) {
@@ -505,7 +610,9 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
     plan->sweep = sweep_of(std::move(swept));
     for (size_t r = 0; r < shares.size(); ++r) {
       if (static_cast<int64_t>(r) == comm.rank) continue;
-      if (std::optional<SegmentIdentity> id = decode(shares[r], r).segment) plan->named.push_back(std::move(*id));
+      Published p = decode(shares[r], r);
+      if (p.segment) plan->named.push_back(std::move(*p.segment));
+      if (p.pack_segment) plan->named.push_back(std::move(*p.pack_segment));
     }
     plan->key = std::move(key);
     plan->shares = shares;
@@ -515,8 +622,8 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
 
 // Tests only (GDAP_TEST_CMA_REFUSED): "1" fails this rank's probe, "read" its reads after a good
 // probe, as if the kernel refused them, "pack" its packing, as if out of memory, "map" its
-// mappings of peers' segments (shared_segment.cpp), and "bounds" publishes its section as lying
-// past its segment's end.
+// mappings of peers' segments (shared_segment.cpp), "bounds" publishes its section as lying
+// past its segment's end, and "segment" fails making its pack segment, as if out of memory.
 bool test_refuses(const char* what) {
   const char* refused = std::getenv("GDAP_TEST_CMA_REFUSED");
   return refused != nullptr && std::strcmp(refused, what) == 0;
@@ -581,23 +688,25 @@ void pack(MpiComm& comm, const Program& program, const Sections& sections, const
   const Published published = decode(mine, static_cast<size_t>(comm.rank));
   if (published.pack_bytes == 0) return;
   const Packing& packing = packing_for(comm, program, sections, pack_below());  // cma_share's: kept
-  PackBuffer* buffer = comm.cache.find<PackBuffer>(packing_name(program) + ".buffer");
-  if (buffer == nullptr || reinterpret_cast<int64_t>(buffer->data.get()) != published.pack_base ||
+  // The published one of the two (a segment's entry holds a heap buffer where no segment could be made).
+  PackBuffer* buffer = comm.cache.find<PackBuffer>(packing_name(program) + ".segment");
+  if (buffer == nullptr || reinterpret_cast<int64_t>(buffer->data) != published.pack_base) {
+    buffer = comm.cache.find<PackBuffer>(packing_name(program) + ".buffer");
+  }
+  if (buffer == nullptr || reinterpret_cast<int64_t>(buffer->data) != published.pack_base ||
       buffer->bytes < packing.bytes) {
     fail(GDAP_ERR_INTERNAL, "rank {}'s pack buffer is not the one it published", comm.rank);
   }
   if (test_refuses("pack")) throw std::bad_alloc();
-  run_host_copies(packing.copies, static_cast<const char*>(sections.src->data()), buffer->data.get());
+  const char* const source = static_cast<const char*>(sections.src->data());
+  run_sweep(packing.sweep, {&source, 1}, buffer->data);
 }
 
 // Whether the local and mapped copies run as one sweep (GDAP_CMA_ORDER=sweep, the default) or
 // sender after sender, then the local ones (GDAP_CMA_ORDER=senders: the order before 2026-11-27,
 // kept for measuring beside it). Read at each call; anything else throws GDAP_ERR_INVALID_ARGUMENT.
 bool swept() {
-  const char* env = std::getenv("GDAP_CMA_ORDER");
-  if (env == nullptr || *env == '\0' || std::strcmp(env, "sweep") == 0) return true;
-  if (std::strcmp(env, "senders") == 0) return false;
-  fail(GDAP_ERR_INVALID_ARGUMENT, "GDAP_CMA_ORDER='{}': not one of sweep, senders", env);
+  return choice_setting("GDAP_CMA_ORDER", {"sweep", "senders"}).value_or(0) == 0;
 }
 
 // Runs `step` unless this rank already failed, keeping what it throws as this rank's error.
@@ -659,10 +768,11 @@ void publish_segment(const gdap_array& src, Published& mine) {
 }  // namespace
 
 std::string cma_share(MpiComm& comm, const Program& program, const Sections& sections) {
-  const int64_t below = pack_below();  // checked on every rank, whatever it sends
-  (void)swept();                       // likewise, so that a bad value fails before any rank moves a byte
+  const int64_t below = pack_below();         // checked on every rank, whatever it sends
+  (void)swept();                               // likewise, so that a bad value fails before any rank moves a byte
+  const bool in_segment = pack_to_segment();  // likewise
   const CmaState& state = state_of(comm);
-  Published mine{static_cast<int64_t>(getpid()), reinterpret_cast<int64_t>(&state.probe), state.probe, 0, {}, 0, 0, {}, {}, 0};
+  Published mine{static_cast<int64_t>(getpid()), reinterpret_cast<int64_t>(&state.probe), state.probe, 0, {}, 0, 0, {}, {}, 0, {}};
   if (sections.src) {
     mine.base = reinterpret_cast<int64_t>(sections.src->data());
     mine.strides = sections.src->section.strides;
@@ -672,10 +782,11 @@ std::string cma_share(MpiComm& comm, const Program& program, const Sections& sec
   // (the probe will say no): no pack buffer then. A section its peers map is never packed.
   if (state.usable != false && comm.node_ranks == comm.size) {
     const Packing& packing = packing_for(comm, program, sections, mine.segment ? 0 : below);
-    const PackBuffer& buffer = pack_buffer_for(comm, program, packing);
-    mine.pack_base = reinterpret_cast<int64_t>(buffer.data.get());
+    const PackBuffer& buffer = pack_buffer_for(comm, program, packing, in_segment);
+    mine.pack_base = reinterpret_cast<int64_t>(buffer.data);
     mine.pack_bytes = packing.bytes;
     mine.sends = packing.sends;
+    if (buffer.segment && packing.bytes > 0) mine.pack_segment = buffer.segment->identity;
   }
   return encode(mine);
 }
@@ -714,7 +825,7 @@ void cma_exchange(MpiComm& comm, const Program& program, const Sections& section
         sources[i + 1] = mappings->base_of(*s.segment);
         continue;
       }
-      read_from(s, s.local, s.remote);
+      if (!s.remote.empty()) read_from(s, s.local, s.remote);  // none where every message is mapped
       for (const Chunk& c : s.chunks) {
         read_from(s, c.local, c.remote);
         run_host_copies(c.unpack, plan->staging.data(), dst);

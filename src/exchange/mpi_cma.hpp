@@ -2,11 +2,14 @@
 // the default for redistributions, Style::cma_default, where every rank is on one node): every receiver reads what it needs from its senders with Linux's cross-memory
 // attach (process_vm_readv), with no MPI transfer. The kernel pins the sender's pages once per
 // remote run (about 2.2 us each on the CI machine), so where a message's runs on the sender's side
-// average under 4 KiB (GDAP_CMA_PACK_BELOW=<bytes> overrides it, 0 never packs) its sender packs it
-// into a buffer it keeps and the receiver reads it as one remote run: in cache-sized chunks through
-// a staging buffer where the receiver's runs are short too (the kernel's copy into many short
-// segments costs more than a memcpy per run from cache), else scattered straight into its
-// destination runs. Longer runs are read straight from the sender's section: one copy per byte.
+// average under 4 KiB (GDAP_CMA_PACK_BELOW=<bytes> overrides it, 0 never packs) its sender packs it,
+// reading its section row after row, into a buffer it keeps: a shared-memory segment that each
+// receiver maps read-only once and unpacks from with plain loads (two passes over the bytes, no
+// system call). Where no segment can be made, or GDAP_CMA_PACK_TO=heap, the buffer is on the heap
+// and the receiver reads it as one remote run: in cache-sized chunks through a staging buffer where
+// the receiver's runs are short too (the kernel's copy into many short segments costs more than a
+// memcpy per run from cache), else scattered straight into its destination runs. Longer runs are
+// read straight from the sender's section: one copy per byte.
 // A sender whose source section lies in a shared-memory segment gdap made (gdap_array_create_shm)
 // publishes the segment instead and never packs: each receiver maps it read-only once (kept per
 // communicator while the shares name it, checked to be the published file: inode, device, size)

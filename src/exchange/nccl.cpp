@@ -194,7 +194,7 @@ void NcclEngine::run(const Program& program, const Sections& sections, const Agr
   const std::vector<std::string> shares = agree_gather(comm_, [&] {
     check_all(program, sections, agreement);
     return Share{agreement.token, direct ? peer_share(program, sections, nccl_.device()) : std::string()};
-  }, [&](size_t r, std::string_view, std::string_view) { return agreement.mismatch(r); });
+  }, agreement.mismatch);
   cuda::set_device(nccl_.device());
   std::vector<int64_t> key = key_of(program, sections);
   if (direct && run_peer_writes(nccl_, program, sections, shares, key)) return;
@@ -210,7 +210,7 @@ std::unique_ptr<Bound> NcclEngine::bind(const Program& program, const Sections& 
   const std::vector<std::string> offers = agree_gather(comm_, [&] {
     check_all(program, sections, agreement);
     return Share{agreement.token, bound_offer(nccl_, program, bound->direct)};
-  }, [&](size_t r, std::string_view, std::string_view) { return agreement.mismatch(r); });
+  }, agreement.mismatch);
   bind_writes(nccl_, program, sections, offers, bound->direct);
   return bound;
 }

@@ -72,7 +72,7 @@ TEST(PeerOrder, DefaultIsInterleaveAndNamesAreRead) {
 }
 
 TEST(PeerOrder, BadValueIsRefusedByName) {
-  for (const char* bad : {"Interleave", "random", "1"}) {
+  for (const char* bad : {"Interleave", "random", "1", ""}) {  // "" used to mean the default
     Order o(bad);
     try {
       peer_order();

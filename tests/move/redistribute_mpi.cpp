@@ -86,30 +86,45 @@ rt::Case mixed_runs(int nranks) {
 // every rank's, or the even ranks' (the odd ones read or packed as without).
 enum class Shm { none, all, even };
 
+// Where the senders' pack buffers lie (GDAP_CMA_PACK_TO): unset (the default, shared-memory
+// segments the receivers map), every rank's on the heap (read with process_vm_readv), or the odd
+// ranks' on the heap because making their segment failed (GDAP_TEST_CMA_REFUSED=segment there).
+enum class Packs { unset, heap, odd_refused };
+
 // One way to run the exchange: GDAP_MPI_EXCHANGE, and for cma GDAP_CMA_PACK_BELOW and the staging
-// chunk (GDAP_TEST_CMA_CHUNK) (NULL: unset), and which sources are in shared memory.
+// chunk (GDAP_TEST_CMA_CHUNK) (NULL: unset), which sources are in shared memory, and where the
+// pack buffers lie.
 struct Mode {
   const char* name;
   const char* exchange;
   const char* pack_below;
   const char* chunk = nullptr;
   Shm shm = Shm::none;
+  Packs packs = Packs::unset;
 };
 // cma three ways: the default threshold (the table's short runs packed, the long ones read in
 // place), 0 (nothing packed: every run read from the section), and one larger than any message
-// (everything packed), also through 40-byte staging chunks, so that rows and elements are cut at
-// chunk edges. Then cma with sources in shared memory, whose receivers map them and copy with
-// plain loads (one pass): every rank's, and the even ranks' beside odd ones read or packed.
+// (everything packed) into segments the receivers map, and on the heap (read with process_vm_readv),
+// also through 40-byte staging chunks, so that rows and elements are cut at chunk edges, and with
+// the odd ranks' packs on the heap beside the even ranks' segments. Then cma with sources in shared
+// memory, whose receivers map them and copy with plain loads (one pass): every rank's, and the even
+// ranks' beside odd ones read or packed.
 constexpr Mode kModes[] = {{"p2p", "p2p", nullptr},
                            {"alltoallv", "alltoallv", nullptr},
                            {"datatype", "datatype", nullptr},
                            {"cma", "cma", nullptr},
                            {"cma, nothing packed", "cma", "0"},
                            {"cma, everything packed", "cma", "1099511627776"},
-                           {"cma, everything packed, 40-byte chunks", "cma", "1099511627776", "40"},
+                           {"cma, everything packed on the heap", "cma", "1099511627776", nullptr, Shm::none, Packs::heap},
+                           {"cma, everything packed on the heap, 40-byte chunks", "cma", "1099511627776", "40", Shm::none,
+                            Packs::heap},
+                           {"cma, everything packed, odd ranks' packs on the heap (no segment made)", "cma", "1099511627776",
+                            nullptr, Shm::none, Packs::odd_refused},
                            {"cma, sources in shared memory", "cma", nullptr, nullptr, Shm::all},
                            {"cma, even ranks' sources in shared memory", "cma", nullptr, nullptr, Shm::even},
-                           {"cma, even ranks' sources in shared memory, odd ones' packed", "cma", "1099511627776", "40", Shm::even}};
+                           {"cma, even ranks' sources in shared memory, odd ones' packed", "cma", "1099511627776", "40", Shm::even},
+                           {"cma, even ranks' sources in shared memory, odd ones' packed on the heap", "cma", "1099511627776",
+                            "40", Shm::even, Packs::heap}};
 
 // The storage this rank's sources take in `mode` (none: the table's).
 std::optional<rt::Storage> source_storage(const Mode& mode, int rank) {
@@ -126,6 +141,8 @@ int64_t run_table(gdap_comm* world, int rank, int nranks, rt::Report& report) {
     setenv("GDAP_MPI_EXCHANGE", mode.exchange, 1);
     if (mode.pack_below != nullptr) setenv("GDAP_CMA_PACK_BELOW", mode.pack_below, 1);
     if (mode.chunk != nullptr) setenv("GDAP_TEST_CMA_CHUNK", mode.chunk, 1);
+    if (mode.packs == Packs::heap) setenv("GDAP_CMA_PACK_TO", "heap", 1);
+    if (mode.packs == Packs::odd_refused && rank % 2 == 1) setenv("GDAP_TEST_CMA_REFUSED", "segment", 1);
     report.context = mode.name;
     for (size_t i = 0; i < table.size(); ++i) {
       const rt::Case& c = table[i];
@@ -145,6 +162,8 @@ int64_t run_table(gdap_comm* world, int rank, int nranks, rt::Report& report) {
     }
     unsetenv("GDAP_CMA_PACK_BELOW");
     unsetenv("GDAP_TEST_CMA_CHUNK");
+    unsetenv("GDAP_CMA_PACK_TO");
+    unsetenv("GDAP_TEST_CMA_REFUSED");
   }
   unsetenv("GDAP_MPI_EXCHANGE");
   report.context.clear();
@@ -298,12 +317,43 @@ void expect_cma_refusal(gdap_comm* comm, int rank, int nranks, int bad, const Cm
 
 // Rule: a read that fails mid-exchange (GDAP_TEST_CMA_REFUSED=read on rank `bad`: its probe passes,
 // its reads fail with EPERM) leaves no rank waiting: `bad` gets GDAP_ERR_COMM naming the peer and
-// errno, every other rank GDAP_ERR_REMOTE naming `bad`, the step, its status and its cause.
+// errno, every other rank GDAP_ERR_REMOTE naming `bad`, the step, its status and its cause. The
+// packs are on the heap, so that the move's packed messages are read.
 void run_failed_read(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
+  setenv("GDAP_CMA_PACK_TO", "heap", 1);
   expect_cma_refusal(comm, rank, nranks, bad,
                      {"GDAP_TEST_CMA_REFUSED", "read", GDAP_ERR_COMM, {"process_vm_readv from rank ", rt::cat("errno ", EPERM)},
                       rt::cat("rank ", bad, " failed in reading its peers' memory for the cross-memory attach exchange (GDAP_ERR_COMM): "
                               "process_vm_readv from rank "), false},
+                     report);
+  unsetenv("GDAP_CMA_PACK_TO");
+}
+
+// Rule: packed messages are unpacked from the senders' pack segments, never read with
+// process_vm_readv: with every message packed and every rank's reads refused
+// (GDAP_TEST_CMA_REFUSED=read), the move still succeeds on every rank and is right.
+void run_packs_mapped_not_read(gdap_comm* comm, int rank, int nranks, rt::Report& report) {
+  const std::string what = rt::cat("every message packed, every read refused, seen by rank ", rank);
+  OneMove move(comm, rank, nranks, what, report);
+  const std::vector<unsigned char> want = move.expected(rank, nranks, true);
+  setenv("GDAP_MPI_EXCHANGE", "cma", 1);
+  setenv("GDAP_CMA_PACK_BELOW", "1099511627776", 1);
+  setenv("GDAP_TEST_CMA_REFUSED", "read", 1);
+  const gdap_status status = move.run();
+  unsetenv("GDAP_TEST_CMA_REFUSED");
+  unsetenv("GDAP_CMA_PACK_BELOW");
+  unsetenv("GDAP_MPI_EXCHANGE");
+  if (status != GDAP_SUCCESS) report.fail(rt::cat(what, ": got ", gdap_status_string(status), " (", gdap_last_error(), ")"));
+  rt::expect_image(move.dst, want, move.f64, what + ": the destination is wrong", report);
+}
+
+// Rule: a bad GDAP_CMA_PACK_TO (where senders keep their pack buffers) on rank `bad` is refused
+// there before the ranks agree, naming the variable and value: `bad` gets GDAP_ERR_INVALID_ARGUMENT,
+// every other rank GDAP_ERR_REMOTE naming it, and no section changes.
+void run_bad_pack_to(gdap_comm* comm, int rank, int nranks, int bad, const char* value, rt::Report& report) {
+  expect_cma_refusal(comm, rank, nranks, bad,
+                     {"GDAP_CMA_PACK_TO", value, GDAP_ERR_INVALID_ARGUMENT,
+                      {rt::cat("GDAP_CMA_PACK_TO='", value, "': not one of segment, heap")}, rt::cat("rank ", bad), true},
                      report);
 }
 
@@ -482,6 +532,8 @@ void run_refusals(gdap_comm* world, int rank, int nranks, rt::Report& report) {
     run_bad_pack_below(world, rank, nranks, nranks - 1, value, report);
   }
   for (const char* value : {"Sweep", "rows"}) run_bad_cma_order(world, rank, nranks, nranks - 1, value, report);
+  for (const char* value : {"Segment", "shm", "readv", ""}) run_bad_pack_to(world, rank, nranks, nranks - 1, value, report);
+  run_packs_mapped_not_read(world, rank, nranks, report);
   run_failed_pack(world, rank, nranks, nranks - 1, report);
   run_failed_map(world, rank, nranks, nranks - 1, report);
   run_recreated_segment(world, rank, nranks, report);
