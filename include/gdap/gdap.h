@@ -688,7 +688,8 @@ GDAP_API gdap_status gdap_comm_create_group(gdap_comm** comms /*[nranks]*/, int6
 /**
  * Destroys a communicator (never the MPI or NCCL communicator it wraps) and the buffers gdap kept
  * on it; a device buffer is freed after the queued work that last used it has finished (this call
- * waits for that work). NULL is a no-op.
+ * waits for that work). NULL is a no-op. A communicator whose collective call is still running on
+ * another thread is not freed: GDAP_ERR_INVALID_ARGUMENT (destroy it after that call returns).
  */
 GDAP_API gdap_status gdap_comm_destroy(gdap_comm* comm);
 
@@ -891,7 +892,9 @@ GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_r
  * the GPU of an NCCL communicator (queued on its stream: the call returns once the work is queued).
  * Every rank checks its own arguments (NULLs, dtypes,
  * shapes, writable result, memory), then the ranks agree and check that every rank passed the same
- * op; a failure leaves every result unchanged and every rank returns an error (the failing rank its
+ * op and a source of the same ndim, dtype and kind of memory (else GDAP_ERR_INVALID_ARGUMENT on
+ * every rank, naming the first rank that differs and what: "rank 1 passed source dtype float32
+ * but rank 0 float64"); a failure leaves every result unchanged and every rank returns an error (the failing rank its
  * own, the others GDAP_ERR_REMOTE naming it). Both distributions are gathered and checked as
  * gdap_map_create_collective does, and remembered on the communicator (the last 8, up to 256 MiB
  * of dictionaries in all, freed by gdap_comm_destroy): a call that repeats every rank's
@@ -929,7 +932,7 @@ GDAP_API gdap_status gdap_reduce_scatter(gdap_comm* comm, const gdap_array* sour
  * holds) gets the op's identity. Dtypes as gdap_allreduce; `result` must have `source`'s dtype.
  * Host-accessible sections on an in-process group or MPI; device sections on the GPU of an NCCL
  * communicator (queued on its stream, reproducible: a fixed reduction order). Errors (an axis out of range or repeated, a dtype or shape mismatch, a
- * read-only result, ranks passing different ops or axes) reach every rank as for
+ * read-only result, ranks passing different ops, axes or source dtypes) reach every rank as for
  * gdap_reduce_scatter, and no result changes. Cost: each rank reduces its owned elements into a
  * buffer laid out as gdap_reduce_scatter's (one segment per owner, reduce-scattered, or the kept
  * global shape, all-reduced). `source`, `result` and `axes` are borrowed.
@@ -1010,7 +1013,9 @@ GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo
  * the communicator's size). `local` must have the halo's dtype, the local shape and dictionaries the
  * map gives this rank, and be writable; any strides. Every rank checks its own arguments, then the
  * ranks agree: if any rank's check fails, no rank touches any data and every rank returns an error
- * (the failing rank its own, the others GDAP_ERR_REMOTE naming it).
+ * (the failing rank its own, the others GDAP_ERR_REMOTE naming it). Every rank's halo must come
+ * from the same map (compared by digest), dtype, corners and widths: otherwise every rank returns
+ * GDAP_ERR_INVALID_ARGUMENT naming the first rank that differs and what, and nothing moves.
  * Host-accessible sections: in-process group or MPI; returns when this rank's padding is filled.
  * Device sections: in-process group or NCCL; queued on the communicator's stream and returns
  * without waiting (group: every rank's stream waits for its peers' before and after, as
@@ -1083,8 +1088,10 @@ GDAP_API gdap_status gdap_exchange_destroy(gdap_exchange* exchange);
  * call; returns when the file is written. Dtypes: bool, int8-64, uint8-64, float16/32/64,
  * complex64/128 (GDAP_ERR_UNSUPPORTED otherwise). GDAP_ERR_INVALID_ARGUMENT when the header would
  * pass the format's 65535 bytes; GDAP_ERR_IO naming the file and the system's reason. Errors are
- * agreed: every rank returns one (the others GDAP_ERR_REMOTE naming the failing rank). `prefix` and
- * `section` are borrowed.
+ * agreed: every rank returns one (the others GDAP_ERR_REMOTE naming the failing rank). Every rank
+ * must pass rank 0's `prefix` (as written and as it resolves on that rank) and a section of its
+ * dtype and global shape: otherwise every rank returns GDAP_ERR_INVALID_ARGUMENT naming the first
+ * rank that differs and what differs, and no file is replaced. `prefix` and `section` are borrowed.
  */
 GDAP_API gdap_status gdap_dnpy_save(gdap_comm* comm, const gdap_array* section, const char* prefix);
 
@@ -1099,8 +1106,10 @@ GDAP_API gdap_status gdap_dnpy_save(gdap_comm* comm, const gdap_array* section, 
  * does not hold or a big-endian one GDAP_ERR_UNSUPPORTED naming the descr; dim_data that breaks the
  * protocol or does not match the payload's shape GDAP_ERR_PROTOCOL; a file whose grid coordinates
  * are another rank's, or whose grid is not the communicator's size, GDAP_ERR_INVALID_ARGUMENT.
- * `*out` is set only when every rank read its file; the caller destroys it with gdap_array_destroy.
- * Returns when the data is in place. `prefix` is borrowed.
+ * Every rank must pass rank 0's `prefix` (as written and as it resolves on that rank): otherwise
+ * every rank returns GDAP_ERR_INVALID_ARGUMENT naming the first rank that differs, so that no load
+ * mixes two saves' files. `*out` is set only when every rank read its file; the caller destroys it
+ * with gdap_array_destroy. Returns when the data is in place. `prefix` is borrowed.
  */
 GDAP_API gdap_status gdap_dnpy_load(gdap_array** out, gdap_comm* comm, const char* prefix, gdap_device device);
 
@@ -1169,7 +1178,10 @@ typedef struct gdap_zarr_options {
  * options->chunk_bytes (default 2 MiB; each extent a divisor of the block's), the chosen codec on
  * each inner chunk, and an index of "bytes" and "crc32c" at its end. Only owned elements are
  * written (padding never). Device sections are staged through host memory. `options` may be NULL
- * (GDAP_ZARR_OPTIONS_INIT). Errors are collective: every rank returns one (GDAP_ERR_IO naming the
+ * (GDAP_ZARR_OPTIONS_INIT). Every rank must pass rank 0's `path` (as written, and as it resolves in
+ * that rank's working folder), options, dtype and map (by value: a map made alike on each rank):
+ * otherwise every rank returns GDAP_ERR_INVALID_ARGUMENT naming the first rank that differs and what
+ * differs, before anything is written. Errors are collective: every rank returns one (GDAP_ERR_IO naming the
  * file and the system's reason; GDAP_ERR_INVALID_ARGUMENT if a store exists at `path` and overwrite
  * is 0, if something there is not provably a Zarr array store (overwrite removes only a store whose
  * zarr.json is a regular file of Zarr v3 array metadata and whose other entries are all its chunk
@@ -1202,8 +1214,11 @@ GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* map, const 
  * that decodes to more than its chunk, or a checksum that does not match is GDAP_ERR_IO naming the
  * chunk (docs/zarr.md, "Limits"). Nothing is written to `section` unless every rank read everything
  * it needs (a missing store, a malformed zarr.json or a corrupt chunk on any rank: every rank
- * returns an error, the others GDAP_ERR_REMOTE naming it). Padding is not touched. Device sections
- * are staged through host memory. Everything is borrowed.
+ * returns an error, the others GDAP_ERR_REMOTE naming it). Every rank must pass rank 0's `path` (as
+ * written and as it resolves on that rank), dtype and map: otherwise every rank returns
+ * GDAP_ERR_INVALID_ARGUMENT naming the first rank that differs and what differs, and no section
+ * changes. Padding is not touched. Device sections are staged through host memory. Everything is
+ * borrowed.
  */
 GDAP_API gdap_status gdap_zarr_load(gdap_comm* comm, const gdap_map* map, gdap_array* section, const char* path);
 
@@ -1253,7 +1268,8 @@ typedef struct gdap_gemm_options {
  * own, the others GDAP_ERR_REMOTE): GDAP_ERR_INVALID_ARGUMENT for a map that is not 2-d, shapes that
  * do not chain (naming the dimensions and sizes), maps over another number of ranks than the
  * communicator's, a dtype other than float32/float64, a tensor-core mode with float64, a bad mode
- * or panel width. `comm`, the maps and `options` (may be NULL) are borrowed. On success `*out` is a
+ * or panel width, and ranks whose M, K, N, dtype, mode, panel width or maps (compared by digest)
+ * differ from rank 0's (naming the rank and what differs). `comm`, the maps and `options` (may be NULL) are borrowed. On success `*out` is a
  * new plan destroyed with gdap_gemm_destroy.
  */
 GDAP_API gdap_status gdap_gemm_create(gdap_gemm** out, gdap_comm* comm, const gdap_map* a, const gdap_map* b,

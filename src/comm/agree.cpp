@@ -3,6 +3,7 @@
 #include "comm/comm.hpp"
 #include "core/error.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <utility>
@@ -126,16 +127,56 @@ std::vector<std::string> agree_shares(gdap_comm& comm, const std::function<std::
   return agree_gather(comm, [&] { return Share{"", local()}; }, [](size_t, std::string_view, std::string_view) { return std::string(); });
 }
 
-void agree(gdap_comm& comm, const std::function<void()>& local, std::string_view token,
-           const std::function<std::string(size_t rank)>& mismatch) {
+void agree(gdap_comm& comm, const std::function<void()>& local, std::string_view token, const Mismatch& mismatch) {
   agree_gather(comm, [&] {
     local();
     return Share{std::string(token), {}};
-  }, [&](size_t r, std::string_view, std::string_view) { return mismatch(r); });
+  }, mismatch);
 }
 
 void agree(gdap_comm& comm, const std::function<void()>& local) {
-  agree(comm, local, {}, [](size_t) { return std::string(); });
+  agree(comm, local, {}, [](size_t, std::string_view, std::string_view) { return std::string(); });
+}
+
+namespace {
+
+template <typename Fields>
+std::string packed(const Fields& fields) {
+  std::string token;
+  for (const Field& f : fields) token.append(f.name).append(1, '\0').append(f.value).append(1, '\0');
+  return token;
+}
+
+// The next name or value of a field token (empty at its end).
+std::string_view next_part(std::string_view& rest) {
+  const size_t end = std::min(rest.find('\0'), rest.size());
+  const std::string_view part = rest.substr(0, end);
+  rest.remove_prefix(std::min(end + 1, rest.size()));
+  return part;
+}
+
+}  // namespace
+
+std::string field_token(std::initializer_list<Field> fields) { return packed(fields); }
+std::string field_token(const std::vector<Field>& fields) { return packed(fields); }
+
+std::optional<FieldDifference> first_difference(std::string_view theirs, std::string_view first) {
+  while (!theirs.empty() || !first.empty()) {
+    const std::string_view name = next_part(theirs), value = next_part(theirs);
+    const std::string_view name0 = next_part(first), value0 = next_part(first);
+    if (name != name0) return std::nullopt;
+    if (value != value0) return FieldDifference{name, value, value0};
+  }
+  return std::nullopt;
+}
+
+Mismatch field_mismatch(std::string what, std::string why) {
+  return [what = std::move(what), why = std::move(why)](size_t r, std::string_view theirs, std::string_view first) {
+    if (const auto d = first_difference(theirs, first)) {
+      return fmt::format("rank {} passed {} {} but rank 0 {}: {}; nothing moved", r, d->name, d->theirs, d->first, why);
+    }
+    return fmt::format("rank {}'s {} differs from rank 0's: {}; nothing moved", r, what, why);
+  };
 }
 
 Error take_call_failure(gdap_comm& comm) {

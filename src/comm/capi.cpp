@@ -36,7 +36,15 @@ GDAP_API gdap_status gdap_comm_create_group(gdap_comm** comms, int64_t nranks) {
 }
 
 GDAP_API gdap_status gdap_comm_destroy(gdap_comm* comm) {
-  return guard([&] { delete gdap::handle_or_null(comm, "comm"); });
+  return guard([&] {
+    gdap_comm* c = gdap::handle_or_null(comm, "comm");
+    // Freeing it under a call still inside it (another thread's) was a use-after-free (hunt 15a #7).
+    if (c != nullptr && c->busy.load() > 0) {
+      gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "comm (rank {}) is in a collective call on another thread: destroy it "
+                 "after that call returns (nothing was freed)", c->rank);
+    }
+    delete c;
+  });
 }
 
 GDAP_API gdap_status gdap_comm_rank(int64_t* rank, const gdap_comm* comm) {

@@ -24,6 +24,7 @@ std::string describe(const Meeting& m) {
 }  // namespace
 
 CollectiveCall::CollectiveCall(gdap_comm& comm, const char* name) : comm_(comm), outermost_(comm.call == nullptr) {
+  ++comm.busy;
   ++comm.call_depth;
   if (!outermost_) return;
   comm.call = name;
@@ -35,6 +36,7 @@ CollectiveCall::CollectiveCall(gdap_comm& comm, const char* name) : comm_(comm),
 }
 
 CollectiveCall::~CollectiveCall() {
+  --comm_.busy;
   --comm_.call_depth;
   if (!outermost_) return;
   comm_.call = nullptr;

@@ -11,9 +11,12 @@
 
 #include <gdap/gdap.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +54,9 @@ struct gdap_comm : gdap::Tagged<gdap_comm> {
   const char* call = nullptr;
   int64_t call_meetings = 0;
   int call_depth = 0;
+  // Collective calls in progress on this communicator, whatever thread makes them (atomic: another
+  // thread's gdap_comm_destroy reads it, and refuses to free a communicator a call still uses).
+  std::atomic<int> busy{0};
   std::vector<gdap::Region> touched;
   // gdap_comm_fail_next's failure, waiting for this rank's next collective call (status GDAP_SUCCESS:
   // none), and the one the call in progress carries to its agreement (CollectiveCall moves it).
@@ -64,24 +70,46 @@ namespace gdap {
 // every rank throws: the first failing rank its own error, the others GDAP_ERR_REMOTE naming the
 // lowest failing rank and quoting its message. Costs one allgather of a few bytes.
 // With a `token`, the ranks that passed must also hold rank 0's token; otherwise every rank
-// throws GDAP_ERR_INVALID_ARGUMENT with mismatch(first differing rank).
+// throws GDAP_ERR_INVALID_ARGUMENT with mismatch(first differing rank, its token, rank 0's).
+using Mismatch = std::function<std::string(size_t rank, std::string_view theirs, std::string_view first)>;
 void agree(gdap_comm& comm, const std::function<void()>& local);
-void agree(gdap_comm& comm, const std::function<void()>& local, std::string_view token,
-           const std::function<std::string(size_t rank)>& mismatch);
+void agree(gdap_comm& comm, const std::function<void()>& local, std::string_view token, const Mismatch& mismatch);
 
 // As agree, with `local` returning this rank's token (known once its checks passed) and its share
 // of what the ranks learn of each other: once every rank has passed and holds rank 0's token,
 // every rank's share in rank order. Lets a call's first exchange of control bytes also be its
-// agreement. `mismatch` gets the first differing rank, its token and rank 0's.
+// agreement.
 struct Share {
   std::string token, bytes;
 };
-using Mismatch = std::function<std::string(size_t rank, std::string_view theirs, std::string_view first)>;
 std::vector<std::string> agree_gather(gdap_comm& comm, const std::function<Share()>& local, const Mismatch& mismatch);
 
 // As agree_gather with no token to compare: every rank's `local()` in rank order, once every
 // rank's `local` (its checks, or the work whose result it shares) succeeded.
 std::vector<std::string> agree_shares(gdap_comm& comm, const std::function<std::string()>& local);
+
+// A token of named fields, each name and each value ended by a NUL (a path may hold a tab or a
+// newline, not a NUL), whose mismatch can say which field differs: what a call's ranks must pass
+// alike (dtype, a map's digest, sizes, a save's path) so that none moves a byte for a peer that
+// reads it otherwise.
+struct Field {
+  std::string_view name;
+  std::string value;
+};
+std::string field_token(std::initializer_list<Field> fields);
+std::string field_token(const std::vector<Field>& fields);
+
+// The first field that two field tokens name alike but give different values (views into them);
+// none where they match, or where their names part first (another build's fields).
+struct FieldDifference {
+  std::string_view name, theirs, first;
+};
+std::optional<FieldDifference> first_difference(std::string_view theirs, std::string_view first);
+
+// The mismatch of field tokens: "rank 1 passed source dtype float32 but rank 0 float64", then `why`
+// (what must be alike); `what` names the whole when no field can be named. Nothing has moved when
+// an agreement says so.
+Mismatch field_mismatch(std::string what, std::string why);
 
 // The failure gdap_comm_fail_next gave the collective call in progress, taken (so that only its
 // first agreement reports it); GDAP_SUCCESS when there is none.

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <climits>
+#include <mutex>
 
 namespace gdap {
 
@@ -42,8 +43,40 @@ void MpiComm::check_usable() const {
 
 namespace {
 
+// Open MPI (4.1) reports the failure of a non-blocking collective's request (one that met another
+// collective: MPI_ERR_TRUNCATE) to MPI_COMM_WORLD's error handler, not to gdap's communicator's,
+// and that one is fatal by default: a rank's misuse aborted the whole job (hunt 15a #5). While gdap
+// polls, MPI_COMM_WORLD returns errors, which become gdap errors naming the call; the caller's
+// handler is put back after. Process-wide, counted: while any thread's gdap communicator waits
+// (the MPI comms of two threads may wait at once), WORLD returns errors; the last wait to end puts
+// the caller's handler back (a save and restore per wait let one thread's end restore the fatal
+// handler under another's wait, and the other's end then left WORLD returning errors for good).
+class WorldReturnsErrors {
+ public:
+  WorldReturnsErrors() {
+    const std::lock_guard lock(mutex_);
+    if (waits_++ > 0) return;
+    MPI_Comm_get_errhandler(MPI_COMM_WORLD, &callers_);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  }
+  ~WorldReturnsErrors() {
+    const std::lock_guard lock(mutex_);
+    if (--waits_ > 0) return;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, callers_);
+    MPI_Errhandler_free(&callers_);  // our reference only: the communicator keeps its own
+  }
+  WorldReturnsErrors(const WorldReturnsErrors&) = delete;
+  WorldReturnsErrors& operator=(const WorldReturnsErrors&) = delete;
+
+ private:
+  static inline std::mutex mutex_;
+  static inline int waits_ = 0;  // waits in progress in this process
+  static inline MPI_Errhandler callers_ = MPI_ERRHANDLER_NULL;
+};
+
 // Polls `requests` until all complete (WaitEnd::done) or `waiting` ends the wait.
 WaitEnd test_all(std::span<MPI_Request> requests, Waiting waiting, const char* what) {
+  const WorldReturnsErrors returned;
   std::vector<int> completed(requests.size());
   for (;;) {
     int count = 0;
@@ -89,9 +122,11 @@ void MpiComm::wait(std::span<MPI_Request> requests, const char* what, bool point
   WaitEnd end = WaitEnd::going_on;
   try {
     end = test_all(requests, Waiting(*this), what);
-  } catch (const Error&) {
+  } catch (const Error& e) {
     abandon(GDAP_ERR_TIMEOUT, "failed in MPI");
-    throw;
+    // Most often another rank's collective met this one (one rank in an extra call): say whose.
+    fail(e.status(), "rank {}: {}; the ranks' collective calls may be out of step (every rank must make the same "
+         "calls in the same order); the communicator is broken from now on", rank, e.what());
   }
   if (end == WaitEnd::done) return;
   if (end == WaitEnd::interrupted) {
@@ -185,6 +220,7 @@ extern "C" GDAP_API gdap_status gdap_comm_from_mpi(gdap_comm** out, int comm) {
       MPI_Comm_free(&dup);
       gdap::check_mpi(code, "MPI_Comm_split_type");
     }
+    MPI_Comm_set_errhandler(local, MPI_ERRORS_RETURN);
     int node_ranks = 1;
     MPI_Comm_size(local, &node_ranks);
     MPI_Comm_free(&local);

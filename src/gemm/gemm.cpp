@@ -18,6 +18,8 @@
 #include "plan/planner.hpp"
 #include "protocol/dim.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -366,39 +368,43 @@ void local_checks(gdap_gemm& g, const gdap_array* a, const gdap_array* b, gdap_a
   if (g.c.in != nullptr) working(g.c_work, g.c, g.dtype, dev);
 }
 
+// What every rank's gemm of one multiplication must share: the shapes, dtype, mode, panel width
+// and the three distributions (their digests), or ranks would move panels of other sizes or types.
+std::string gemm_token(const gdap_gemm& g, const gdap_map& a, const gdap_map& b, const gdap_map& c, int64_t panel_width) {
+  const auto hex = [](const gdap_map& map) { return fmt::format("{:#018x}", digest(map)); };
+  return field_token({{"M", std::to_string(g.m)}, {"K", std::to_string(g.k)}, {"N", std::to_string(g.n)},
+                      {"dtype", dtype_text(g.dtype)}, {"mode", std::to_string(g.mode)},
+                      {"panel width", std::to_string(panel_width)}, {"A map digest", hex(a)},
+                      {"B map digest", hex(b)}, {"C map digest", hex(c)}});
+}
+
+// This rank's checks of an execution, its arguments and sections.
+void check_execute(gdap_comm& comm, gdap_gemm& g, const gdap_array* a, const gdap_array* b, gdap_array* c) {
+  if (comm.rank != g.rank || comm.size != g.nranks) {
+    fail(GDAP_ERR_INVALID_ARGUMENT, "the gemm is rank {} of {} but the communicator is rank {} of {}", g.rank, g.nranks,
+         comm.rank, comm.size);
+  }
+  local_checks(g, a, b, c);
+  exchange::touches(comm, "A", a, false);
+  exchange::touches(comm, "B", b, false);
+  exchange::touches(comm, "C", c, true);
+}
+
 }  // namespace
 
 void execute(gdap_comm& comm, gdap_gemm& g, double alpha, const gdap_array* a, const gdap_array* b, double beta,
              gdap_array* c) {
-  agree(comm, [&] {
-    if (comm.rank != g.rank || comm.size != g.nranks) {
-      fail(GDAP_ERR_INVALID_ARGUMENT, "the gemm is rank {} of {} but the communicator is rank {} of {}", g.rank, g.nranks,
-           comm.rank, comm.size);
-    }
-    local_checks(g, a, b, c);
-    exchange::touches(comm, "A", a, false);
-    exchange::touches(comm, "B", b, false);
-    exchange::touches(comm, "C", c, true);
-  });
-  // Every rank's sections must be in the same kind of memory (the engines pair host with host).
-  // So must alpha and beta (a rank skipping the panels for alpha 0 would leave its peers waiting).
+  // One agreement: every rank passed its checks, runs a gemm of rank 0's (one made together), has
+  // its sections in rank 0's kind of memory (the engines pair host with host) and passed rank 0's
+  // alpha and beta (a rank skipping the panels for alpha 0 would leave its peers waiting).
+  agree_gather(comm, [&] {
+    check_execute(comm, g, a, b, c);
+    return Share{g.token + field_token({{"sections in memory", memory_name(memory_of(c))},
+                                        {"alpha", fmt::format("{}", alpha)}, {"beta", fmt::format("{}", beta)}}),
+                 {}};
+  }, field_mismatch("gemm", "every rank of gdap_gemm_execute runs its part of one gemm (made by one gdap_gemm_create), "
+                            "with the same alpha and beta and sections in the same kind of memory"));
   const char mine = memory_of(c) == Memory::device ? 'd' : 'h';
-  std::string said(1, mine);
-  said.append(reinterpret_cast<const char*>(&alpha), sizeof alpha).append(reinterpret_cast<const char*>(&beta), sizeof beta);
-  const auto all = comm.allgather(said);
-  for (size_t r = 0; r < all.size(); ++r) {
-    if (all[r][0] != all[0][0]) {
-      fail(GDAP_ERR_INVALID_ARGUMENT, "rank {}'s sections are in {} memory but rank 0's in {}; every rank's must be alike",
-           r, all[r][0] == 'd' ? "device" : "host", all[0][0] == 'd' ? "device" : "host");
-    }
-    if (all[r] != all[0]) {
-      double v[4] = {};
-      std::memcpy(&v[0], all[r].data() + 1, 2 * sizeof(double));
-      std::memcpy(&v[2], all[0].data() + 1, 2 * sizeof(double));
-      fail(GDAP_ERR_INVALID_ARGUMENT, "rank {} passed alpha {} and beta {} but rank 0 alpha {} and beta {}; every rank "
-           "must pass the same", r, v[0], v[1], v[2], v[3]);
-    }
-  }
   // The operands' redistributions and the panels run nested in this call (comm/collective.hpp): the
   // memory they touch is A, B and C, declared above, or gdap's own working sections.
   const CollectiveCall nested(comm, "gdap_gemm_execute");
@@ -427,7 +433,7 @@ std::unique_ptr<gdap_gemm> create(gdap_comm& comm, const gdap_map* a, const gdap
                                   gdap_dtype dtype, const gdap_gemm_options* options,
                                   const std::function<void()>& also) {
   auto g = std::make_unique<gdap_gemm>();
-  agree(comm, [&] {
+  agree_gather(comm, [&] {
     also();
     g->rank = comm.rank;
     g->nranks = comm.size;
@@ -450,8 +456,12 @@ std::unique_ptr<gdap_gemm> create(gdap_comm& comm, const gdap_map* a, const gdap
     g->m = a->global_shape[0];
     g->k = a->global_shape[1];
     g->n = b->global_shape[1];
-    plan_layouts(*g, *a, *b, *c, o.panel_width == 0 ? 1024 : o.panel_width);
-  });
+    const int64_t panel_width = o.panel_width == 0 ? 1024 : o.panel_width;
+    plan_layouts(*g, *a, *b, *c, panel_width);
+    g->token = gemm_token(*g, *a, *b, *c, panel_width);
+    return Share{g->token, {}};
+  }, field_mismatch("gemm", "every rank of gdap_gemm_create passes the same three maps (so the same M, K and N), dtype "
+                            "and options"));
   return g;
 }
 

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace gdap::gemm {
@@ -61,6 +62,7 @@ struct gdap_gemm : gdap::Tagged<gdap_gemm> {
   int64_t element_size = 0;
   int32_t mode = GDAP_GEMM_EXACT;
   int64_t m = 0, n = 0, k = 0;                // global
+  std::string token;  // what every rank's gemm of one multiplication shares (comm.hpp's field_token)
   int64_t local_m = 0, local_n = 0;           // this rank's working block of C
   int64_t a_cols = 0, b_rows = 0;             // local columns of working A, rows of working B
   gdap::gemm::Operand a, b, c;

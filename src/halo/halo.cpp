@@ -10,6 +10,8 @@
 #include "maps/map.hpp"
 #include "protocol/dim.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -62,6 +64,24 @@ const exchange::Program& program_of(const gdap_halo* halo) {
   return tagged != nullptr ? tagged->program : none;
 }
 
+// The halo's token, or none for a NULL or wrong-kind halo (which the checks refuse).
+std::string token_of(const gdap_halo* halo) {
+  const gdap_halo* tagged = if_tagged(halo);
+  return tagged != nullptr ? tagged->token : std::string();
+}
+
+// What every rank says when rank r's halo is not rank 0's: each would send cells that its peers
+// read at other places or as another type.
+Mismatch halo_mismatch() {
+  return field_mismatch("halo", "every rank's halo of one exchange is made from the same map with the same dtype and "
+                                "options (corners, widths)");
+}
+
+std::string widths_text(const gdap_map& map, const int64_t* widths) {
+  if (widths == nullptr) return "all padding";
+  return fmt::format("({})", fmt::join(std::span<const int64_t>(widths, static_cast<size_t>(map.ndim())), ", "));
+}
+
 // The local section as both ends of the exchange: owned elements are read, padding written.
 exchange::Sections sections_of(gdap_array* local) { return exchange::Sections{local, local, "local", "local"}; }
 
@@ -89,6 +109,8 @@ std::unique_ptr<gdap_halo> make_halo(const gdap_map& map, gdap_dtype dtype, int6
   halo->program = compile(plan_halo(map, rank, o.corners != 0, widths), element_size);
   halo->dtype = dtype;
   halo->corners = o.corners != 0;
+  halo->token = field_token({{"halo map digest", fmt::format("{:#018x}", digest(map))}, {"halo dtype", dtype_text(dtype)},
+                             {"halo corners", halo->corners ? "on" : "off"}, {"halo widths", widths_text(map, o.widths)}});
   for (int64_t i = 0; i < map.ndim(); ++i) {
     halo->dims.push_back(map.dim(rank, i));
     halo->shape.push_back(local_extent(map.dim(rank, i)));
@@ -98,7 +120,7 @@ std::unique_ptr<gdap_halo> make_halo(const gdap_map& map, gdap_dtype dtype, int6
 
 void exchange(gdap_comm& comm, const gdap_halo* halo, gdap_array* local) {
   exchange::engine_of(comm).run(program_of(halo), sections_of(local),
-                                exchange::Agreement{[&] { check_call(comm, halo, local); }, {}, {}});
+                                exchange::Agreement{[&] { check_call(comm, halo, local); }, token_of(halo), halo_mismatch()});
 }
 
 // Every check on every rank, so that a bad argument is every rank's error.
@@ -110,7 +132,7 @@ std::unique_ptr<gdap_exchange> bind(gdap_comm& comm, const gdap_halo* halo, gdap
     also();
     check_call(comm, halo, local);
   };
-  bound->bound = exchange::engine_of(comm).bind(program_of(halo), sections_of(local), exchange::Agreement{checks, {}, {}});
+  bound->bound = exchange::engine_of(comm).bind(program_of(halo), sections_of(local), exchange::Agreement{checks, token_of(halo), halo_mismatch()});
   return bound;
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 struct gdap_halo : gdap::Tagged<gdap_halo> {
@@ -21,6 +22,9 @@ struct gdap_halo : gdap::Tagged<gdap_halo> {
   bool corners = true;
   std::vector<gdap_dim> dims;  // this rank's dictionaries, which the local array must match
   std::vector<int64_t> shape;  // this rank's local shape
+  // What every rank's halo of one exchange must share (its agreement compares it): the map's
+  // digest, dtype, corners and width caps, as "name<tab>value" fields (comm.hpp's field_token).
+  std::string token;
 };
 
 // A persistent halo exchange: the arguments gdap_halo_exchange_init checked and agreed on

@@ -30,7 +30,7 @@ std::optional<std::vector<int64_t>> local_shape(const gdap_map& map, int64_t ran
 }
 
 // What every rank says when rank r's plan is not rank 0's (other maps or another dtype).
-std::string plan_mismatch(size_t r) {
+std::string plan_mismatch(size_t r, std::string_view, std::string_view) {
   return fmt::format("the ranks' plans are of different redistributions: rank {}'s differs from rank 0's (made from "
                      "other maps or another dtype; every rank's plan of one redistribution comes from the same two "
                      "distributions and dtype); nothing moved", r);

@@ -431,10 +431,18 @@ void check_op(const OpArg& op) {
 }
 
 // The agreement's error when rank r passed another `what` (a token) than rank 0.
-Mismatch differs(const char* what) {
-  return [what](size_t r, std::string_view theirs, std::string_view first) {
-    return fmt::format("rank {} passed {} but rank 0 passed {}: every rank must pass the same {}", r, theirs, first, what);
-  };
+// What every rank of a reduction must pass alike: rank 0's op (and axes), and a source of rank 0's
+// dtype and memory, or one rank would combine bytes that another sent as another type (the
+// distributions need no field: the ranks gather them from each other's sections).
+std::string reduction_token(const char* op, std::string axes, const gdap_array& source) {
+  return field_token({{"op", op}, {"axes", std::move(axes)}, {"a source of dimensions", std::to_string(source.ndim())},
+                      {"source dtype", dtype_text(source.section.dtype)},
+                      {"source memory", memory_name(memory_of(&source))}});
+}
+
+Mismatch differs(const char* call) {
+  return field_mismatch("a source", fmt::format("every rank of {} must pass the same op and axes, and a source of the "
+                                                "same dimensions, dtype and memory", call));
 }
 
 // This rank's part of gathering the arrays' distributions (null: none wanted).
@@ -496,8 +504,8 @@ void reduce_scatter(gdap_comm& comm, const gdap_array* source, gdap_array* resul
       }
     }
     add_maps(maps, source, result);
-    return Share{fmt::format("op {} on a {}-d source", op_name(op), source->ndim()), maps.offer()};
-  }, differs("op"));
+    return Share{reduction_token(op_name(op), "all", *source), maps.offer()};
+  }, differs("gdap_reduce_scatter"));
   const std::vector<SharedMap> got = maps.finish(offers);
   const gdap_map& from = *got[0];
   Reduction r{comm, engine, op, *source, {}, {}, *result, got[1].get(), from.global_shape};
@@ -537,9 +545,8 @@ void reduce_axes(gdap_comm& comm, const gdap_array* source, gdap_array* result, 
            result->ndim(), source->ndim(), axes_text(reduced), j);
     }
     add_maps(maps, source, result->ndim() > 0 ? result : nullptr);
-    return Share{fmt::format("op {} over axes {} of a {}-d source", op_name(op), axes_text(reduced), source->ndim()),
-                 maps.offer()};
-  }, differs("op and axes"));
+    return Share{reduction_token(op_name(op), axes_text(reduced), *source), maps.offer()};
+  }, differs("gdap_reduce_axes"));
   const std::vector<SharedMap> got = maps.finish(offers);
   const gdap_map& from = *got[0];
   const gdap_map* to = got.size() > 1 ? got[1].get() : nullptr;
