@@ -3,6 +3,7 @@
 // (or read straight into) their memory when C-contiguous; device sections are staged through
 // pinned host memory, one copy each way. Errors are agreed over the communicator, so that every
 // rank fails together and nothing is handed out unless every rank read its file.
+#include "io/agreed.hpp"
 #include "io/dnpy_format.hpp"
 #include "io/files.hpp"
 #include "io/settle.hpp"
@@ -40,6 +41,20 @@ std::string file_of(const char* prefix, int64_t rank) {
   require(prefix, "prefix");
   if (*prefix == '\0') fail(GDAP_ERR_INVALID_ARGUMENT, "prefix is empty");
   return fmt::format("{}_{}.dnpy", prefix, rank);
+}
+
+// What every rank of a save or load must pass alike: the prefix (file_of has checked it).
+CallFields prefix_fields(const char* prefix) {
+  CallFields fields;
+  fields.add_path("prefix", prefix);
+  return fields;
+}
+
+// The array's global shape, from its dictionaries.
+std::vector<int64_t> global_shape(const gdap_array& a) {
+  std::vector<int64_t> shape;
+  for (int64_t i = 0; i < a.dims.ndim(); ++i) shape.push_back(a.dims[i].size);
+  return shape;
 }
 
 // Visits every element of a strided N-d view in C order: f(byte offset from element (0, ..., 0)).
@@ -142,10 +157,10 @@ void write_unplaced(gdap_comm& comm, const gdap_array& a, const std::string& pat
   const char* payload = origin;
   if (!c_contiguous(a)) {
     packed.resize(static_cast<size_t>(bytes));
-    char* out = packed.data();
+    char* cursor = packed.data();
     for_each_element(a.section.shape, byte_strides(a), [&](int64_t off) {
-      std::memcpy(out, origin + off, static_cast<size_t>(item));
-      out += item;
+      std::memcpy(cursor, origin + off, static_cast<size_t>(item));
+      cursor += item;
     });
     payload = packed.data();
   }
@@ -205,11 +220,11 @@ class SavingMarker {
 bool save_under_way(const std::string& prefix) {
   const std::string marker = SavingMarker::name(prefix);
   struct stat st {};
-  if (::lstat(marker.c_str(), &st) != 0) return false;
+  if (system_calls().lstat(marker.c_str(), &st) != 0) return false;
   if (locked_elsewhere(marker)) return true;
   // A save may have removed its marker (or put a new one) between the two looks: read again.
   struct stat now {};
-  if (::lstat(marker.c_str(), &now) != 0 || shared_identity(now) != shared_identity(st)) return true;
+  if (system_calls().lstat(marker.c_str(), &now) != 0 || shared_identity(now) != shared_identity(st)) return true;
   fail(GDAP_ERR_IO, "{}: a save of these files did not finish (its marker {} is there, held by no save): the files may be of "
        "two saves; see docs/dnpy.md, What survives a crash", prefix, marker);
 }
@@ -339,14 +354,17 @@ void load_settled(gdap_comm& comm, gdap_device device, const char* prefix, gdap_
   for (;;) {
     std::string path, seen;
     bool busy = false;
-    agree(comm, [&] {
+    agree_gather(comm, [&] {
       require(out, "out");
       path = file_of(prefix, comm.rank);
+      const CallFields mine = prefix_fields(prefix);
       busy = save_under_way(prefix);
-      if (busy) return;
-      seen = identity_of(path);
-      load(comm, device, path, made);
-    });
+      if (!busy) {
+        seen = identity_of(path);
+        load(comm, device, path, made);
+      }
+      return share_of(mine);
+    }, fields_mismatch("gdap_dnpy_load"));
     const std::vector<Settled> votes = settled_votes(comm, since, kSettleWait, [&] {
       if (busy || save_under_way(prefix)) return "a save's marker " + SavingMarker::name(prefix);
       return identity_of(path) == seen ? std::string() : path + " replaced while being read";
@@ -370,14 +388,20 @@ extern "C" GDAP_API gdap_status gdap_dnpy_save(gdap_comm* comm, const gdap_array
     gdap_comm& c = gdap::handle(comm, "comm");
     const gdap::CollectiveCall collective(c, "gdap_dnpy_save");
     gdap::io::Unplaced written;
-    gdap::agree(c, [&] {
+    // Each rank writes its temporary file, and the ranks agree on it and on passing rank 0's prefix,
+    // dtype and global shape; only then does any rank's file replace the old one.
+    gdap::agree_gather(c, [&] {
       gdap::handle(section, "section");
       const std::string path = gdap::io::file_of(prefix, c.rank);
       if (gdap::memory_of(section) == gdap::Memory::none) {
         gdap::fail(GDAP_ERR_UNSUPPORTED, "the section's memory (device type {}) cannot be read by gdap", section->section.device.type);
       }
+      gdap::io::CallFields mine = gdap::io::prefix_fields(prefix);
+      mine.add_dtype(section->section.dtype);
+      mine.add_shape(gdap::io::global_shape(*section));
       gdap::io::write_unplaced(c, *section, path, written);
-    });
+      return gdap::io::share_of(mine);
+    }, gdap::io::fields_mismatch("gdap_dnpy_save"));
     gdap::io::place_everywhere(c, written, std::filesystem::path(prefix).filename().string());
   });
 }

@@ -39,7 +39,7 @@ void refuse_irregular(const std::string& path, mode_t mode) {
 }  // namespace
 
 SystemCalls& system_calls() {
-  static SystemCalls calls{::renameat, ::renameat2, ::fsync, ::syncfs};
+  static SystemCalls calls{::renameat, ::renameat2, ::fsync, ::syncfs, ::lstat};
   return calls;
 }
 

@@ -6,6 +6,8 @@
 // when anything fails, and folders inside a store are entered without following symbolic links.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,15 +16,17 @@
 
 namespace gdap::io {
 
-// The system calls through which gdap's saves move and flush files: the system's own, replaced only
-// by tests (to fail one step on purpose: EXDEV, EBUSY, EACCES, which a test run as root cannot
-// provoke) and by bench/io (to time a save without its flushes). Internal: the library exports
-// only gdap_* (abi/gdap.map), and nothing in the C ABI reaches this.
+// The system calls through which gdap's saves move and flush files, and a .dnpy load looks at a
+// save's marker: the system's own, replaced only by tests (to fail one step on purpose: EXDEV,
+// EBUSY, EACCES, which a test run as root cannot provoke; to make a marker vanish between a load's
+// looks) and by bench/io (to time a save without its flushes). Internal: the library exports only
+// gdap_* (abi/gdap.map), and nothing in the C ABI reaches this.
 struct SystemCalls {
   int (*renameat)(int, const char*, int, const char*);
   int (*renameat2)(int, const char*, int, const char*, unsigned);
   int (*fsync)(int);
   int (*syncfs)(int);
+  int (*lstat)(const char*, struct stat*);
 };
 SystemCalls& system_calls();
 

@@ -2,6 +2,7 @@
 // Each rank writes the shards (or chunks) of its own blocks, so every file has one writer, and
 // reads only the units (a shard's inner chunks, or chunks) its owned elements fall in; both walk
 // its owned runs cut at unit boundaries (zarr_pieces.hpp).
+#include "io/agreed.hpp"
 #include "io/parallel.hpp"
 #include "io/settle.hpp"
 #include "io/zarr_chunks.hpp"
@@ -402,6 +403,23 @@ gdap_zarr_options checked_options(const gdap_zarr_options* options) {
   return o;
 }
 
+// What every rank of a save must pass alike: where, how and what it writes.
+CallFields save_fields(const std::string& path, const gdap_zarr_options& o, const gdap_map& map, gdap_dtype dtype) {
+  static constexpr const char* kCodecs[] = {"raw", "zstd", "blosc-lz4", "blosc-zstd"};
+  static constexpr const char* kShuffles[] = {"shuffle", "noshuffle", "bitshuffle"};
+  CallFields fields;
+  fields.add_path("path", path);
+  fields.add("options->codec", kCodecs[o.codec]);
+  fields.add("options->zstd_level", std::to_string(o.zstd_level));
+  fields.add("options->overwrite", o.overwrite != 0 ? "nonzero" : "0");
+  fields.add("options->layout", o.layout == GDAP_ZARR_SHARDS ? "GDAP_ZARR_SHARDS" : "GDAP_ZARR_CHUNKS");
+  fields.add("options->shuffle", kShuffles[o.shuffle]);
+  fields.add("options->chunk_bytes", std::to_string(o.chunk_bytes));
+  fields.add_dtype(dtype);
+  fields.add_map(map);
+  return fields;
+}
+
 // Inner chunks for shards of `shard`: each dimension a divisor of the shard's, the largest first
 // halved (to its next divisor) until a chunk holds at most `target` bytes, so that they stay about
 // as wide in every dimension and a reader of another layout reads little it does not need.
@@ -657,22 +675,25 @@ void wait_or_give_up(SettleClock& since, bool late, const std::string& path, con
   std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
-// Runs `read(path)` on every rank (the arguments' checks among its local work, agreed as one step)
-// until every rank read one and the same store while no save was moving stores there: a load never
+// Runs `read(path)` on every rank (the arguments' checks in `fields`, among its local work, agreed
+// as one step with the fields compared across ranks) until every rank read one and the same store while no save was moving stores there: a load never
 // sees the moment of a swap (no zarr.json, chunks half moved) nor mixes two saves' stores across
 // ranks. Each try costs one more meeting of the ranks, which on a loaded machine is the time for
 // every rank to run again; GDAP_ERR_IO naming the hidden folder when a swap is still under way once
 // any rank has waited kSettleWait since the ranks first agreed to read again (every rank sees that
 // rank's vote, so all give up together; a rank that came late still reads again at least once).
-void read_settled(gdap_comm& comm, const char* path_arg, const std::function<void(const std::string&)>& read) {
+void read_settled(gdap_comm& comm, const char* path_arg, const std::function<CallFields(const std::string&)>& fields,
+                  const std::function<void(const std::string&)>& read) {
   SettleClock since;
   for (;;) {
     std::string path;
     Seen before;
-    agree(comm, [&] {
+    agree_gather(comm, [&] {
       path = checked_path(path_arg);
+      const CallFields mine = fields(path);
       before = read_once(path, read);
-    });
+      return share_of(mine);
+    }, fields_mismatch("gdap_zarr_load"));
     const std::vector<Settled> votes =
         settled_votes(comm, since, kSettleWait, [&] { return read_again(path, before); }, [&] { return before.meta; });
     const std::optional<std::string> busy = unsettled(votes);
@@ -757,12 +778,19 @@ void load(gdap_comm& comm, const gdap_map* map_arg, gdap_array* section_arg, con
     });
     decode_batch();
   };
-  read_settled(comm, path_arg, [&](const std::string& path) {
+  // The ranks' arguments are checked, and the paths, dtypes and maps compared, in the step that
+  // reads: a rank that passed another store's path or another map fails every rank's load.
+  const auto fields = [&](const std::string& path) {
     handle(map_arg, "map");
     handle(section_arg, "section");
     check_section(comm, *map_arg, *section_arg);
-    read(path);
-  });
+    CallFields mine;
+    mine.add_path("path", path);
+    mine.add_dtype(section_arg->section.dtype);
+    mine.add_map(*map_arg);
+    return mine;
+  };
+  read_settled(comm, path_arg, fields, read);
   if (staged->on_device()) {
     staged->flush();
     return;
@@ -813,9 +841,10 @@ extern "C" GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* 
     gdap::io::ZarrMeta meta;
     gdap::io::EvenBlocks moved;
     gdap::io::StorePlace place;
-    // Checks only: nothing on disk changes before every rank has agreed (rank 0 surveys the place
-    // of the store; save writes it inside it and moves it in once every rank has written).
-    gdap::agree(c, [&] {
+    // Checks only: nothing on disk changes before every rank has agreed, on its arguments' checks
+    // and on passing rank 0's path, options, dtype and map (rank 0 surveys the place of the store;
+    // save writes it inside it and moves it in once every rank has written).
+    gdap::agree_gather(c, [&] {
       gdap::handle(map, "map");
       gdap::handle(section, "section");
       where = gdap::io::checked_path(path);
@@ -823,7 +852,8 @@ extern "C" GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* 
       gdap::io::check_section(c, *map, *section);
       meta = gdap::io::save_meta(*map, section->section.dtype, where, o, moved);
       if (c.rank == 0) place = gdap::io::survey_place(where, o);
-    });
+      return gdap::io::share_of(gdap::io::save_fields(where, o, *map, section->section.dtype));
+    }, gdap::io::fields_mismatch("gdap_zarr_save"));
     gdap::io::save(c, *map, *section, where, meta, moved, place);
   });
 }

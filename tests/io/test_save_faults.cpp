@@ -2,7 +2,8 @@
 // (EACCES), which a test run as root cannot provoke: through io::system_calls, the library's internal
 // seam (src/io/files.hpp), each case fails one rename of a save on purpose and checks that the error
 // names the path and the reason, that the old array still loads whole, that no hidden file or folder
-// is left, and that the next save succeeds.
+// is left, and that the next save succeeds. Through the same seam, a .dnpy save's marker vanishes
+// between a load's two looks at it: the load reads again.
 #include "io/files.hpp"
 #include "io/save_helpers.hpp"
 
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -235,6 +237,67 @@ TEST(DnpyFaults, AFailingFlushAfterTheMarkerRemovesIt) {
   loaded = dnpy_load(2, prefix);
   EXPECT_EQ(loaded.tag(), 3);
   fs::remove_all(dir);
+}
+
+// Makes the marker `marker_` vanish once, in a load's look at it, while in scope: right after the
+// first look of a rank found it (before the load asks whether a save holds it), or right before a
+// rank's second look (after it found the marker held by no save). As when a save finishes between
+// the load's looks; every other lstat is the system's.
+class VanishingMarker {
+ public:
+  enum When { after_first_look, before_second_look };
+  VanishingMarker(std::string marker, When when) : saved_(gdap::io::system_calls()) {
+    marker_ = std::move(marker);
+    when_ = when;
+    done_ = false;
+    gdap::io::system_calls().lstat = [](const char* path, struct stat* st) {
+      if (marker_ != path) return ::lstat(path, st);
+      thread_local int looks = 0;  // this rank's looks at the marker in the current try
+      looks = looks % 2 + 1;
+      if (when_ == before_second_look && looks == 2 && !done_.exchange(true)) fs::remove(marker_);
+      const int got = ::lstat(path, st);
+      if (got != 0) looks = 0;  // no marker: the next look is a try's first
+      if (when_ == after_first_look && looks == 1 && got == 0 && !done_.exchange(true)) fs::remove(marker_);
+      return got;
+    };
+  }
+  ~VanishingMarker() { gdap::io::system_calls() = saved_; }
+  static bool vanished() { return done_; }
+
+ private:
+  static inline std::string marker_;
+  static inline When when_ = after_first_look;
+  static inline std::atomic<bool> done_{false};
+  gdap::io::SystemCalls saved_;
+};
+
+// Rule: a .dnpy load that finds a save's marker, which then vanishes before its second look (the
+// save finished), reads again and gets the saved array: never "a save did not finish", never a
+// crash. The marker here is held by no save, so without the vanish the load refuses it.
+TEST(DnpyFaults, AMarkerThatVanishesBetweenALoadsLooksMeansReadAgain) {
+  for (const auto when : {VanishingMarker::after_first_look, VanishingMarker::before_second_look}) {
+    SCOPED_TRACE(when == VanishingMarker::after_first_look ? "after the first look" : "before the second look");
+    const fs::path dir = fresh("vanish");
+    fs::create_directories(dir);
+    const std::string prefix = (dir / "x").string(), marker = prefix + ".gdap-saving";
+    ASSERT_EQ(dnpy_save(2, 4, prefix).status, GDAP_SUCCESS);
+    std::ofstream(marker) << "a marker no save holds\n";
+    Outcome loaded;
+    {
+      VanishingMarker vanishing(marker, when);
+      loaded = dnpy_load(2, prefix);
+      EXPECT_TRUE(VanishingMarker::vanished()) << "the load never looked at the marker";
+    }
+    EXPECT_EQ(loaded.status, GDAP_SUCCESS) << loaded.message;
+    EXPECT_EQ(loaded.tag(), 4);
+    EXPECT_FALSE(fs::exists(marker));
+    // Without the vanish the same marker is a crashed save's: a clear error naming it.
+    std::ofstream(marker) << "a marker no save holds\n";
+    loaded = dnpy_load(2, prefix);
+    EXPECT_EQ(loaded.status, GDAP_ERR_IO);
+    EXPECT_TRUE(has(loaded.message, "did not finish") && has(loaded.message, marker)) << loaded.message;
+    fs::remove_all(dir);
+  }
 }
 
 }  // namespace

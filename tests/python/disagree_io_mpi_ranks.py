@@ -1,0 +1,64 @@
+"""One MPI rank's part of test_disagree_io_mpi.py (run under mpiexec -n 2, not collected by pytest):
+rank 1 passes save_zarr / load_zarr / load_dnpy another dtype, map, path or prefix than rank 0
+(hunt 15b #6, hunt 15a #4 and #8: every rank returned, the store was corrupt or two saves mixed).
+Every rank must raise InvalidArgumentError naming rank 1 and the argument, at once, and nothing may
+be written at either path. Prints "rank R: ok" on success."""
+import os
+import shutil
+import tempfile
+import time
+
+import numpy as np
+from mpi4py import MPI
+
+import gdap
+from gdap import layout
+
+WORLD = MPI.COMM_WORLD
+R, P = WORLD.Get_rank(), WORLD.Get_size()
+comm = gdap.Comm.from_mpi(WORLD)
+comm.set_timeout(60.0)
+base = WORLD.bcast(tempfile.mkdtemp(prefix="gdap_disagree_io_") if R == 0 else None, root=0)
+block = layout.block((4 * P,), P)
+
+
+def at(name):
+    return os.path.join(base, name)
+
+
+def refused(rule, run, field):
+    """run() on every rank raises InvalidArgumentError naming rank 1's `field`, within 2.5 s."""
+    WORLD.Barrier()
+    t0 = time.monotonic()
+    try:
+        run()
+        raise AssertionError("%s: no error on rank %d" % (rule, R))
+    except gdap.InvalidArgumentError as e:
+        assert "rank 1 passed " + field in str(e), (rule, str(e))
+        message = str(e)
+    took = time.monotonic() - t0
+    assert took < 2.5, "%s: rank %d took %.1f s" % (rule, R, took)
+    print("rank %d: %s: %.2f s: %s" % (R, rule, took, message), flush=True)
+
+
+# save_zarr: another dtype, map or path on rank 1; nothing written anywhere.
+x32 = (np.arange(4) + 4 * R + 0.5).astype(np.float32 if R == 0 else np.int32)
+refused("save_zarr, float32 and int32", lambda: gdap.save_zarr(comm, block, x32, at("d")), "dtype")
+odd_map = block if R == 0 else layout.cyclic((4 * P,), P)
+refused("save_zarr, block and cyclic maps",
+        lambda: gdap.save_zarr(comm, odd_map, np.arange(4.0) + 100 * R, at("m")), "map")
+refused("save_zarr, two paths", lambda: gdap.save_zarr(comm, block, np.arange(4.0), at("p%d" % R)), "path '")
+WORLD.Barrier()
+assert os.listdir(base) == [], os.listdir(base)
+
+# load_zarr (section made from the store's dtype) and load_dnpy of two saves.
+for tag in (1, 2):
+    gdap.save_zarr(comm, block, np.arange(4.0) + 10 * tag, at("z%d" % tag))
+    with gdap.empty(block.dim_data(R), np.float64) as section:
+        gdap.save_dnpy(comm, section, at("n%d" % tag))
+refused("load_zarr, two stores", lambda: gdap.load_zarr(comm, block, at("z%d" % (1 + (R == 1)))), "path '")
+refused("load_dnpy, two prefixes", lambda: gdap.load_dnpy(comm, at("n%d" % (1 + (R == 1)))), "prefix '")
+WORLD.Barrier()
+if R == 0:
+    shutil.rmtree(base)
+print("rank %d: ok" % R, flush=True)
