@@ -1,6 +1,7 @@
 // Cross-process rules along one axis, and owner look-ups (see axis_map.hpp).
 #include "maps/axis_map.hpp"
 
+#include "core/checked.hpp"
 #include "core/error.hpp"
 #include "protocol/dim.hpp"
 
@@ -123,6 +124,11 @@ void AxisMap::check_unstructured(const std::function<std::string(int64_t)>& who)
   const std::string label = dim_label(reps_[0], axis_);
   const bool one_to_one = is_one_to_one(reps_[0]);
   std::vector<std::ptrdiff_t> bounds{0};  // where each rank's entries end
+  // The table at its final size at once: grown by doubling it would take up to twice its bytes
+  // (three times while moving), more than the layouts' memory bound counts.
+  int64_t entries = 0;
+  for (int64_t g = 0; g < grid_size(); ++g) entries = checked_add(entries, reps_[g].num_indices, "the indices held");
+  table_.reserve(static_cast<size_t>(entries));
   for (int64_t g = 0; g < grid_size(); ++g) {
     const gdap_dim& d = reps_[g];
     if (is_one_to_one(d) != one_to_one) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/error.hpp"
+#include "maps/axis_map.hpp"
 
 #include <gdap/gdap.h>
 
@@ -14,12 +15,25 @@
 
 namespace gdap {
 
-// The bytes a layout's map holds (every rank's dictionaries and `indices_per_rank` indices each),
-// so that a hostile nranks or shape is a clear error before anything is allocated.
-int64_t layout_bytes(int64_t nranks, int64_t ndim, int64_t indices_per_rank);
+// What building a map allocates, measured (RSS, and the address space under ulimit -v) as well as
+// read from the structures. Per unstructured index it keeps: its copy in the axis's dictionaries
+// (DimData, 8 bytes) and its entry in the axis's sorted owner table (UnstructuredEntry, 24 bytes).
+inline constexpr int64_t kBytesHeldPerIndex = sizeof(int64_t) + sizeof(UnstructuredEntry);
+// While several ranks' sorted entries are merged (AxisMap), std::inplace_merge borrows a buffer of up
+// to half the table.
+inline constexpr int64_t kBytesMergingPerIndex = sizeof(UnstructuredEntry) / 2;
+// Per dictionary (measured: 352 to 371 bytes at the peak): the layout's list of every rank's, the
+// map's checked copy, the axis's kept one in a vector grown by doubling (up to twice its size), the
+// vector that would hold its indices and the coordinate's first rank.
+inline constexpr int64_t kBytesPerDictionary = 4 * sizeof(gdap_dim) + sizeof(std::vector<int64_t>) + sizeof(int64_t);
 
-// The most bytes one allocation here can hope to get: the host's physical memory, or less where
-// an address-space or data limit (ulimit -v, -d) is set.
+// The bytes building a layout's map takes at its peak (every rank's dictionaries, and `indices`
+// unstructured indices held in all, summed over the ranks), so that a hostile nranks or shape is a
+// clear error before anything is allocated, and a map this admits does fit.
+int64_t layout_bytes(int64_t nranks, int64_t ndim, int64_t indices);
+
+// The most bytes an allocation here can hope to get: the host's physical memory, or less where an
+// address-space or data limit (ulimit -v, -d) is set, less what this process has mapped already.
 int64_t host_memory_bound();
 
 // Throws GDAP_ERR_NO_MEMORY naming nranks, `bytes` and `what` (the layout's sizes) when `bytes`

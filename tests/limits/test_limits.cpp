@@ -19,7 +19,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <iterator>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -40,7 +43,7 @@ using gdap_test::padded;
 using gdap_test::periodic;
 using gdap_test::undistributed;
 
-// The address space mapped when the executable starts: the libraries' own reservations, which
+// The address space mapped when the executable starts (or now, when called later): the libraries' own reservations, which
 // grow with the machine (a BLAS maps buffers and stacks for each of its threads, one per core: on
 // a 64-core GPU host a fixed 6 GiB limit left nothing and gtest's listing itself ran out).
 rlim_t mapped_at_start() {
@@ -297,13 +300,13 @@ TEST(LimitsMap, HugeCountsAndProductsAreClearErrors) {
        GDAP_ERR_INVALID_ARGUMENT, {"shape is NULL"}},
       {"limits: replicated map of a million ranks x 2^40 indices",
        [] { const int64_t shape[] = {int64_t{1} << 40}; gdap_map* out = kMapSentinel; const gdap_status s = gdap_map_create_replicated(&out, 1000000, 1, shape); if (s == GDAP_SUCCESS) gdap_map_destroy(out); else EXPECT_EQ(out, kMapSentinel); return s; },
-       GDAP_ERR_NO_MEMORY, {"a map of 1000000 ranks needs about 8796093022312000000 bytes, which cannot be allocated"}},
+       GDAP_ERR_OVERFLOW, {"bytes of the map's indices: 1099511627776000000 * 44 overflows int64"}},
       {"limits: replicated map whose index count overflows",
        [] { const int64_t shape[] = {int64_t{1} << 40}; gdap_map* out = kMapSentinel; const gdap_status s = gdap_map_create_replicated(&out, int64_t{1} << 30, 1, shape); EXPECT_EQ(out, kMapSentinel); return s; },
        GDAP_ERR_OVERFLOW, {"nranks * shape[0] (indices held): 1073741824 * 1099511627776 overflows int64"}},
       {"limits: replicated map of 2^33 indices on one rank",
        [] { const int64_t shape[] = {int64_t{1} << 33}; gdap_map* out = kMapSentinel; const gdap_status s = gdap_map_create_replicated(&out, 1, 1, shape); if (s == GDAP_SUCCESS) gdap_map_destroy(out); else EXPECT_EQ(out, kMapSentinel); return s; },
-       GDAP_ERR_NO_MEMORY, {"a map of 1 ranks needs about 68719476840 bytes, which cannot be allocated"}},
+       GDAP_ERR_NO_MEMORY, {"a map of 1 ranks needs about 343597384128 bytes, which cannot be allocated"}},
   });
 }
 
@@ -340,6 +343,85 @@ TEST(LimitsMap, LayoutsLargerThanTheHostAreRefusedAtOnce) {
     EXPECT_EQ(out, kMapSentinel);
     EXPECT_LT(took, 1.0) << "refused only after " << took << " s: not up front";
   }
+}
+
+// The layouts' memory bound counted 8 bytes per index where building a map takes 40 (its copy of
+// the index, its owner-table entry, the shared list of indices), so a map it admitted could still
+// run out. At the edge of an address-space limit 256 MiB above what is mapped now: the largest
+// replicated map the bound admits (less a margin of 1 MiB for what the process maps meanwhile) is
+// made, and one 1 MiB larger is refused before anything is allocated.
+struct MapRefusal {
+  int64_t needs = 0, bound = 0;  // the bytes the refusal says the map needs, and the bound it exceeds
+};
+
+MapRefusal replicated_refusal(int64_t size) {
+  gdap_map* out = kMapSentinel;
+  EXPECT_EQ(gdap_map_create_replicated(&out, 1, 1, &size), GDAP_ERR_NO_MEMORY) << "size " << size;
+  EXPECT_EQ(out, kMapSentinel);
+  const std::string message = gdap_last_error();
+  EXPECT_TRUE(has_all(message, {"refused before allocating"})) << message;
+  MapRefusal r;
+  const size_t needs = message.find("needs about "), bound = message.find("more than the ");
+  if (needs == std::string::npos || bound == std::string::npos) {
+    ADD_FAILURE() << "no byte counts in: " << message;
+    return r;
+  }
+  r.needs = std::stoll(message.substr(needs + 12));
+  r.bound = std::stoll(message.substr(bound + 14));
+  return r;
+}
+
+// RLIMIT_AS lowered to `room` beyond what is mapped now, while in scope.
+class TighterAddressLimit {
+ public:
+  explicit TighterAddressLimit(rlim_t room) {
+    held_ = getrlimit(RLIMIT_AS, &saved_) == 0;
+    rlimit tight = saved_;
+    tight.rlim_cur = std::min(saved_.rlim_cur, mapped_at_start() + room);
+    held_ = held_ && setrlimit(RLIMIT_AS, &tight) == 0;
+  }
+  ~TighterAddressLimit() {
+    if (held_) setrlimit(RLIMIT_AS, &saved_);
+  }
+  bool held() const { return held_; }
+
+ private:
+  rlimit saved_{};
+  bool held_ = false;
+};
+
+// Threads of this process: another one (a BLAS's worker) may map memory while a map is built (an
+// OpenBLAS worker mapped its 128 MiB buffer mid-test under load), which no bound of gdap's counts.
+int64_t threads() {
+  std::error_code ec;
+  return std::distance(std::filesystem::directory_iterator("/proc/self/task", ec), std::filesystem::directory_iterator{});
+}
+
+TEST(LimitsMap, LayoutBoundAdmitsWhatFitsAndRefusesMore) {
+  ASSERT_EQ(threads(), 1) << "run with OPENBLAS_NUM_THREADS=1 (as ctest does): another thread's memory would count "
+                             "against the limit while the map is built";
+  const TighterAddressLimit limit(rlim_t{256} << 20);
+  ASSERT_TRUE(limit.held()) << "could not lower RLIMIT_AS";
+  // The bound's bytes per index and fixed part, read from two refusals far past the limit.
+  const int64_t far = int64_t{1} << 30;
+  const MapRefusal a = replicated_refusal(far), b = replicated_refusal(far + 1);
+  const int64_t per_index = b.needs - a.needs, fixed = a.needs - far * per_index;
+  EXPECT_GE(per_index, 40) << "the bound counts fewer bytes per index than building the map takes";
+  ASSERT_GT(per_index, 0);
+  const int64_t margin = (int64_t{1} << 20) / per_index;
+  const int64_t edge = (a.bound - fixed) / per_index;  // the most indices the bound admits
+  ASSERT_GT(edge, 2 * margin) << "bound " << a.bound;
+  int64_t fits = edge - margin, over = edge + margin;
+  gdap_map* out = kMapSentinel;
+  const gdap_status s = gdap_map_create_replicated(&out, 1, 1, &fits);
+  EXPECT_EQ(s, GDAP_SUCCESS) << fits << " indices, admitted, did not fit: " << gdap_last_error();
+  if (s == GDAP_SUCCESS) {
+    int64_t n = 0;
+    EXPECT_EQ(gdap_map_global_shape(&n, out), GDAP_SUCCESS);
+    EXPECT_EQ(n, fits);
+    gdap_map_destroy(out);
+  }
+  replicated_refusal(over);
 }
 
 // Hunt 14, defect 4: a K that cuts into ~9e15 panels is refused by count, naming K and the panel
