@@ -955,33 +955,37 @@ GDAP_NDIM_OUTPUT(global, gdap_array, array, gdap_py_array_ndim)
   }
 }
 
-/* gdap_zarr_shape_read: the path in, the shape (a tuple, sized by asking for ndim first) and the dtype
- * out; the capacity follows from the shape, so Python does not pass it. */
+/* gdap_zarr_shape_read(path, capacity) -> (shape, ndim, (code, bits, lanes)): one read of the store's
+ * zarr.json, into a buffer of `capacity` extents. The shape tuple holds min(ndim, capacity) of them;
+ * when ndim > capacity (GDAP_ERR_BUFFER_TOO_SMALL, not raised here) the caller asks again with
+ * capacity ndim and takes only that answer, so every extent, the rank and the dtype are of one read
+ * even when a save replaces the store between two calls (_zarr.zarr_shape). */
 %typemap(in, numinputs=0) (int64_t* shape, int64_t* ndim) (int64_t temp) {
   temp = 0;
   $1 = NULL;
   $2 = &temp;
 }
-%typemap(in) (const char* path, int64_t capacity) {
-  if (gdap_py_c_string($input, "path", &$1) != 0) SWIG_fail;
-  $2 = 0;
-}
-%typemap(check) (int64_t* shape, int64_t* ndim) {
-  int64_t n = 0;
-  if (gdap_zarr_shape_read(NULL, &n, NULL, arg4, 0) == GDAP_ERR_BUFFER_TOO_SMALL && n > 0) {
-    $1 = (int64_t*)PyMem_Calloc((size_t)n, sizeof(int64_t));
-    if ($1 == NULL) {
-      PyErr_NoMemory();
-      SWIG_fail;
-    }
-    arg5 = n;
+%typemap(check) (int64_t* shape, int64_t* ndim, gdap_dtype* dtype, const char* path, int64_t capacity) {
+  if ($5 > 0 && ($1 = (int64_t*)PyMem_Calloc((size_t)$5, sizeof(int64_t))) == NULL) {
+    PyErr_NoMemory();
+    SWIG_fail;
   }
 }
+%typemap(out) gdap_status gdap_zarr_shape_read {
+  if ($1 != GDAP_SUCCESS && $1 != GDAP_ERR_BUFFER_TOO_SMALL) {
+    gdap_py_raise_status($1);
+    SWIG_fail;
+  }
+  $result = PyList_New(0);
+  if ($result == NULL) SWIG_fail;
+}
 %typemap(argout) (int64_t* shape, int64_t* ndim) {
-  PyObject* t = PyTuple_New((Py_ssize_t)*$2);
+  const int64_t n = *$2 < arg5 ? *$2 : arg5;
+  PyObject* t = PyTuple_New((Py_ssize_t)n);
   if (t == NULL) SWIG_fail;
-  for (int64_t i = 0; i < *$2; ++i) PyTuple_SET_ITEM(t, (Py_ssize_t)i, PyLong_FromLongLong((long long)$1[i]));
+  for (int64_t i = 0; i < n; ++i) PyTuple_SET_ITEM(t, (Py_ssize_t)i, PyLong_FromLongLong((long long)$1[i]));
   if (gdap_py_append($result, t) != 0) SWIG_fail;
+  if (gdap_py_append($result, PyLong_FromLongLong((long long)*$2)) != 0) SWIG_fail;
 }
 %typemap(freearg) (int64_t* shape, int64_t* ndim) {
   PyMem_Free($1);

@@ -12,6 +12,7 @@ from mpi4py import MPI
 
 import gdap
 from gdap import layout
+from rank_script import rank_helpers
 
 WORLD = MPI.COMM_WORLD
 R, P = WORLD.Get_rank(), WORLD.Get_size()
@@ -31,8 +32,7 @@ def local(lay, r):
     return out
 
 
-def case(rule):
-    print("rank %d: %s" % (R, rule), flush=True)
+case, _ = rank_helpers(comm)
 
 
 # Rank 0's section lives in a segment six times its size: its src is the first sixth. Rank 1 opens it.

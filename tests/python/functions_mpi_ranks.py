@@ -5,7 +5,6 @@ patched to raise while the distributed calls run; the gather of any other functi
 rank; a refusal on one rank only (np.allclose with a partner of another layout, GlobalArray.zeros of a dtype gdap
 cannot hold, ...) makes that rank raise its error and the others RemoteError at once, not wait out the
 timeout. Prints "rank R: ok" on success."""
-import time
 import warnings
 
 import numpy as np
@@ -13,7 +12,8 @@ from mpi4py import MPI
 
 import gdap
 from gdap import layout
-from no_gather import NoGather
+from no_gather import NoGather, told_at_once
+from rank_script import rank_helpers
 
 WORLD = MPI.COMM_WORLD
 R, P = WORLD.Get_rank(), WORLD.Get_size()
@@ -28,12 +28,7 @@ LAYOUTS = [layout.block(SHAPE, P), layout.cyclic(SHAPE, (P, 1)), layout.block_cy
 FAILING = P - 1
 
 
-def case(rule):
-    print("rank %d: %s" % (R, rule), flush=True)
-
-
-def dist(x, lay):
-    return gdap.distribute(x if R == 0 else None, lay, comm=comm, dtype=x.dtype)
+case, dist = rank_helpers(comm)
 
 
 def same(got, want):
@@ -42,18 +37,7 @@ def same(got, want):
 
 
 def told(rule, run):
-    """FAILING raises its own error, every other rank RemoteError naming it, all within seconds."""
-    case(rule)
-    t0 = time.monotonic()
-    try:
-        run()
-        raise AssertionError("%s: no error on rank %d" % (rule, R))
-    except gdap.RemoteError as e:
-        assert R != FAILING and ("rank %d failed" % FAILING) in str(e), (rule, R, e)
-    except Exception as e:  # the failing rank's own error, whatever its class
-        assert R == FAILING, (rule, R, type(e), e)
-    assert time.monotonic() - t0 < 30, "%s: every rank failed at once" % rule
-    WORLD.Barrier()
+    told_at_once(rule, run, WORLD, FAILING)
 
 
 for lay in LAYOUTS:

@@ -12,6 +12,7 @@ from mpi4py import MPI
 
 import gdap
 from gdap import layout
+from rank_script import rank_helpers
 
 WORLD = MPI.COMM_WORLD
 R, P = WORLD.Get_rank(), WORLD.Get_size()
@@ -21,8 +22,7 @@ TMP = WORLD.bcast(tempfile.mkdtemp(prefix="gdap-global-") if R == 0 else None)
 comm = gdap.Comm.from_mpi(WORLD)
 
 
-def case(rule):
-    print("rank %d: %s" % (R, rule), flush=True)
+case, _ = rank_helpers(comm)
 
 
 case("distribute from rank 0: the others pass None and the dtype")

@@ -11,13 +11,13 @@ import os
 import shutil
 import sys
 import tempfile
-import time
 
 import numpy as np
 from mpi4py import MPI
 
 import gdap
 from gdap import layout
+from spmd_timing import timed_case
 
 WORLD = MPI.COMM_WORLD
 R, P = WORLD.Get_rank(), WORLD.Get_size()
@@ -62,14 +62,7 @@ def told(rule, run, own_type, text):
 
 def _check(rule, run, own_type, text):
     ran.append(rule)
-    WORLD.Barrier()
-    t0 = time.monotonic()
-    try:
-        run()
-        mine = None
-    except Exception as e:  # noqa: BLE001 - every rank's error is checked below
-        mine = e
-    took = time.monotonic() - t0
+    mine, took = timed_case(WORLD, run)
     own = WORLD.bcast(str(mine) if R == FAILING else None, root=FAILING)
     assert mine is not None, "%s: no error on rank %d" % (rule, R)
     if R == FAILING:

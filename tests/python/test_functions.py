@@ -253,6 +253,24 @@ def test_pending_operands_are_reduced_into_their_layout_and_combine_with_its_arr
 # -- device sections (GPU machine: ctest python.gpu) ----------------------------------------------------------
 
 @pytest.mark.gpu
+def test_argmin_argmax_on_two_devices_see_every_ranks_candidate():
+    # Rule: argmin/argmax over two GPUs' sections see each rank's candidate: CuPy's copy into a rank's
+    # candidate section runs on that rank's device, after its upload (it ran on the current device's
+    # stream, which does not wait for the other device's upload: 23 for 41 in session 15's first run).
+    from test_global_gpu import _gpus
+    cupy = _gpus(2)
+    lay = layout.padded(SHAPE, (2, 1), 1)
+    for seed in range(20):
+        host = np.random.default_rng(seed).permutation(FLOATS.ravel()).reshape(SHAPE)
+        with cupy.cuda.Device(0):
+            a = gdap.distribute(cupy.asarray(host), lay)
+        assert set(a.devices.values()) == {"cuda:0", "cuda:1"}
+        assert a.argmax() == host.argmax() and a.argmin() == host.argmin(), seed
+        assert (a.argmax(axis=0).get() == host.argmax(axis=0)).all(), seed
+        assert (np.argmin(a, axis=1).get() == host.argmin(axis=1)).all(), seed
+
+
+@pytest.mark.gpu
 def test_stats_and_functions_on_device_sections(monkeypatch):
     # Rule: on two GPUs' padded sections the reductions std / var / argmax / any and the NumPy functions compute
     # with CuPy where the data are and give NumPy's answers; another function gathers with a GatherWarning.

@@ -60,3 +60,35 @@ def test_to_jax_refuses_what_a_sharding_cannot_say():
     odd = np.zeros((8, 6), np.float32)
     with pytest.raises(gdap.UnsupportedError, match="axis 1 \\('b' over 4, size 6\\)"):
         gdap.to_jax(gdap.distribute(odd, layout.block(odd.shape, (1, 4))))
+
+
+def test_to_jax_of_a_temporary_keeps_its_memory():
+    # Review s15 #4: the DLPack import did not keep the GlobalArray's sections alive, so JAX read
+    # freed memory once a temporary (a.T.reshape(-1)) was collected and new arrays took its place.
+    import gc
+    x = np.arange(64.0).reshape(8, 8)
+    a = gdap.distribute(x, layout.block(x.shape, (2, 2)))
+    made = [a.T.reshape(-1).to_jax(), a.T.to_jax(), a.reshard(layout.block(x.shape, 4)).to_jax()]
+    gc.collect()
+    junk = [gdap.distribute(np.full((8, 8), -1.0), layout.block((8, 8), (2, 2))).T.reshape(-1) for _ in range(20)]
+    for j, want in zip(made, [x.T.ravel(), x.T, x]):
+        np.testing.assert_array_equal(np.asarray(j), want)
+    assert len(junk) == 20
+
+
+def test_to_jax_of_unaligned_host_sections_names_the_way_round():
+    # Review s15 #4: a section NumPy allocated (a + 0) need not be 64-byte aligned: JAX's own
+    # "unaligned data" error before; now gdap's, naming the alignment and the way round.
+    x = np.arange(64.0).reshape(8, 8)
+    a = gdap.distribute(x, layout.block(x.shape, (1, 4)))
+    made = [a + 0 for _ in range(8)]  # NumPy promises 16 bytes: some of 32 sections are off 64
+    if all(m.local_view(r).__array_interface__["data"][0] % 64 == 0 for m in made for r in range(4)):
+        pytest.fail("NumPy happened to align every section: the refusal was not reached")
+    for m in made:
+        try:
+            np.testing.assert_array_equal(np.asarray(m.to_jax()), x)
+        except gdap.UnsupportedError as e:
+            assert "64-byte aligned" in str(e) and "a.copy()" in str(e)
+            np.testing.assert_array_equal(np.asarray(m.copy().to_jax()), x)
+    # gdap's own copies are aligned: a transpose's flattened copy and copy()
+    np.testing.assert_array_equal(np.asarray(a.T.reshape(-1).to_jax()), x.T.ravel())

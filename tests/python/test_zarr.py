@@ -4,7 +4,10 @@ peer written by others): stores gdap writes are read by zarr-python, stores zarr
 element; a codec gdap does not read fails on every rank and leaves every section untouched. Every
 codec and option of both writers, each way: test_zarr_codecs.py."""
 import json
+import subprocess
+import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -199,3 +202,72 @@ def test_overflowing_fill_value_is_refused(tmp_path):
     (path / "zarr.json").write_text(json.dumps(meta))
     with pytest.raises(gdap.FileIOError, match="fill_value 300 does not fit in uint8"):
         gdap.zarr_shape(path)
+
+
+def test_zarr_shape_of_many_dimensions_is_whole(tmp_path):
+    """A rank past the first read's buffer (32 extents) is read again with room for it."""
+    path = tmp_path / "many.zarr"
+    shape = (1,) * 39 + (3,)
+    zarr.create_array(str(path), shape=shape, chunks=shape, dtype="int16", fill_value=0)
+    assert gdap.zarr_shape(path) == (shape, np.dtype(np.int16))
+
+
+@pytest.mark.parametrize("first, then", [
+    (((7, 5), "float32"), ((4, 3, 2), "float64")),  # the rank grows between two reads
+    (((4, 3, 2), "float64"), ((6,), "int32")),      # the rank shrinks
+    (((4, 3, 2), "float64"), ((2, 9, 2), "uint8")),  # the same rank, other extents and dtype
+])
+def test_zarr_shape_is_of_one_read_when_a_save_comes_between(tmp_path, monkeypatch, first, then):
+    """The SWIG wrapper asked C for the rank, then for the extents: a save between the two made it
+    raise BufferTooSmallError (a rank grown past the buffer it had sized) or could pair one store's
+    answer with the other's. Now every read is whole on its own and only the last one counts: with
+    a first buffer of one extent, a save is made right after the first read."""
+    path = tmp_path / "s.zarr"
+    zarr.create_array(str(path), shape=first[0], chunks=first[0], dtype=first[1], fill_value=0)
+    real = gdap._zarr._c.gdap_zarr_shape_read
+    calls = []
+
+    def read_then_save(name, capacity):
+        answer = real(name, capacity)
+        calls.append(answer)
+        if len(calls) == 1:
+            zarr.create_array(str(path), shape=then[0], chunks=then[0], dtype=then[1], fill_value=0, overwrite=True)
+        return answer
+
+    monkeypatch.setattr(gdap._zarr, "_SHAPE_CAPACITY", 1)
+    monkeypatch.setattr(gdap._zarr._c, "gdap_zarr_shape_read", read_then_save)
+    assert gdap.zarr_shape(path) == (then[0], np.dtype(then[1]))
+    assert len(calls) >= 2 and calls[0][1] == len(first[0])  # the save did come between two reads
+
+
+def test_zarr_shape_while_another_process_swaps_the_store(tmp_path):
+    """A real race: another process replaces zarr.json (atomically) by a 1-d then a 3-d array's, over
+    and over, for 2 s of reads. Every answer is one of the two arrays'; the old wrapper's two C calls
+    raised BufferTooSmallError about once in 200 reads here."""
+    one, three = tmp_path / "one.zarr", tmp_path / "three.zarr"
+    zarr.create_array(str(one), shape=(6,), chunks=(6,), dtype="int32", fill_value=0)
+    zarr.create_array(str(three), shape=(4, 3, 2), chunks=(4, 3, 2), dtype="float64", fill_value=0)
+    target = tmp_path / "swapped.zarr"
+    target.mkdir()
+    (target / "zarr.json").write_text((one / "zarr.json").read_text())
+    swapper = subprocess.Popen([sys.executable, "-c", (
+        "import os, sys\n"
+        "texts = [open(p).read() for p in sys.argv[1:3]]\n"
+        "t = sys.argv[3]\n"
+        "while True:\n"
+        "    for text in texts:\n"
+        "        open(t + '.tmp', 'w').write(text)\n"
+        "        os.replace(t + '.tmp', t)\n"),
+        str(one / "zarr.json"), str(three / "zarr.json"), str(target / "zarr.json")])
+    try:
+        want = {((6,), np.dtype(np.int32)), ((4, 3, 2), np.dtype(np.float64))}
+        seen = set()
+        end = time.monotonic() + 2
+        while time.monotonic() < end:
+            got = gdap.zarr_shape(target)
+            assert got in want
+            seen.add(got)
+    finally:
+        swapper.kill()
+        swapper.wait()
+    assert seen == want, "the swaps never showed: no race was run"

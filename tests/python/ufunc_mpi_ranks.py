@@ -8,6 +8,7 @@ from mpi4py import MPI
 import gdap
 from gdap import layout
 from no_gather import NoGather
+from rank_script import rank_helpers
 
 WORLD = MPI.COMM_WORLD
 R, P = WORLD.Get_rank(), WORLD.Get_size()
@@ -19,12 +20,7 @@ LAYOUTS = [layout.block(SHAPE, P), layout.cyclic(SHAPE, (P, 1)), layout.block_cy
            layout.irregular(SHAPE, [(0,) + (1,) * (P - 2) + (9 - (P - 2),), None])]
 
 
-def case(rule):
-    print("rank %d: %s" % (R, rule), flush=True)
-
-
-def dist(x, lay):
-    return gdap.distribute(x if R == 0 else None, lay, comm=comm, dtype=x.dtype)
+case, dist = rank_helpers(comm)
 
 
 def same(got, want):

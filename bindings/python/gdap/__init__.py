@@ -26,7 +26,8 @@ array elements.
   layout            one call per layout: block, irregular, cyclic, block_cyclic, padded, periodic,
                     unstructured, replicated, root (GlobalMaps made by the C library)
   GlobalArray       a distributed array seen whole: reshard, get, a[i, j], sum / mean / ..., + - * /,
-                    @, halo_exchange, Zarr and .dnpy; single controller (Controller) or SPMD (Comm)
+                    @, .T / transpose / reshape (views where the layout allows), halo_exchange,
+                    Zarr and .dnpy; single controller (Controller) or SPMD (Comm)
   distribute        a whole array dealt out into a layout (GlobalArray.scatter)
   GatherWarning     a NumPy function gdap does not compute distributed gathered a GlobalArray
   Controller        the ranks of a single-controller GlobalArray (an in-process group and its threads)

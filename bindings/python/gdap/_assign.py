@@ -84,12 +84,15 @@ def _assign_host(a: GlobalArray, key: Any, value: Any) -> None:
 
 
 def _write(view: Any, local: list, part: Any) -> None:
-    """view at the outer product of per-axis local indices = part (NumPy or CuPy, as view)."""
+    """view at the outer product of per-axis local indices = part (NumPy or CuPy, as view). On a
+    device, with view's device current: CuPy runs the copy on the current device's stream, which
+    waits neither for a gdap move into `part` on view's device nor for an upload there."""
     if isinstance(view, np.ndarray):
         view[np.ix_(*local)] = part
         return
     import cupy
-    view[cupy.ix_(*[cupy.asarray(i) for i in local])] = part
+    with view.device:
+        view[cupy.ix_(*[cupy.asarray(i) for i in local])] = part
 
 
 def _assign_masked(a: GlobalArray, mask: GlobalArray, value: Any) -> None:
@@ -133,7 +136,7 @@ def _assign_masked(a: GlobalArray, mask: GlobalArray, value: Any) -> None:
 def _assign_global(a: GlobalArray, key: Any, value: GlobalArray) -> None:
     """a[key] = b: b redistributed into the selection's cells, laid out where their owners in a
     hold them (_select.selection_layout), then each rank writes its part."""
-    from ._global import _prepare, _release_redistribute, _release_reduce_scatter, _view_of, new_section
+    from ._global import _plans_and_sections, _prepare, _release_redistribute, _release_reduce_scatter, _view_of
     ctx = a.context
 
     def check(r: int) -> list:
@@ -158,8 +161,7 @@ def _assign_global(a: GlobalArray, key: Any, value: GlobalArray) -> None:
     src = value.settled()
     src = src if src.dtype == a.dtype else src.astype(a.dtype)
     target, local = selection_layout(a.layout, selected)
-    plans = ctx.plans(src.layout, target, a.dtype)
-    made = {r: new_section(ctx, target, r, a.dtype) for r in ctx.ranks}
+    plans, made = _plans_and_sections(ctx, src.layout, target, a.dtype)
     run_c(ctx, lambda r: (plans[r], src.sections[r], made[r][0]), _c.gdap_redistribute, placeholders=(None,) * 3)
     grid = tuple(a.layout.grid_shape)
     for r in ctx.ranks:

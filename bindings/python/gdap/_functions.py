@@ -6,7 +6,8 @@ layout; a pending reduction performed into the partner's layout first); reductio
 np.array_equal, np.count_nonzero, np.nansum, ..., np.linalg.norm, np.dot / np.vdot of 1-d arrays)
 through gdap's distributed reductions; np.sum, np.std, np.argmax, ... through the methods; the
 *_like functions and np.copy as new arrays of the same layout; np.shape / ndim / size from the
-metadata. Every other NumPy function, and these where called outside what they do distributed (an
+metadata; np.transpose, np.swapaxes, np.moveaxis, np.reshape, np.ravel, ... through the methods
+(_reshape: views where the layout allows, else a redistribution). Every other NumPy function, and these where called outside what they do distributed (an
 ord of np.linalg.norm, np.where(c) with one argument, ...), gathers its GlobalArray arguments
 (collective) and calls NumPy on them, with a GatherWarning naming the function, the bytes gathered
 and the explicit spelling. np.asarray(a) and np.array(a) are the explicit gather and do not warn;
@@ -46,6 +47,12 @@ def _implements(*funcs: Callable) -> Callable:
             _IMPLEMENTED[f] = impl
         return impl
     return register
+
+
+def _numpy_functions(*names: str) -> tuple:
+    """NumPy's functions of these names that this NumPy has (permute_dims and matrix_transpose came
+    with NumPy 2; gdap also runs on the NumPy 1 of Debian 12's python3)."""
+    return tuple(getattr(np, name) for name in names if hasattr(np, name))
 
 
 def dispatch(func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
@@ -120,6 +127,7 @@ def gathered_call(func: Callable, args: tuple, kwargs: dict) -> Any:
         raise TypeError("%s(..., out=a) with a GlobalArray out is not computed distributed and NumPy would write a "
                         "gathered copy, not a: write a[...] = %s(..., ...) (a distributed assignment) instead"
                         % (name, name))
+    _refuse_write_into(func, name, args, kwargs)
     found: list = []
     _global_arrays((args, kwargs), found)
     unique = {id(a): a for a in found}
@@ -129,6 +137,43 @@ def gathered_call(func: Callable, args: tuple, kwargs: dict) -> Any:
                   % (name, nbytes, len(unique), "" if len(unique) == 1 else "s", name), GatherWarning, stacklevel=4)
     whole = {key: a.get() for key, a in unique.items()}
     return func(*_replaced(args, whole), **{k: _replaced(v, whole) for k, v in kwargs.items()})
+
+
+# NumPy functions that write into their first argument (its name): on a gathered copy the write
+# would be lost without a word, so a GlobalArray there is refused.
+_WRITES_FIRST = {np.put: "a", np.place: "arr", np.putmask: "a", np.fill_diagonal: "a",
+                 np.put_along_axis: "arr", np.copyto: "dst"}
+
+
+def _refuse_write_into(func: Callable, name: str, args: tuple, kwargs: dict) -> None:
+    param = _WRITES_FIRST.get(func)
+    if param is None:
+        return
+    target = args[0] if args else kwargs.get(param)
+    if _is_global(target):
+        raise TypeError("%s writes into its first argument, a GlobalArray here, which it does not compute distributed "
+                        "(NumPy would write a gathered copy and the write would be lost): write into it with a "
+                        "distributed assignment, a[key] = values or a[mask] = value" % name)
+
+
+@_implements(np.copyto)
+def _copyto(dst: Any, src: Any, casting: Any = "same_kind", where: Any = True) -> Any:
+    """np.copyto(a, src) into a GlobalArray: a[...] = src (a distributed assignment), after NumPy's
+    casting check; where= other than True is refused (write a[mask] = ... instead)."""
+    if not _is_global(dst):
+        return _GATHER  # into a NumPy array: NumPy's on the gathered source writes the caller's array
+    if where is not True:
+        raise TypeError("np.copyto(a, src, where=...) into a GlobalArray is not computed distributed: write "
+                        "a[mask] = value (a GlobalArray mask of a's layout) instead")
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise ValueError("np.copyto: casting must be one of 'no', 'equiv', 'safe', 'same_kind' or 'unsafe', not %r"
+                         % (casting,))
+    kind = src.dtype if _is_global(src) else np.result_type(src)
+    if not np.can_cast(kind, dst.dtype, casting):
+        raise TypeError("np.copyto: cannot cast %s to the GlobalArray's %s according to the rule %r"
+                        % (kind, dst.dtype, casting))
+    dst[...] = src
+    return None
 
 
 # ---- cell-wise functions ------------------------------------------------------------------------
@@ -403,6 +448,45 @@ def _iscomplexobj(x: Any) -> Any:
 @_implements(np.isrealobj)
 def _isrealobj(x: Any) -> Any:
     return x.dtype.kind != "c"
+
+
+# ---- transposes and reshapes: the methods (views where the layout allows, see _reshape) -------
+
+@_implements(np.transpose, *_numpy_functions("permute_dims"))
+def _transpose(a: Any, axes: Any = None) -> Any:
+    return a.transpose(axes) if _is_global(a) else _GATHER
+
+
+@_implements(*_numpy_functions("matrix_transpose"))
+def _matrix_transpose(x: Any) -> Any:
+    return x.mT if _is_global(x) else _GATHER
+
+
+@_implements(np.swapaxes)
+def _swapaxes(a: Any, axis1: Any, axis2: Any) -> Any:
+    return a.swapaxes(axis1, axis2) if _is_global(a) else _GATHER
+
+
+@_implements(np.moveaxis)
+def _moveaxis(a: Any, source: Any, destination: Any) -> Any:
+    if not _is_global(a):
+        return _GATHER
+    from ._reshape import moved
+    return a._permuted(lambda: moved(source, destination, a.ndim))
+
+
+@_implements(np.reshape)
+def _reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Optional[bool] = None) -> Any:
+    if not _is_global(a):
+        return _GATHER
+    if (shape is None) == (newshape is None):
+        raise TypeError("np.reshape(a, shape): give shape (newshape is its deprecated name), once")
+    return a.reshape(shape if newshape is None else newshape, order=order, copy=copy)
+
+
+@_implements(np.ravel)
+def _ravel(a: Any, order: str = "C") -> Any:
+    return a.ravel(order) if _is_global(a) else _GATHER
 
 
 # ---- reductions -------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ import numpy as np
 
 from . import _gdap_c as _c
 from . import _stats
+from ._agree import Parts, agreed_array
 from ._args import axis_items, integer
 from ._context import (Context, Controller, DeviceSpec, Spmd, check_devices_argument, cuda_ordinal, device_label,
                        run_c)
@@ -48,6 +49,7 @@ _OPS = {"sum": _c.GDAP_REDUCE_SUM, "prod": _c.GDAP_REDUCE_PROD, "min": _c.GDAP_R
         "max": _c.GDAP_REDUCE_MAX, "mean": _c.GDAP_REDUCE_MEAN}
 PENDING_OPS = ("sum", "prod", "min", "max")
 T = TypeVar("T")
+Checked = TypeVar("Checked")  # inside GlobalArray, T names the transpose
 
 
 # ---- layouts gdap needs for its own moves, made once per shape -------------------------------
@@ -120,6 +122,16 @@ def _aligned(shape: tuple[int, ...], dtype: np.dtype, zero: bool) -> tuple[np.nd
     return raw[skip:skip + nbytes].view(dtype).reshape(shape), start + skip
 
 
+def aligned_copy(x: Any) -> Any:
+    """A C-contiguous copy of x in new memory: 64-byte aligned on the host (as gdap allocates, and as
+    to_jax needs; NumPy's own copy is not), CuPy's on a device."""
+    if not isinstance(x, np.ndarray):
+        return x.copy(order="C")
+    out = _aligned(x.shape, x.dtype, False)[0]
+    out[...] = x
+    return out
+
+
 def _address(native: Any) -> int:
     if isinstance(native, np.ndarray):
         return native.__array_interface__["data"][0]
@@ -190,11 +202,19 @@ def _to_device(host: np.ndarray, device: str) -> Any:
 
 
 def _wrap(ctx: Context, layout: GlobalMap, rank: int, native: Any, device: str) -> LocalArray:
-    """A LocalArray over a C-contiguous array this module made, described by the layout."""
+    """A LocalArray over an array this module made or viewed (C-contiguous, or strided: a
+    transposed view), described by the layout."""
     dims = ctx.dims(layout, rank)
     dtype = np.dtype(native.dtype)
-    return LocalArray(_c.gdap_array_wrap(_address(native), dtype_to_c(dtype), device_to_c(device), None, dims.dims),
-                      owner=native)
+    return LocalArray(_c.gdap_array_wrap(_address(native), dtype_to_c(dtype), device_to_c(device),
+                                         _element_strides(native), dims.dims), owner=native)
+
+
+def _element_strides(native: Any) -> Optional[tuple[int, ...]]:
+    """A NumPy or CuPy array's strides in elements (gdap's unit); None where it is C-contiguous."""
+    if native.flags.c_contiguous:
+        return None
+    return tuple(int(s) // native.itemsize for s in native.strides)
 
 
 # ---- choosing where the ranks are ---------------------------------------------------------------
@@ -351,10 +371,12 @@ class GlobalArray:
     @classmethod
     def _new(cls, layout: GlobalMap, dtype: Any, devices: Devices, comm: Any, device: Optional[DeviceSpec],
              zero: bool, fill: tuple = ()) -> GlobalArray:
-        """A new array (fill: () or (value,)). SPMD: collective, one gdap_comm_barrier after the
-        sections are made, which a rank that refused (a device or memory only it lacks, a layout or
-        dtype it alone passed) makes after Comm.fail_next: every rank raises at once (the refusing
-        one its error, the others RemoteError), none goes on to wait in its next collective call."""
+        """A new array (fill: () or (value,)). SPMD: collective, one agreement after the sections
+        are made (_agree: every rank's dtype, shape and layout compared), which a rank that refused (a
+        device or memory only it lacks, a layout or dtype it cannot use) makes after Comm.fail_next:
+        every rank raises at once (the refusing one its error, the others RemoteError), none goes on
+        to wait in its next collective call; ranks that passed different dtypes or layouts all raise
+        InvalidArgumentError naming them."""
         gdap_comm = _wrap_first(comm)
 
         def made() -> GlobalArray:
@@ -362,9 +384,7 @@ class GlobalArray:
 
         if gdap_comm is None:
             return made()
-        out = told(gdap_comm, made, _barrier)
-        _barrier(gdap_comm)
-        return out
+        return agreed_array(gdap_comm, made, _parts)
 
     @classmethod
     def _made(cls, layout: GlobalMap, dtype: Any, devices: Devices, comm: Optional[Comm],
@@ -415,7 +435,7 @@ class GlobalArray:
 
         prepared = _prepare(ctx, prepare, _release_redistribute)
         dtype_out = prepared[ctx.ranks[0]][0].dtype
-        plans = ctx.plans(root_layout, layout, dtype_out)
+        plans = _agreed_plans(ctx, root_layout, layout, dtype_out)
         run_c(ctx, lambda r: (plans[r], prepared[r][0], prepared[r][1][0]), _c.gdap_redistribute,
               placeholders=(None,) * 3)
         return cls(ctx, layout, dtype_out, {r: p[1][0] for r, p in prepared.items()},
@@ -490,27 +510,43 @@ class GlobalArray:
     @classmethod
     def _from_local_section(cls, section: Any, layout: Optional[GlobalMap], comm: Any,
                             pending: Optional[str], devices: Devices = None) -> GlobalArray:
+        """SPMD from_sections: collective, ending in one agreement on the dtype, shape and layout
+        (_agree), which a rank whose section or arguments are wrong makes after Comm.fail_next."""
         ctx = _spmd(comm, None)
         rank = ctx.ranks[0]
-        if layout is None:  # a section or pending wrong on this rank only: the others are told in the collective map
+        gdap_comm = ctx.comm(rank)
+        given = layout
+        if given is None:  # a section or pending wrong on this rank only: the others are told in the collective map
             def checked() -> LocalArray:
                 _refuse_devices_with_comm(devices)
                 _check_pending(pending)
                 return _as_section(section, None, rank)
 
-            local = told(ctx.comm(rank), checked, release_map)
-            layout = GlobalMap.collective(ctx.comm(rank), local)
-        else:
-            _refuse_devices_with_comm(devices)
-            _check_pending(pending)
-            _check_layout(layout, None)
-            if layout.nranks != ctx.nranks:
-                raise InvalidArgumentError("the layout spans %d ranks but the communicator has %d"
-                                           % (layout.nranks, ctx.nranks))
-            local = _as_section(section, layout, rank)
-            _check_sections({rank: local}, layout)
-        ctx = _spmd(comm, local.device)
-        return cls(ctx, layout, local.dtype, {rank: local}, pending=pending)
+            first = told(gdap_comm, checked, release_map)
+            given = GlobalMap.collective(gdap_comm, first)
+
+        def made() -> GlobalArray:
+            if layout is None:
+                local = first
+            else:
+                local = cls._checked_section(section, layout, ctx, pending, devices)
+            return cls(_spmd(comm, local.device), given, local.dtype, {rank: local}, pending=pending)
+
+        return agreed_array(gdap_comm, made, _parts)
+
+    @staticmethod
+    def _checked_section(section: Any, layout: GlobalMap, ctx: Context, pending: Optional[str],
+                         devices: Devices) -> LocalArray:
+        """This rank's section of `layout` (SPMD from_sections with a layout), every argument checked."""
+        _refuse_devices_with_comm(devices)
+        _check_pending(pending)
+        _check_layout(layout, None)
+        if layout.nranks != ctx.nranks:
+            raise InvalidArgumentError("the layout spans %d ranks but the communicator has %d"
+                                       % (layout.nranks, ctx.nranks))
+        local = _as_section(section, layout, ctx.ranks[0])
+        _check_sections({ctx.ranks[0]: local}, layout)
+        return local
 
     # -- what it is ------------------------------------------------------------------------------
 
@@ -619,7 +655,7 @@ class GlobalArray:
             _prepare(ctx, prepare, _release_reduce_scatter)
             return self._reduce_into(layout)
         made = _prepare(ctx, prepare, _release_redistribute)
-        plans = ctx.plans(self._layout, layout, self._dtype)
+        plans = _agreed_plans(ctx, self._layout, layout, self._dtype)
         src = self._sections
         run_c(ctx, lambda r: (plans[r], src[r], made[r][0]), _c.gdap_redistribute, placeholders=(None,) * 3)
         return GlobalArray(ctx, layout, self._dtype, {r: m[0] for r, m in made.items()},
@@ -704,7 +740,7 @@ class GlobalArray:
         The result's dtype is NumPy's: bool and integers narrower than 64 bits are summed as int64
         (unsigned: uint64), so that they do not overflow; other dtypes keep theirs; `dtype` sums in
         that dtype instead. Dtypes gdap's C reductions do not take are converted first (_stats.work_dtype:
-        float16 in float32, bool/int16 min and max in uint8/int64, complex sum as real and imaginary
+        float16 and bfloat16 in float32, bool/int16 min and max in uint8/int64, complex sum as real and imaginary
         parts); complex prod/min/max raise UnsupportedError naming the way round. np.sum(a) calls this;
         NumPy's out= and keepdims=True are refused."""
         return self._numpy_reduce("sum", axis, dtype, out, keepdims, numpy_only)
@@ -728,19 +764,19 @@ class GlobalArray:
     def mean(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
              **numpy_only: Any) -> Any:
         """Collective: the mean over `axis` (as sum; integers are averaged as float64, or in `dtype`,
-        a float or complex dtype; float16 in float32, returned as float16; complex as its real and
+        a float or complex dtype; float16 and bfloat16 in float32, returned in their own dtype; complex as its real and
         imaginary parts, each a compensated C mean). Averaging no elements (a reduced axis of length 0) gives NaN with
         NumPy's RuntimeWarning "Mean of empty slice"."""
         def check() -> tuple[Optional[np.dtype], tuple[int, ...]]:
             _refuse_numpy_keywords("mean", out, keepdims, numpy_only)
             want = np.dtype(dtype) if dtype is not None else None
-            if want is not None and want.kind not in "fc":
+            if want is not None and want.kind not in "fc" and not _stats.is_half(want):
                 raise UnsupportedError("mean with dtype=%s: gdap's mean takes a float or complex dtype" % want)
             return want, self._reduced_axes("mean", axis)
 
         want, axes = self._checked(check, _release_reduce_axes)
         src = self.astype(want) if want is not None and want != self._dtype else self
-        src = src if src._dtype.kind in "fc" else src.astype(np.float64)
+        src = src if src._dtype.kind in "fc" or _stats.is_half(src._dtype) else src.astype(np.float64)
         _warn_empty_mean(self.shape, axes)
         return src._reduce("mean", axes)
 
@@ -749,8 +785,9 @@ class GlobalArray:
         """Collective: the variance over `axis` (None, an int or a tuple, as sum), NumPy's: the mean of
         |x - x.mean()|**2 over n - ddof. Two compensated C sums (the mean, then the squared deviations;
         the means, one per result element, allgathered in between); no gather of the array. Result
-        dtype as NumPy's: float64 for bool and integers, float16 for float16 (computed in float32),
-        float32 (float64) for complex64 (complex128); `dtype` computes in that float dtype. ddof >= n
+        dtype as NumPy's: float64 for bool and integers, float16 / bfloat16 for float16 / bfloat16
+        (computed in float32), float32 (float64) for complex64 (complex128); `dtype` gives that dtype
+        (a complex one: the real variance with an imaginary part of zero, as NumPy's). ddof >= n
         gives inf or NaN with NumPy's RuntimeWarning. keepdims=True as NumPy's; out= is refused."""
         return self._spread("var", axis, dtype, out, ddof, keepdims, numpy_only)
 
@@ -826,7 +863,7 @@ class GlobalArray:
                                        % {"min": "minimum", "max": "maximum"}[op])
         return axes
 
-    def _checked(self, check: Callable[[], T], release: Optional[Callable[[Context, int], None]]) -> T:
+    def _checked(self, check: Callable[[], Checked], release: Optional[Callable[[Context, int], None]]) -> Checked:
         """check()'s result: this rank's checks of a method's arguments, before its first collective
         call. In SPMD mode a failure is told to the peers (telling_peers) through the call they make
         next: the pending reduction's gdap_reduce_scatter, else `release` (None: no collective call
@@ -865,6 +902,89 @@ class GlobalArray:
             return out
         return _to_host(out.local_view(ctx.ranks[0])).reshape(())[()]
 
+    # -- transposes and reshapes (_reshape: which are views, which move data) ------------------
+
+    @property
+    def T(self) -> GlobalArray:
+        """The transpose (axes reversed), as a.transpose(): see there."""
+        return self.transpose()
+
+    @property
+    def mT(self) -> GlobalArray:
+        """The last two axes swapped (NumPy's matrix transpose), as swapaxes(-2, -1)."""
+        if self.ndim < 2:
+            raise InvalidArgumentError("mT needs at least 2 dimensions, not %d" % self.ndim)
+        return self.swapaxes(-2, -1)
+
+    def transpose(self, *axes: Any) -> GlobalArray:
+        """The array with its axes permuted (none given: reversed; a tuple or separate ints, as
+        NumPy's). A view, sharing the sections' memory (a.T[0, 1] = 5 writes a[1, 0]), where the
+        permutation keeps the order of the distributed axes (those the grid divides: any axis of
+        row or column blocks, cyclic, padded or unstructured rows); every dimension dictionary is
+        permuted with its axis. Where it reorders distributed axes (a 2 x 2 grid of blocks), gdap's
+        map cannot keep each block on its rank (its ranks are numbered in C order over the grid):
+        then it is collective and returns a COPY, each rank's block moved whole to the rank that
+        holds it in the permuted grid (one gdap redistribution), padding zero; writes to it do not
+        reach this array. A pending reduction stays pending in a view and is performed for a copy."""
+        from . import _reshape
+        given: Any = axes[0] if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], (int, np.integer))) \
+            else (axes or None)
+        ndim = self.ndim
+        return self._permuted(lambda: _reshape.permutation(given, ndim))
+
+    def swapaxes(self, axis1: Any, axis2: Any) -> GlobalArray:
+        """The array with two axes swapped: a transpose (a view or a copy, as transpose says)."""
+        from . import _reshape
+        ndim = self.ndim
+        return self._permuted(lambda: _reshape.swapped(axis1, axis2, ndim))
+
+    def _permuted(self, permutation: Callable[[], tuple[int, ...]]) -> GlobalArray:
+        """The transpose by permutation() (which checks the caller's axes), agreed first in SPMD
+        mode where it may move blocks."""
+        from . import _reshape
+        return _reshape.transpose(self, self._agreed_if(_reshape.may_move(self._layout), permutation))
+
+    def reshape(self, *shape: Any, order: str = "C", copy: Optional[bool] = None) -> GlobalArray:
+        """The array in another shape (a tuple or separate ints, one -1 inferred), in C order (order='F'
+        is a.T.reshape(shape[::-1]).T, order 'A' and 'K' are refused). Never gathered. Where every
+        rank's section reshapes alone (flattening or splitting undistributed axes; row blocks whose
+        row boundaries fall on rows of the new shape; an axis left as it is keeps its distribution,
+        padding included) the result is a view of each section, as NumPy's reshape returns a view
+        where it can: only where NumPy's reshape of the whole array is a view (a transpose's ravel is
+        a copy), an answer every rank agrees on (a copy, on every rank). Otherwise it is
+        collective and a COPY in row blocks of the new shape: the array is redistributed to row
+        blocks, flattened, redistributed to flat blocks that end on rows of the new shape, and
+        reshaped. copy=True always copies; copy=False refuses (ValueError) what is not a view."""
+        from . import _reshape
+        given: Any = shape[0] if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)) else shape
+
+        def check() -> tuple[tuple[int, ...], str]:
+            return _reshape.new_shape(given, self.size), _reshape.check_order(order, "reshape")
+
+        target, order_ = self._agreed_if(True, check)
+        if order_ == "F":  # a.T.reshape(shape[::-1]).T, a view only where both transposes are
+            if copy is False and _reshape.may_move(self._layout):
+                raise InvalidArgumentError("reshape(order='F', copy=False): the transpose of this layout (grid %s) "
+                                           "moves blocks between ranks, a copy; leave copy unset"
+                                           % (tuple(self._layout.grid_shape),))
+            return _reshape.reshape(self.T, target[::-1], copy).T
+        return _reshape.reshape(self, target, copy)
+
+    def _agreed_if(self, collective: bool, check: Callable[[], Checked]) -> Checked:
+        """check()'s result; in SPMD mode, where what follows may be collective, agreed by every rank
+        (one barrier: a rank whose arguments are wrong raises its error, the others RemoteError, and
+        none waits in a move the others never start). A view's checks stay local."""
+        return _agreed_step(self._ctx, check) if collective else check()
+
+    def ravel(self, order: str = "C") -> GlobalArray:
+        """The array as 1-d (reshape(-1)): a view where each rank's section flattens alone (blocks
+        of rows over a 1-d grid, others whole: see reshape), else a copy."""
+        return self.reshape(-1, order=order)
+
+    def flatten(self, order: str = "C") -> GlobalArray:
+        """The array as 1-d, always a copy (NumPy's flatten): reshape(-1, copy=True)."""
+        return self.reshape(-1, order=order, copy=True)
+
     # -- element-wise arithmetic ---------------------------------------------------------------
 
     def astype(self, dtype: Any) -> GlobalArray:
@@ -881,7 +1001,7 @@ class GlobalArray:
     def copy(self) -> GlobalArray:
         """A new array of the same values, layout and ranks, sharing no memory with this one (local:
         no communication, except that a pending reduction is performed first, as astype does)."""
-        return self.settled()._local_op(lambda v: v.copy())
+        return self.settled()._local_op(aligned_copy)
 
     def _local_op(self, fn: Callable[[Any], Any], pending: Optional[str] = None) -> GlobalArray:
         natives, sections = {}, {}
@@ -1144,7 +1264,7 @@ class GlobalArray:
         if self._dtype != other._dtype or self._dtype not in (np.float32, np.float64):
             raise InvalidArgumentError("matmul takes float32 or float64 operands of one dtype, not %s and %s"
                                        % (self._dtype, other._dtype))
-        a, b = self.settled(), other.settled()
+        a, b = _unit_strided(self.settled()), _unit_strided(other.settled())
         shape = (self.shape[0], other.shape[1])
         ctx = self._ctx
         if layout is not None:  # in SPMD mode a rank whose layout is wrong still tells the others
@@ -1166,8 +1286,11 @@ class GlobalArray:
         if self._pending is not None:
             raise InvalidArgumentError("halo_exchange: the sections hold partial values (pending %s), which would "
                                        "fill the padding; settle first: a.settled().reshard(a.layout)" % self._pending)
-        halos = self._ctx.halos(self._layout, self._dtype)
         ctx = self._ctx
+        # A halo plan only this rank cannot build (its memory, GDAP_PLAN_MAX_RUNS): the others are told
+        # in the exchange they make next, at once, not after their timeout.
+        halos = _told_in(ctx, lambda: ctx.halos(self._layout, self._dtype),
+                         lambda comm: _c.gdap_halo_exchange(comm._h(), None, None))
         run_c(ctx, lambda r: (halos[r], self._sections[r]), _c.gdap_halo_exchange, placeholders=(None,) * 2)
         return self
 
@@ -1513,6 +1636,40 @@ def _agreed_step(ctx: Context, step: Callable[[], T]) -> T:
     return out
 
 
+def _parts(a: GlobalArray) -> Parts:
+    """What the SPMD ranks' parts of `a` must agree on (agreed_array), and where this rank's lives."""
+    return a._layout, a._dtype, a._pending, a._ctx.device(a._ctx.ranks[0])
+
+
+def _told_in(ctx: Context, step: Callable[[], T], release: Callable[[Comm], object]) -> T:
+    """step()'s result; in SPMD mode a failure is told to the peers through release, the collective
+    call they make next (telling_peers). Controller mode: nothing to tell, every rank's step runs here."""
+    return told(ctx.comm(ctx.ranks[0]) if ctx.spmd else None, step, release)
+
+
+def _agreed_plans(ctx: Context, src: GlobalMap, dst: GlobalMap, dtype: Any) -> dict[int, Any]:
+    """ctx.plans(src, dst, dtype) for the redistribution that follows: a plan only this rank cannot
+    build (GDAP_PLAN_MAX_RUNS, its memory) is told to the peers in that redistribution, so that every
+    rank fails at once, the others with RemoteError naming this one, instead of waiting out the timeout."""
+    return _told_in(ctx, lambda: ctx.plans(src, dst, dtype), release_redistribute)
+
+
+def _plans_and_sections(ctx: Context, src: GlobalMap, dst: GlobalMap, dtype: Any) -> tuple[dict[int, Any], dict]:
+    """_agreed_plans and a new section of `dst` (new_section) on every held rank, in one told step."""
+    return _told_in(ctx, lambda: (ctx.plans(src, dst, dtype), {r: new_section(ctx, dst, r, dtype) for r in ctx.ranks}),
+                    release_redistribute)
+
+
+def _unit_strided(x: GlobalArray) -> GlobalArray:
+    """x, or a C-contiguous copy of it where a device section is strided (a transpose's view or
+    copy): cuBLAS's GEMM takes device sections with unit stride along their last axis only (the host
+    GEMM takes any strides). Local: each rank copies its own section, no communication."""
+    ctx = x._ctx
+    if all(ctx.device(r) == "cpu" or x.local_view(r).flags.c_contiguous for r in ctx.ranks):
+        return x
+    return x.copy()
+
+
 def _owned_cells(layout: GlobalMap, rank: int) -> Any:
     """The index of rank `rank`'s owned cells in its section: ... where it has no padding, else a
     slice per axis (owned_span). The owned cells come from the layout's runs, not from the padding
@@ -1615,7 +1772,8 @@ def _contiguous(x: Any) -> Any:
         x = np.asarray(x)
         return x if x.flags.c_contiguous else np.ascontiguousarray(x)
     if not x.flags.c_contiguous:
-        return x.copy(order="C")
+        with x.device:  # CuPy copies onto the current device: the copy stays on x's
+            return x.copy(order="C")
     return x
 
 

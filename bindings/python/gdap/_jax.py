@@ -89,8 +89,25 @@ def to_jax(a: Any) -> Any:
         a = a.settled()
     devices = [_jax_device(jax, a.devices[r], r) for r in range(a.nranks)]
     sharding, _ = sharding_of(a.layout, devices)
-    arrays = [_single_device_array(jax, a.section(r), devices[r]) for r in range(a.nranks)]
+    # Each section's own array (NumPy, CuPy) is exported, not its LocalArray: its DLPack capsule keeps
+    # that memory alive as long as JAX holds it, so a temporary GlobalArray (a.T.reshape(-1).to_jax())
+    # may be collected without JAX reading freed memory.
+    arrays = [_single_device_array(jax, _shared(a, r, devices[r]), devices[r]) for r in range(a.nranks)]
     return jax.make_array_from_single_device_arrays(a.shape, sharding, arrays)
+
+
+def _shared(a: Any, rank: int, device: Any) -> Any:
+    """Rank `rank`'s section as the array JAX imports: host memory must be 64-byte aligned for JAX
+    to share it (gdap allocates it so; a copy NumPy made, as (a + 0) gives, may not be)."""
+    from ._global import _ALIGN, _address
+    if device.platform != "cpu" and a._natives.get(rank) is None:
+        return a.section(rank)  # memory gdap allocated on a device (no CuPy): the LocalArray owns it
+    native = a.local_view(rank)
+    if device.platform == "cpu" and _address(native) % _ALIGN:
+        raise UnsupportedError("to_jax: rank %d's section (address 0x%x) is not %d-byte aligned, which JAX needs to "
+                               "share host memory (NumPy allocated it); a.reshard(a.layout) or a.copy() "
+                               "gives aligned sections" % (rank, _address(native), _ALIGN))
+    return native
 
 
 def _single_device_array(jax: Any, section: Any, device: Any) -> Any:

@@ -160,7 +160,8 @@ def selection_layout(layout: GlobalMap, selected: list[np.ndarray]) -> tuple[Glo
 
 def read(a: GlobalArray, key: Any) -> Any:
     """a[key] on the host: a NumPy scalar for integers only, else a NumPy array."""
-    from ._global import _prepare, _release_redistribute, _replicated_layout, _root_layout, _to_host, _wrap, new_section
+    from ._global import (_plans_and_sections, _prepare, _release_redistribute, _replicated_layout, _root_layout, _to_host,
+                          _wrap)
 
     ctx = a.context
     # A key wrong on this rank only (SPMD): the others are told in the redistribution below.
@@ -179,8 +180,7 @@ def read(a: GlobalArray, key: Any) -> Any:
         part = _take(view, index)
         parts[r] = _wrap(ctx, sel_layout, r, part, ctx.device(r))
     target = _replicated_layout(shape, ctx.nranks) if ctx.spmd else _root_layout(shape, ctx.nranks, 0)
-    plans = ctx.plans(sel_layout, target, a.dtype)
-    made = {r: new_section(ctx, target, r, a.dtype) for r in ctx.ranks}
+    plans, made = _plans_and_sections(ctx, sel_layout, target, a.dtype)
     run_c(ctx, lambda r: (plans[r], parts[r], made[r][0]), _c.gdap_redistribute, placeholders=(None,) * 3)
     whole = _to_host(_view(made[ctx.ranks[0]]))
     out = whole.reshape(tuple(n for n, k in zip(shape, kept) if k))

@@ -1,5 +1,5 @@
 """The reductions GlobalArray adds to sum/prod/min/max/mean: var, std, argmin, argmax, any, all, and
-the dtypes gdap's C reductions do not take (bool, int16/uint16, float16, complex), all without
+the dtypes gdap's C reductions do not take (bool, int16/uint16, float16, bfloat16, complex), all without
 gathering the array. What crosses the ranks, per method (docs/python.md, "Reductions"):
 
 - var / std: two compensated C reductions (gdap.reduce_axes): the mean, then the sum of squared
@@ -28,20 +28,25 @@ if TYPE_CHECKING:
 # The dtypes gdap's C reductions take (src/reduce/reduction.hpp, reducible).
 REDUCIBLE = frozenset(np.dtype(t) for t in (np.int8, np.int32, np.int64, np.uint8, np.uint32, np.uint64,
                                              np.float32, np.float64))
-_RESULT_KINDS = "bool, int8/16/32/64, uint8/16/32/64, float16/32/64 (and complex for sum and mean)"
+_RESULT_KINDS = "bool, int8/16/32/64, uint8/16/32/64, float16/32/64, bfloat16 (and complex for sum and mean)"
+
+
+def is_half(dtype: np.dtype) -> bool:
+    """float16 or ml_dtypes' bfloat16 (NumPy kind 'V'): reduced in float32, returned in their own dtype."""
+    return dtype == np.float16 or dtype.name == "bfloat16"
 
 
 # ---- dtypes the C reductions do not take -------------------------------------------------------
 
 def work_dtype(op: str, dtype: np.dtype) -> np.dtype:
     """The dtype gdap's C reduction computes `op` in for a result of `dtype` (NumPy's): `dtype`
-    where C takes it; float16 in float32 (as NumPy adds float16); int16/uint16 in int64/uint64
+    where C takes it; float16 and bfloat16 in float32 (as NumPy adds float16); int16/uint16 in int64/uint64
     (exact for min/max, the same bits modulo 2**16 for sum/prod); bool's min/max in uint8; complex
     sum and mean in `dtype` (reduce_complex splits it). UnsupportedError, naming the dtype and a
     workaround, for the rest."""
     if dtype in REDUCIBLE:
         return dtype
-    if dtype == np.float16:
+    if is_half(dtype):
         return np.dtype(np.float32)
     if dtype.kind in "iu" and op != "mean":
         return np.dtype(np.int64 if dtype.kind == "i" else np.uint64)
@@ -81,13 +86,16 @@ def _complex_of(real: Any, imag: Any, dtype: np.dtype) -> Any:
 
 def var_dtype(dtype: np.dtype, given: Any) -> np.dtype:
     """NumPy's result dtype of var/std: float64 for bool and integers, the real dtype of a complex
-    one, the array's own for floats; `given` (a float or complex dtype) instead where given."""
+    one, the array's own for floats (bfloat16 included); `given` (a float or complex dtype) where
+    given, as NumPy's: a complex `given` gives that complex dtype (an imaginary part of zero)."""
     if given is not None:
         want = np.dtype(given)
-        if want.kind not in "fc":
+        if want.kind not in "fc" and not is_half(want):
             raise UnsupportedError("var/std with dtype=%s: give a float or complex dtype (NumPy's would compute in "
                                    "%s as well, gdap refuses it)" % (want, want))
-        dtype = want
+        return want
+    if is_half(dtype):
+        return dtype
     if dtype.kind in "biu":
         return np.dtype(np.float64)
     if dtype.kind == "c":
@@ -108,7 +116,7 @@ def variance(a: GlobalArray, axes: tuple[int, ...], ddof: float, result: np.dtyp
     """Collective: the variance of `a` over `axes` (checked), in `result`'s dtype: the mean first,
     then the sum of squared deviations (|x - mean|**2 for complex), both compensated C sums, over
     max(n - ddof, 0) (NumPy's warning where that is not positive)."""
-    real = np.dtype(np.float32) if result == np.float16 else result  # NumPy's float16 var computes in float32
+    real = _real_dtype(result)
     src = a.settled()
     work = np.dtype(real.char.upper()) if src.dtype.kind == "c" else real
     src = src if src.dtype == work else src.astype(work)
@@ -122,6 +130,14 @@ def variance(a: GlobalArray, axes: tuple[int, ...], ddof: float, result: np.dtyp
     with np.errstate(divide="ignore", invalid="ignore"):
         var = total / real.type(max(count, 0))
     return as_result(var, result)
+
+
+def _real_dtype(result: np.dtype) -> np.dtype:
+    """The real dtype var computes in for a result of `result`: float32 for float16 and bfloat16
+    (as NumPy's float16 var), the real dtype of a complex `result` (given as dtype=), else `result`."""
+    if is_half(result):
+        return np.dtype(np.float32)
+    return np.dtype(result.char.lower()) if result.kind == "c" else result
 
 
 def _squared_deviation(x: Any, mean: Any) -> Any:
@@ -183,7 +199,7 @@ def arg_extreme(a: GlobalArray, op: str, axes: tuple[int, ...]) -> Any:
     """Collective: argmin/argmax over `axes` (checked: arg_axes): each rank's candidates, their
     meeting on the result's ranks, NumPy's pick among them (first occurrence; a NaN first)."""
     from . import layout as layouts
-    from ._global import GlobalArray, _block_layout, _to_device, _to_host
+    from ._global import GlobalArray, _block_layout, _device_scope, _to_device, _to_host
     src = a.settled()
     ctx, nranks = src.context, src.context.nranks
     kept = tuple(n for i, n in enumerate(src.shape) if i not in axes)
@@ -191,8 +207,9 @@ def arg_extreme(a: GlobalArray, op: str, axes: tuple[int, ...]) -> Any:
     indices = GlobalArray._new_in(ctx, values.layout, np.int64)
     for r in ctx.ranks:
         v, i = _candidates(_to_host(src.local_view(r)), src, r, op, axes, kept)
-        values.local_view(r)[...] = _to_device(v[None], ctx.device(r))
-        indices.local_view(r)[...] = _to_device(i[None], ctx.device(r))
+        with _device_scope(ctx.device(r)):  # CuPy's copy on the section's device, after its upload
+            values.local_view(r)[...] = _to_device(v[None], ctx.device(r))
+            indices.local_view(r)[...] = _to_device(i[None], ctx.device(r))
     result = _block_layout(kept, nranks) if kept else None
     meet = (layouts.block((nranks,) + kept, (1,) + tuple(result.grid_shape)) if result is not None
             else layouts.replicated((nranks,), nranks))
@@ -202,7 +219,8 @@ def arg_extreme(a: GlobalArray, op: str, axes: tuple[int, ...]) -> Any:
         return np.int64(picks[ctx.ranks[0]])
     out = GlobalArray._new_in(ctx, result, np.int64)
     for r in ctx.ranks:
-        out.local_view(r)[...] = _to_device(picks[r], ctx.device(r))
+        with _device_scope(ctx.device(r)):
+            out.local_view(r)[...] = _to_device(picks[r], ctx.device(r))
     return out
 
 

@@ -37,12 +37,24 @@ def release_load(comm: Comm) -> None:
     _c.gdap_zarr_load(comm._h(), None, None, None)
 
 
+# Extents room for the first read of a shape: any rank up to it is read in one call.
+_SHAPE_CAPACITY = 32
+
+
 def zarr_shape(path: Union[str, os.PathLike[str]]) -> tuple[Shape, np.dtype]:
     """(shape, dtype) of the Zarr v3 array at `path`, from its zarr.json: enough to build a
     GlobalMap for load_zarr. FileIOError for a missing or malformed store, UnsupportedError for a
     data type, grid or codec gdap does not read."""
-    shape, code_bits_lanes = _c.gdap_zarr_shape_read(c_name(path, "path"))
-    return tuple(shape), dtype_from_c(code_bits_lanes)
+    name = c_name(path, "path")
+    capacity = _SHAPE_CAPACITY
+    while True:
+        # One read gives the extents, the rank and the dtype together; a rank past the buffer asks
+        # again with room for it and keeps only that read's answer, never a mix of two reads that
+        # a save between them would give.
+        shape, ndim, code_bits_lanes = _c.gdap_zarr_shape_read(name, capacity)
+        if ndim <= capacity:
+            return tuple(shape), dtype_from_c(code_bits_lanes)
+        capacity = ndim
 
 
 def zarr_options(codec: Optional[str] = "zstd", level: int = 0, overwrite: bool = False, shards: bool = True,

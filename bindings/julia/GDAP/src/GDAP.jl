@@ -620,16 +620,22 @@ function load_zarr!(a::DAPArray, map::GlobalMap, c::Comm, path::AbstractString)
     return a
 end
 
-"""The global shape (C order, as the store keeps it) and `DType` of the Zarr v3 array at `path`."""
+"""The global shape (C order, as the store keeps it) and `DType` of the Zarr v3 array at `path`,
+both of one read of its zarr.json: a rank past the buffer is read again with room for it and only
+that read counts, so a save between two reads never mixes their answers (asking for the rank, then
+for the extents, returned a 3-d buffer's zeros after a 1-d store's extent)."""
 function zarr_shape(path::AbstractString)
     ndim = Ref{Int64}(0)
     dtype = Ref(DType(0, 0, 0))
-    status = gdap_zarr_shape_read(Ptr{Int64}(C_NULL), ndim, dtype, path, 0)
-    shape = zeros(Int64, ndim[])
-    if status != 0
-        GC.@preserve shape check(gdap_zarr_shape_read(pointer(shape), ndim, dtype, path, length(shape)))
+    shape = zeros(Int64, 32)
+    while true
+        status = GC.@preserve shape gdap_zarr_shape_read(pointer(shape), ndim, dtype, path, length(shape))
+        if status != GDAP_ERR_BUFFER_TOO_SMALL
+            check(status)
+            return Tuple(shape[1:ndim[]]), dtype[]
+        end
+        shape = zeros(Int64, ndim[])
     end
-    return Tuple(shape), dtype[]
 end
 
 """Collective: every rank writes its section `a` (dim_data, protocol version and every element,

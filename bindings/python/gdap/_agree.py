@@ -1,0 +1,155 @@
+"""SPMD agreement on what every rank's part of one GlobalArray must share: the dtype, the pending
+reduction, the global shape and the layout. Each rank builds its part of a new array from its own arguments (a section,
+a file, a dtype); ranks that disagree would otherwise go on to reinterpret each other's bytes or
+wait in a later collective call that only some of them can make. One all-reduce (max of each
+rank's token and of its negation) tells every rank whether all tokens are equal; only where they
+are not, a second one gathers every rank's token, so that every rank raises the same error naming
+the ranks and what each passed."""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any, Optional, TypeVar
+
+import numpy as np
+
+from . import _gdap_c as _c
+from ._comm import Comm, told
+from ._errors import InvalidArgumentError
+from ._local import dtype_from_c, dtype_to_c
+from ._map import GlobalMap
+
+T = TypeVar("T")
+
+_DTYPE = slice(0, 3)  # gdap's (code, bits, lanes)
+_PENDING, _NDIM, _DIGEST = 3, 4, 5
+_SHAPE = 6  # the global shape, one slot per axis, -1 past the last
+_SHAPE_SLOTS = 64  # NumPy's most dimensions
+_SLOTS = _SHAPE + _SHAPE_SLOTS
+_PENDING_NAMES = (None, "sum", "prod", "min", "max")  # None: the sections hold values (GlobalArray's pending)
+
+
+Parts = tuple[GlobalMap, np.dtype, Optional[str], str]
+
+
+def agreed_array(comm: Comm, made: Callable[[], T], parts: Callable[[T], Parts]) -> T:
+    """made()'s result (a new array on this rank), once every rank of `comm` has made its own and
+    all agree on parts(result): (layout, dtype, pending reduction, this rank's device). A rank whose made() raises still
+    takes part, after Comm.fail_next (telling_peers): the others raise RemoteError naming it. Ranks
+    that disagree all raise InvalidArgumentError naming each rank's dtype, shape or layout."""
+    out = told(comm, made, _release)
+    layout, dtype, pending, device = parts(out)
+    _agree(comm, _token(layout, dtype, pending), device)
+    return out
+
+
+def _token(layout: GlobalMap, dtype: np.dtype, pending: Optional[str]) -> np.ndarray:
+    token = np.full(_SLOTS, -1, np.int64)
+    token[_DTYPE] = dtype_to_c(dtype)
+    token[_PENDING] = _PENDING_NAMES.index(pending)
+    shape = tuple(layout.shape)
+    token[_NDIM] = len(shape)
+    token[_DIGEST] = _digest(layout)
+    token[_SHAPE:_SHAPE + min(len(shape), _SHAPE_SLOTS)] = shape[:_SHAPE_SLOTS]
+    return token
+
+
+def _digest(layout: GlobalMap) -> int:
+    """56 bits of a hash of every rank's dim_data: equal on ranks whose layouts are equal."""
+    ranks = [[{k: np.asarray(v).tolist() if k == "indices" else v for k, v in sorted(d.items())}
+              for d in layout.dim_data(r)] for r in range(layout.nranks)]
+    text = json.dumps(ranks, default=lambda v: np.asarray(v).tolist()).encode()
+    return int.from_bytes(hashlib.sha256(text).digest()[:7], "little")
+
+
+def _agree(comm: Comm, token: np.ndarray, device: str) -> None:
+    both = _allreduce(comm, np.concatenate([token, -token]), "max", device)
+    if both is None:  # over NCCL without CuPy: nothing to compare with, every rank still meets
+        comm.barrier()
+        return
+    if np.array_equal(both[:_SLOTS], -both[_SLOTS:]):
+        return
+    table = np.zeros((comm.size, _SLOTS), np.int64)
+    table[comm.rank] = token
+    gathered = _allreduce(comm, table.reshape(-1), "sum", device)
+    assert gathered is not None
+    raise InvalidArgumentError(_disagreement(gathered.reshape(comm.size, _SLOTS)))
+
+
+def _disagreement(table: np.ndarray) -> str:
+    for what, text in (("dtype", _dtype_text), ("pending reduction", _pending_text), ("global shape", _shape_text)):
+        values = [text(row) for row in table]
+        if len(set(values)) > 1:
+            return "the ranks' arrays differ in %s: %s (every rank's part of one array must have the same %s)" % (
+                what, _by_value(values), what)
+    return ("the ranks' arrays of shape %s differ in layout: %s (every rank must pass the same layout)"
+            % (_shape_text(table[0]), _by_value(["layout %d" % i for i in _numbered(table[:, _DIGEST])])))
+
+
+def _dtype_text(row: np.ndarray) -> str:
+    try:
+        return dtype_from_c([int(x) for x in row[_DTYPE]]).name
+    except Exception:  # noqa: BLE001 - a dtype NumPy cannot name: gdap's code
+        return "gdap dtype %s" % tuple(int(x) for x in row[_DTYPE])
+
+
+def _pending_text(row: np.ndarray) -> str:
+    return _PENDING_NAMES[int(row[_PENDING])] or "none"
+
+
+def _shape_text(row: np.ndarray) -> str:
+    ndim = int(row[_NDIM])
+    if ndim > _SHAPE_SLOTS:
+        return "(%d dimensions)" % ndim
+    return str(tuple(int(x) for x in row[_SHAPE:_SHAPE + ndim]))
+
+
+def _numbered(digests: np.ndarray) -> list[int]:
+    """Each rank's layout numbered in order of first appearance (1, 2, ...)."""
+    order: dict[int, int] = {}
+    return [order.setdefault(int(d), len(order) + 1) for d in digests]
+
+
+def _by_value(values: list[str]) -> str:
+    ranks: dict[str, list[int]] = {}
+    for r, v in enumerate(values):
+        ranks.setdefault(v, []).append(r)
+    return "; ".join("%s on %s" % (v, _ranks_text(rs)) for v, rs in ranks.items())
+
+
+def _ranks_text(ranks: list[int]) -> str:
+    shown = ", ".join(str(r) for r in ranks[:8])
+    more = "" if len(ranks) <= 8 else " and %d more" % (len(ranks) - 8)
+    return ("rank " if len(ranks) == 1 else "ranks ") + shown + more
+
+
+def _allreduce(comm: Comm, values: np.ndarray, op: str, device: str) -> Optional[np.ndarray]:
+    """values all-reduced over `comm` (host memory; over NCCL through CuPy on `device`, None without CuPy)."""
+    from ._redistribute import allreduce
+    if comm.kind != "nccl":
+        return allreduce(comm, values.copy(), op)
+    cupy = _nccl_cupy()
+    if cupy is None:
+        return None
+    with cupy.cuda.Device(int(device.split(":")[1])):
+        on_device = cupy.asarray(values)
+        cupy.cuda.get_current_stream().synchronize()  # gdap's stream does not wait for CuPy's upload
+        allreduce(comm, on_device, op)
+        return cupy.asnumpy(on_device)
+
+
+def _nccl_cupy() -> Any:
+    try:
+        import cupy
+    except ImportError:
+        return None
+    return cupy
+
+
+def _release(comm: Comm) -> None:
+    """This rank's part of the agreement it cannot reach (telling_peers): the call the others make."""
+    if comm.kind == "nccl" and _nccl_cupy() is None:
+        comm.barrier()
+    else:
+        _c.gdap_allreduce(comm._h(), None, _c.GDAP_REDUCE_MAX)

@@ -1,0 +1,406 @@
+"""Transposes and reshapes of a GlobalArray, never gathered.
+
+Transposes (a.T, a.transpose(axes), np.transpose, a.swapaxes, np.moveaxis, ...) permute the global
+shape and every rank's dimension dictionaries. A gdap map numbers its ranks in C order over the
+process grid (proc_grid_rank is the rank's C-order coordinates), and a map cannot say otherwise: so
+where the permutation keeps the order of the distributed axes (those whose grid extent is above 1),
+each rank keeps its block and its section becomes a strided view of the same memory (a view, as
+NumPy's: writes go through). Where it reorders them (a 2 x 2 grid transposed), the block of source
+rank q belongs to another rank s in the permuted grid: one gdap redistribution with destination
+roles moves each rank's section whole to that rank, and the result is a copy (new sections, their
+padding zero, as after reshard).
+
+Reshapes (a.reshape, np.reshape, ravel, flatten), C order: the shapes are split into the coarsest
+groups of axes whose products agree. Where, on every rank, each group is either unchanged or has
+one axis carrying a block (no padding, not cyclic) with the group's other axes whole, and the block's
+flat range divides into the new group's rows, each rank reshapes its own section: a view where NumPy's reshape
+of the whole array is one (every merged group of axes in C order in each section's memory), else a
+copy on every rank (agreed in SPMD mode). Otherwise the array is redistributed: to row blocks, flattened locally,
+redistributed to flat blocks that end on rows of the new shape, and reshaped locally (a copy, in
+row blocks of the new shape).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import operator
+from typing import TYPE_CHECKING, Any, Optional, Sequence
+
+import numpy as np
+
+from . import _gdap_c as _c
+from ._args import integer
+from ._errors import InvalidArgumentError, UnsupportedError
+from ._map import GlobalMap
+
+if TYPE_CHECKING:
+    from ._global import GlobalArray
+
+
+# ---- transposes --------------------------------------------------------------------------------
+
+def permutation(axes: Any, ndim: int) -> tuple[int, ...]:
+    """`axes` (None: reversed) as a permutation of range(ndim), negative axes counted from the end;
+    InvalidArgumentError (a ValueError, as NumPy's AxisError is) naming what is wrong."""
+    if axes is None:
+        return tuple(range(ndim))[::-1]
+    if isinstance(axes, (int, np.integer)) and ndim == 1:
+        axes = (axes,)
+    try:
+        given = [integer(x, "axes[%d]" % i) for i, x in enumerate(axes)]
+    except TypeError:
+        raise InvalidArgumentError("axes must be None or a sequence of %d axes, not %r" % (ndim, axes)) from None
+    if len(given) != ndim:
+        raise InvalidArgumentError("axes %s do not match an array of %d dimensions" % (tuple(given), ndim))
+    perm = tuple(_axis(x, ndim, "axes") for x in given)
+    if len(set(perm)) != ndim:
+        raise InvalidArgumentError("axes %s repeat an axis" % (tuple(given),))
+    return perm
+
+
+def _axis(x: Any, ndim: int, what: str) -> int:
+    x = integer(x, what)
+    if not -ndim <= x < ndim:
+        raise InvalidArgumentError("%s: axis %d is out of range for %d dimensions" % (what, x, ndim))
+    return x % ndim
+
+
+def swapped(axis1: Any, axis2: Any, ndim: int) -> tuple[int, ...]:
+    """The permutation that swaps two axes (np.swapaxes)."""
+    i, j = _axis(axis1, ndim, "axis1"), _axis(axis2, ndim, "axis2")
+    perm = list(range(ndim))
+    perm[i], perm[j] = j, i
+    return tuple(perm)
+
+
+def moved(source: Any, destination: Any, ndim: int) -> tuple[int, ...]:
+    """The permutation of np.moveaxis(a, source, destination) (ints or sequences of one length)."""
+    src = [source] if isinstance(source, (int, np.integer)) else list(source)
+    dst = [destination] if isinstance(destination, (int, np.integer)) else list(destination)
+    if len(src) != len(dst):
+        raise InvalidArgumentError("moveaxis: source %s and destination %s need as many axes" % (src, dst))
+    src_ = [_axis(x, ndim, "source") for x in src]
+    dst_ = [_axis(x, ndim, "destination") for x in dst]
+    if len(set(src_)) != len(src_) or len(set(dst_)) != len(dst_):
+        raise InvalidArgumentError("moveaxis: an axis repeats in source %s or destination %s" % (src, dst))
+    order = [n for n in range(ndim) if n not in src_]
+    for d, s in sorted(zip(dst_, src_)):
+        order.insert(d, s)
+    return tuple(order)
+
+
+def transpose(a: GlobalArray, perm: tuple[int, ...]) -> GlobalArray:
+    """a with its axes permuted (perm checked): a view where the map can keep every rank's block
+    on its rank, else a copy (see the module's text)."""
+    from ._global import GlobalArray
+    if perm == tuple(range(a.ndim)):
+        return GlobalArray(a.context, a.layout, a.dtype, a.sections, _held_views(a), a.pending)
+    if keeps_rank_order(a.layout.grid_shape, perm):
+        return _transposed_view(a, perm)
+    return _transposed_copy(a, perm)
+
+
+def may_move(layout: GlobalMap) -> bool:
+    """Whether some transpose of `layout` moves blocks (its grid divides more than one axis)."""
+    return sum(g > 1 for g in layout.grid_shape) > 1
+
+
+def keeps_rank_order(grid: Sequence[int], perm: tuple[int, ...]) -> bool:
+    """Whether permuting the axes keeps the order of the distributed ones (grid extent above 1):
+    then every rank's C-order grid coordinates name the same block after the permutation."""
+    distributed = [axis for axis in perm if grid[axis] > 1]
+    return distributed == sorted(distributed)
+
+
+def _held_views(a: GlobalArray) -> dict[int, Any]:
+    return {r: a.local_view(r) for r in a.context.ranks}
+
+
+@functools.lru_cache(maxsize=64)
+def _permuted_layout(layout: GlobalMap, perm: tuple[int, ...], roles: Optional[tuple[int, ...]]) -> GlobalMap:
+    """Rank s's dictionaries: those of rank roles[s] (s itself without roles), permuted."""
+    def rank_dims(s: int) -> tuple[dict, ...]:
+        dims = layout.dim_data(s if roles is None else roles[s])
+        return tuple(dims[axis] for axis in perm)
+
+    return GlobalMap([rank_dims(s) for s in range(layout.nranks)])
+
+
+def _transposed_view(a: GlobalArray, perm: tuple[int, ...]) -> GlobalArray:
+    from ._global import GlobalArray, _wrap
+    ctx = a.context
+    layout = _permuted_layout(a.layout, perm, None)
+    natives = {r: a.local_view(r).transpose(perm) for r in ctx.ranks}
+    sections = {r: _wrap(ctx, layout, r, natives[r], ctx.device(r)) for r in ctx.ranks}
+    return GlobalArray(ctx, layout, a.dtype, sections, natives, a.pending)
+
+
+def grid_roles(grid: Sequence[int], perm: tuple[int, ...]) -> tuple[int, ...]:
+    """roles[s]: the rank whose block rank s holds once the grid's axes are permuted (both grids
+    numbered in C order)."""
+    grid = tuple(int(g) for g in grid)
+    permuted = tuple(grid[axis] for axis in perm)
+    roles = [0] * math.prod(grid)
+    for q in range(len(roles)):
+        coords = np.unravel_index(q, grid)
+        roles[int(np.ravel_multi_index(tuple(coords[axis] for axis in perm), permuted))] = q
+    return tuple(roles)
+
+
+def _transposed_copy(a: GlobalArray, perm: tuple[int, ...]) -> GlobalArray:
+    """Collective: each rank's block moved whole to the rank that holds it in the permuted grid
+    (one gdap redistribution with destination roles), then viewed transposed there."""
+    from ._global import GlobalArray, _told_in, _view_of, _wrap, new_section
+    from ._context import run_c
+    from ._redistribute import release_redistribute
+    src = a if a.pending is None else a._reduce_into(a.layout)  # partial values: each holder's sum first
+    ctx, layout, dtype = src.context, src.layout, src.dtype
+    roles = grid_roles(layout.grid_shape, perm)
+    if len(roles) != layout.nranks:  # a grid that does not number every rank (no gdap layout makes one)
+        raise UnsupportedError("transpose: the layout's grid %s has %d cells but %d ranks; reshard it first"
+                               % (tuple(layout.grid_shape), len(roles), layout.nranks))
+    # A plan or section only this rank cannot make is told to the peers in the move (their RemoteError
+    # at once, not their timeout), as reshard's are (_global._plans_and_sections).
+    plans, made = _told_in(ctx, lambda: (_role_plans(ctx, layout, dtype, roles),
+                                         {r: new_section(ctx, layout, roles[r], dtype, device=ctx.device(r))
+                                          for r in ctx.ranks}), release_redistribute)
+    run_c(ctx, lambda r: (plans[r], src.sections[r], made[r][0]), _c.gdap_redistribute, placeholders=(None,) * 3)
+    out_layout = _permuted_layout(layout, perm, roles)
+    # The views keep the moved memory alive (their base; where gdap allocated it, the LocalArray).
+    natives = {r: (_view_of(m[0]) if m[1] is None else m[1]).transpose(perm) for r, m in made.items()}
+    sections = {r: _wrap(ctx, out_layout, r, natives[r], ctx.device(r)) for r in ctx.ranks}
+    return GlobalArray(ctx, out_layout, dtype, sections, natives)
+
+
+def _role_plans(ctx: Any, layout: GlobalMap, dtype: np.dtype, roles: tuple[int, ...]) -> dict[int, Any]:
+    from ._redistribute import Plan
+    return ctx._caches.lookup("role plans", (layout,), (np.dtype(dtype).str, roles),
+                              lambda: {r: Plan(layout, layout, dtype, r, roles=roles) for r in ctx.ranks})
+
+
+# ---- reshapes ----------------------------------------------------------------------------------
+
+def new_shape(shape: Any, size: int) -> tuple[int, ...]:
+    """`shape` (an int or a sequence, one -1 allowed) for an array of `size` elements; a
+    ValueError (InvalidArgumentError) as NumPy's where it does not fit."""
+    items = [shape] if _is_index(shape) or not np.iterable(shape) else list(shape)
+    dims = [integer(n, "shape[%d]" % i) for i, n in enumerate(items)]
+    unknown = [i for i, n in enumerate(dims) if n < 0]  # NumPy reads any negative extent as -1
+    if len(unknown) > 1:
+        raise InvalidArgumentError("reshape: can only specify one unknown dimension (-1), not %s" % (tuple(dims),))
+    if unknown:
+        dims[unknown[0]] = -1
+    known = math.prod(n for n in dims if n != -1)
+    if unknown and known and size % known == 0:
+        dims[unknown[0]] = size // known
+    if (unknown and dims[unknown[0]] == -1) or math.prod(dims) != size:
+        raise InvalidArgumentError("cannot reshape array of size %d into shape %s" % (size, tuple(dims)))
+    return tuple(dims)
+
+
+def _is_index(x: Any) -> bool:
+    """Whether x is one integer to NumPy (an int, a NumPy integer, a 0-d integer array: operator.index)."""
+    try:
+        operator.index(x)
+    except TypeError:
+        return False
+    return True
+
+
+def _groups(old: tuple[int, ...], new: tuple[int, ...]) -> Optional[list[tuple[range, range]]]:
+    """The finest split of both shapes into consecutive groups of axes of equal products, as
+    (old axes, new axes), a side empty for a length-1 axis the other lacks; None for size 0."""
+    if 0 in old or 0 in new:
+        return None
+    groups, i, j = [], 0, 0
+    while i < len(old) or j < len(new):
+        i0, j0, p, q = i, j, 1, 1
+        if i < len(old):
+            p, i = old[i], i + 1
+        if j < len(new):
+            q, j = new[j], j + 1
+        while p != q:  # the smaller side has axes left: the totals agree
+            if p < q:
+                p, i = p * old[i], i + 1
+            else:
+                q, j = q * new[j], j + 1
+        groups.append((range(i0, i), range(j0, j)))
+    return groups
+
+
+def _whole(d: dict) -> bool:
+    """Whether a dimension is held whole and plainly on this rank (a grid of one, no padding: a
+    periodic flag without padding changes no cell)."""
+    return d["dist_type"] in ("b", "c") and d["proc_grid_size"] == 1 and not any(d.get("padding", ()))
+
+
+def _carrier(sizes: Sequence[int]) -> int:
+    """The axis of a group that carries its block where the grid divides none: the first longer
+    than 1 (0 if none is)."""
+    return next((k for k, n in enumerate(sizes) if n > 1), 0)
+
+
+def _regrouped(dims: tuple[dict, ...], old: tuple[int, ...], new: tuple[int, ...],
+               group: tuple[range, range]) -> Optional[list[dict]]:
+    """One rank's dictionaries for a group's new axes, or None where its block is no flat range
+    that ends on rows of the new group."""
+    olds, news = list(group[0]), list(group[1])
+    if [old[k] for k in olds] == [new[k] for k in news]:
+        return [dims[k] for k in olds]  # unchanged: any distribution, padding included
+    if not olds or not news:  # a length-1 axis added, or dropped where it is held whole
+        return _whole_axes(new, news) if all(_whole(dims[k]) for k in olds) else None
+    c = next((n for n, k in enumerate(olds) if dims[k]["proc_grid_size"] > 1), _carrier([old[k] for k in olds]))
+    carrier = dims[olds[c]]
+    if any(old[k] != 1 for k in olds[:c]) or any(not _whole(dims[k]) for n, k in enumerate(olds) if n != c):
+        return None
+    if _whole(carrier):
+        start, stop = 0, carrier["size"]
+    elif carrier["dist_type"] == "b" and not any(carrier.get("padding", ())):
+        start, stop = carrier["start"], carrier["stop"]
+    else:
+        return None
+    inner = math.prod(old[k] for k in olds[c + 1:])
+    lo, hi = start * inner, stop * inner
+    t = _carrier([new[k] for k in news])
+    inner_new = math.prod(new[k] for k in news[t + 1:])
+    if lo % inner_new or hi % inner_new:
+        return None
+    out = _whole_axes(new, news)
+    out[t] = dict(dist_type="b", size=new[news[t]], proc_grid_size=carrier["proc_grid_size"],
+                  proc_grid_rank=carrier["proc_grid_rank"], start=lo // inner_new, stop=hi // inner_new)
+    return out
+
+
+def _whole_axes(shape: tuple[int, ...], axes: Sequence[int]) -> list[dict]:
+    return [dict(dist_type="b", size=shape[k], proc_grid_size=1, proc_grid_rank=0, start=0, stop=shape[k])
+            for k in axes]
+
+
+@functools.lru_cache(maxsize=64)
+def local_layout(layout: GlobalMap, shape: tuple[int, ...]) -> Optional[GlobalMap]:
+    """The layout in which every rank's section of `layout`, reshaped locally to `shape`, holds
+    the same elements; None where there is none (see the module's text)."""
+    old = tuple(layout.shape)
+    groups = _groups(old, shape)
+    if groups is None or not shape or not old:
+        return None
+    ranks = []
+    for r in range(layout.nranks):
+        dims = layout.dim_data(r)
+        rank_dims: list[dict] = []
+        for group in groups:
+            part = _regrouped(dims, old, shape, group)
+            if part is None:
+                return None
+            rank_dims.extend(part)
+        ranks.append(tuple(rank_dims))
+    return GlobalMap(ranks)
+
+
+def reshape(a: GlobalArray, shape: tuple[int, ...], copy: Optional[bool]) -> GlobalArray:
+    """a in `shape` (C order, checked): each rank's section reshaped where a layout says so, else
+    redistributed (a copy). copy=True always copies, copy=False refuses anything but a view. The
+    view-or-copy answer is every rank's (agreed in SPMD mode), so every rank takes the same branch."""
+    layout = local_layout(a.layout, shape) if shape != a.shape else a.layout
+    if layout is not None:
+        out, viewed = _reshaped_locally(a, layout, shape)
+        if copy is False and not viewed:
+            raise InvalidArgumentError("reshape(copy=False): the sections of a (strided views, as a transpose's) "
+                                       "cannot be reshaped to %s without a copy (NumPy would copy too); leave copy "
+                                       "unset to copy them" % (shape,))
+        return out.copy() if copy and viewed else out
+    if copy is False:
+        raise InvalidArgumentError("reshape(copy=False): %s in layout %r cannot become %s without moving elements "
+                                   "between ranks; leave copy unset to redistribute (a copy)" % (a.shape, a.layout,
+                                                                                                 shape))
+    return _redistributed(a, shape)
+
+
+def _merges_in_memory_order(view: Any, old: tuple[int, ...], new: tuple[int, ...]) -> bool:
+    """Whether every group of axes that the reshape merges lies in C order in the section's memory,
+    each axis's stride its successor's times its successor's local length. Strict where NumPy is
+    lenient (a local length of 1 or 0 says nothing about the global array's memory order: a transposed
+    section of one column reshapes without a copy, the global transpose does not), so that a view
+    here is one in NumPy's sense of the global array too. Axes of global length 1 are skipped, as
+    NumPy skips them; the result's own axes can always split a merged run."""
+    groups = _groups(old, new)
+    if groups is None:
+        return True  # size 0: no element to alias
+    for olds, _news in groups:
+        axes = [k for k in olds if old[k] != 1]
+        for k, n in zip(axes, axes[1:]):
+            if view.strides[k] != view.strides[n] * view.shape[n]:
+                return False
+    return True
+
+
+def _every_rank(ctx: Any, mine: bool) -> bool:
+    """Whether `mine` holds on every rank: in SPMD mode agreed through a one-element-a-rank array's
+    minimum (collective), so that no rank takes a view where another takes a copy."""
+    if not ctx.spmd:
+        return mine
+    from . import layout as layouts
+    from ._global import GlobalArray
+    flags = GlobalArray._new_in(ctx, layouts.block((ctx.nranks,), ctx.nranks), np.int32)
+    for r in ctx.ranks:
+        flags.local_view(r)[...] = int(mine)
+    return bool(int(flags.min()))
+
+
+def _reshaped_locally(a: GlobalArray, layout: GlobalMap, shape: tuple[int, ...]) -> tuple[GlobalArray, bool]:
+    """(a over `layout`, each rank's section reshaped; whether the result is a view of a's memory in
+    NumPy's sense of the global array, on every rank: where one rank's section cannot be one (a
+    strided section, a transpose's), every rank's is copied, so that the result never aliases a on
+    some ranks only)."""
+    from ._global import GlobalArray, _address, _device_scope, _wrap, aligned_copy
+    ctx = a.context
+    old = tuple(a.shape)
+    views = {r: a.local_view(r) for r in ctx.ranks}
+    natives = {}
+    for r in ctx.ranks:
+        with _device_scope(ctx.device(r)):
+            natives[r] = views[r].reshape(layout.local_shape(r))
+    viewed = _every_rank(ctx, all(natives[r].size == 0 or (_address(natives[r]) == _address(views[r])
+                                                           and _merges_in_memory_order(views[r], old, shape))
+                                  for r in ctx.ranks))
+    if not viewed:
+        for r in ctx.ranks:
+            with _device_scope(ctx.device(r)):
+                natives[r] = aligned_copy(views[r]).reshape(layout.local_shape(r))
+    sections = {r: _wrap(ctx, layout, r, natives[r], ctx.device(r)) for r in ctx.ranks}
+    return GlobalArray(ctx, layout, a.dtype, sections, natives, a.pending), viewed
+
+
+def _redistributed(a: GlobalArray, shape: tuple[int, ...]) -> GlobalArray:
+    """Collective: a in `shape` through flat blocks: row blocks of a's shape (a reshard unless a
+    flattens locally already), flattened; a reshard to flat blocks that end on rows of `shape`;
+    reshaped locally into row blocks of `shape`."""
+    from . import layout as layouts
+    if not shape or not a.shape:
+        raise UnsupportedError("reshape between %s and %s: a 0-d GlobalArray has no layout; read the element with "
+                               "a[(0,) * a.ndim] or reshape a.get()" % (a.shape, shape))
+    size, nranks = a.size, a.nranks
+    flat_shape = (size,)
+    to_flat = local_layout(a.layout, flat_shape)
+    src = a
+    if to_flat is None:
+        src = a.reshard(layouts.block(a.shape, nranks))
+        to_flat = local_layout(src.layout, flat_shape)
+    rows = layouts.block(shape, nranks)
+    flat_rows = local_layout(rows, flat_shape)
+    if size == 0:  # nothing to move: new empty sections
+        from ._global import GlobalArray
+        return GlobalArray._new_in(a.context, rows, a.dtype, zero=True)
+    assert to_flat is not None and flat_rows is not None, "row blocks always flatten locally"
+    flat = _reshaped_locally(src, to_flat, flat_shape)[0]
+    moved = flat.reshard(flat_rows)
+    return _reshaped_locally(moved, rows, shape)[0]
+
+
+def check_order(order: Any, what: str) -> str:
+    if order not in ("C", "F"):
+        raise UnsupportedError("%s(order=%r): gdap takes order='C' (and 'F', through transposes); 'A' and 'K' "
+                               "read the memory order of sections spread over ranks, which is no one order"
+                               % (what, order))
+    return str(order)
