@@ -24,6 +24,15 @@ class NoGather:
             setattr(gdap.GlobalArray, n, f)
 
 
+
+class NoWholeGather(NoGather):
+    """As NoGather, but redistributions (reshard) are allowed: a reshape may move rows between ranks,
+    a scan moves a cyclic axis to blocks."""
+    def __enter__(self):
+        super().__enter__()
+        gdap.GlobalArray.reshard = self.saved["reshard"]
+
+
 def told_at_once(rule, run, world, failing):
     """run() on every rank of the mpi4py communicator `world`: rank `failing` raises its own error,
     every other rank RemoteError naming it, all within seconds (not after the timeout)."""

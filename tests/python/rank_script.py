@@ -13,3 +13,16 @@ def rank_helpers(comm):
         return gdap.distribute(x if comm.rank == 0 else None, lay, comm=comm, dtype=x.dtype)
 
     return case, dist
+
+
+def eight_layouts(shape, nranks):
+    """The layouts the SPMD scripts check a 2-d array of `shape` in, over `nranks` (2 or 4) ranks: row
+    and column blocks, cyclic rows, a 2-d grid of blocks, block-cyclic and padded, unstructured rows
+    (rank r every nranks-th row from r), replicated."""
+    from gdap import layout
+    rows = shape[0]
+    return [layout.block(shape, nranks), layout.block(shape, (1, nranks)), layout.cyclic(shape, (nranks, 1)),
+            layout.block(shape, (nranks // 2, 2)), layout.block_cyclic(shape, (nranks // 2, 2), 2),
+            layout.padded(shape, (nranks // 2, 2), 1),
+            layout.unstructured(shape, [list(range(r, rows, nranks)) for r in range(nranks)]),
+            layout.replicated(shape, nranks)]

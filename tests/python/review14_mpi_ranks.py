@@ -71,7 +71,8 @@ assert ints.sum() == 3  # the next collective call meets every rank
 
 # ---- a value or key refused on one rank only ----------------------------------------------------
 b = dist(np.arange(8.0), layout.block((8,), P))
-refused_everywhere(lambda: b.__setitem__(b > 3, 0.0 if R != LAST else [1.0, 2.0]), TypeError, "takes a scalar v")
+refused_everywhere(lambda: b.__setitem__(b > 3, 0.0 if R != LAST else [1.0, 2.0]), gdap.InvalidArgumentError,
+                   "values of different lengths")
 grid = dist(np.zeros((4, 4)), layout.block((4, 4), P))
 refused_everywhere(lambda: grid.__setitem__((slice(None), 1 if R != LAST else 9), 5.0), IndexError,
                    "index 9 is out of bounds")

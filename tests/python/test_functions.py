@@ -189,7 +189,7 @@ def test_refusals_name_what_is_wrong_and_change_nothing(call, error, words, monk
 
 @pytest.mark.parametrize("call, numpys", [
     (lambda a: np.median(a), lambda x: np.median(x)),
-    (lambda a: np.cumsum(a, axis=1), lambda x: np.cumsum(x, axis=1)),
+    (lambda a: np.sort(a, axis=1), lambda x: np.sort(x, axis=1)),
     (lambda a: np.concatenate([a, a]), lambda x: np.concatenate([x, x])),
     (lambda a: np.linalg.norm(a, axis=0), lambda x: np.linalg.norm(x, axis=0)),
     (lambda a: np.where(a > 0), lambda x: np.where(x > 0)),

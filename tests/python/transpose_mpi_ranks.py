@@ -12,8 +12,8 @@ from mpi4py import MPI
 import gdap
 from gdap import layout
 from gdap._reshape import keeps_rank_order
-from no_gather import NoGather, told_at_once
-from rank_script import rank_helpers
+from no_gather import NoGather, NoWholeGather, told_at_once
+from rank_script import eight_layouts, rank_helpers
 
 WORLD = MPI.COMM_WORLD
 R, P = WORLD.Get_rank(), WORLD.Get_size()
@@ -22,10 +22,7 @@ comm.set_timeout(60)
 SHAPE = (8, 6)
 WHOLE = np.arange(48, dtype=np.float64).reshape(SHAPE) * 0.5 - 7
 SQUARE = np.arange(64, dtype=np.float64).reshape(8, 8) * 0.25 + 1
-LAYOUTS = [layout.block(SHAPE, P), layout.block(SHAPE, (1, P)), layout.cyclic(SHAPE, (P, 1)),
-           layout.block(SHAPE, (P // 2, 2)), layout.block_cyclic(SHAPE, (P // 2, 2), 2),
-           layout.padded(SHAPE, (P // 2, 2), 1), layout.unstructured(SHAPE, [list(range(r, 8, P)) for r in range(P)]),
-           layout.replicated(SHAPE, P)]
+LAYOUTS = eight_layouts(SHAPE, P)
 FAILING = P - 1
 
 
@@ -35,13 +32,6 @@ case, dist = rank_helpers(comm)
 def same(got, want):
     host = got.get()
     assert host.shape == want.shape and np.array_equal(host, want), (R, host, want)
-
-
-class NoWholeGather(NoGather):
-    """As NoGather, but redistributions (reshard) are allowed: a reshape may move rows between ranks."""
-    def __enter__(self):
-        super().__enter__()
-        gdap.GlobalArray.reshard = self.saved["reshard"]
 
 
 def told(rule, run):

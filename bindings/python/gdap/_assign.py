@@ -96,17 +96,23 @@ def _write(view: Any, local: list, part: Any) -> None:
 
 
 def _assign_masked(a: GlobalArray, mask: GlobalArray, value: Any) -> None:
-    """a[mask] = scalar: the owned cells where the mask (a's shape and layout) is True."""
-    from ._global import _agreed_step, _device_scope, _owned_cells, _scalar
+    """a[mask] = v: the owned cells where the mask (a's shape and layout) is True, v a scalar or a 1-d
+    host array of one value per True cell (or of one value), in C order of the whole array."""
+    from ._global import GlobalArray, _scalar
     from ._ufunc import settled_partners
+
     def check() -> None:
         if mask.dtype != np.bool_:
             raise IndexError("a[m] = v: m is a GlobalArray of %s; a GlobalArray key must be a mask of bool of a's "
                              "shape and layout (a[m > 0] = v)" % mask.dtype)
-        if not _scalar(value):
-            raise TypeError("a[m] = v with m a GlobalArray mask takes a scalar v, not %s: NumPy would fill the masked "
-                            "cells in order, which needs their count on every rank; for a GlobalArray b of a's layout "
-                            "write np.positive(b, out=a, where=m)" % type(value).__name__)
+        if isinstance(value, GlobalArray):
+            raise TypeError("a[m] = v with m a GlobalArray mask takes a scalar or a 1-d host array v, not a "
+                            "GlobalArray: its elements would have to move to the True cells' owners in C order; for "
+                            "a GlobalArray b of a's layout write np.positive(b, out=a, where=m), or pass b.get() "
+                            "(collective)")
+        if not _scalar(value) and np.ndim(value) > 1:
+            raise TypeError("NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, input has "
+                            "%d dimensions" % np.ndim(value))
         a._check_partner(mask, "a and its mask")
 
     told = mask.pending is not None
@@ -114,23 +120,76 @@ def _assign_masked(a: GlobalArray, mask: GlobalArray, value: Any) -> None:
     def held() -> np.ndarray:
         if not told:
             check()
-        one = np.empty((), a.dtype)
-        one[()] = value
+        one = np.empty(np.shape(value), a.dtype)
+        one[...] = value
         a._check_writable("a[m] = v")
         return one
 
     # SPMD: a pending mask's refusal is told in its reduce-scatter; every other refusal (a value or
-    # key refused on one rank only, a read-only section) is agreed before any rank writes.
+    # key refused on one rank only, a read-only section) and a value's length that differs between
+    # ranks are agreed before any rank writes.
     if told:
         mask._checked(check, None)
     mask = settled_partners([a, mask])[id(mask)]
+    cast = _agreed_value(a.context, held)
+    if cast.ndim == 0:
+        _write_masked(a, mask, lambda cells: cast[()])
+        return
+    count = int(mask.sum())
+    if cast.size not in (1, count):
+        raise ValueError("NumPy boolean array indexing assignment cannot assign %d input values to the %d output "
+                         "values where the mask is true" % (cast.size, count))
+    if cast.size == 1:
+        _write_masked(a, mask, lambda cells: cast[0])
+        return
+    order = _c_order_positions(a, mask)
+    _write_masked(a, mask, lambda cells: cast[_host(cells(order)) - 1])
+
+
+def _agreed_value(ctx: Any, held: Any) -> np.ndarray:
+    """held()'s value, every rank's checks agreed before anything is written; in SPMD mode the values'
+    lengths too (-1: a scalar): ranks that pass different ones all raise InvalidArgumentError."""
+    if not ctx.spmd:
+        return held()
+    from ._agree import _allreduce, _release
+    from ._comm import told
+    comm = ctx.comm(ctx.ranks[0])
+    out = told(comm, held, _release)
+    n = -1 if out.ndim == 0 else out.size
+    both = _allreduce(comm, np.array([n, -n], np.int64), "max", ctx.device(ctx.ranks[0]))
+    if both is not None and both[0] != -both[1]:
+        raise InvalidArgumentError("a[m] = v: the ranks pass values of different lengths (from %d to %d; -1 is a "
+                                   "scalar): every rank must pass the same value" % (-both[1], both[0]))
+    return out
+
+
+def _host(x: Any) -> np.ndarray:
+    return x if isinstance(x, np.ndarray) else x.get()
+
+
+def _c_order_positions(a: GlobalArray, mask: GlobalArray) -> GlobalArray:
+    """Collective: how many True cells come up to each cell in C order of the whole array (its index
+    among them plus one), in a's layout: the distributed cumsum of the flattened mask (exact: int64),
+    reshaped and moved back."""
+    from ._global import same_layout
+    order = mask.cumsum().reshape(a.shape)
+    return order if same_layout(order.layout, a.layout) else order.reshard(a.layout)
+
+
+def _write_masked(a: GlobalArray, mask: GlobalArray, values: Any) -> None:
+    """a's owned cells where mask holds = values(cells): cells(x) picks those cells of rank r's section
+    of an array x of a's layout."""
+    from ._global import _device_scope, _owned_cells, _to_device
     ctx = a.context
-    cast = _agreed_step(ctx, held)
     for r in ctx.ranks:
         owned = _owned_cells(a.layout, r)
-        with _device_scope(ctx.device(r)):
-            view = a.local_view(r)[owned]
-            view[mask.local_view(r)[owned]] = cast[()]
+        device = ctx.device(r)
+        with _device_scope(device):
+            where = mask.local_view(r)[owned]
+            picked = values(lambda x: x.local_view(r)[owned][where])
+            if device != "cpu":
+                picked = _to_device(np.asarray(picked), device)
+            a.local_view(r)[owned][where] = picked
 
 
 def _assign_global(a: GlobalArray, key: Any, value: GlobalArray) -> None:

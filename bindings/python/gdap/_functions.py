@@ -6,8 +6,9 @@ layout; a pending reduction performed into the partner's layout first); reductio
 np.array_equal, np.count_nonzero, np.nansum, ..., np.linalg.norm, np.dot / np.vdot of 1-d arrays)
 through gdap's distributed reductions; np.sum, np.std, np.argmax, ... through the methods; the
 *_like functions and np.copy as new arrays of the same layout; np.shape / ndim / size from the
-metadata; np.transpose, np.swapaxes, np.moveaxis, np.reshape, np.ravel, ... through the methods
-(_reshape: views where the layout allows, else a redistribution). Every other NumPy function, and these where called outside what they do distributed (an
+metadata; np.transpose, np.swapaxes, np.moveaxis, np.reshape, np.ravel, np.squeeze, np.expand_dims, ... through
+the methods (_reshape: views where the layout allows, else a redistribution); np.cumsum and np.cumprod as
+distributed scans (_scan). Every other NumPy function, and these where called outside what they do distributed (an
 ord of np.linalg.norm, np.where(c) with one argument, ...), gathers its GlobalArray arguments
 (collective) and calls NumPy on them, with a GatherWarning naming the function, the bytes gathered
 and the explicit spelling. np.asarray(a) and np.array(a) are the explicit gather and do not warn;
@@ -488,6 +489,34 @@ def _reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = Non
 def _ravel(a: Any, order: str = "C") -> Any:
     return a.ravel(order) if _is_global(a) else _GATHER
 
+
+
+@_implements(np.squeeze)
+def _squeeze(a: Any, axis: Any = None) -> Any:
+    return a.squeeze(axis) if _is_global(a) else _GATHER
+
+
+@_implements(np.expand_dims)
+def _expand_dims(a: Any, axis: Any) -> Any:
+    """Always a view: a length-1 axis held whole by every rank (_reshape.expand_dims)."""
+    if not _is_global(a):
+        return _GATHER
+    from ._reshape import expand_dims, expanded_axes
+    return expand_dims(a, expanded_axes(axis, a.ndim))
+
+
+# ---- cumulative sums and products: distributed scans (_scan) ------------------------------------
+
+def _cumulative(name: str) -> Callable:
+    def call(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        if not _is_global(a) or out is not None:  # out=: gathered_call refuses a GlobalArray out by name
+            return _GATHER
+        return getattr(a, name)(axis, dtype)
+    return call
+
+
+_IMPLEMENTED[np.cumsum] = _cumulative("cumsum")
+_IMPLEMENTED[np.cumprod] = _cumulative("cumprod")
 
 # ---- reductions -------------------------------------------------------------------------------
 

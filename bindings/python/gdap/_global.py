@@ -985,6 +985,34 @@ class GlobalArray:
         """The array as 1-d, always a copy (NumPy's flatten): reshape(-1, copy=True)."""
         return self.reshape(-1, order=order, copy=True)
 
+    def squeeze(self, axis: Any = None) -> GlobalArray:
+        """The array without its length-1 axes (`axis`: those, each of length 1, as NumPy's). A view
+        where the grid divides none of them (each rank's section indexed, its dimension dictionary
+        dropped with the axis: no communication); where it divides one (only the ranks of its one
+        cell hold elements), a reshape to the new shape (a view where sections reshape alone, else
+        collective: a copy in row blocks). A 0-d result is refused (UnsupportedError)."""
+        from . import _reshape
+        shape = self.shape
+        axes = self._agreed_if(_reshape.squeeze_may_move(self._layout), lambda: _reshape.squeezed_axes(axis, shape))
+        return _reshape.squeeze(self, axes)
+
+    def cumsum(self, axis: Any = None, dtype: Any = None, out: Any = None) -> GlobalArray:
+        """Collective: the cumulative sum along `axis` (None: of the flattened array, as NumPy's),
+        NumPy's dtype (int8 and bool sum in the platform integer); never gathered (_scan: a local
+        scan, then the ranks' totals shared in one collective). out= is refused."""
+        return self._cumulative("sum", axis, dtype, out)
+
+    def cumprod(self, axis: Any = None, dtype: Any = None, out: Any = None) -> GlobalArray:
+        """Collective: the cumulative product along `axis` (as cumsum)."""
+        return self._cumulative("prod", axis, dtype, out)
+
+    def _cumulative(self, op: str, axis: Any, dtype: Any, out: Any) -> GlobalArray:
+        from . import _scan
+        if out is not None:
+            raise TypeError("GlobalArray.cum%s(out=...): out= is not taken; assign the new array, or write into one "
+                            "in place with a[...] = a.cum%s(...)" % (op, op))
+        return _scan.cumulative(self, op, axis, dtype)
+
     # -- element-wise arithmetic ---------------------------------------------------------------
 
     def astype(self, dtype: Any) -> GlobalArray:

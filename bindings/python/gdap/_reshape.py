@@ -18,6 +18,10 @@ of the whole array is one (every merged group of axes in C order in each section
 copy on every rank (agreed in SPMD mode). Otherwise the array is redistributed: to row blocks, flattened locally,
 redistributed to flat blocks that end on rows of the new shape, and reshaped locally (a copy, in
 row blocks of the new shape).
+
+Squeeze and expand_dims drop or insert length-1 axes: a view with the axes' dimension dictionaries
+dropped or inserted (a whole axis of length 1), the other axes' distribution kept, except where the
+grid divides a dropped axis (only the ranks of its one grid cell hold elements): then a reshape.
 """
 
 from __future__ import annotations
@@ -404,3 +408,103 @@ def check_order(order: Any, what: str) -> str:
                                "read the memory order of sections spread over ranks, which is no one order"
                                % (what, order))
     return str(order)
+
+
+# ---- squeeze and expand_dims -------------------------------------------------------------------
+
+def squeezed_axes(axis: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The axes np.squeeze(a, axis) drops (None: every length-1 axis), checked as NumPy's: an axis out
+    of range, repeated or not of length 1 raises InvalidArgumentError (a ValueError); a 0-d result
+    raises UnsupportedError (a GlobalArray has no 0-d layout)."""
+    ndim = len(shape)
+    if axis is None:
+        axes = [k for k, n in enumerate(shape) if n == 1]
+    else:
+        items = [axis] if _is_index(axis) else list(axis)
+        axes = [_axis(x, ndim, "squeeze") for x in items]
+        if len(set(axes)) != len(axes):
+            raise InvalidArgumentError("squeeze: repeated axis in %s" % (tuple(items),))
+        for k in axes:
+            if shape[k] != 1:
+                raise InvalidArgumentError("cannot select an axis to squeeze out which has size not equal to one "
+                                           "(axis %d of shape %s)" % (k, shape))
+    if axes and len(axes) == ndim:
+        raise UnsupportedError("squeeze of shape %s leaves a 0-d array: a 0-d GlobalArray has no layout; read the "
+                               "element with a[(0,) * a.ndim]" % (shape,))
+    return tuple(sorted(axes))
+
+
+def squeeze_may_move(layout: GlobalMap) -> bool:
+    """Whether some squeeze of `layout` may move elements: a length-1 axis the grid divides (a
+    replicated layout's too: its replicas are a grid over an axis)."""
+    return any(n == 1 and g > 1 for n, g in zip(layout.shape, layout.grid_shape))
+
+
+def squeeze(a: GlobalArray, axes: tuple[int, ...]) -> GlobalArray:
+    """a without the length-1 `axes` (squeezed_axes): a view where every rank holds them whole (each
+    dimension dictionary dropped with its axis, any distribution of the others kept); where the grid
+    divides one (the ranks off its one cell hold nothing), a reshape (a view where the sections
+    reshape alone, else a copy in row blocks of the new shape)."""
+    from ._global import GlobalArray
+    if not axes:
+        return GlobalArray(a.context, a.layout, a.dtype, a.sections, _held_views(a), a.pending)
+    layout = a.layout
+    if any(layout.grid_shape[k] > 1 for k in axes):  # a map's grid must still number every rank
+        return reshape(a, tuple(n for k, n in enumerate(a.shape) if k not in axes), None)
+    dropped = _dropped_layout(layout, axes)
+    return _local_view(a, dropped, lambda r, view: view[_dropping_index(layout.dim_data(r), axes)])
+
+
+def _dropping_index(dims: tuple[dict, ...], axes: tuple[int, ...]) -> tuple[Any, ...]:
+    """The index of a section that drops `axes` (held whole: the local index of their one element,
+    past any padding) and keeps the others."""
+    from ._dims import dim_global_to_local
+    return tuple(dim_global_to_local(d, 0) if k in axes else slice(None) for k, d in enumerate(dims))
+
+
+@functools.lru_cache(maxsize=64)
+def _dropped_layout(layout: GlobalMap, axes: tuple[int, ...]) -> GlobalMap:
+    return GlobalMap([tuple(d for k, d in enumerate(layout.dim_data(r)) if k not in axes)
+                      for r in range(layout.nranks)])
+
+
+def expanded_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """The new axes of np.expand_dims(a, axis) in the result's ndim + len(axis) dimensions, checked as
+    NumPy's (out of range or repeated: InvalidArgumentError, a ValueError)."""
+    items = [axis] if _is_index(axis) else list(axis)
+    out_ndim = ndim + len(items)
+    axes = [_axis(x, out_ndim, "expand_dims") for x in items]
+    if len(set(axes)) != len(axes):
+        raise InvalidArgumentError("expand_dims: repeated axis in %s" % (tuple(items),))
+    return tuple(sorted(axes))
+
+
+def expand_dims(a: GlobalArray, axes: tuple[int, ...]) -> GlobalArray:
+    """a with length-1 axes inserted at `axes` (expanded_axes): always a view, each rank's dictionaries
+    given a whole axis of length 1 there; no communication."""
+    layout = _inserted_layout(a.layout, axes)
+    # reshape, not view[None]: NumPy gives an inserted axis stride 0, which a section's strides refuse
+    return _local_view(a, layout, lambda r, view: view.reshape(layout.local_shape(r)))
+
+
+@functools.lru_cache(maxsize=64)
+def _inserted_layout(layout: GlobalMap, axes: tuple[int, ...]) -> GlobalMap:
+    def rank_dims(r: int) -> tuple[dict, ...]:
+        kept = iter(layout.dim_data(r))
+        one = _whole_axes((1,), [0])[0]
+        return tuple(dict(one) if k in axes else next(kept) for k in range(layout.ndim + len(axes)))
+
+    return GlobalMap([rank_dims(r) for r in range(layout.nranks)])
+
+
+def _local_view(a: GlobalArray, layout: GlobalMap, view: Any) -> GlobalArray:
+    """A view of a over `layout`: rank r's section is view(r, its section) (indexed or reshaped
+    without a copy)."""
+    from ._global import GlobalArray, _device_scope, _wrap
+    ctx = a.context
+    natives = {}
+    for r in ctx.ranks:
+        with _device_scope(ctx.device(r)):
+            natives[r] = view(r, a.local_view(r))
+    sections = {r: _wrap(ctx, layout, r, natives[r], ctx.device(r)) for r in ctx.ranks}
+    return GlobalArray(ctx, layout, a.dtype, sections, natives, a.pending)

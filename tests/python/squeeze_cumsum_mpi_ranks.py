@@ -1,0 +1,102 @@
+"""One MPI rank's part of test_squeeze_cumsum_mpi.py (run under mpiexec -n 2 or 4, not collected by
+pytest): squeeze / expand_dims, cumsum / cumprod and a[mask] = 1-d values of GlobalArrays in SPMD mode,
+every rank calling with the same arguments, each result checked against NumPy on the whole array
+(dtype included) with the gathering methods patched to raise while the call runs. Where the behaviour
+differs across ranks: each rank's exclusive scan of the other ranks' totals, each rank's offset into
+the value in C order, a length-1 axis held by one grid cell only; a wrong argument on one rank only
+makes that rank raise its error and the others RemoteError at once. Prints "rank R: ok" on success."""
+import numpy as np
+from mpi4py import MPI
+
+import gdap
+from gdap import layout
+from no_gather import NoGather, NoWholeGather, told_at_once
+from rank_script import eight_layouts, rank_helpers
+
+WORLD = MPI.COMM_WORLD
+R, P = WORLD.Get_rank(), WORLD.Get_size()
+comm = gdap.Comm.from_mpi(WORLD)
+comm.set_timeout(60)
+SHAPE = (8, 6)
+INTS = (np.arange(48).reshape(SHAPE) % 7 - 3).astype(np.int64)
+LAYOUTS = eight_layouts(SHAPE, P)
+FAILING = P - 1
+
+case, dist = rank_helpers(comm)
+
+
+def same(got, want):
+    host = got.get()
+    assert host.shape == want.shape and host.dtype == want.dtype, (R, host.shape, host.dtype, want.dtype)
+    np.testing.assert_array_equal(host, want)
+
+
+for lay in LAYOUTS:
+    case("cumsum / cumprod on grid %s, %s" % (lay.grid_shape, lay.dim_data(R)[0]["dist_type"]))
+    for x in (INTS.astype(np.int8), INTS.astype(np.float64)):
+        a = dist(x, lay)
+        with NoWholeGather():
+            got = [a.cumsum(0), np.cumsum(a, axis=1), a.cumprod(1), np.cumprod(a, 0), a.cumsum(), np.cumprod(a)]
+        for g, want in zip(got, [x.cumsum(0), np.cumsum(x, axis=1), x.cumprod(1), np.cumprod(x, 0), x.cumsum(),
+                                 np.cumprod(x)]):
+            same(g, want)
+    case("a[mask] = values on grid %s" % (lay.grid_shape,))
+    x = np.arange(48, dtype=np.float64).reshape(SHAPE) - 20
+    a = dist(x, lay)
+    values = np.arange(int((x % 3 == 0).sum())) * 2.0 + 0.5
+    with NoWholeGather():
+        a[a % 3 == 0] = values
+    want = x.copy()
+    want[want % 3 == 0] = values
+    same(a, want)
+
+case("cumsum along blocks moves nothing")
+for lay in (LAYOUTS[0], LAYOUTS[1], LAYOUTS[3]):
+    a = dist(INTS, lay)
+    with NoGather():
+        got = a.cumsum(0), a.cumsum(1)
+    same(got[0], INTS.cumsum(0))
+    same(got[1], INTS.cumsum(1))
+
+case("squeeze and expand_dims are views without communication")
+x3 = np.arange(48, dtype=np.float64).reshape(8, 1, 6)
+for lay in (layout.block(x3.shape, P), layout.cyclic(x3.shape, (1, 1, P)), layout.block(x3.shape, (P // 2, 1, 2))):
+    a = dist(x3, lay)
+    with NoGather():
+        s, e = a.squeeze(), np.expand_dims(a, 0)
+    same(s, x3.squeeze())
+    same(e, x3[None])
+    if a.local_view().size:
+        assert np.shares_memory(s.local_view(), a.local_view()) and np.shares_memory(e.local_view(), a.local_view())
+
+case("squeeze of a length-1 axis the grid divides (only one grid cell holds it)")
+x = np.arange(12, dtype=np.int32).reshape(1, 12)
+a = dist(x, layout.block(x.shape, (2, P // 2)))
+with NoWholeGather():
+    s = np.squeeze(a)
+same(s, x.squeeze())
+
+case("refusals on one rank only")
+a = dist(INTS, LAYOUTS[3])
+told_at_once("a.cumsum with an axis out of range on one rank", lambda: a.cumsum(5 if R == FAILING else 0), WORLD,
+             FAILING)
+told_at_once("np.cumprod with a bad dtype on one rank", lambda: np.cumprod(a, 0, "not a dtype" if R == FAILING
+                                                                          else None), WORLD, FAILING)
+one = dist(np.arange(12.0).reshape(1, 12), layout.block((1, 12), (2, P // 2)))
+told_at_once("squeeze of a length-6 axis on one rank", lambda: one.squeeze(1 if R == FAILING else 0), WORLD, FAILING)
+b = dist(np.arange(8.0), layout.block((8,), P))
+try:
+    b[b > 3] = [1.0, 2.0, 3.0, 4.0] if R != FAILING else [1.0, 2.0]
+    raise AssertionError("rank %d: no error" % R)
+except gdap.InvalidArgumentError as e:  # every rank sees every rank's length
+    assert "values of different lengths" in str(e), (R, e)
+try:
+    b[b > 3] = [1.0, 2.0]
+    raise AssertionError("rank %d: no error" % R)
+except ValueError as e:
+    assert "cannot assign 2 input values to the 4 output values" in str(e), (R, e)
+same(b, np.arange(8.0))
+case("the communicator works on after the refusals")
+same(a.cumsum(1), INTS.cumsum(1))
+
+print("rank %d: ok" % R, flush=True)
