@@ -27,10 +27,11 @@ SegmentIdentity identity_of(int fd, const std::string& name) {
 
 namespace {
 
-// Tests only (GDAP_TEST_CMA_REFUSED=map): mapping fails here as if the segment could not be opened.
+// Tests only (GDAP_TEST_CMA_REFUSED=map, or map-gone: mpi_cma.cpp): mapping fails here as if the
+// segment could not be opened.
 bool test_refuses_map() {
   const char* refused = std::getenv("GDAP_TEST_CMA_REFUSED");
-  return refused != nullptr && std::strcmp(refused, "map") == 0;
+  return refused != nullptr && (std::strcmp(refused, "map") == 0 || std::strcmp(refused, "map-gone") == 0);
 }
 
 [[noreturn]] void refuse(const SegmentIdentity& want, int64_t owner, const std::string& why) {
@@ -43,16 +44,22 @@ bool test_refuses_map() {
 // of waiting forever for a writer; glibc's shm_open adds O_NOFOLLOW, so a symlink there is refused.
 // A "/proc/<pid>/fd/<n>" name (an unnamed memfd the owner holds open) is opened through /proc, which
 // the kernel allows only where this process may inspect the owner (as for process_vm_readv).
-SegmentMapping map_segment_readonly(const SegmentIdentity& want, int64_t owner) {
+SegmentMapping map_segment_readonly(const SegmentIdentity& want, int64_t owner, MapRefusal* refused) {
   const bool by_proc = want.name.rfind("/proc/", 0) == 0;
   const int fd = test_refuses_map()  ? (errno = EACCES, -1)
                  : by_proc           ? open(want.name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)
                                      : shm_open(want.name.c_str(), O_RDONLY | O_NONBLOCK, 0);
+  // A shm_open name is gone once unlinked; a memfd, never unlinked, once its owner closed it or exited.
+  const auto refused_by_system = [&](int err, const char* call) {
+    std::string why = err != ENOENT ? fmt::format("{} failed: {} (errno {})", call, std::strerror(err), err)
+                      : by_proc     ? std::string("it is no longer open: its owner closed it or exited")
+                                    : std::string("it no longer exists (unlinked by its owner)");
+    if (refused == nullptr) refuse(want, owner, why);
+    *refused = MapRefusal{err, std::move(why)};
+  };
   if (fd < 0) {
-    const int err = errno;
-    refuse(want, owner, err == ENOENT ? std::string("it no longer exists (unlinked by its owner)")
-                                      : fmt::format("{} failed: {} (errno {})", by_proc ? "open" : "shm_open",
-                                                    std::strerror(err), err));
+    refused_by_system(errno, by_proc ? "open" : "shm_open");
+    return {nullptr, want};
   }
   void* p = MAP_FAILED;
   try {
@@ -62,18 +69,15 @@ SegmentMapping map_segment_readonly(const SegmentIdentity& want, int64_t owner) 
                                       "{} bytes): it was re-created or resized", found.inode, found.bytes, owner,
                                       want.inode, want.bytes));
     }
-    if (want.bytes > 0) p = mmap(nullptr, static_cast<size_t>(want.bytes), PROT_READ, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
-      const int err = errno;
-      refuse(want, owner, want.bytes <= 0 ? std::string("it is empty")
-                                          : fmt::format("mmap failed: {} (errno {})", std::strerror(err), err));
-    }
+    if (want.bytes <= 0) refuse(want, owner, "it is empty");
+    p = mmap(nullptr, static_cast<size_t>(want.bytes), PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) refused_by_system(errno, "mmap");
   } catch (...) {
     close(fd);
     throw;
   }
   close(fd);  // the mapping keeps the file
-  return {p, want};
+  return {p == MAP_FAILED ? nullptr : p, want};
 }
 
 void unmap_segment(const SegmentMapping& m) {

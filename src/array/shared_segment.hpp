@@ -28,11 +28,19 @@ struct SegmentMapping {
   SegmentIdentity identity;
 };
 
+// Why the system refused to open or map a segment: its errno, and the message's reason.
+struct MapRefusal {
+  int err = 0;
+  std::string why;
+};
+
 // A read-only mapping (PROT_READ, MAP_SHARED) of the segment `want` names (a shm_open name, or
 // "/proc/<pid>/fd/<n>" for a memfd another process holds open), after checking that the name still
 // opens that very file (inode, device, size). Throws GDAP_ERR_COMM naming `owner` (a
-// rank, in the messages) when it is gone, replaced, resized or cannot be mapped.
-SegmentMapping map_segment_readonly(const SegmentIdentity& want, int64_t owner);
+// rank, in the messages) when it is gone, replaced, resized or cannot be mapped; but where
+// `refused` is given, an open or mmap that fails (the caller may reach the bytes another way)
+// fills it and returns a mapping whose base is null instead.
+SegmentMapping map_segment_readonly(const SegmentIdentity& want, int64_t owner, MapRefusal* refused = nullptr);
 
 // Unmaps what map_segment_readonly mapped. Never throws.
 void unmap_segment(const SegmentMapping& m);

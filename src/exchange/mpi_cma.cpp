@@ -397,6 +397,11 @@ struct Sender {
   std::vector<Chunk> chunks;
   std::optional<SegmentIdentity> segment;  // Way::mapped: which mapping
   std::vector<Copy2D> mapped;              // Way::mapped: src counts from the mapping's base, checked in bounds
+  int64_t first = INT64_MAX, end = 0;      // Way::mapped: the bytes of the segment `mapped` reads
+  // Way::mapped from a pack segment (0 from a source segment): where the sender maps it (its
+  // pack_base), read with process_vm_readv where this rank may not map it; and its probe word,
+  // which tells whether it is still there to read.
+  int64_t pack_base = 0, probe_address = 0, probe_value = 0;
 };
 
 // A program's reads and local copies for given sections and peers' shares (which carry the
@@ -422,8 +427,9 @@ constexpr int64_t kMappedCalls = static_cast<int64_t>(Recent<CmaPlan>::kPrograms
 // the last kMappedCalls calls' shares named them (and unmapped when the communicator goes).
 struct Mappings final : Scratch {
   struct Kept {
-    SegmentMapping mapping;
-    int64_t named_at = 0;  // the last call whose shares named it
+    SegmentMapping mapping;  // its base null where the mapping was refused: read instead (`refused` says why)
+    int64_t named_at = 0;    // the last call whose shares named it
+    std::string refused;
   };
   std::vector<Kept> kept;
   int64_t calls = 0;
@@ -436,11 +442,28 @@ struct Mappings final : Scratch {
     }
     return nullptr;
   }
-  const char* base_of(const SegmentIdentity& id) {
-    const Kept* k = find(id);
-    return k != nullptr ? static_cast<const char*>(k->mapping.base) : nullptr;
-  }
 };
+
+// Whether process `pid` still holds `value` at `address`: the process that published them is there.
+bool reads_back(pid_t pid, int64_t address, int64_t value) {
+  int64_t found = 0;
+  iovec to{&found, sizeof found}, from{reinterpret_cast<void*>(address), sizeof found};
+  return process_vm_readv(pid, &to, 1, &from, 1, 0) == static_cast<ssize_t>(sizeof found) && found == value;
+}
+
+// Maps sender `s`'s segment. Where it is the sender's pack segment and the system refuses the
+// open or mmap (EACCES under a hardened /proc, EMFILE, ENOMEM, ...) while the sender is still
+// there, keeps the refusal instead: this rank then reads the bytes from the sender's own mapping
+// with process_vm_readv, as from a pack buffer on the heap. Decided per sender, once per segment.
+Mappings::Kept map_or_read_instead(const Sender& s, int64_t now) {
+  MapRefusal refused;
+  const SegmentMapping mapping = map_segment_readonly(*s.segment, s.rank, s.pack_base != 0 ? &refused : nullptr);
+  if (mapping.base == nullptr && (test_refuses("map-gone") || !reads_back(s.pid, s.probe_address, s.probe_value))) {
+    fail(GDAP_ERR_COMM, "shared-memory segment '{}' of rank {} cannot be mapped: {}; nor can its pack buffer be read "
+         "instead: rank {} (pid {}) is gone", s.segment->name, s.rank, refused.why, s.rank, s.pid);
+  }
+  return {mapping, now, std::move(refused.why)};
+}
 
 // Notes the segments the plan's shares name, unmaps those no call of the last kMappedCalls named,
 // then maps every segment its senders are read from that is not mapped yet. Throws GDAP_ERR_COMM
@@ -459,8 +482,8 @@ void refresh_mappings(MpiComm& comm, const CmaPlan& plan) {
   for (const Sender& s : plan.senders) {
     if (s.way == Way::mapped && m.find(*s.segment) == nullptr) {
       m.kept.reserve(m.kept.size() + 1);  // no throw between the mapping and its keeping
-      m.kept.push_back(Mappings::Kept{map_segment_readonly(*s.segment, s.rank), now});
-      ++comm.cache.builds;  // a mapping made counts as built (tests: plans in turn map once)
+      m.kept.push_back(map_or_read_instead(s, now));
+      ++comm.cache.builds;  // a mapping made (or refused) counts as built (tests: plans in turn map once)
     }
   }
 }
@@ -490,6 +513,8 @@ void add_mapped(const std::vector<Copy2D>& copies, int64_t offset, const char* w
     }
     c.src += offset;
     append_merged(s.mapped, c);
+    s.first = std::min(s.first, lo);
+    s.end = std::max(s.end, hi);
   }
 }
 
@@ -566,7 +591,8 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
         if (sent.offset != kInSection && from.pack_segment) {  // unpacked from the mapped pack buffer
           if (plan->senders.size() - 1 == read_sender) {  // this peer's first packed message
             plan->senders.push_back(Sender{static_cast<int>(m.peer), static_cast<pid_t>(from.pid), Way::mapped, {}, {}, {},
-                                           from.pack_segment, {}});
+                                           from.pack_segment, {}, INT64_MAX, 0, from.pack_base, from.probe_address,
+                                           from.probe_value});
           }
           program.copies(m, End{End::packed, {}}, receiver, copies);
           add_mapped(copies, sent.offset - m.offset * program.element_size(), "pack buffer", plan->senders.back());
@@ -623,17 +649,44 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
 // Tests only (GDAP_TEST_CMA_REFUSED): "1" fails this rank's probe, "read" its reads after a good
 // probe, as if the kernel refused them, "pack" its packing, as if out of memory, "map" its
 // mappings of peers' segments (shared_segment.cpp), "bounds" publishes its section as lying
-// past its segment's end, and "segment" fails making its pack segment, as if out of memory.
+// past its segment's end, "map-gone" as "map" with every peer taken as gone (its probe word not
+// read back), "segment" fails making its pack segment, as if out of memory, and "unmappable"
+// publishes its pack segment under a descriptor it does not hold, so that no peer can open it
+// (they read its pack buffer with process_vm_readv instead).
 bool test_refuses(const char* what) {
   const char* refused = std::getenv("GDAP_TEST_CMA_REFUSED");
   return refused != nullptr && std::strcmp(refused, what) == 0;
 }
 
+// read_runs from sender `s`, or EPERM where a test refuses reads.
+int read_code(const Sender& s, const std::vector<iovec>& local, const std::vector<iovec>& remote) {
+  return test_refuses("read") ? EPERM : read_runs(s.pid, local, remote);
+}
+
 // Reads `remote` of sender `s` into `local`; throws GDAP_ERR_COMM naming the sender and errno.
 void read_from(const Sender& s, const std::vector<iovec>& local, const std::vector<iovec>& remote) {
-  if (const int code = test_refuses("read") ? EPERM : read_runs(s.pid, local, remote); code != 0) {
+  if (const int code = read_code(s, local, remote); code != 0) {
     fail(GDAP_ERR_COMM, "process_vm_readv from rank {} (pid {}) failed: {} (errno {})", s.rank, s.pid, std::strerror(code), code);
   }
+}
+
+// Where mapped sender `s`'s copies read from: this rank's mapping of its segment, or where that
+// was refused, `bytes`, filled with bytes [first, end) of the sender's pack segment read from its
+// own mapping (the base handed back lies `first` bytes before them). Throws GDAP_ERR_COMM naming
+// the sender, its pid, both causes and the settings that avoid mapping, where the read fails too.
+const char* source_of(Mappings& mappings, const Sender& s, std::vector<char>& bytes) {
+  const Mappings::Kept& kept = *mappings.find(*s.segment);  // refresh_mappings kept one
+  if (kept.mapping.base != nullptr) return static_cast<const char*>(kept.mapping.base);
+  if (s.end <= s.first) return nullptr;  // nothing to read
+  const auto n = static_cast<size_t>(s.end - s.first);
+  bytes.resize(n);
+  const int code = read_code(s, {iovec{bytes.data(), n}}, {iovec{reinterpret_cast<char*>(s.pack_base + s.first), n}});
+  if (code != 0) {
+    fail(GDAP_ERR_COMM, "rank {}'s pack segment '{}' cannot be mapped ({}), and process_vm_readv from rank {} (pid {}) "
+         "failed too: {} (errno {}); GDAP_CMA_PACK_TO=heap or GDAP_MPI_EXCHANGE=p2p avoids mapping it", s.rank,
+         s.segment->name, kept.refused, s.rank, s.pid, std::strerror(code), code);
+  }
+  return reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(bytes.data()) - static_cast<uintptr_t>(s.first));
 }
 
 // Whether this rank can read every peer's probe word, and so their memory.
@@ -643,10 +696,7 @@ bool probe(const MpiComm& comm, const std::vector<std::string>& shares) {
   for (size_t r = 0; r < shares.size(); ++r) {
     if (static_cast<int64_t>(r) == comm.rank) continue;
     const Published peer = decode(shares[r], r);
-    int64_t value = 0;
-    iovec to{&value, sizeof value}, from{reinterpret_cast<void*>(peer.probe_address), sizeof value};
-    if (process_vm_readv(static_cast<pid_t>(peer.pid), &to, 1, &from, 1, 0) != static_cast<ssize_t>(sizeof value)) return false;
-    if (value != peer.probe_value) return false;  // another process with that pid
+    if (!reads_back(static_cast<pid_t>(peer.pid), peer.probe_address, peer.probe_value)) return false;  // or another process with that pid
   }
   return true;
 }
@@ -787,6 +837,9 @@ std::string cma_share(MpiComm& comm, const Program& program, const Sections& sec
     mine.pack_bytes = packing.bytes;
     mine.sends = packing.sends;
     if (buffer.segment && packing.bytes > 0) mine.pack_segment = buffer.segment->identity;
+    if (mine.pack_segment && test_refuses("unmappable")) {  // as if it closed the segment: no peer opens it
+      mine.pack_segment->name = fmt::format("/proc/{}/fd/{}", getpid(), INT_MAX);
+    }
   }
   return encode(mine);
 }
@@ -818,11 +871,12 @@ void cma_exchange(MpiComm& comm, const Program& program, const Sections& section
     char* dst = sections.dst ? static_cast<char*>(sections.dst->data()) : nullptr;
     Mappings* mappings = comm.cache.find<Mappings>("exchange.cma.mappings");
     std::vector<const char*> sources(plan->senders.size() + 1, nullptr);  // the sweep's bases
+    std::vector<std::vector<char>> read_instead(plan->senders.size());    // where a mapping was refused
     if (sections.src) sources[0] = static_cast<const char*>(sections.src->data());
     for (size_t i = 0; i < plan->senders.size(); ++i) {
       const Sender& s = plan->senders[i];
       if (s.way == Way::mapped) {
-        sources[i + 1] = mappings->base_of(*s.segment);
+        sources[i + 1] = source_of(*mappings, s, read_instead[i]);
         continue;
       }
       if (!s.remote.empty()) read_from(s, s.local, s.remote);  // none where every message is mapped

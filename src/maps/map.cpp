@@ -4,6 +4,7 @@
 #include "maps/map.hpp"
 
 #include "core/checked.hpp"
+#include "maps/layout_build.hpp"
 #include "protocol/dim.hpp"
 
 #include <algorithm>
@@ -139,6 +140,32 @@ std::vector<gdap_dim> read_all(int64_t nranks, int64_t ndim, const gdap_dim* dim
   return all;
 }
 
+// Bounds the map's memory as the layouts' maps are (layout_build.hpp), before the axes copy and
+// sort their indices: each grid coordinate's unstructured list is held once per coordinate, so
+// many ranks naming one caller's list would otherwise make the map allocate without limit.
+// Throws GDAP_ERR_NO_MEMORY naming the dimension that holds the most, its size and the bound.
+void check_indices_fit(int64_t nranks, int64_t ndim, const std::vector<gdap_dim>& all,
+                       const std::vector<std::vector<int64_t>>& keepers) {
+  int64_t total = 0, most = 0, widest = 0;
+  for (int64_t i = 0; i < ndim; ++i) {
+    int64_t held = 0;
+    for (int64_t keeper : keepers[static_cast<size_t>(i)]) {
+      const gdap_dim& d = all[static_cast<size_t>(keeper * ndim + i)];
+      if (d.dist_type == GDAP_DIST_UNSTRUCTURED) held = checked_add(held, d.num_indices, "the unstructured indices held");
+    }
+    total = checked_add(total, held, "the unstructured indices held");
+    if (held > most) {
+      most = held;
+      widest = i;
+    }
+  }
+  if (total == 0) return;
+  const gdap_dim& d = all[static_cast<size_t>(widest)];  // rank 0's: size and grid agree on every rank
+  check_fits_memory(nranks, layout_bytes(nranks, ndim, total),
+                    fmt::format("{} holds {} unstructured indices over its {} grid ranks (size {})", dim_label(d, widest),
+                                most, d.proc_grid_size, d.size));
+}
+
 }  // namespace
 }  // namespace gdap
 
@@ -211,6 +238,7 @@ gdap_map::gdap_map(int64_t n, int64_t ndim, const gdap_dim* dims) : nranks(n) {
       if (gdap::is_variant(d, at(keeper, i))) variants[static_cast<size_t>(i)].emplace_back(r, d);
     }
   }
+  gdap::check_indices_fit(n, ndim, all, first_rank);
   axes.reserve(static_cast<size_t>(ndim));
   for (int64_t i = 0; i < ndim; ++i) {
     const auto& keepers = first_rank[static_cast<size_t>(i)];

@@ -345,6 +345,30 @@ TEST(LimitsMap, LayoutsLargerThanTheHostAreRefusedAtOnce) {
   }
 }
 
+// gdap_map_create bounds a map's memory as the layouts do: 4,096 ranks naming one caller's list of
+// 2^20 indices (8 MiB) would make the map hold the list once per grid rank (about 180 GiB); it is
+// refused before the axes copy it, naming the dimension, its size and the bound, instead of
+// filling the address space (on the old code: "no memory to copy num_indices", or the OOM killer).
+TEST(LimitsMap, PlainMapOfOneListOnManyRanksIsRefusedBeforeAllocating) {
+  constexpr int64_t kRanks = 4096, kIndices = int64_t{1} << 20;
+  std::vector<int64_t> list(static_cast<size_t>(kIndices));
+  for (int64_t i = 0; i < kIndices; ++i) list[static_cast<size_t>(i)] = i;
+  std::vector<gdap_dim> dims(static_cast<size_t>(kRanks));
+  for (int64_t r = 0; r < kRanks; ++r) {
+    ASSERT_EQ(gdap_dim_set_unstructured(&dims[static_cast<size_t>(r)], kIndices, kRanks, r, list.data(), kIndices, -1),
+              GDAP_SUCCESS) << gdap_last_error();
+  }
+  gdap_status s = GDAP_SUCCESS;
+  const double took = seconds_of([&] { s = map_create(kRanks, 1, dims); });
+  const std::string message = gdap_last_error();
+  EXPECT_EQ(s, GDAP_ERR_NO_MEMORY) << message;
+  EXPECT_TRUE(has_all(message, {"a map of 4096 ranks needs about ", "which cannot be allocated: more than the ",
+                                "dimension 0 ('u') holds 4294967296 unstructured indices over its 4096 grid ranks "
+                                "(size 1048576)", "refused before allocating"}))
+      << message;
+  EXPECT_LT(took, 10.0) << "refused only after " << took << " s: not up front";
+}
+
 // The layouts' memory bound counted 8 bytes per index where building a map takes 40 (its copy of
 // the index, its owner-table entry, the shared list of indices), so a map it admitted could still
 // run out. At the edge of an address-space limit 256 MiB above what is mapped now: the largest

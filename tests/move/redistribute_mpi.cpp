@@ -6,7 +6,9 @@
 // (GDAP_TEST_CMA_REFUSED: every rank must fall back to point-to-point, or they would wait on each
 // other until the timeout); then one rank's bad arguments (every rank fails, nothing moves), global views no
 // rank may accept (the same error on every rank), and shared-memory sources re-created between calls
-// (read anew) or spoilt (unlinked, replaced, published out of bounds, unmappable: every rank fails).
+// (read anew) or spoilt (unlinked, replaced, published out of bounds, unmappable: every rank fails);
+// and pack segments a receiver cannot map, read from the senders' mappings instead (every element
+// right) unless that read fails too or the sender is gone (every rank fails, naming the sender).
 //
 // A plain program rather than gtest: an assertion that returned early on one rank would leave the
 // others waiting in a collective. Each rank records its failures and keeps pace; at the end every
@@ -62,6 +64,24 @@ class FirstRanks {
   gdap_comm* gdap_ = nullptr;
 };
 
+// A communicator of its own over the world (collective), for a case whose outcome the world's
+// kept state would decide (its probe verdict, the peers' segments it mapped): destroyed with it.
+class OwnComm {
+ public:
+  explicit OwnComm(rt::Report& report) {
+    if (gdap_comm_from_mpi(&comm_, MPI_Comm_c2f(MPI_COMM_WORLD)) != GDAP_SUCCESS) {
+      report.fail(rt::cat("gdap_comm_from_mpi: ", gdap_last_error()));
+    }
+  }
+  ~OwnComm() { gdap_comm_destroy(comm_); }
+  OwnComm(const OwnComm&) = delete;
+  OwnComm& operator=(const OwnComm&) = delete;
+  gdap_comm* get() const { return comm_; }
+
+ private:
+  gdap_comm* comm_ = nullptr;
+};
+
 // Rule: a message of more runs than one process_vm_readv takes (IOV_MAX, 1024) arrives whole in
 // cma mode. Cyclic rows to column blocks: each sender's 1,100 rows are as many runs on both sides.
 rt::Case many_runs(int nranks) {
@@ -87,9 +107,11 @@ rt::Case mixed_runs(int nranks) {
 enum class Shm { none, all, even };
 
 // Where the senders' pack buffers lie (GDAP_CMA_PACK_TO): unset (the default, shared-memory
-// segments the receivers map), every rank's on the heap (read with process_vm_readv), or the odd
-// ranks' on the heap because making their segment failed (GDAP_TEST_CMA_REFUSED=segment there).
-enum class Packs { unset, heap, odd_refused };
+// segments the receivers map), every rank's on the heap (read with process_vm_readv), the odd
+// ranks' on the heap because making their segment failed (GDAP_TEST_CMA_REFUSED=segment there), or
+// the odd ranks' in segments no receiver can open (GDAP_TEST_CMA_REFUSED=unmappable there): each
+// receiver maps the even senders' and reads the odd ones' from the senders' mappings instead.
+enum class Packs { unset, heap, odd_refused, odd_unmappable };
 
 // One way to run the exchange: GDAP_MPI_EXCHANGE, and for cma GDAP_CMA_PACK_BELOW and the staging
 // chunk (GDAP_TEST_CMA_CHUNK) (NULL: unset), which sources are in shared memory, and where the
@@ -120,6 +142,8 @@ constexpr Mode kModes[] = {{"p2p", "p2p", nullptr},
                             Packs::heap},
                            {"cma, everything packed, odd ranks' packs on the heap (no segment made)", "cma", "1099511627776",
                             nullptr, Shm::none, Packs::odd_refused},
+                           {"cma, everything packed, odd ranks' pack segments unmappable (read instead)", "cma",
+                            "1099511627776", nullptr, Shm::none, Packs::odd_unmappable},
                            {"cma, sources in shared memory", "cma", nullptr, nullptr, Shm::all},
                            {"cma, even ranks' sources in shared memory", "cma", nullptr, nullptr, Shm::even},
                            {"cma, even ranks' sources in shared memory, odd ones' packed", "cma", "1099511627776", "40", Shm::even},
@@ -143,6 +167,7 @@ int64_t run_table(gdap_comm* world, int rank, int nranks, rt::Report& report) {
     if (mode.chunk != nullptr) setenv("GDAP_TEST_CMA_CHUNK", mode.chunk, 1);
     if (mode.packs == Packs::heap) setenv("GDAP_CMA_PACK_TO", "heap", 1);
     if (mode.packs == Packs::odd_refused && rank % 2 == 1) setenv("GDAP_TEST_CMA_REFUSED", "segment", 1);
+    if (mode.packs == Packs::odd_unmappable && rank % 2 == 1) setenv("GDAP_TEST_CMA_REFUSED", "unmappable", 1);
     report.context = mode.name;
     for (size_t i = 0; i < table.size(); ++i) {
       const rt::Case& c = table[i];
@@ -175,11 +200,9 @@ int64_t run_table(gdap_comm* world, int rank, int nranks, rt::Report& report) {
 // communicator, and the world's already said yes. A short timeout turns a rank left waiting
 // (one reading, another sending) into a failure rather than a stall.
 int64_t run_cma_refused(int rank, int nranks, rt::Report& report) {
-  gdap_comm* comm = nullptr;
-  if (gdap_comm_from_mpi(&comm, MPI_Comm_c2f(MPI_COMM_WORLD)) != GDAP_SUCCESS) {
-    report.fail(rt::cat("gdap_comm_from_mpi: ", gdap_last_error()));
-    return 0;
-  }
+  const OwnComm own(report);
+  gdap_comm* comm = own.get();
+  if (comm == nullptr) return 0;
   gdap_comm_set_timeout(comm, 30);
   setenv("GDAP_MPI_EXCHANGE", "cma", 1);
   if (rank == nranks - 1) setenv("GDAP_TEST_CMA_REFUSED", "1", 1);
@@ -194,7 +217,6 @@ int64_t run_cma_refused(int rank, int nranks, rt::Report& report) {
   unsetenv("GDAP_TEST_CMA_REFUSED");
   unsetenv("GDAP_MPI_EXCHANGE");
   report.context.clear();
-  gdap_comm_destroy(comm);
   return count;
 }
 
@@ -329,22 +351,30 @@ void run_failed_read(gdap_comm* comm, int rank, int nranks, int bad, rt::Report&
   unsetenv("GDAP_CMA_PACK_TO");
 }
 
-// Rule: packed messages are unpacked from the senders' pack segments, never read with
-// process_vm_readv: with every message packed and every rank's reads refused
-// (GDAP_TEST_CMA_REFUSED=read), the move still succeeds on every rank and is right.
-void run_packs_mapped_not_read(gdap_comm* comm, int rank, int nranks, rt::Report& report) {
-  const std::string what = rt::cat("every message packed, every read refused, seen by rank ", rank);
+// One cma move with every message packed and GDAP_TEST_CMA_REFUSED=`refused` on this rank (NULL:
+// unset): it must succeed, every destination element right and the source unchanged.
+void expect_packed_move_right(gdap_comm* comm, int rank, int nranks, const char* refused, const std::string& what,
+                              rt::Report& report) {
   OneMove move(comm, rank, nranks, what, report);
-  const std::vector<unsigned char> want = move.expected(rank, nranks, true);
+  const std::vector<unsigned char> src_before = move.src.image(), want = move.expected(rank, nranks, true);
   setenv("GDAP_MPI_EXCHANGE", "cma", 1);
   setenv("GDAP_CMA_PACK_BELOW", "1099511627776", 1);
-  setenv("GDAP_TEST_CMA_REFUSED", "read", 1);
+  if (refused != nullptr) setenv("GDAP_TEST_CMA_REFUSED", refused, 1);
   const gdap_status status = move.run();
   unsetenv("GDAP_TEST_CMA_REFUSED");
   unsetenv("GDAP_CMA_PACK_BELOW");
   unsetenv("GDAP_MPI_EXCHANGE");
   if (status != GDAP_SUCCESS) report.fail(rt::cat(what, ": got ", gdap_status_string(status), " (", gdap_last_error(), ")"));
   rt::expect_image(move.dst, want, move.f64, what + ": the destination is wrong", report);
+  rt::expect_image(move.src, src_before, move.f64, what + ": the source changed", report);
+}
+
+// Rule: packed messages are unpacked from the senders' pack segments, never read with
+// process_vm_readv: with every message packed and every rank's reads refused
+// (GDAP_TEST_CMA_REFUSED=read), the move still succeeds on every rank and is right.
+void run_packs_mapped_not_read(gdap_comm* comm, int rank, int nranks, rt::Report& report) {
+  expect_packed_move_right(comm, rank, nranks, "read", rt::cat("every message packed, every read refused, seen by rank ", rank),
+                           report);
 }
 
 // Rule: a bad GDAP_CMA_PACK_TO (where senders keep their pack buffers) on rank `bad` is refused
@@ -402,6 +432,68 @@ void run_failed_map(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& 
                       rt::cat("rank ", bad, " failed in mapping its peers' shared-memory segments for the cross-memory attach exchange "
                               "(GDAP_ERR_COMM): shared-memory segment '/gdap-"), false, rt::Storage::shm},
                      report);
+}
+
+// Rule: a receiver that cannot map its senders' pack segments (GDAP_TEST_CMA_REFUSED=map on rank
+// `bad`, every message packed into segments, as if /proc refused the open) reads the packed bytes
+// from the senders' own mappings with process_vm_readv instead: every rank succeeds and every
+// element is right. (It used to fail the move on every rank.) A fresh communicator, so that the
+// receiver maps its senders' segments in this call, not in the world's earlier ones.
+void run_pack_map_refused(int rank, int nranks, int bad, rt::Report& report) {
+  const OwnComm own(report);
+  expect_packed_move_right(own.get(), rank, nranks, rank == bad ? "map" : nullptr,
+                           rt::cat("pack segments unmappable on rank ", bad, ", seen by rank ", rank), report);
+}
+
+// Rule: where a sender's pack segment cannot be opened (GDAP_TEST_CMA_REFUSED=unmappable on rank
+// `bad`) and its readers' process_vm_readv fails too (GDAP_TEST_CMA_REFUSED=read on the others),
+// those readers fail GDAP_ERR_COMM naming `bad`, its pid, the read's errno and the settings that
+// avoid mapping; every other rank (`bad` too) GDAP_ERR_REMOTE quoting one of them; no rank waits.
+void run_pack_unreadable(gdap_comm* comm, int rank, int nranks, int bad, rt::Report& report) {
+  const std::string what = rt::cat("pack segment unmappable and unreadable on rank ", bad, ", seen by rank ", rank);
+  OneMove move(comm, rank, nranks, what, report);
+  int bad_pid = static_cast<int>(getpid());
+  MPI_Bcast(&bad_pid, 1, MPI_INT, bad, MPI_COMM_WORLD);
+  setenv("GDAP_MPI_EXCHANGE", "cma", 1);
+  setenv("GDAP_CMA_PACK_BELOW", "1099511627776", 1);
+  setenv("GDAP_TEST_CMA_REFUSED", rank == bad ? "unmappable" : "read", 1);
+  const gdap_status status = move.run();
+  unsetenv("GDAP_TEST_CMA_REFUSED");
+  unsetenv("GDAP_CMA_PACK_BELOW");
+  unsetenv("GDAP_MPI_EXCHANGE");
+  const std::string text = gdap_last_error();
+  const bool reader = status == GDAP_ERR_COMM && rank != bad;
+  int readers = reader ? 1 : 0, all_readers = 0;
+  MPI_Allreduce(&readers, &all_readers, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (all_readers == 0) report.fail(rt::cat(what, ": no rank failed GDAP_ERR_COMM"));
+  if (!reader && status != GDAP_ERR_REMOTE) {
+    report.fail(rt::cat(what, ": got ", gdap_status_string(status), " (", text, "), want GDAP_ERR_COMM on a reader "
+                        "or GDAP_ERR_REMOTE"));
+  }
+  const std::vector<std::string> says = {rt::cat("rank ", bad, "'s pack segment '/proc/", bad_pid, "/fd/"),
+                                         "it is no longer open", rt::cat("(pid ", bad_pid, ")"), rt::cat("errno ", EPERM),
+                                         "GDAP_CMA_PACK_TO=heap or GDAP_MPI_EXCHANGE=p2p"};
+  for (const std::string& s : says) {
+    if (!rt::contains(text, s)) report.fail(rt::cat(what, ": the error does not say '", s, "': ", text));
+  }
+}
+
+// Rule: a receiver refused its senders' pack segments whose senders are gone
+// (GDAP_TEST_CMA_REFUSED=map-gone on rank `bad`: their probe words taken as not read back) does not
+// read where they were: it fails GDAP_ERR_COMM naming the segment, the sender and its pid; every
+// other rank GDAP_ERR_REMOTE naming `bad` and the mapping step; no section changes. A fresh
+// communicator, as in run_pack_map_refused.
+void run_pack_peer_gone(int rank, int nranks, int bad, rt::Report& report) {
+  const OwnComm own(report);
+  setenv("GDAP_CMA_PACK_BELOW", "1099511627776", 1);
+  expect_cma_refusal(own.get(), rank, nranks, bad,
+                     {"GDAP_TEST_CMA_REFUSED", "map-gone", GDAP_ERR_COMM,
+                      {"shared-memory segment '/proc/", "cannot be mapped: open failed", rt::cat("errno ", EACCES),
+                       "nor can its pack buffer be read instead: rank ", ") is gone"},
+                      rt::cat("rank ", bad, " failed in mapping its peers' shared-memory segments for the cross-memory attach "
+                              "exchange (GDAP_ERR_COMM): shared-memory segment '/proc/"), true},
+                     report);
+  unsetenv("GDAP_CMA_PACK_BELOW");
 }
 
 // A shared-memory name of this test's own, per case and rank.
@@ -536,6 +628,9 @@ void run_refusals(gdap_comm* world, int rank, int nranks, rt::Report& report) {
   run_packs_mapped_not_read(world, rank, nranks, report);
   run_failed_pack(world, rank, nranks, nranks - 1, report);
   run_failed_map(world, rank, nranks, nranks - 1, report);
+  run_pack_map_refused(rank, nranks, nranks - 1, report);
+  run_pack_unreadable(world, rank, nranks, nranks - 1, report);
+  run_pack_peer_gone(rank, nranks, nranks - 1, report);
   run_recreated_segment(world, rank, nranks, report);
   for (const SpoiltSegment& how : kSpoiltSegments) run_spoilt_segment(world, rank, nranks, nranks - 1, how, report);
   // The refusals leave the communicator usable.
