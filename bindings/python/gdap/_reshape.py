@@ -17,7 +17,9 @@ flat range divides into the new group's rows, each rank reshapes its own section
 of the whole array is one (every merged group of axes in C order in each section's memory), else a
 copy on every rank (agreed in SPMD mode). Otherwise the array is redistributed: to row blocks, flattened locally,
 redistributed to flat blocks that end on rows of the new shape, and reshaped locally (a copy, in
-row blocks of the new shape).
+blocks of the new shape's first axis longer than 1: spread_rows). A replicated array, every rank
+holding it whole, reshapes each rank's copy (a view, replicated); an array of no element too.
+In SPMD mode the caller (GlobalArray._agreed_call) has agreed the call's arguments on every rank.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 
 from . import _gdap_c as _c
 from ._args import integer
-from ._errors import InvalidArgumentError, UnsupportedError
+from ._errors import AxisError, InvalidArgumentError, UnsupportedError
 from ._map import GlobalMap
 
 if TYPE_CHECKING:
@@ -42,15 +44,15 @@ if TYPE_CHECKING:
 
 def permutation(axes: Any, ndim: int) -> tuple[int, ...]:
     """`axes` (None: reversed) as a permutation of range(ndim), negative axes counted from the end;
-    InvalidArgumentError (a ValueError, as NumPy's AxisError is) naming what is wrong."""
+    as NumPy's: TypeError for what is no sequence of integers, AxisError for an axis out of range,
+    InvalidArgumentError (a ValueError) for the wrong count or a repeated axis."""
     if axes is None:
         return tuple(range(ndim))[::-1]
     if isinstance(axes, (int, np.integer)) and ndim == 1:
         axes = (axes,)
-    try:
-        given = [integer(x, "axes[%d]" % i) for i, x in enumerate(axes)]
-    except TypeError:
-        raise InvalidArgumentError("axes must be None or a sequence of %d axes, not %r" % (ndim, axes)) from None
+    if not np.iterable(axes):
+        raise TypeError("axes must be None or a sequence of %d axes, not %r" % (ndim, axes))
+    given = [integer(x, "axes[%d]" % i) for i, x in enumerate(axes)]  # TypeError for a float, as NumPy's
     if len(given) != ndim:
         raise InvalidArgumentError("axes %s do not match an array of %d dimensions" % (tuple(given), ndim))
     perm = tuple(_axis(x, ndim, "axes") for x in given)
@@ -62,7 +64,7 @@ def permutation(axes: Any, ndim: int) -> tuple[int, ...]:
 def _axis(x: Any, ndim: int, what: str) -> int:
     x = integer(x, what)
     if not -ndim <= x < ndim:
-        raise InvalidArgumentError("%s: axis %d is out of range for %d dimensions" % (what, x, ndim))
+        raise AxisError("%s: axis %d is out of range for %d dimensions" % (what, x, ndim))
     return x % ndim
 
 
@@ -298,11 +300,24 @@ def local_layout(layout: GlobalMap, shape: tuple[int, ...]) -> Optional[GlobalMa
     return GlobalMap(ranks)
 
 
+def reshaped(a: GlobalArray, shape: tuple[int, ...], order: str, copy: Optional[bool]) -> GlobalArray:
+    """a.reshape(shape, order=order, copy=copy), its arguments checked (and agreed in SPMD mode): order
+    'F' is a.T reshaped to shape[::-1] in C order and transposed back, a view only where both
+    transposes are."""
+    if order == "C":
+        return reshape(a, shape, copy)
+    if copy is False and may_move(a.layout):
+        raise InvalidArgumentError("reshape(order='F', copy=False): the transpose of this layout (grid %s) moves "
+                                   "blocks between ranks, a copy; leave copy unset" % (tuple(a.layout.grid_shape),))
+    reversed_ = transpose(a, tuple(range(a.ndim))[::-1])
+    return transpose(reshape(reversed_, shape[::-1], copy), tuple(range(len(shape)))[::-1])
+
+
 def reshape(a: GlobalArray, shape: tuple[int, ...], copy: Optional[bool]) -> GlobalArray:
     """a in `shape` (C order, checked): each rank's section reshaped where a layout says so, else
     redistributed (a copy). copy=True always copies, copy=False refuses anything but a view. The
     view-or-copy answer is every rank's (agreed in SPMD mode), so every rank takes the same branch."""
-    layout = local_layout(a.layout, shape) if shape != a.shape else a.layout
+    layout = _layout_in_place(a.layout, tuple(a.shape), shape)
     if layout is not None:
         out, viewed = _reshaped_locally(a, layout, shape)
         if copy is False and not viewed:
@@ -315,6 +330,29 @@ def reshape(a: GlobalArray, shape: tuple[int, ...], copy: Optional[bool]) -> Glo
                                    "between ranks; leave copy unset to redistribute (a copy)" % (a.shape, a.layout,
                                                                                                  shape))
     return _redistributed(a, shape)
+
+
+def _layout_in_place(layout: GlobalMap, old: tuple[int, ...], shape: tuple[int, ...]) -> Optional[GlobalMap]:
+    """The layout of `shape` in which each rank's section, reshaped locally, holds its elements;
+    None where the reshape must move elements between ranks."""
+    if shape == old:
+        return layout
+    if layout.nranks > 1 and _holds_whole(layout):  # every rank has every element: reshape each copy
+        return GlobalMap.replicated(layout.nranks, shape)
+    if 0 in old:  # no element to move: empty sections of any layout will do
+        from . import layout as layouts
+        return layouts.block(shape, layout.nranks)
+    return local_layout(layout, shape)
+
+
+def _holds_whole(layout: GlobalMap) -> bool:
+    """Whether every rank holds the whole array, in C order (a replicated layout, or a transpose of one)."""
+    def whole(d: dict) -> bool:
+        if d["dist_type"] == "u":
+            return bool(np.array_equal(d["indices"], np.arange(d["size"])))
+        return _whole(d)
+
+    return all(all(whole(d) for d in layout.dim_data(r)) for r in range(layout.nranks))
 
 
 def _merges_in_memory_order(view: Any, old: tuple[int, ...], new: tuple[int, ...]) -> bool:
@@ -385,9 +423,9 @@ def _redistributed(a: GlobalArray, shape: tuple[int, ...]) -> GlobalArray:
     to_flat = local_layout(a.layout, flat_shape)
     src = a
     if to_flat is None:
-        src = a.reshard(layouts.block(a.shape, nranks))
+        src = a.reshard(spread_rows(a.shape, nranks))
         to_flat = local_layout(src.layout, flat_shape)
-    rows = layouts.block(shape, nranks)
+    rows = spread_rows(shape, nranks)
     flat_rows = local_layout(rows, flat_shape)
     if size == 0:  # nothing to move: new empty sections
         from ._global import GlobalArray
@@ -398,9 +436,31 @@ def _redistributed(a: GlobalArray, shape: tuple[int, ...]) -> GlobalArray:
     return _reshaped_locally(moved, rows, shape)[0]
 
 
+def spread_rows(shape: tuple[int, ...], nranks: int) -> GlobalMap:
+    """Blocks of the first axis longer than 1 (axis 0 if none is): the layout a redistributing reshape
+    moves through and returns, the most even of those whose sections are flat ranges of the C-order
+    elements (leading axes of length 1 do not pile the array onto rank 0, as row blocks of (1, n) would)."""
+    from . import layout as layouts
+    grid = [1] * len(shape)
+    grid[_carrier(shape)] = nranks
+    return layouts.block(shape, tuple(grid))
+
+
 def check_order(order: Any, what: str) -> str:
-    if order not in ("C", "F"):
-        raise UnsupportedError("%s(order=%r): gdap takes order='C' (and 'F', through transposes); 'A' and 'K' "
-                               "read the memory order of sections spread over ranks, which is no one order"
-                               % (what, order))
-    return str(order)
+    """`order` as 'C' or 'F' (any case; None is 'C'), as NumPy's reshape, ravel and flatten take it.
+    ravel and flatten also take 'K' (their elements in memory order): a GlobalArray's sections on
+    several ranks have no one memory order, and its gathered copy is C-contiguous, whose 'K' order
+    is C order; so 'K' reads C order there."""
+    named = "C" if order is None else order.upper() if isinstance(order, str) else order
+    if named == "K" and what != "reshape":
+        return "C"
+    if named not in ("C", "F"):
+        raise UnsupportedError("%s(order=%r): gdap takes order='C' and 'F' (through transposes)%s; 'A' reads the "
+                               "memory order of sections spread over ranks, which is no one order"
+                               % (what, order, "" if what == "reshape" else " and 'K' (C order)"))
+    return str(named)
+
+
+def check_copy(copy: Any) -> Optional[bool]:
+    """reshape's copy: None (a view where one can be), else read as a flag, as NumPy reads it."""
+    return None if copy is None else bool(copy)
