@@ -8,6 +8,7 @@ section reshapes alone, else a redistribution. None gathers: the gathering calls
 raise while they run. Before this change a.T, a.transpose and a.reshape did not exist and
 np.transpose / np.reshape gathered with a GatherWarning."""
 import contextlib
+import math
 import warnings
 
 import numpy as np
@@ -567,13 +568,42 @@ def test_a_replicated_array_reshapes_as_a_view_in_a_replicated_layout():
     assert a[2, 5] == -1
 
 
-def test_a_redistributing_reshape_spreads_a_leading_axis_of_one():
-    # Review s16 #2: (1, n) landed whole on rank 0 (row blocks of its axis of length 1).
-    x = np.arange(64.0).reshape(8, 8)
-    a = gdap.distribute(x, layout.block(x.shape, (2, 2)))
-    r = a.reshape(1, -1)
+@pytest.mark.parametrize("shape, grid, to", [
+    ((8, 8), (2, 2), (1, -1)), ((8, 8), (2, 2), (2, -1)), ((8, 8), (2, 2), (1, 2, -1)), ((2, 32), (1, 4), (-1,)),
+    ((2, 32), (1, 4), (4, 16)),
+])
+def test_a_redistributing_reshape_spreads_the_elements_over_every_rank(shape, grid, to):
+    # Review s16 #2: (1, n) landed whole on rank 0 and (2, n) on ranks 0 and 1 (row blocks of the new
+    # shape), and column blocks of (2, n) were first moved onto 2 ranks to be flattened.
+    x = np.arange(64.0).reshape(shape)
+    a = gdap.distribute(x, layout.block(shape, grid))
+    moved = []
+    reshard = gdap.GlobalArray.reshard
+
+    def watched(self, lay):
+        moved.append([lay.local_shape(q) for q in range(P)])
+        return reshard(self, lay)
+    gdap.GlobalArray.reshard = watched
+    try:
+        r = a.reshape(to)
+    finally:
+        gdap.GlobalArray.reshard = reshard
     assert [r.local_view(q).size for q in range(P)] == [16] * 4
-    np.testing.assert_array_equal(r.get(), x.reshape(1, -1))
+    assert all(math.prod(s) == 16 for step in moved for s in step), moved
+    np.testing.assert_array_equal(r.get(), x.reshape(to))
+
+
+def test_a_grid_whose_sections_are_flat_runs_reshapes_as_a_view():
+    # Review s16 #2: a 2 x 2 grid of (2, 8) holds a quarter of the C-order elements a rank: ravel
+    # reshapes each section (before: a move onto 2 ranks and a copy), and back again.
+    x = np.arange(16.0).reshape(2, 8)
+    a = gdap.distribute(x, layout.block(x.shape, (2, 2)))
+    with no_gather(moves=False):
+        r = a.ravel()
+        back = r.reshape(2, 8)
+    assert shares(r, a) and back.layout == a.layout
+    r[13] = -1  # x[1, 5]
+    assert a[1, 5] == -1
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint64, np.int8, np.float32])

@@ -954,8 +954,9 @@ class GlobalArray:
         an array of no element) the result is a view of each section, as NumPy's reshape returns a
         view where it can: only where NumPy's reshape of the whole array is a view (a transpose's
         ravel is a copy), an answer every rank agrees on (a copy, on every rank). Otherwise it is
-        collective and a COPY in blocks of the new shape's first axis longer than 1: the array is
-        redistributed to such blocks of its own shape, flattened, redistributed to flat blocks that
+        collective and a COPY in a layout spread over every rank whose sections are flat runs of the
+        C-order elements (_reshape.spread_rows; docs/python.md says the rule): the array is
+        redistributed to such a layout of its own shape, flattened, redistributed to flat blocks that
         end on rows of the new shape, and reshaped. copy=True always copies; copy=False refuses
         (ValueError) what is not a view. In SPMD mode the ranks' calls are agreed first."""
         if not shape:
