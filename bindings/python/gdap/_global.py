@@ -927,7 +927,8 @@ class GlobalArray:
         map cannot keep each block on its rank (its ranks are numbered in C order over the grid):
         then it is collective and returns a COPY, each rank's block moved whole to the rank that
         holds it in the permuted grid (one gdap redistribution), padding zero; writes to it do not
-        reach this array. A pending reduction stays pending in a view and is performed for a copy."""
+        reach this array. A pending reduction stays pending in a view and is performed for a copy.
+        In SPMD mode the ranks' axes are agreed first (one all-reduce), views' too."""
         from . import _reshape
         given: Any = axes[0] if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], (int, np.integer))) \
             else (axes or None)
