@@ -533,7 +533,7 @@ def test_spmd_transposes_and_reshapes_agree_in_one_collective(monkeypatch):
     # Review s16 #1: one all-reduce per call, in place of the barrier (a view transpose had no agreement).
     import collections
     import threading
-    from gdap import _agree, _global
+    from gdap import _agree, _global, _reshape
     counts = collections.Counter()
 
     def counted(name, call):
@@ -543,15 +543,18 @@ def test_spmd_transposes_and_reshapes_agree_in_one_collective(monkeypatch):
         return counting
     monkeypatch.setattr(_agree, "_allreduce", counted("allreduce", _agree._allreduce))
     monkeypatch.setattr(_global, "_barrier", counted("barrier", _global._barrier))
+    monkeypatch.setattr(_reshape, "_every_rank", counted("view answer", _reshape._every_rank))
     made = [None] * 2
+    kinds = ("allreduce", "barrier", "view answer")
 
     def body(r, a):
         me = threading.current_thread().name
-        before = (counts[me, "allreduce"], counts[me, "barrier"])  # distribute's own agreement aside
-        shapes = (a.T.shape, a.reshape(2, 24).shape)
-        made[r] = shapes, (counts[me, "allreduce"] - before[0], counts[me, "barrier"] - before[1])
+        before = [counts[me, k] for k in kinds]  # distribute's own agreement aside
+        shapes = (a.T.shape, a.reshape(2, 24).shape, np.shares_memory(a.reshape(2, 24).local_view(), a.local_view()))
+        made[r] = shapes, tuple(counts[me, k] - b for k, b in zip(kinds, before))
     assert _spmd(2, body) == [None, None]
-    assert made == [(((6, 8), (2, 24)), (2, 0))] * 2, made  # one all-reduce a call, no barrier
+    # One all-reduce a call, which also carries the view-or-copy answer: no barrier, no second round.
+    assert made == [(((6, 8), (2, 24), True), (3, 0, 0))] * 2, made
 
 
 def test_a_replicated_array_reshapes_as_a_view_in_a_replicated_layout():

@@ -68,16 +68,19 @@ def _digest(layout: GlobalMap) -> int:
     return int.from_bytes(hashlib.sha256(text).digest()[:7], "little")
 
 
-def _agree(comm: Comm, token: np.ndarray, device: str, disagreement: Callable[[np.ndarray], str]) -> None:
-    """Returns where every rank's token equals this one's (one all-reduce); else every rank raises
-    InvalidArgumentError(disagreement(every rank's token, a row each))."""
+def _agree(comm: Comm, token: np.ndarray, device: str, disagreement: Callable[[np.ndarray], str],
+           compared: Optional[int] = None) -> Optional[np.ndarray]:
+    """Every slot's maximum over the ranks (one all-reduce), where every rank's first `compared` slots
+    (all: None) equal this one's; else every rank raises InvalidArgumentError(disagreement(every
+    rank's token, a row each)). None over NCCL without CuPy, where nothing is compared."""
     n = len(token)
+    m = n if compared is None else compared
     both = _allreduce(comm, np.concatenate([token, -token]), "max", device)
     if both is None:  # over NCCL without CuPy: nothing to compare with, every rank still meets
         comm.barrier()
-        return
-    if np.array_equal(both[:n], -both[n:]):
-        return
+        return None
+    if np.array_equal(both[:m], -both[n:n + m]):
+        return both[:n]
     table = np.zeros((comm.size, n), np.int64)
     table[comm.rank] = token
     gathered = _allreduce(comm, table.reshape(-1), "sum", device)
@@ -96,15 +99,17 @@ _CALL, _ORDER, _COPY, _COUNT, _VALUES = 0, 1, 2, 3, 4
 Call = tuple[str, tuple[int, ...], str, Optional[bool]]  # (operation, axes or target shape, order, copy)
 
 
-def agreed_call(comm: Comm, step: Callable[[], Call], device: str) -> Call:
-    """step()'s result, the call it read from this rank's arguments (checking them), once every rank
-    of `comm` has read the same. One all-reduce, in place of a barrier: a rank whose step raises
-    still takes part (the others raise RemoteError naming it); ranks whose calls differ all raise
-    InvalidArgumentError naming each rank's call, before any of them moves data or returns a view
-    that the others do not."""
-    out = told(comm, step, release_agreement)
-    _agree(comm, _call_token(*out), device, _call_disagreement)
-    return out
+def agreed_call(comm: Comm, step: Callable[[], tuple[Call, bool]], device: str) -> tuple[Call, Optional[bool]]:
+    """(call, every rank's flag): step() reads the call from this rank's arguments (checking them) and
+    a flag of this rank's (whether its sections reshape as views), returned once every rank of `comm`
+    has read the same call. One all-reduce, in place of a barrier, that also ANDs the flags (None over
+    NCCL without CuPy): a rank whose step raises still takes part (the others raise RemoteError
+    naming it); ranks whose calls differ all raise InvalidArgumentError naming each rank's call,
+    before any of them moves data or returns a view that the others do not."""
+    call, mine = told(comm, step, release_agreement)
+    token = np.append(_call_token(*call), int(not mine))  # the last slot, not compared: any rank's 1
+    agreed = _agree(comm, token, device, _call_disagreement, compared=len(token) - 1)
+    return call, None if agreed is None else not agreed[-1]
 
 
 def _call_token(op: str, values: tuple[int, ...], order: str, copy: Optional[bool]) -> np.ndarray:

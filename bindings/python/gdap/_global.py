@@ -944,7 +944,8 @@ class GlobalArray:
     def _permuted(self, permutation: Callable[[], tuple[int, ...]]) -> GlobalArray:
         """The transpose by permutation() (which checks the caller's axes), agreed first in SPMD mode."""
         from . import _reshape
-        return _reshape.transpose(self, self._agreed_call(lambda: ("transpose", permutation(), "C", None))[1])
+        call, _ = self._agreed_call(lambda: (("transpose", permutation(), "C", None), True))
+        return _reshape.transpose(self, call[1])
 
     def reshape(self, *shape: Any, order: Optional[str] = "C", copy: Optional[bool] = None) -> GlobalArray:
         """The array in another shape (a tuple or separate ints, one -1 inferred), in C order (order='F'
@@ -968,22 +969,24 @@ class GlobalArray:
     def _reshaped(self, what: str, given: Any, order: Any, copy: Any) -> GlobalArray:
         from . import _reshape
 
-        def check() -> Call:
-            return ("reshape", _reshape.new_shape(given, self.size), _reshape.check_order(order, what),
+        def check() -> tuple[Call, bool]:
+            call = ("reshape", _reshape.new_shape(given, self.size), _reshape.check_order(order, what),
                     _reshape.check_copy(copy))
+            return call, call[2] == "C" and _reshape.reshapes_as_views(self, call[1])
 
-        _, target, order_, copy_ = self._agreed_call(check)
-        return _reshape.reshaped(self, target, order_, copy_)
+        (_, target, order_, copy_), all_views = self._agreed_call(check)
+        return _reshape.reshaped(self, target, order_, copy_, all_views if order_ == "C" else None)
 
-    def _agreed_call(self, check: Callable[[], Call]) -> Call:
-        """check()'s result, the call it read from the caller's arguments; in SPMD mode every rank's,
-        agreed in one all-reduce (agreed_call) before anything moves or any rank returns a view: a
-        rank whose arguments are wrong raises its error and the others RemoteError; ranks whose
-        calls differ all raise InvalidArgumentError naming each rank's call; none waits in a move
-        the others never start."""
+    def _agreed_call(self, check: Callable[[], tuple[Call, bool]]) -> tuple[Call, Optional[bool]]:
+        """check()'s call, read from the caller's arguments, and its flag (whether this rank's sections
+        reshape as views); in SPMD mode every rank's call, agreed in one all-reduce (agreed_call)
+        before anything moves or any rank returns a view, with every rank's flag ANDed in it: a rank
+        whose arguments are wrong raises its error and the others RemoteError; ranks whose calls
+        differ all raise InvalidArgumentError naming each rank's call; none waits in a move the
+        others never start. Controller mode: the flag is None (reshape asks every held rank)."""
         ctx = self._ctx
         if not ctx.spmd:
-            return check()
+            return check()[0], None
         return agreed_call(ctx.comm(ctx.ranks[0]), check, ctx.device(ctx.ranks[0]))
 
     def ravel(self, order: Optional[str] = "C") -> GlobalArray:

@@ -349,12 +349,13 @@ def _regrouped_ranks(layout: GlobalMap, old: tuple[int, ...], shape: tuple[int, 
     return ranks
 
 
-def reshaped(a: GlobalArray, shape: tuple[int, ...], order: str, copy: Optional[bool]) -> GlobalArray:
-    """a.reshape(shape, order=order, copy=copy), its arguments checked (and agreed in SPMD mode): order
-    'F' is a.T reshaped to shape[::-1] in C order and transposed back, a view only where both
-    transposes are."""
+def reshaped(a: GlobalArray, shape: tuple[int, ...], order: str, copy: Optional[bool],
+             all_views: Optional[bool] = None) -> GlobalArray:
+    """a.reshape(shape, order=order, copy=copy), its arguments checked (and agreed in SPMD mode, with
+    all_views: whether every rank's sections reshape as views, for order 'C'): order 'F' is a.T
+    reshaped to shape[::-1] in C order and transposed back, a view only where both transposes are."""
     if order == "C":
-        return reshape(a, shape, copy)
+        return reshape(a, shape, copy, all_views)
     if copy is False and may_move(a.layout):
         raise InvalidArgumentError("reshape(order='F', copy=False): the transpose of this layout (grid %s) moves "
                                    "blocks between ranks, a copy; leave copy unset" % (tuple(a.layout.grid_shape),))
@@ -362,13 +363,15 @@ def reshaped(a: GlobalArray, shape: tuple[int, ...], order: str, copy: Optional[
     return transpose(reshape(reversed_, shape[::-1], copy), tuple(range(len(shape)))[::-1])
 
 
-def reshape(a: GlobalArray, shape: tuple[int, ...], copy: Optional[bool]) -> GlobalArray:
+def reshape(a: GlobalArray, shape: tuple[int, ...], copy: Optional[bool],
+            all_views: Optional[bool] = None) -> GlobalArray:
     """a in `shape` (C order, checked): each rank's section reshaped where a layout says so, else
     redistributed (a copy). copy=True always copies, copy=False refuses anything but a view. The
-    view-or-copy answer is every rank's (agreed in SPMD mode), so every rank takes the same branch."""
+    view-or-copy answer is every rank's (all_views where the caller's agreement carried it, else
+    agreed here in SPMD mode), so every rank takes the same branch."""
     layout = _layout_in_place(a.layout, tuple(a.shape), shape)
     if layout is not None:
-        out, viewed = _reshaped_locally(a, layout, shape)
+        out, viewed = _reshaped_locally(a, layout, shape, all_views)
         if copy is False and not viewed:
             raise InvalidArgumentError("reshape(copy=False): the sections of a (strided views, as a transpose's) "
                                        "cannot be reshaped to %s without a copy (NumPy would copy too); leave copy "
@@ -435,22 +438,40 @@ def _every_rank(ctx: Any, mine: bool) -> bool:
     return bool(int(flags.min()))
 
 
-def _reshaped_locally(a: GlobalArray, layout: GlobalMap, shape: tuple[int, ...]) -> tuple[GlobalArray, bool]:
-    """(a over `layout`, each rank's section reshaped; whether the result is a view of a's memory in
-    NumPy's sense of the global array, on every rank: where one rank's section cannot be one (a
-    strided section, a transpose's), every rank's is copied, so that the result never aliases a on
-    some ranks only)."""
-    from ._global import GlobalArray, _address, _device_scope, _wrap, aligned_copy
-    ctx = a.context
-    old = tuple(a.shape)
+def reshapes_as_views(a: GlobalArray, shape: tuple[int, ...]) -> bool:
+    """Whether this process's sections of `a` reshape to `shape` (C order) as views in NumPy's sense
+    (True where the reshape moves elements: nothing local to ask). Local: the flag that the SPMD
+    agreement of a reshape ANDs over the ranks."""
+    layout = _layout_in_place(a.layout, tuple(a.shape), shape)
+    return layout is None or _local_reshapes(a, layout, shape)[1]
+
+
+def _local_reshapes(a: GlobalArray, layout: GlobalMap, shape: tuple[int, ...]) -> tuple[dict[int, Any], bool]:
+    """(every held rank's section reshaped to its part of `layout`, whether each is a view of a's
+    memory in NumPy's sense of the global array)."""
+    from ._global import _address, _device_scope
+    ctx, old = a.context, tuple(a.shape)
     views = {r: a.local_view(r) for r in ctx.ranks}
     natives = {}
     for r in ctx.ranks:
         with _device_scope(ctx.device(r)):
             natives[r] = views[r].reshape(layout.local_shape(r))
-    viewed = _every_rank(ctx, all(natives[r].size == 0 or (_address(natives[r]) == _address(views[r])
-                                                           and _merges_in_memory_order(views[r], old, shape))
-                                  for r in ctx.ranks))
+    return natives, all(natives[r].size == 0 or (_address(natives[r]) == _address(views[r])
+                                                 and _merges_in_memory_order(views[r], old, shape))
+                        for r in ctx.ranks)
+
+
+def _reshaped_locally(a: GlobalArray, layout: GlobalMap, shape: tuple[int, ...],
+                      all_views: Optional[bool] = None) -> tuple[GlobalArray, bool]:
+    """(a over `layout`, each rank's section reshaped; whether the result is a view of a's memory in
+    NumPy's sense of the global array, on every rank (all_views where already agreed): where one
+    rank's section cannot be one (a strided section, a transpose's), every rank's is copied, so that
+    the result never aliases a on some ranks only)."""
+    from ._global import GlobalArray, _device_scope, _wrap, aligned_copy
+    ctx = a.context
+    views = {r: a.local_view(r) for r in ctx.ranks}
+    natives, mine = _local_reshapes(a, layout, shape)
+    viewed = _every_rank(ctx, mine) if all_views is None else all_views
     if not viewed:
         for r in ctx.ranks:
             with _device_scope(ctx.device(r)):
