@@ -8,6 +8,7 @@ section reshapes alone, else a redistribution. None gathers: the gathering calls
 raise while they run. Before this change a.T, a.transpose and a.reshape did not exist and
 np.transpose / np.reshape gathered with a GatherWarning."""
 import contextlib
+import math
 import warnings
 
 import numpy as np
@@ -351,10 +352,13 @@ def test_bad_shapes_are_refused_as_numpy_does(shape, match):
 @pytest.mark.parametrize("order", ["A", "K", "X"])
 def test_other_orders_are_refused_by_name(order):
     a = dist(WHOLE, "row blocks")
-    with pytest.raises(gdap.UnsupportedError, match="order='%s'" % order):
+    with pytest.raises(gdap.UnsupportedError, match=r"^reshape\(order='%s'\)" % order):
         a.reshape(-1, order=order)
-    with pytest.raises(gdap.UnsupportedError, match="order"):
-        a.ravel(order)
+    if order != "K":  # ravel and flatten take 'K' (review s16 #5)
+        with pytest.raises(gdap.UnsupportedError, match=r"^ravel\(order='%s'\)" % order):
+            a.ravel(order)
+        with pytest.raises(gdap.UnsupportedError, match=r"^flatten\(order='%s'\)" % order):
+            a.flatten(order)
 
 
 def test_reshape_to_0d_is_refused_with_the_way_round():
@@ -483,3 +487,196 @@ def test_gpu_2x2_grid_transpose_is_a_copy_and_chains():
     np.testing.assert_array_equal(t.get(), SQUARE.T)
     np.testing.assert_array_equal((t + a).get(), SQUARE.T + SQUARE)
     np.testing.assert_allclose((a.T @ a).T.get(), (SQUARE.T @ SQUARE).T)
+
+
+# -- review s16: agreed calls, replicated and even reshapes, NEP 50 copyto, NumPy's argument rules --------
+
+def _spmd(nranks, body):
+    """body(r, a) on an in-process group of nranks ranks, a = an (8, 6) array in a 2 x 2 grid (nranks
+    4) or row blocks; each rank's gdap.Error (None where none), all within seconds (no timeout)."""
+    import time
+    from conftest import rank_errors
+    comms = gdap.group(nranks)
+    for c in comms:
+        c.set_timeout(20)
+    x = np.arange(48.0).reshape(8, 6)
+    lay = layout.block(x.shape, (2, 2) if nranks == 4 else nranks)
+
+    def rank(r):
+        body(r, gdap.distribute(x if r == 0 else None, lay, comm=comms[r], dtype=np.float64))
+    t0 = time.monotonic()
+    errors = rank_errors(nranks, rank)
+    assert time.monotonic() - t0 < 10, "a rank waited for the timeout"
+    return errors
+
+
+@pytest.mark.parametrize("call, names", [
+    # p22: copy=False on rank 0 only (it refused after the barrier; the others timed out in the move)
+    (lambda r, a: a.reshape(6, 8, copy=False if r == 0 else None), "copy=False) on rank 0; "),
+    # p21: an identity transpose (a view) on rank 0, a.T (a move) on the others: they timed out
+    (lambda r, a: a.transpose(0, 1) if r == 0 else a.T, "transpose(axes=(0, 1)) on rank 0"),
+    # p2: equal roles, different permutations: different global shapes, no error at all
+    (lambda r, a: a.reshape(4, 12) if r % 2 else a.reshape(12, 4), "reshape((12, 4), order='C', copy=None) on "
+                                                                   "ranks 0, 2"),
+    (lambda r, a: a.ravel(order="F" if r == 3 else "C"), "order='F', copy=None) on rank 3"),
+])
+def test_spmd_ranks_that_call_differently_all_refuse_naming_each_rank(call, names):
+    # Review s16 #1: the ranks' arguments were never compared (hangs, or different shapes per rank).
+    out = [None] * 4
+    errors = _spmd(4, lambda r, a: out.__setitem__(r, call(r, a).shape))
+    for e in errors:
+        assert isinstance(e, gdap.InvalidArgumentError) and "calls on one GlobalArray differ" in str(e), (errors, out)
+        assert names in str(e), e
+
+
+def test_spmd_transposes_and_reshapes_agree_in_one_collective(monkeypatch):
+    # Review s16 #1: one all-reduce per call, in place of the barrier (a view transpose had no agreement).
+    import collections
+    import threading
+    from gdap import _agree, _global, _reshape
+    counts = collections.Counter()
+
+    def counted(name, call):
+        def counting(*args, **kwargs):
+            counts[threading.current_thread().name, name] += 1
+            return call(*args, **kwargs)
+        return counting
+    monkeypatch.setattr(_agree, "_allreduce", counted("allreduce", _agree._allreduce))
+    monkeypatch.setattr(_global, "_barrier", counted("barrier", _global._barrier))
+    monkeypatch.setattr(_reshape, "_every_rank", counted("view answer", _reshape._every_rank))
+    made = [None] * 2
+    kinds = ("allreduce", "barrier", "view answer")
+
+    def body(r, a):
+        me = threading.current_thread().name
+        before = [counts[me, k] for k in kinds]  # distribute's own agreement aside
+        shapes = (a.T.shape, a.reshape(2, 24).shape, np.shares_memory(a.reshape(2, 24).local_view(), a.local_view()))
+        made[r] = shapes, tuple(counts[me, k] - b for k, b in zip(kinds, before))
+    assert _spmd(2, body) == [None, None]
+    # One all-reduce a call, which also carries the view-or-copy answer: no barrier, no second round.
+    assert made == [(((6, 8), (2, 24), True), (3, 0, 0))] * 2, made
+
+
+def test_a_replicated_array_reshapes_as_a_view_in_a_replicated_layout():
+    # Review s16 #3: it was redistributed into a row-block copy, writes through it lost.
+    x = np.arange(36.0).reshape(6, 6)
+    a = gdap.distribute(x, layout.replicated(x.shape, P))
+    with no_gather(moves=False):
+        r = a.reshape(12, 3)
+        t = a.T.reshape(-1)
+    assert r.layout == layout.replicated((12, 3), P) and shares(r, a)
+    np.testing.assert_array_equal(r.get(), x.reshape(12, 3))
+    np.testing.assert_array_equal(t.get(), x.T.reshape(-1))  # a copy (NumPy's is one), in C order
+    r[5, 2] = -1  # x[2, 5]
+    assert a[2, 5] == -1
+
+
+@pytest.mark.parametrize("shape, grid, to", [
+    ((8, 8), (2, 2), (1, -1)), ((8, 8), (2, 2), (2, -1)), ((8, 8), (2, 2), (1, 2, -1)), ((2, 32), (1, 4), (-1,)),
+    ((2, 32), (1, 4), (4, 16)),
+])
+def test_a_redistributing_reshape_spreads_the_elements_over_every_rank(shape, grid, to):
+    # Review s16 #2: (1, n) landed whole on rank 0 and (2, n) on ranks 0 and 1 (row blocks of the new
+    # shape), and column blocks of (2, n) were first moved onto 2 ranks to be flattened.
+    x = np.arange(64.0).reshape(shape)
+    a = gdap.distribute(x, layout.block(shape, grid))
+    moved = []
+    reshard = gdap.GlobalArray.reshard
+
+    def watched(self, lay):
+        moved.append([lay.local_shape(q) for q in range(P)])
+        return reshard(self, lay)
+    gdap.GlobalArray.reshard = watched
+    try:
+        r = a.reshape(to)
+    finally:
+        gdap.GlobalArray.reshard = reshard
+    assert [r.local_view(q).size for q in range(P)] == [16] * 4
+    assert all(math.prod(s) == 16 for step in moved for s in step), moved
+    np.testing.assert_array_equal(r.get(), x.reshape(to))
+
+
+def test_a_grid_whose_sections_are_flat_runs_reshapes_as_a_view():
+    # Review s16 #2: a 2 x 2 grid of (2, 8) holds a quarter of the C-order elements a rank: ravel
+    # reshapes each section (before: a move onto 2 ranks and a copy), and back again.
+    x = np.arange(16.0).reshape(2, 8)
+    a = gdap.distribute(x, layout.block(x.shape, (2, 2)))
+    with no_gather(moves=False):
+        r = a.ravel()
+        back = r.reshape(2, 8)
+    assert shares(r, a) and back.layout == a.layout
+    r[13] = -1  # x[1, 5]
+    assert a[1, 5] == -1
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint64, np.int8, np.float32])
+def test_copyto_takes_a_python_int_by_value_as_numpy_2(dtype):
+    # Review s16 #4: np.copyto(a, 5) raised TypeError for unsigned a (int64 cannot cast to uint8).
+    a = gdap.distribute(np.zeros(8, dtype), layout.block((8,), P))
+    np.copyto(a, 5)
+    np.testing.assert_array_equal(a.get(), np.full(8, 5, dtype))
+
+
+def test_copyto_refuses_python_scalars_as_numpy_2():
+    a = gdap.distribute(np.zeros(8, np.uint8), layout.block((8,), P))
+    with pytest.raises(OverflowError, match="300 out of bounds for uint8"):
+        np.copyto(a, 300)
+    with pytest.raises(TypeError, match="float 2.0"):
+        np.copyto(a, 2.0)
+    np.copyto(a, 2.0, casting="unsafe")
+    with pytest.raises(TypeError, match="complex"):
+        np.copyto(gdap.distribute(np.zeros(8), layout.block((8,), P)), 1j)
+    np.testing.assert_array_equal(a.get(), np.full(8, 2, np.uint8))
+
+
+@pytest.mark.parametrize("order, like", [("c", "C"), ("f", "F"), (None, "C"), ("K", "C"), ("k", "C")])
+def test_orders_numpy_takes_are_taken(order, like):
+    # Review s16 #5: 'c', 'f' and None were refused, and ravel's and flatten's 'K'.
+    a = dist(WHOLE, "row blocks")
+    np.testing.assert_array_equal(a.ravel(order).get(), WHOLE.ravel(like))
+    np.testing.assert_array_equal(a.flatten(order).get(), WHOLE.flatten(like))
+    if order not in ("K", "k"):
+        np.testing.assert_array_equal(a.reshape(6, 7, order=order).get(), WHOLE.reshape(6, 7, order=like))
+
+
+@pytest.mark.parametrize("bad", [lambda a: a.transpose(0, 2), lambda a: a.swapaxes(0, -3),
+                                 lambda a: np.moveaxis(a, 2, 0)])
+def test_an_axis_out_of_range_is_numpys_axis_error(bad):
+    # Review s16 #6: InvalidArgumentError, a ValueError but not the IndexError NumPy's AxisError also is.
+    axis_error = getattr(getattr(np, "exceptions", np), "AxisError")
+    with pytest.raises(axis_error) as caught:
+        bad(dist(WHOLE, "2 x 2 blocks"))
+    assert isinstance(caught.value, IndexError) and isinstance(caught.value, gdap.InvalidArgumentError)
+
+
+@pytest.mark.parametrize("bad", [lambda a: a.transpose((1.0, 0)), lambda a: a.reshape(), lambda a: a.transpose(1.5)])
+def test_no_integer_axes_or_no_shape_is_a_type_error(bad):
+    # Review s16 #6: ValueError where NumPy raises TypeError.
+    with pytest.raises(TypeError):
+        bad(dist(WHOLE, "row blocks"))
+
+
+def test_a_size_0_reshape_is_a_view_even_with_copy_false():
+    # Review s16 #7: refused as "cannot become ... without moving elements between ranks".
+    z = np.zeros((0, 6))
+    a = gdap.distribute(z, layout.block(z.shape, P))
+    r = a.reshape(6, 0, copy=False)
+    assert r.shape == (6, 0) and r.get().shape == (6, 0)
+
+
+@pytest.mark.parametrize("lay, dtype, names", [
+    (lambda r, x: layout.block(x.shape, 2) if r == 0 else layout.cyclic(x.shape, (2, 1)), lambda r: np.float64,
+     "layout 1 on rank 0; layout 2 on rank 1"),
+    (lambda r, x: layout.block(x.shape, 2), lambda r: np.float64 if r == 0 else np.float32,
+     "float64 on rank 0; float32 on rank 1"),
+    (lambda r, x: layout.block(x.shape if r == 0 else x.shape[::-1], 2), lambda r: np.float64,
+     "(8, 6) on rank 0; (6, 8) on rank 1"),
+])
+def test_spmd_distribute_names_each_ranks_differing_layout_dtype_or_shape(lay, dtype, names):
+    # Review s16 #9: scatter never compared them ("the ranks' plans are of different redistributions").
+    from conftest import rank_errors
+    comms = gdap.group(2)
+    x = np.arange(48.0).reshape(8, 6)
+    errors = rank_errors(2, lambda r: gdap.distribute(x if r == 0 else None, lay(r, x), comm=comms[r], dtype=dtype(r)))
+    for e in errors:
+        assert isinstance(e, gdap.InvalidArgumentError) and names in str(e), errors

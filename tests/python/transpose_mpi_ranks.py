@@ -3,7 +3,9 @@ transposes and reshapes of GlobalArrays in SPMD mode, every rank calling with th
 result checked against NumPy on the whole array with the gathering methods patched to raise while
 the call runs; views write through (a.T[0, 1] = 5 writes a[1, 0]), copies do not; chains and
 reductions over a transpose; a wrong argument on one rank only makes that rank raise its error and
-the others RemoteError at once, never wait. Prints "rank R: ok" on success."""
+the others RemoteError at once, never wait; ranks that call with different arguments all refuse,
+naming each rank's call. Prints "rank R: ok" on success."""
+import time
 import warnings
 
 import numpy as np
@@ -114,6 +116,17 @@ if P >= 4:  # a 2 x 2 grid: the transpose moves blocks (collective), so a wrong 
     told("np.moveaxis out of range on one rank", lambda: np.moveaxis(a, 5 if R == FAILING else 0, 1))
 told("a.reshape to a wrong size on one rank", lambda: a.reshape((7, 7) if R == FAILING else (6, 8)))
 told("a.reshape(order='A') on one rank", lambda: a.reshape(-1, order="A" if R == FAILING else "C"))
+for rule, run in [("copy=False on rank 0 only", lambda: a.reshape(6, 8, copy=False if R == 0 else None)),
+                  ("an identity transpose on rank 0, a.T on the others", lambda: a.transpose(0, 1) if R == 0 else a.T)]:
+    case("ranks that call differently all refuse, naming rank 0's call (review s16 #1): " + rule)
+    t0 = time.monotonic()
+    try:
+        run()
+        raise AssertionError("%s: no error on rank %d" % (rule, R))
+    except gdap.InvalidArgumentError as e:
+        assert "calls on one GlobalArray differ" in str(e) and "on rank 0;" in str(e), (R, e)
+    assert time.monotonic() - t0 < 30, "%s: rank %d waited for the timeout" % (rule, R)
+    WORLD.Barrier()
 case("the communicator works on after the refusals")
 same(a.T, WHOLE.T)
 

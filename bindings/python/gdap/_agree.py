@@ -38,10 +38,15 @@ def agreed_array(comm: Comm, made: Callable[[], T], parts: Callable[[T], Parts])
     all agree on parts(result): (layout, dtype, pending reduction, this rank's device). A rank whose made() raises still
     takes part, after Comm.fail_next (telling_peers): the others raise RemoteError naming it. Ranks
     that disagree all raise InvalidArgumentError naming each rank's dtype, shape or layout."""
-    out = told(comm, made, _release)
-    layout, dtype, pending, device = parts(out)
-    _agree(comm, _token(layout, dtype, pending), device)
+    out = told(comm, made, release_agreement)
+    agree_parts(comm, *parts(out))
     return out
+
+
+def agree_parts(comm: Comm, layout: GlobalMap, dtype: np.dtype, pending: Optional[str], device: str) -> None:
+    """agreed_array's comparison alone (one all-reduce), for a call that made its part itself, its
+    failure told to the peers through release_agreement."""
+    _agree(comm, _token(layout, dtype, pending), device, _disagreement)
 
 
 def _token(layout: GlobalMap, dtype: np.dtype, pending: Optional[str]) -> np.ndarray:
@@ -63,18 +68,78 @@ def _digest(layout: GlobalMap) -> int:
     return int.from_bytes(hashlib.sha256(text).digest()[:7], "little")
 
 
-def _agree(comm: Comm, token: np.ndarray, device: str) -> None:
+def _agree(comm: Comm, token: np.ndarray, device: str, disagreement: Callable[[np.ndarray], str],
+           compared: Optional[int] = None) -> Optional[np.ndarray]:
+    """Every slot's maximum over the ranks (one all-reduce), where every rank's first `compared` slots
+    (all: None) equal this one's; else every rank raises InvalidArgumentError(disagreement(every
+    rank's token, a row each)). None over NCCL without CuPy, where nothing is compared."""
+    n = len(token)
+    m = n if compared is None else compared
     both = _allreduce(comm, np.concatenate([token, -token]), "max", device)
     if both is None:  # over NCCL without CuPy: nothing to compare with, every rank still meets
         comm.barrier()
-        return
-    if np.array_equal(both[:_SLOTS], -both[_SLOTS:]):
-        return
-    table = np.zeros((comm.size, _SLOTS), np.int64)
+        return None
+    if np.array_equal(both[:m], -both[n:n + m]):
+        return both[:n]
+    table = np.zeros((comm.size, n), np.int64)
     table[comm.rank] = token
     gathered = _allreduce(comm, table.reshape(-1), "sum", device)
     assert gathered is not None
-    raise InvalidArgumentError(_disagreement(gathered.reshape(comm.size, _SLOTS)))
+    raise InvalidArgumentError(disagreement(gathered.reshape(comm.size, n)))
+
+
+# ---- the arguments of one collective call (transposes and reshapes) ----------------------------
+
+CALLS = ("transpose", "reshape", "squeeze", "cumsum", "cumprod")  # the operation slot's values
+_ORDERS = ("C", "F")
+_COPIES = (None, True, False)
+_CALL, _ORDER, _COPY, _COUNT, _VALUES = 0, 1, 2, 3, 4
+
+
+# (operation, axes or target shape, order, copy); a scan's values are (axis, -1 for None, then its
+# result dtype as gdap's (code, bits, lanes): scan_values)
+Call = tuple[str, tuple[int, ...], str, Optional[bool]]
+
+
+def agreed_call(comm: Comm, step: Callable[[], tuple[Call, bool]], device: str) -> tuple[Call, Optional[bool]]:
+    """(call, every rank's flag): step() reads the call from this rank's arguments (checking them) and
+    a flag of this rank's (whether its sections reshape as views), returned once every rank of `comm`
+    has read the same call. One all-reduce, in place of a barrier, that also ANDs the flags (None over
+    NCCL without CuPy): a rank whose step raises still takes part (the others raise RemoteError
+    naming it); ranks whose calls differ all raise InvalidArgumentError naming each rank's call,
+    before any of them moves data or returns a view that the others do not."""
+    call, mine = told(comm, step, release_agreement)
+    token = np.append(_call_token(*call), int(not mine))  # the last slot, not compared: any rank's 1
+    agreed = _agree(comm, token, device, _call_disagreement, compared=len(token) - 1)
+    return call, None if agreed is None else not agreed[-1]
+
+
+def scan_values(axis: Optional[int], result: np.dtype) -> tuple[int, ...]:
+    """A scan's call values: its axis (-1: None, the flattened array) and its result dtype."""
+    return (-1 if axis is None else axis,) + dtype_to_c(result)
+
+
+def _call_token(op: str, values: tuple[int, ...], order: str, copy: Optional[bool]) -> np.ndarray:
+    token = np.full(_VALUES + _SHAPE_SLOTS, -1, np.int64)
+    token[[_CALL, _ORDER, _COPY, _COUNT]] = CALLS.index(op), _ORDERS.index(order), _COPIES.index(copy), len(values)
+    token[_VALUES:_VALUES + len(values)] = values
+    return token
+
+
+def _call_text(row: np.ndarray) -> str:
+    op, values = CALLS[int(row[_CALL])], tuple(int(x) for x in row[_VALUES:_VALUES + int(row[_COUNT])])
+    if op == "transpose":
+        return "transpose(axes=%s)" % (values,)
+    if op == "squeeze":
+        return "squeeze(axis=%s)" % (values,)
+    if op in ("cumsum", "cumprod"):
+        return "%s(axis=%s, dtype=%s)" % (op, None if values[0] < 0 else values[0], _dtype_text(np.array(values[1:])))
+    return "reshape(%s, order=%r, copy=%s)" % (values, _ORDERS[int(row[_ORDER])], _COPIES[int(row[_COPY])])
+
+
+def _call_disagreement(table: np.ndarray) -> str:
+    return ("the ranks' calls on one GlobalArray differ: %s (every rank must make the same call with the same "
+            "arguments)" % _by_value([_call_text(row) for row in table]))
 
 
 def _disagreement(table: np.ndarray) -> str:
@@ -147,7 +212,7 @@ def _nccl_cupy() -> Any:
     return cupy
 
 
-def _release(comm: Comm) -> None:
+def release_agreement(comm: Comm) -> None:
     """This rank's part of the agreement it cannot reach (telling_peers): the call the others make."""
     if comm.kind == "nccl" and _nccl_cupy() is None:
         comm.barrier()

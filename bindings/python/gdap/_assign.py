@@ -151,10 +151,10 @@ def _agreed_value(ctx: Any, held: Any) -> np.ndarray:
     lengths too (-1: a scalar): ranks that pass different ones all raise InvalidArgumentError."""
     if not ctx.spmd:
         return held()
-    from ._agree import _allreduce, _release
+    from ._agree import _allreduce, release_agreement
     from ._comm import told
     comm = ctx.comm(ctx.ranks[0])
-    out = told(comm, held, _release)
+    out = told(comm, held, release_agreement)
     n = -1 if out.ndim == 0 else out.size
     both = _allreduce(comm, np.array([n, -n], np.int64), "max", ctx.device(ctx.ranks[0]))
     if both is not None and both[0] != -both[1]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
+
 from . import _gdap_c as _c
 
 __all__ = [
@@ -33,6 +35,11 @@ class Error(Exception):
 class InvalidArgumentError(Error, ValueError):
     """GDAP_ERR_INVALID_ARGUMENT: a NULL handle, a bad enum value, a size the call cannot take."""
     status = _c.GDAP_ERR_INVALID_ARGUMENT
+
+
+class AxisError(InvalidArgumentError, getattr(getattr(np, "exceptions", np), "AxisError")):  # type: ignore[misc]
+    """An axis out of range for the array: NumPy's AxisError (np.exceptions.AxisError in NumPy 2,
+    np.AxisError in 1.x: a ValueError and an IndexError), and a gdap InvalidArgumentError."""
 
 
 class ProtocolError(Error, ValueError):

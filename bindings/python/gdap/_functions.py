@@ -157,6 +157,24 @@ def _refuse_write_into(func: Callable, name: str, args: tuple, kwargs: dict) -> 
                         "distributed assignment, a[key] = values or a[mask] = value" % name)
 
 
+_WEAK_TARGETS = {int: "iufc", float: "fc", complex: "c"}  # NEP 50: the dtype kinds a Python scalar casts to by value
+
+
+def _check_weak_scalar(value: Any, dtype: np.dtype, casting: str) -> None:
+    """NumPy 2's rule (NEP 50) for a Python int, float or complex, whatever NumPy is installed: its
+    value, not int64 / float64 / complex128, meets `dtype`. Any casting rule takes it into a dtype
+    of its kind or a wider kind (5 into uint8 under 'same_kind', even 'no'); only 'unsafe' takes it
+    into a narrower kind (2.0 into uint8); an int out of an integer dtype's range is an
+    OverflowError, as NumPy 2's."""
+    if casting != "unsafe" and dtype.kind not in _WEAK_TARGETS[type(value)]:
+        raise TypeError("np.copyto: cannot cast Python %s %r to the GlobalArray's %s according to the rule %r"
+                        % (type(value).__name__, value, dtype, casting))
+    if type(value) is int and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError("np.copyto: Python integer %d out of bounds for %s" % (value, dtype))
+
+
 @_implements(np.copyto)
 def _copyto(dst: Any, src: Any, casting: Any = "same_kind", where: Any = True) -> Any:
     """np.copyto(a, src) into a GlobalArray: a[...] = src (a distributed assignment), after NumPy's
@@ -169,10 +187,13 @@ def _copyto(dst: Any, src: Any, casting: Any = "same_kind", where: Any = True) -
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
         raise ValueError("np.copyto: casting must be one of 'no', 'equiv', 'safe', 'same_kind' or 'unsafe', not %r"
                          % (casting,))
-    kind = src.dtype if _is_global(src) else np.result_type(src)
-    if not np.can_cast(kind, dst.dtype, casting):
-        raise TypeError("np.copyto: cannot cast %s to the GlobalArray's %s according to the rule %r"
-                        % (kind, dst.dtype, casting))
+    if type(src) in _WEAK_TARGETS:
+        _check_weak_scalar(src, dst.dtype, casting)
+    else:
+        kind = src.dtype if _is_global(src) else np.result_type(src)
+        if not np.can_cast(kind, dst.dtype, casting):
+            raise TypeError("np.copyto: cannot cast %s to the GlobalArray's %s according to the rule %r"
+                            % (kind, dst.dtype, casting))
     dst[...] = src
     return None
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from . import _gdap_c as _c
 from . import _stats
-from ._agree import Parts, agreed_array
+from ._agree import Call, Parts, agree_parts, agreed_array, agreed_call, release_agreement
 from ._args import axis_items, integer
 from ._context import (Context, Controller, DeviceSpec, Spmd, check_devices_argument, cuda_ordinal, device_label,
                        run_c)
@@ -423,8 +423,8 @@ class GlobalArray:
                 raise InvalidArgumentError("root %d is not a rank of %d" % (at, ctx.nranks))
             return ctx, at, _root_layout(tuple(layout.shape), layout.nranks, at)
 
-        # A layout, device or root wrong on this rank only: the others are told in the redistribution.
-        ctx, root, root_layout = told(_wrap_first(comm), where, release_redistribute)
+        # A layout, device or root wrong on this rank only: the others are told in the agreement.
+        ctx, root, root_layout = told(_wrap_first(comm), where, release_agreement)
 
         def prepare(r: int) -> tuple[LocalArray, tuple[LocalArray, Any]]:
             if r == root:
@@ -433,8 +433,10 @@ class GlobalArray:
                 src = new_section(ctx, root_layout, r, _dtype_given(dtype, whole))[0]
             return src, new_section(ctx, layout, r, src.dtype)
 
-        prepared = _prepare(ctx, prepare, _release_redistribute)
+        prepared = _prepare(ctx, prepare, lambda ctx, r: release_agreement(ctx.comm(r)))
         dtype_out = prepared[ctx.ranks[0]][0].dtype
+        if ctx.spmd:  # layouts, dtypes or shapes that differ: named before the redistribution mixes them up
+            agree_parts(ctx.comm(ctx.ranks[0]), layout, dtype_out, None, ctx.device(ctx.ranks[0]))
         plans = _agreed_plans(ctx, root_layout, layout, dtype_out)
         run_c(ctx, lambda r: (plans[r], prepared[r][0], prepared[r][1][0]), _c.gdap_redistribute,
               placeholders=(None,) * 3)
@@ -925,7 +927,8 @@ class GlobalArray:
         map cannot keep each block on its rank (its ranks are numbered in C order over the grid):
         then it is collective and returns a COPY, each rank's block moved whole to the rank that
         holds it in the permuted grid (one gdap redistribution), padding zero; writes to it do not
-        reach this array. A pending reduction stays pending in a view and is performed for a copy."""
+        reach this array. A pending reduction stays pending in a view and is performed for a copy.
+        In SPMD mode the ranks' axes are agreed first (one all-reduce), views' too."""
         from . import _reshape
         given: Any = axes[0] if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], (int, np.integer))) \
             else (axes or None)
@@ -939,51 +942,61 @@ class GlobalArray:
         return self._permuted(lambda: _reshape.swapped(axis1, axis2, ndim))
 
     def _permuted(self, permutation: Callable[[], tuple[int, ...]]) -> GlobalArray:
-        """The transpose by permutation() (which checks the caller's axes), agreed first in SPMD
-        mode where it may move blocks."""
+        """The transpose by permutation() (which checks the caller's axes), agreed first in SPMD mode."""
         from . import _reshape
-        return _reshape.transpose(self, self._agreed_if(_reshape.may_move(self._layout), permutation))
+        call, _ = self._agreed_call(lambda: (("transpose", permutation(), "C", None), True))
+        return _reshape.transpose(self, call[1])
 
-    def reshape(self, *shape: Any, order: str = "C", copy: Optional[bool] = None) -> GlobalArray:
+    def reshape(self, *shape: Any, order: Optional[str] = "C", copy: Optional[bool] = None) -> GlobalArray:
         """The array in another shape (a tuple or separate ints, one -1 inferred), in C order (order='F'
-        is a.T.reshape(shape[::-1]).T, order 'A' and 'K' are refused). Never gathered. Where every
-        rank's section reshapes alone (flattening or splitting undistributed axes; row blocks whose
-        row boundaries fall on rows of the new shape; an axis left as it is keeps its distribution,
-        padding included) the result is a view of each section, as NumPy's reshape returns a view
-        where it can: only where NumPy's reshape of the whole array is a view (a transpose's ravel is
-        a copy), an answer every rank agrees on (a copy, on every rank). Otherwise it is
-        collective and a COPY in row blocks of the new shape: the array is redistributed to row
-        blocks, flattened, redistributed to flat blocks that end on rows of the new shape, and
-        reshaped. copy=True always copies; copy=False refuses (ValueError) what is not a view."""
-        from . import _reshape
+        is a.T.reshape(shape[::-1]).T, 'c', 'f' and None as NumPy reads them, 'A' refused). Never
+        gathered. Where every rank's section reshapes alone (flattening or splitting undistributed
+        axes; row blocks whose row boundaries fall on rows of the new shape; an axis left as it is
+        keeps its distribution, padding included; a replicated array, which every rank holds whole;
+        an array of no element) the result is a view of each section, as NumPy's reshape returns a
+        view where it can: only where NumPy's reshape of the whole array is a view (a transpose's
+        ravel is a copy), an answer every rank agrees on (a copy, on every rank). Otherwise it is
+        collective and a COPY in a layout spread over every rank whose sections are flat runs of the
+        C-order elements (_reshape.spread_rows; docs/python.md says the rule): the array is
+        redistributed to such a layout of its own shape, flattened, redistributed to flat blocks that
+        end on rows of the new shape, and reshaped. copy=True always copies; copy=False refuses
+        (ValueError) what is not a view. In SPMD mode the ranks' calls are agreed first."""
+        if not shape:
+            raise TypeError("reshape() takes the new shape (a tuple or separate ints), none was given")
         given: Any = shape[0] if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)) else shape
+        return self._reshaped("reshape", given, order, copy)
 
-        def check() -> tuple[tuple[int, ...], str]:
-            return _reshape.new_shape(given, self.size), _reshape.check_order(order, "reshape")
+    def _reshaped(self, what: str, given: Any, order: Any, copy: Any) -> GlobalArray:
+        from . import _reshape
 
-        target, order_ = self._agreed_if(True, check)
-        if order_ == "F":  # a.T.reshape(shape[::-1]).T, a view only where both transposes are
-            if copy is False and _reshape.may_move(self._layout):
-                raise InvalidArgumentError("reshape(order='F', copy=False): the transpose of this layout (grid %s) "
-                                           "moves blocks between ranks, a copy; leave copy unset"
-                                           % (tuple(self._layout.grid_shape),))
-            return _reshape.reshape(self.T, target[::-1], copy).T
-        return _reshape.reshape(self, target, copy)
+        def check() -> tuple[Call, bool]:
+            call = ("reshape", _reshape.new_shape(given, self.size), _reshape.check_order(order, what),
+                    _reshape.check_copy(copy))
+            return call, call[2] == "C" and _reshape.reshapes_as_views(self, call[1])
 
-    def _agreed_if(self, collective: bool, check: Callable[[], Checked]) -> Checked:
-        """check()'s result; in SPMD mode, where what follows may be collective, agreed by every rank
-        (one barrier: a rank whose arguments are wrong raises its error, the others RemoteError, and
-        none waits in a move the others never start). A view's checks stay local."""
-        return _agreed_step(self._ctx, check) if collective else check()
+        (_, target, order_, copy_), all_views = self._agreed_call(check)
+        return _reshape.reshaped(self, target, order_, copy_, all_views if order_ == "C" else None)
 
-    def ravel(self, order: str = "C") -> GlobalArray:
-        """The array as 1-d (reshape(-1)): a view where each rank's section flattens alone (blocks
-        of rows over a 1-d grid, others whole: see reshape), else a copy."""
-        return self.reshape(-1, order=order)
+    def _agreed_call(self, check: Callable[[], tuple[Call, bool]]) -> tuple[Call, Optional[bool]]:
+        """check()'s call, read from the caller's arguments, and its flag (whether this rank's sections
+        reshape as views); in SPMD mode every rank's call, agreed in one all-reduce (agreed_call)
+        before anything moves or any rank returns a view, with every rank's flag ANDed in it: a rank
+        whose arguments are wrong raises its error and the others RemoteError; ranks whose calls
+        differ all raise InvalidArgumentError naming each rank's call; none waits in a move the
+        others never start. Controller mode: the flag is None (reshape asks every held rank)."""
+        ctx = self._ctx
+        if not ctx.spmd:
+            return check()[0], None
+        return agreed_call(ctx.comm(ctx.ranks[0]), check, ctx.device(ctx.ranks[0]))
 
-    def flatten(self, order: str = "C") -> GlobalArray:
-        """The array as 1-d, always a copy (NumPy's flatten): reshape(-1, copy=True)."""
-        return self.reshape(-1, order=order, copy=True)
+    def ravel(self, order: Optional[str] = "C") -> GlobalArray:
+        """The array as 1-d (reshape(-1); order 'K' reads C order): a view where each rank's section
+        flattens alone (blocks of rows over a 1-d grid, others whole: see reshape), else a copy."""
+        return self._reshaped("ravel", -1, order, None)
+
+    def flatten(self, order: Optional[str] = "C") -> GlobalArray:
+        """The array as 1-d, always a copy (NumPy's flatten): reshape(-1, copy=True); order as ravel's."""
+        return self._reshaped("flatten", -1, order, True)
 
     def squeeze(self, axis: Any = None) -> GlobalArray:
         """The array without its length-1 axes (`axis`: those, each of length 1, as NumPy's). A view
@@ -993,8 +1006,8 @@ class GlobalArray:
         collective: a copy in row blocks). A 0-d result is refused (UnsupportedError)."""
         from . import _reshape
         shape = self.shape
-        axes = self._agreed_if(_reshape.squeeze_may_move(self._layout), lambda: _reshape.squeezed_axes(axis, shape))
-        return _reshape.squeeze(self, axes)
+        call, _ = self._agreed_call(lambda: (("squeeze", _reshape.squeezed_axes(axis, shape), "C", None), True))
+        return _reshape.squeeze(self, call[1])
 
     def cumsum(self, axis: Any = None, dtype: Any = None, out: Any = None) -> GlobalArray:
         """Collective: the cumulative sum along `axis` (None: of the flattened array, as NumPy's),

@@ -11,13 +11,16 @@ roles moves each rank's section whole to that rank, and the result is a copy (ne
 padding zero, as after reshard).
 
 Reshapes (a.reshape, np.reshape, ravel, flatten), C order: the shapes are split into the coarsest
-groups of axes whose products agree. Where, on every rank, each group is either unchanged or has
-one axis carrying a block (no padding, not cyclic) with the group's other axes whole, and the block's
-flat range divides into the new group's rows, each rank reshapes its own section: a view where NumPy's reshape
+groups of axes whose products agree. Where, on every rank, each group is either unchanged or holds
+a flat run of the group's C-order elements (a block, no padding, not cyclic, of one axis, the axes
+after it whole and those before it held one index at a time), and the run is a block of the new
+group's rows (spread over its leading axes as the grid's cells are: _split_run), each rank reshapes its own section: a view where NumPy's reshape
 of the whole array is one (every merged group of axes in C order in each section's memory), else a
-copy on every rank (agreed in SPMD mode). Otherwise the array is redistributed: to row blocks, flattened locally,
+copy on every rank (agreed in SPMD mode). Otherwise the array is redistributed: to its spread layout, flattened locally,
 redistributed to flat blocks that end on rows of the new shape, and reshaped locally (a copy, in
-row blocks of the new shape).
+the spread layout of the new shape: spread_rows). A replicated array, every rank
+holding it whole, reshapes each rank's copy (a view, replicated); an array of no element too.
+In SPMD mode the caller (GlobalArray._agreed_call) has agreed the call's arguments on every rank.
 
 Squeeze and expand_dims drop or insert length-1 axes: a view with the axes' dimension dictionaries
 dropped or inserted (a whole axis of length 1), the other axes' distribution kept, except where the
@@ -35,7 +38,7 @@ import numpy as np
 
 from . import _gdap_c as _c
 from ._args import integer
-from ._errors import InvalidArgumentError, UnsupportedError
+from ._errors import AxisError, InvalidArgumentError, ProtocolError, UnsupportedError
 from ._map import GlobalMap
 
 if TYPE_CHECKING:
@@ -46,15 +49,15 @@ if TYPE_CHECKING:
 
 def permutation(axes: Any, ndim: int) -> tuple[int, ...]:
     """`axes` (None: reversed) as a permutation of range(ndim), negative axes counted from the end;
-    InvalidArgumentError (a ValueError, as NumPy's AxisError is) naming what is wrong."""
+    as NumPy's: TypeError for what is no sequence of integers, AxisError for an axis out of range,
+    InvalidArgumentError (a ValueError) for the wrong count or a repeated axis."""
     if axes is None:
         return tuple(range(ndim))[::-1]
     if isinstance(axes, (int, np.integer)) and ndim == 1:
         axes = (axes,)
-    try:
-        given = [integer(x, "axes[%d]" % i) for i, x in enumerate(axes)]
-    except TypeError:
-        raise InvalidArgumentError("axes must be None or a sequence of %d axes, not %r" % (ndim, axes)) from None
+    if not np.iterable(axes):
+        raise TypeError("axes must be None or a sequence of %d axes, not %r" % (ndim, axes))
+    given = [integer(x, "axes[%d]" % i) for i, x in enumerate(axes)]  # TypeError for a float, as NumPy's
     if len(given) != ndim:
         raise InvalidArgumentError("axes %s do not match an array of %d dimensions" % (tuple(given), ndim))
     perm = tuple(_axis(x, ndim, "axes") for x in given)
@@ -66,7 +69,7 @@ def permutation(axes: Any, ndim: int) -> tuple[int, ...]:
 def _axis(x: Any, ndim: int, what: str) -> int:
     x = integer(x, what)
     if not -ndim <= x < ndim:
-        raise InvalidArgumentError("%s: axis %d is out of range for %d dimensions" % (what, x, ndim))
+        raise AxisError("%s: axis %d is out of range for %d dimensions" % (what, x, ndim))
     return x % ndim
 
 
@@ -246,7 +249,7 @@ def _carrier(sizes: Sequence[int]) -> int:
 
 
 def _regrouped(dims: tuple[dict, ...], old: tuple[int, ...], new: tuple[int, ...],
-               group: tuple[range, range]) -> Optional[list[dict]]:
+               group: tuple[range, range], spread: bool) -> Optional[list[dict]]:
     """One rank's dictionaries for a group's new axes, or None where its block is no flat range
     that ends on rows of the new group."""
     olds, news = list(group[0]), list(group[1])
@@ -254,25 +257,61 @@ def _regrouped(dims: tuple[dict, ...], old: tuple[int, ...], new: tuple[int, ...
         return [dims[k] for k in olds]  # unchanged: any distribution, padding included
     if not olds or not news:  # a length-1 axis added, or dropped where it is held whole
         return _whole_axes(new, news) if all(_whole(dims[k]) for k in olds) else None
-    c = next((n for n, k in enumerate(olds) if dims[k]["proc_grid_size"] > 1), _carrier([old[k] for k in olds]))
-    carrier = dims[olds[c]]
-    if any(old[k] != 1 for k in olds[:c]) or any(not _whole(dims[k]) for n, k in enumerate(olds) if n != c):
+    run = _flat_run([old[k] for k in olds], [dims[k] for k in olds])
+    return None if run is None else _split_run(run, [new[k] for k in news], _whole_axes(new, news), spread)
+
+
+def _plain(d: dict) -> bool:
+    return (d["dist_type"] == "b" and not any(d.get("padding", ()))) or _whole(d)
+
+
+def _flat_run(sizes: list[int], dims: list[dict]) -> Optional[tuple[int, int, int, int]]:
+    """(lo, hi, cells, cell) for one rank's dictionaries of a group of axes: the C-order flat range
+    of the group's elements it holds, the group grid's cell count and this rank's cell (C order);
+    None where its block is no such range: every axis before the last divided one held one index
+    at a time, that one a plain block, those after it whole."""
+    divided = [n for n, d in enumerate(dims) if d["proc_grid_size"] > 1]
+    last = divided[-1] if divided else -1
+    lo = cell = 0
+    spans = [(0, d["size"]) if _whole(d) else (d.get("start", 0), d.get("stop", 0)) for d in dims]
+    for n, (size, d) in enumerate(zip(sizes, dims)):
+        if not _plain(d) or (n < last and spans[n][1] - spans[n][0] != 1) or (n > last and not _whole(d)):
+            return None
+        lo = lo * size + (spans[n][0] if n <= last else 0)
+        cell = cell * d["proc_grid_size"] + d["proc_grid_rank"]
+    if last < 0:
+        return 0, math.prod(sizes), 1, 0
+    count = (spans[last][1] - spans[last][0]) * math.prod(sizes[last + 1:])
+    return lo, lo + count, math.prod(d["proc_grid_size"] for d in dims), cell
+
+
+def _split_run(run: tuple[int, int, int, int], sizes: list[int], out: list[dict], spread: bool) -> Optional[list[dict]]:
+    """`out` (the group's new axes, whole) with the rank's flat run as a block: spread, the grid's
+    cells laid in C order over the leading new axes, one index each, and blocks of the first axis
+    at which the new shape has as many rows as cells; else all the cells on the first axis longer
+    than 1 (as where there are fewer elements than cells, or blocks uneven or empty). None where
+    the run is no such block."""
+    cells = run[2]
+    t = next((n for n in range(len(sizes)) if math.prod(sizes[:n + 1]) >= cells), None) if spread else None
+    t = _carrier(sizes) if t is None else t
+    if cells % math.prod(sizes[:t]):
         return None
-    if _whole(carrier):
-        start, stop = 0, carrier["size"]
-    elif carrier["dist_type"] == "b" and not any(carrier.get("padding", ())):
-        start, stop = carrier["start"], carrier["stop"]
-    else:
+    return _split_at(run, sizes, out, t)
+
+
+def _split_at(run: tuple[int, int, int, int], sizes: list[int], out: list[dict], t: int) -> Optional[list[dict]]:
+    lo, hi, cells, cell = run
+    grid = cells // math.prod(sizes[:t])
+    lead, rank = divmod(cell, grid)
+    inner = math.prod(sizes[t + 1:])
+    base = lead * sizes[t] * inner
+    if lo % inner or hi % inner or not base <= lo <= hi <= base + sizes[t] * inner:
         return None
-    inner = math.prod(old[k] for k in olds[c + 1:])
-    lo, hi = start * inner, stop * inner
-    t = _carrier([new[k] for k in news])
-    inner_new = math.prod(new[k] for k in news[t + 1:])
-    if lo % inner_new or hi % inner_new:
-        return None
-    out = _whole_axes(new, news)
-    out[t] = dict(dist_type="b", size=new[news[t]], proc_grid_size=carrier["proc_grid_size"],
-                  proc_grid_rank=carrier["proc_grid_rank"], start=lo // inner_new, stop=hi // inner_new)
+    for n in reversed(range(t)):
+        lead, at = divmod(lead, sizes[n])
+        out[n] = dict(out[n], proc_grid_size=sizes[n], proc_grid_rank=at, start=at, stop=at + 1)
+    out[t] = dict(out[t], proc_grid_size=grid, proc_grid_rank=rank, start=(lo - base) // inner,
+                  stop=(hi - base) // inner)
     return out
 
 
@@ -289,26 +328,54 @@ def local_layout(layout: GlobalMap, shape: tuple[int, ...]) -> Optional[GlobalMa
     groups = _groups(old, shape)
     if groups is None or not shape or not old:
         return None
+    for spread in (True, False):  # a grid spread over the new leading axes, else the old rule (_split_run)
+        ranks = _regrouped_ranks(layout, old, shape, groups, spread)
+        if ranks is not None:
+            try:
+                return GlobalMap(ranks)
+            except ProtocolError:  # empty blocks a spread grid cannot place: the old rule's layout
+                continue
+    return None
+
+
+def _regrouped_ranks(layout: GlobalMap, old: tuple[int, ...], shape: tuple[int, ...],
+                     groups: list[tuple[range, range]], spread: bool) -> Optional[list[tuple[dict, ...]]]:
     ranks = []
     for r in range(layout.nranks):
         dims = layout.dim_data(r)
         rank_dims: list[dict] = []
         for group in groups:
-            part = _regrouped(dims, old, shape, group)
+            part = _regrouped(dims, old, shape, group, spread)
             if part is None:
                 return None
             rank_dims.extend(part)
         ranks.append(tuple(rank_dims))
-    return GlobalMap(ranks)
+    return ranks
 
 
-def reshape(a: GlobalArray, shape: tuple[int, ...], copy: Optional[bool]) -> GlobalArray:
+def reshaped(a: GlobalArray, shape: tuple[int, ...], order: str, copy: Optional[bool],
+             all_views: Optional[bool] = None) -> GlobalArray:
+    """a.reshape(shape, order=order, copy=copy), its arguments checked (and agreed in SPMD mode, with
+    all_views: whether every rank's sections reshape as views, for order 'C'): order 'F' is a.T
+    reshaped to shape[::-1] in C order and transposed back, a view only where both transposes are."""
+    if order == "C":
+        return reshape(a, shape, copy, all_views)
+    if copy is False and may_move(a.layout):
+        raise InvalidArgumentError("reshape(order='F', copy=False): the transpose of this layout (grid %s) moves "
+                                   "blocks between ranks, a copy; leave copy unset" % (tuple(a.layout.grid_shape),))
+    reversed_ = transpose(a, tuple(range(a.ndim))[::-1])
+    return transpose(reshape(reversed_, shape[::-1], copy), tuple(range(len(shape)))[::-1])
+
+
+def reshape(a: GlobalArray, shape: tuple[int, ...], copy: Optional[bool],
+            all_views: Optional[bool] = None) -> GlobalArray:
     """a in `shape` (C order, checked): each rank's section reshaped where a layout says so, else
     redistributed (a copy). copy=True always copies, copy=False refuses anything but a view. The
-    view-or-copy answer is every rank's (agreed in SPMD mode), so every rank takes the same branch."""
-    layout = local_layout(a.layout, shape) if shape != a.shape else a.layout
+    view-or-copy answer is every rank's (all_views where the caller's agreement carried it, else
+    agreed here in SPMD mode), so every rank takes the same branch."""
+    layout = _layout_in_place(a.layout, tuple(a.shape), shape)
     if layout is not None:
-        out, viewed = _reshaped_locally(a, layout, shape)
+        out, viewed = _reshaped_locally(a, layout, shape, all_views)
         if copy is False and not viewed:
             raise InvalidArgumentError("reshape(copy=False): the sections of a (strided views, as a transpose's) "
                                        "cannot be reshaped to %s without a copy (NumPy would copy too); leave copy "
@@ -319,6 +386,29 @@ def reshape(a: GlobalArray, shape: tuple[int, ...], copy: Optional[bool]) -> Glo
                                    "between ranks; leave copy unset to redistribute (a copy)" % (a.shape, a.layout,
                                                                                                  shape))
     return _redistributed(a, shape)
+
+
+def _layout_in_place(layout: GlobalMap, old: tuple[int, ...], shape: tuple[int, ...]) -> Optional[GlobalMap]:
+    """The layout of `shape` in which each rank's section, reshaped locally, holds its elements;
+    None where the reshape must move elements between ranks."""
+    if shape == old:
+        return layout
+    if layout.nranks > 1 and _holds_whole(layout):  # every rank has every element: reshape each copy
+        return GlobalMap.replicated(layout.nranks, shape)
+    if 0 in old:  # no element to move: empty sections of any layout will do
+        from . import layout as layouts
+        return layouts.block(shape, layout.nranks)
+    return local_layout(layout, shape)
+
+
+def _holds_whole(layout: GlobalMap) -> bool:
+    """Whether every rank holds the whole array, in C order (a replicated layout, or a transpose of one)."""
+    def whole(d: dict) -> bool:
+        if d["dist_type"] == "u":
+            return bool(np.array_equal(d["indices"], np.arange(d["size"])))
+        return _whole(d)
+
+    return all(all(whole(d) for d in layout.dim_data(r)) for r in range(layout.nranks))
 
 
 def _merges_in_memory_order(view: Any, old: tuple[int, ...], new: tuple[int, ...]) -> bool:
@@ -352,22 +442,40 @@ def _every_rank(ctx: Any, mine: bool) -> bool:
     return bool(int(flags.min()))
 
 
-def _reshaped_locally(a: GlobalArray, layout: GlobalMap, shape: tuple[int, ...]) -> tuple[GlobalArray, bool]:
-    """(a over `layout`, each rank's section reshaped; whether the result is a view of a's memory in
-    NumPy's sense of the global array, on every rank: where one rank's section cannot be one (a
-    strided section, a transpose's), every rank's is copied, so that the result never aliases a on
-    some ranks only)."""
-    from ._global import GlobalArray, _address, _device_scope, _wrap, aligned_copy
-    ctx = a.context
-    old = tuple(a.shape)
+def reshapes_as_views(a: GlobalArray, shape: tuple[int, ...]) -> bool:
+    """Whether this process's sections of `a` reshape to `shape` (C order) as views in NumPy's sense
+    (True where the reshape moves elements: nothing local to ask). Local: the flag that the SPMD
+    agreement of a reshape ANDs over the ranks."""
+    layout = _layout_in_place(a.layout, tuple(a.shape), shape)
+    return layout is None or _local_reshapes(a, layout, shape)[1]
+
+
+def _local_reshapes(a: GlobalArray, layout: GlobalMap, shape: tuple[int, ...]) -> tuple[dict[int, Any], bool]:
+    """(every held rank's section reshaped to its part of `layout`, whether each is a view of a's
+    memory in NumPy's sense of the global array)."""
+    from ._global import _address, _device_scope
+    ctx, old = a.context, tuple(a.shape)
     views = {r: a.local_view(r) for r in ctx.ranks}
     natives = {}
     for r in ctx.ranks:
         with _device_scope(ctx.device(r)):
             natives[r] = views[r].reshape(layout.local_shape(r))
-    viewed = _every_rank(ctx, all(natives[r].size == 0 or (_address(natives[r]) == _address(views[r])
-                                                           and _merges_in_memory_order(views[r], old, shape))
-                                  for r in ctx.ranks))
+    return natives, all(natives[r].size == 0 or (_address(natives[r]) == _address(views[r])
+                                                 and _merges_in_memory_order(views[r], old, shape))
+                        for r in ctx.ranks)
+
+
+def _reshaped_locally(a: GlobalArray, layout: GlobalMap, shape: tuple[int, ...],
+                      all_views: Optional[bool] = None) -> tuple[GlobalArray, bool]:
+    """(a over `layout`, each rank's section reshaped; whether the result is a view of a's memory in
+    NumPy's sense of the global array, on every rank (all_views where already agreed): where one
+    rank's section cannot be one (a strided section, a transpose's), every rank's is copied, so that
+    the result never aliases a on some ranks only)."""
+    from ._global import GlobalArray, _device_scope, _wrap, aligned_copy
+    ctx = a.context
+    views = {r: a.local_view(r) for r in ctx.ranks}
+    natives, mine = _local_reshapes(a, layout, shape)
+    viewed = _every_rank(ctx, mine) if all_views is None else all_views
     if not viewed:
         for r in ctx.ranks:
             with _device_scope(ctx.device(r)):
@@ -377,10 +485,9 @@ def _reshaped_locally(a: GlobalArray, layout: GlobalMap, shape: tuple[int, ...])
 
 
 def _redistributed(a: GlobalArray, shape: tuple[int, ...]) -> GlobalArray:
-    """Collective: a in `shape` through flat blocks: row blocks of a's shape (a reshard unless a
-    flattens locally already), flattened; a reshard to flat blocks that end on rows of `shape`;
-    reshaped locally into row blocks of `shape`."""
-    from . import layout as layouts
+    """Collective: a in `shape` through flat blocks: a's spread layout (a reshard unless a flattens
+    locally already), flattened; a reshard to flat blocks that end on rows of `shape`; reshaped
+    locally into the spread layout of `shape` (spread_rows)."""
     if not shape or not a.shape:
         raise UnsupportedError("reshape between %s and %s: a 0-d GlobalArray has no layout; read the element with "
                                "a[(0,) * a.ndim] or reshape a.get()" % (a.shape, shape))
@@ -389,25 +496,54 @@ def _redistributed(a: GlobalArray, shape: tuple[int, ...]) -> GlobalArray:
     to_flat = local_layout(a.layout, flat_shape)
     src = a
     if to_flat is None:
-        src = a.reshard(layouts.block(a.shape, nranks))
+        src = a.reshard(spread_rows(a.shape, nranks))  # flattens locally: a flat run a rank
         to_flat = local_layout(src.layout, flat_shape)
-    rows = layouts.block(shape, nranks)
+    rows = spread_rows(shape, nranks)
     flat_rows = local_layout(rows, flat_shape)
     if size == 0:  # nothing to move: new empty sections
         from ._global import GlobalArray
         return GlobalArray._new_in(a.context, rows, a.dtype, zero=True)
-    assert to_flat is not None and flat_rows is not None, "row blocks always flatten locally"
+    assert to_flat is not None and flat_rows is not None, "spread layouts always flatten locally"
     flat = _reshaped_locally(src, to_flat, flat_shape)[0]
     moved = flat.reshard(flat_rows)
     return _reshaped_locally(moved, rows, shape)[0]
 
 
+def spread_rows(shape: tuple[int, ...], nranks: int) -> GlobalMap:
+    """The layout a redistributing reshape moves through and returns: sections that are flat runs of
+    the C-order elements, spread over every rank. The leading axes before the first at which the
+    shape has as many rows as ranks are divided one index a rank, that axis in blocks over the ranks
+    left ((2, n) over 4 ranks: a 2 x 2 grid, a half row each). Where their product does not divide
+    the ranks' count, blocks of the first axis longer than 1 (axis 0 if none is)."""
+    from . import layout as layouts
+    grid = [1] * len(shape)
+    t = next((n for n in range(len(shape)) if math.prod(shape[:n + 1]) >= nranks), None)
+    if t is not None and nranks % math.prod(shape[:t]) == 0:
+        grid[:t] = shape[:t]
+        grid[t] = nranks // math.prod(shape[:t])
+    else:
+        grid[_carrier(shape)] = nranks
+    return layouts.block(shape, tuple(grid))
+
+
 def check_order(order: Any, what: str) -> str:
-    if order not in ("C", "F"):
-        raise UnsupportedError("%s(order=%r): gdap takes order='C' (and 'F', through transposes); 'A' and 'K' "
-                               "read the memory order of sections spread over ranks, which is no one order"
-                               % (what, order))
-    return str(order)
+    """`order` as 'C' or 'F' (any case; None is 'C'), as NumPy's reshape, ravel and flatten take it.
+    ravel and flatten also take 'K' (their elements in memory order): a GlobalArray's sections on
+    several ranks have no one memory order, and its gathered copy is C-contiguous, whose 'K' order
+    is C order; so 'K' reads C order there."""
+    named = "C" if order is None else order.upper() if isinstance(order, str) else order
+    if named == "K" and what != "reshape":
+        return "C"
+    if named not in ("C", "F"):
+        raise UnsupportedError("%s(order=%r): gdap takes order='C' and 'F' (through transposes)%s; 'A' reads the "
+                               "memory order of sections spread over ranks, which is no one order"
+                               % (what, order, "" if what == "reshape" else " and 'K' (C order)"))
+    return str(named)
+
+
+def check_copy(copy: Any) -> Optional[bool]:
+    """reshape's copy: None (a view where one can be), else read as a flag, as NumPy reads it."""
+    return None if copy is None else bool(copy)
 
 
 # ---- squeeze and expand_dims -------------------------------------------------------------------
@@ -432,12 +568,6 @@ def squeezed_axes(axis: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
         raise UnsupportedError("squeeze of shape %s leaves a 0-d array: a 0-d GlobalArray has no layout; read the "
                                "element with a[(0,) * a.ndim]" % (shape,))
     return tuple(sorted(axes))
-
-
-def squeeze_may_move(layout: GlobalMap) -> bool:
-    """Whether some squeeze of `layout` may move elements: a length-1 axis the grid divides (a
-    replicated layout's too: its replicas are a grid over an axis)."""
-    return any(n == 1 and g > 1 for n, g in zip(layout.shape, layout.grid_shape))
 
 
 def squeeze(a: GlobalArray, axes: tuple[int, ...]) -> GlobalArray:

@@ -43,15 +43,19 @@ def cumulative(a: GlobalArray, op: str, axis: Any, dtype: Any) -> GlobalArray:
     """Collective: np.cum<op>(a, axis, dtype) as a GlobalArray (axis None: 1-d, a's flattening's
     layout; an int: a's layout). The arguments are agreed first in SPMD mode."""
     from ._global import GlobalArray
-    from ._local import dtype_to_c
+    from ._agree import Call, scan_values
     from ._reshape import _axis
 
-    def check() -> tuple[Optional[int], np.dtype]:
-        result = result_dtype(op, a.dtype, dtype)
-        dtype_to_c(result)
-        return (None if axis is None else _axis(axis, a.ndim, "cum" + op)), result
+    result = np.dtype(np.int8)  # check() sets it
 
-    ax, result = a._agreed_if(True, check)
+    def check() -> tuple[Call, bool]:
+        nonlocal result
+        result = result_dtype(op, a.dtype, dtype)
+        at = None if axis is None else _axis(axis, a.ndim, "cum" + op)
+        return ("cum" + op, scan_values(at, result), "C", None), True
+
+    call, _ = a._agreed_call(check)  # SPMD: every rank's axis and dtype agreed in one all-reduce
+    ax: Optional[int] = None if call[1][0] < 0 else call[1][0]
     src = a.settled()
     if ax is None:
         src, ax = src.ravel(), 0
@@ -170,11 +174,11 @@ def _totals(scan: Any, op: str, axis: int, result: np.dtype) -> np.ndarray:
 def _told_totals(ctx: Any, step: Any) -> Any:
     """step()'s result; in SPMD mode a rank whose step raises still makes the all-reduce of the totals
     (after Comm.fail_next), so the others raise RemoteError naming it at once."""
-    from ._agree import _release
+    from ._agree import release_agreement
     from ._comm import told
     if not ctx.spmd:
         return step()
-    return told(ctx.comm(ctx.ranks[0]), step, _release)
+    return told(ctx.comm(ctx.ranks[0]), step, release_agreement)
 
 
 def _other_shape(layout: GlobalMap, rank: int, axis: int) -> tuple[int, ...]:
