@@ -670,6 +670,20 @@ typedef enum gdap_comm_kind {
   GDAP_COMM_NCCL = 3   /**< an NCCL communicator and a CUDA stream (gdap_cuda.h) */
 } gdap_comm_kind;
 
+/*
+ * MPI communicators (gdap_comm_from_mpi, gdap_mpi.h) and MPI_COMM_WORLD's error handler: while a
+ * gdap call on an MPI communicator waits on its requests, gdap sets MPI_COMM_WORLD's error handler
+ * to MPI_ERRORS_RETURN, and puts back the handler it found once the last such wait in the process
+ * ends (waits of several threads are counted). Why: Open MPI 4.1 reports the failure of a
+ * non-blocking request (ranks whose collective calls are out of step) to MPI_COMM_WORLD's handler,
+ * fatal by default, so one rank's misuse would abort the job instead of failing the gdap call
+ * (GDAP_ERR_COMM). The change is process-wide: under MPI_THREAD_MULTIPLE, the program's own MPI
+ * calls on MPI_COMM_WORLD from other threads during such a wait return error codes instead of
+ * aborting (check them), and a handler the program sets on MPI_COMM_WORLD while a gdap wait is in
+ * progress is replaced by the one gdap found when that wait ends: set handlers before or after gdap
+ * calls, never during one. gdap holds no reference to MPI_COMM_WORLD's handler between calls.
+ */
+
 /**
  * Creates an in-process group of `nranks` ranks and writes one communicator per rank to
  * comms[0] to comms[nranks - 1]. Rank r's collective calls are made by one thread with comms[r]; every

@@ -35,9 +35,7 @@ GDAP_API gdap_status gdap_gemm_execute(gdap_comm* comm, gdap_gemm* gemm, double 
   return gdap::guard([&] {
     gdap_comm& cm = gdap::handle(comm, "comm");
     const gdap::CollectiveCall collective(cm, "gdap_gemm_execute");
-    gdap_gemm* g = nullptr;
-    gdap::agree(cm, [&] { g = &gdap::handle(gemm, "gemm"); });
-    gdap::gemm::execute(cm, *g, alpha, a, b, beta, c);
+    gdap::gemm::execute(cm, gemm, alpha, a, b, beta, c);  // checks the handle in its one agreement
   });
 }
 

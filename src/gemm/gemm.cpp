@@ -378,8 +378,9 @@ std::string gemm_token(const gdap_gemm& g, const gdap_map& a, const gdap_map& b,
                       {"B map digest", hex(b)}, {"C map digest", hex(c)}});
 }
 
-// This rank's checks of an execution, its arguments and sections.
-void check_execute(gdap_comm& comm, gdap_gemm& g, const gdap_array* a, const gdap_array* b, gdap_array* c) {
+// This rank's checks of an execution, its handle, arguments and sections: the checked gemm.
+gdap_gemm& check_execute(gdap_comm& comm, gdap_gemm* plan, const gdap_array* a, const gdap_array* b, gdap_array* c) {
+  gdap_gemm& g = handle(plan, "gemm");
   if (comm.rank != g.rank || comm.size != g.nranks) {
     fail(GDAP_ERR_INVALID_ARGUMENT, "the gemm is rank {} of {} but the communicator is rank {} of {}", g.rank, g.nranks,
          comm.rank, comm.size);
@@ -388,22 +389,26 @@ void check_execute(gdap_comm& comm, gdap_gemm& g, const gdap_array* a, const gda
   exchange::touches(comm, "A", a, false);
   exchange::touches(comm, "B", b, false);
   exchange::touches(comm, "C", c, true);
+  return g;
 }
 
 }  // namespace
 
-void execute(gdap_comm& comm, gdap_gemm& g, double alpha, const gdap_array* a, const gdap_array* b, double beta,
+void execute(gdap_comm& comm, gdap_gemm* plan, double alpha, const gdap_array* a, const gdap_array* b, double beta,
              gdap_array* c) {
-  // One agreement: every rank passed its checks, runs a gemm of rank 0's (one made together), has
-  // its sections in rank 0's kind of memory (the engines pair host with host) and passed rank 0's
-  // alpha and beta (a rank skipping the panels for alpha 0 would leave its peers waiting).
+  // One agreement: every rank passed its checks (a valid gemm handle among them), runs a gemm of
+  // rank 0's (one made together), has its sections in rank 0's kind of memory (the engines pair
+  // host with host) and passed rank 0's alpha and beta (a rank skipping the panels for alpha 0
+  // would leave its peers waiting).
+  gdap_gemm* checked = nullptr;
   agree_gather(comm, [&] {
-    check_execute(comm, g, a, b, c);
-    return Share{g.token + field_token({{"sections in memory", memory_name(memory_of(c))},
-                                        {"alpha", fmt::format("{}", alpha)}, {"beta", fmt::format("{}", beta)}}),
+    checked = &check_execute(comm, plan, a, b, c);
+    return Share{checked->token + field_token({{"sections in memory", memory_name(memory_of(c))},
+                                              {"alpha", fmt::format("{}", alpha)}, {"beta", fmt::format("{}", beta)}}),
                  {}};
   }, field_mismatch("gemm", "every rank of gdap_gemm_execute runs its part of one gemm (made by one gdap_gemm_create), "
                             "with the same alpha and beta and sections in the same kind of memory"));
+  gdap_gemm& g = *checked;
   const char mine = memory_of(c) == Memory::device ? 'd' : 'h';
   // The operands' redistributions and the panels run nested in this call (comm/collective.hpp): the
   // memory they touch is A, B and C, declared above, or gdap's own working sections.

@@ -96,8 +96,9 @@ struct Job {
 std::unique_ptr<gdap_gemm> create(gdap_comm& comm, const gdap_map* a, const gdap_map* b, const gdap_map* c,
                                   gdap_dtype dtype, const gdap_gemm_options* options,
                                   const std::function<void()>& also);
-// Collective: C = alpha * A * B + beta * C with `plan`'s layouts (gdap_gemm_execute).
-void execute(gdap_comm& comm, gdap_gemm& plan, double alpha, const gdap_array* a, const gdap_array* b, double beta,
+// Collective: C = alpha * A * B + beta * C with `plan`'s layouts (gdap_gemm_execute); `plan` is
+// the caller's handle, checked among the other checks of the call's one agreement.
+void execute(gdap_comm& comm, gdap_gemm* plan, double alpha, const gdap_array* a, const gdap_array* b, double beta,
              gdap_array* c);
 
 // Engines: each runs the whole SUMMA loop (or, with no panels or alpha 0, scales C by beta) after

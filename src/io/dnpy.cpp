@@ -25,7 +25,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -237,16 +239,20 @@ std::string identity_of(const std::string& path) {
   return shared_identity(st);
 }
 
-// Every rank has written, flushed and closed its temporary: rank 0 writes the marker, then each
-// rank renames its temporary over its file, keeping the old one aside. If any rank's rename
-// fails, every rank puts its old file back (or removes its new one where there was none), so that
-// the files are never of two saves, and the marker goes; the error is the failing rank's, naming
-// its path. On success the marker goes, then the kept old files.
-void place_everywhere(gdap_comm& comm, Unplaced& written, const std::string& prefix_name) {
+// Every rank writes, flushes and closes its temporary (`write`, into `written`; the ranks have
+// agreed on the call's fields already, so a refused save writes nothing), agreed as one step with
+// the exchange of their names: rank 0 writes the marker, then each rank renames its temporary over
+// its file, keeping the old one aside. If any rank's rename fails, every rank puts its old file
+// back (or removes its new one where there was none), so that the files are never of two saves,
+// and the marker goes; the error is the failing rank's, naming its path. On success the marker
+// goes, then the kept old files.
+void place_everywhere(gdap_comm& comm, const std::function<void()>& write, Unplaced& written, const std::string& prefix_name) {
+  const std::vector<std::string> lines = agree_shares(comm, [&] {
+    write();
+    return fmt::format("{} {} {}", comm.rank, written.file->hex(), written.file->has_old() ? 1 : 0);
+  });
   NewFile& file = *written.file;
   std::optional<SavingMarker> marker;
-  const auto line = fmt::format("{} {} {}", comm.rank, file.hex(), file.has_old() ? 1 : 0);
-  const std::vector<std::string> lines = agree_shares(comm, [&] { return line; });
   agree(comm, [&] {
     if (comm.rank == 0) marker.emplace(*written.dir, prefix_name, lines);
   });
@@ -345,27 +351,36 @@ void load(gdap_comm& comm, gdap_device device, const std::string& path, std::uni
 
 constexpr auto kSettleWait = std::chrono::seconds(3);  // a save's renames take far less
 
-// Every rank loads its file while no save is replacing them, and checks after every rank has read
-// that its file is still the one it read and no save began: a load never mixes two saves' files
-// across ranks. Each try costs one more meeting of the ranks; GDAP_ERR_IO naming the marker when a
-// save is still under way once any rank has waited kSettleWait (all give up together).
+// The ranks agree on the prefix before any rank reads (a refused load reads nothing, and a rank
+// whose other prefix names no files is still refused as the rank that differs). Then every rank
+// loads its file while no save is replacing them, and checks after every rank has read that its
+// file is still the one it read and no save began: a load never mixes two saves' files across
+// ranks. Each try costs one more meeting of the ranks, which also agrees on its reads' failures;
+// GDAP_ERR_IO naming the marker when a save is still under way once any rank has waited
+// kSettleWait (all give up together).
 void load_settled(gdap_comm& comm, gdap_device device, const char* prefix, gdap_array** out, std::unique_ptr<gdap_array>& made) {
+  std::string path;
+  agree_gather(comm, [&] {
+    require(out, "out");
+    path = file_of(prefix, comm.rank);
+    return share_of(prefix_fields(prefix));
+  }, fields_mismatch("gdap_dnpy_load"));
   SettleClock since;
   for (;;) {
-    std::string path, seen;
+    std::string seen;
     bool busy = false;
-    agree_gather(comm, [&] {
-      require(out, "out");
-      path = file_of(prefix, comm.rank);
-      const CallFields mine = prefix_fields(prefix);
+    std::exception_ptr failed;
+    try {
       busy = save_under_way(prefix);
       if (!busy) {
         seen = identity_of(path);
         load(comm, device, path, made);
       }
-      return share_of(mine);
-    }, fields_mismatch("gdap_dnpy_load"));
+    } catch (...) {
+      failed = std::current_exception();
+    }
     const std::vector<Settled> votes = settled_votes(comm, since, kSettleWait, [&] {
+      if (failed) std::rethrow_exception(failed);  // this rank's read failed: every rank fails
       if (busy || save_under_way(prefix)) return "a save's marker " + SavingMarker::name(prefix);
       return identity_of(path) == seen ? std::string() : path + " replaced while being read";
     }, [] { return std::string(); });
@@ -388,21 +403,23 @@ extern "C" GDAP_API gdap_status gdap_dnpy_save(gdap_comm* comm, const gdap_array
     gdap_comm& c = gdap::handle(comm, "comm");
     const gdap::CollectiveCall collective(c, "gdap_dnpy_save");
     gdap::io::Unplaced written;
-    // Each rank writes its temporary file, and the ranks agree on it and on passing rank 0's prefix,
-    // dtype and global shape; only then does any rank's file replace the old one.
+    std::string path;
+    // The ranks agree on their checks and on passing rank 0's prefix, dtype and global shape before
+    // any rank writes (a refused save writes nothing); each then writes its temporary file, and
+    // only once every rank has does any rank's file replace the old one.
     gdap::agree_gather(c, [&] {
       gdap::handle(section, "section");
-      const std::string path = gdap::io::file_of(prefix, c.rank);
+      path = gdap::io::file_of(prefix, c.rank);
       if (gdap::memory_of(section) == gdap::Memory::none) {
         gdap::fail(GDAP_ERR_UNSUPPORTED, "the section's memory (device type {}) cannot be read by gdap", section->section.device.type);
       }
       gdap::io::CallFields mine = gdap::io::prefix_fields(prefix);
       mine.add_dtype(section->section.dtype);
       mine.add_shape(gdap::io::global_shape(*section));
-      gdap::io::write_unplaced(c, *section, path, written);
       return gdap::io::share_of(mine);
     }, gdap::io::fields_mismatch("gdap_dnpy_save"));
-    gdap::io::place_everywhere(c, written, std::filesystem::path(prefix).filename().string());
+    gdap::io::place_everywhere(c, [&] { gdap::io::write_unplaced(c, *section, path, written); }, written,
+                               std::filesystem::path(prefix).filename().string());
   });
 }
 

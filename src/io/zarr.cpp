@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -403,10 +404,27 @@ gdap_zarr_options checked_options(const gdap_zarr_options* options) {
   return o;
 }
 
-// What every rank of a save must pass alike: where, how and what it writes.
-CallFields save_fields(const std::string& path, const gdap_zarr_options& o, const gdap_map& map, gdap_dtype dtype) {
+// Checked options as they take effect: the defaults spelled out (chunk_bytes 0 is 2 MiB, a blosc
+// level 0 is 5) and the fields the save does not use set to their defaults (zstd_level for
+// GDAP_ZARR_RAW, shuffle for codecs other than blosc, chunk_bytes under GDAP_ZARR_CHUNKS), so that
+// ranks whose options write the same store agree, however each spelled them.
+gdap_zarr_options effective_options(gdap_zarr_options o) {
+  const gdap_zarr_options defaults = GDAP_ZARR_OPTIONS_INIT;
+  const bool blosc = o.codec == GDAP_ZARR_BLOSC_LZ4 || o.codec == GDAP_ZARR_BLOSC_ZSTD;
+  if (o.codec == GDAP_ZARR_RAW) o.zstd_level = 0;
+  if (blosc && o.zstd_level == 0) o.zstd_level = 5;
+  if (!blosc) o.shuffle = defaults.shuffle;
+  if (o.layout == GDAP_ZARR_CHUNKS) o.chunk_bytes = 0;
+  else if (o.chunk_bytes == 0) o.chunk_bytes = kDefaultInnerBytes;
+  return o;
+}
+
+// What every rank of a save must pass alike: where, how and what it writes (its options as they
+// take effect).
+CallFields save_fields(const std::string& path, const gdap_zarr_options& given, const gdap_map& map, gdap_dtype dtype) {
   static constexpr const char* kCodecs[] = {"raw", "zstd", "blosc-lz4", "blosc-zstd"};
   static constexpr const char* kShuffles[] = {"shuffle", "noshuffle", "bitshuffle"};
+  const gdap_zarr_options o = effective_options(given);
   CallFields fields;
   fields.add_path("path", path);
   fields.add("options->codec", kCodecs[o.codec]);
@@ -675,27 +693,36 @@ void wait_or_give_up(SettleClock& since, bool late, const std::string& path, con
   std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
-// Runs `read(path)` on every rank (the arguments' checks in `fields`, among its local work, agreed
-// as one step with the fields compared across ranks) until every rank read one and the same store while no save was moving stores there: a load never
-// sees the moment of a swap (no zarr.json, chunks half moved) nor mixes two saves' stores across
-// ranks. Each try costs one more meeting of the ranks, which on a loaded machine is the time for
-// every rank to run again; GDAP_ERR_IO naming the hidden folder when a swap is still under way once
-// any rank has waited kSettleWait since the ranks first agreed to read again (every rank sees that
-// rank's vote, so all give up together; a rank that came late still reads again at least once).
+// Agrees on the ranks' arguments (`fields`: their checks, and the fields compared across ranks)
+// before any rank reads, so that a refused load reads nothing and a rank whose different path or
+// dtype would also fail its own read is still refused as the rank that differs. Then runs
+// `read(path)` on every rank until every rank read one and the same store while no save was moving
+// stores there: a load never sees the moment of a swap (no zarr.json, chunks half moved) nor mixes
+// two saves' stores across ranks. A read's failure is agreed in the vote that follows it, so each
+// try costs one meeting of the ranks, which on a loaded machine is the time for every rank to run
+// again; GDAP_ERR_IO naming the hidden folder when a swap is still under way once any rank has
+// waited kSettleWait since the ranks first agreed to read again (every rank sees that rank's vote,
+// so all give up together; a rank that came late still reads again at least once).
 void read_settled(gdap_comm& comm, const char* path_arg, const std::function<CallFields(const std::string&)>& fields,
                   const std::function<void(const std::string&)>& read) {
+  std::string path;
+  agree_gather(comm, [&] {
+    path = checked_path(path_arg);
+    return share_of(fields(path));
+  }, fields_mismatch("gdap_zarr_load"));
   SettleClock since;
   for (;;) {
-    std::string path;
     Seen before;
-    agree_gather(comm, [&] {
-      path = checked_path(path_arg);
-      const CallFields mine = fields(path);
+    std::exception_ptr failed;
+    try {
       before = read_once(path, read);
-      return share_of(mine);
-    }, fields_mismatch("gdap_zarr_load"));
-    const std::vector<Settled> votes =
-        settled_votes(comm, since, kSettleWait, [&] { return read_again(path, before); }, [&] { return before.meta; });
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    const std::vector<Settled> votes = settled_votes(comm, since, kSettleWait, [&] {
+      if (failed) std::rethrow_exception(failed);  // this rank's read failed: every rank fails
+      return read_again(path, before);
+    }, [&] { return before.meta; });
     const std::optional<std::string> busy = unsettled(votes);
     if (!busy) return;
     wait_or_give_up(since, late(votes), path, *busy);
@@ -778,7 +805,7 @@ void load(gdap_comm& comm, const gdap_map* map_arg, gdap_array* section_arg, con
     });
     decode_batch();
   };
-  // The ranks' arguments are checked, and the paths, dtypes and maps compared, in the step that
+  // The ranks' arguments are checked, and the paths, dtypes and maps compared, before any rank
   // reads: a rank that passed another store's path or another map fails every rank's load.
   const auto fields = [&](const std::string& path) {
     handle(map_arg, "map");

@@ -5,6 +5,8 @@
 // aliasing, tensor-core modes), each leaving every section as it was.
 #include "gemm/gemm_check.hpp"
 
+#include "comm/comm.hpp"  // gdap_comm::call_meetings: how often the last call met its peers
+
 #include <gdap/gdap.h>
 
 #include <gtest/gtest.h>
@@ -300,6 +302,18 @@ TEST(Gemm, ScalarsMustAgree) {
     EXPECT_NE(run.errors[r].find("rank 1 passed alpha 2"), std::string::npos) << run.errors[r];
   }
   run.expect_result(false);
+}
+
+// Hunt 16a #5: the handle check made an agreement of its own before execute's, a round trip more per
+// call. An alpha-0 execute on a 1x1 grid moves no panels and redistributes nothing, so its one
+// agreement is its only meeting (2 on the old code).
+TEST(Gemm, ExecuteMakesOneAgreement) {
+  gt::Case c{"1x1 alpha 0", 5, 7, 3, grid(1, 1), grid(1, 1), grid(1, 1), 64, 0.0, 1.0};
+  GemmRun run(c);
+  run.run();
+  EXPECT_EQ(run.executed[0], GDAP_SUCCESS) << run.errors[0];
+  EXPECT_EQ(run.comms[0]->call_meetings, 1) << "gdap_gemm_execute met its peers more than once";
+  run.expect_result(true);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Saves and loads whose ranks pass different arguments (hunt 15a #4 and #8, 15b #6): rank 1 passes
-// another path, prefix, option, dtype or map than the others. Every rank must fail at once with
+// Saves and loads whose ranks pass different arguments (hunt 15a #4 and #8, 15b #6, 16a #1 and #2):
+// rank 1 passes another path, prefix, option, dtype or map than the others, also one that would
+// fail rank 1's own read or write (no store there, a missing folder, a section of another dtype). Every rank must fail at once with
 // GDAP_ERR_INVALID_ARGUMENT naming rank 1 and the argument, and nothing may be written (no store, no
 // file, no temporary left) or loaded (the caller's section untouched, no array handed out). One
 // rank's part of a table test (move/rank_runs.hpp): run by test_disagree_io (in-process group) and
@@ -8,6 +9,7 @@
 
 #include <gdap/gdap.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -17,6 +19,7 @@
 #include <functional>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 namespace disagree_io {
@@ -39,7 +42,8 @@ inline gdap_dim dim_of(bool cyclic, int64_t P, int64_t r) {
 struct Data {
   gdap_map* map = nullptr;
   gdap_array* section = nullptr;
-  Data(bool cyclic, gdap_dtype dtype, int64_t P, int64_t r, double tag) {
+  int64_t itemsize;
+  Data(bool cyclic, gdap_dtype dtype, int64_t P, int64_t r, double tag) : itemsize(dtype.bits / 8) {
     std::vector<gdap_dim> all;
     for (int64_t q = 0; q < P; ++q) all.push_back(dim_of(cyclic, P, q));
     gdap_map_create(&map, P, 1, all.data());
@@ -57,14 +61,14 @@ struct Data {
     gdap_array_destroy(section);
     gdap_map_destroy(map);
   }
-  // True while every element is still zero (a float64 section).
+  // True while every byte is still zero.
   bool untouched() const {
     void* data = nullptr;
     int64_t count = 0;
     gdap_array_data(&data, section);
     gdap_array_shape(&count, section);
-    for (int64_t i = 0; i < count; ++i) {
-      if (static_cast<const double*>(data)[i] != 0) return false;
+    for (int64_t i = 0; i < count * itemsize; ++i) {
+      if (static_cast<const unsigned char*>(data)[i] != 0) return false;
     }
     return true;
   }
@@ -120,6 +124,19 @@ class Rank {
     gdap_comm_barrier(comm_);
   }
 
+  // root_'s modification time: a file made or removed in it (a refused save's temporary) moves it.
+  std::string root_changed() const {
+    struct stat st {};
+    ::stat(root_.c_str(), &st);
+    return std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+  }
+
+  // Waits past the file system's clock tick, so that a file made now moves root_'s time.
+  void settle_clock() {
+    gdap_comm_barrier(comm_);
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  }
+
   gdap_status zarr_save(const Data& d, const std::string& path, const gdap_zarr_options& o) {
     return gdap_zarr_save(comm_, d.map, d.section, path.c_str(), &o);
   }
@@ -147,10 +164,42 @@ class Rank {
     zarr_save_refused("zarr save, another layout", "options->layout", false, kF64, at("z"), odd() ? o : plain);
     zarr_save_refused("zarr save, another dtype", "dtype", false, kF32, at("z"), plain);
     zarr_save_refused("zarr save, another map", "map", true, kF64, at("z"), plain);
+    o = plain;
+    o.zstd_level = 5;
+    zarr_save_refused("zarr save, another zstd level", "options->zstd_level", false, kF64, at("z"), odd() ? o : plain);
+    equal_saves_cases();
   }
 
-  void zarr_load_refused(const char* test, const char* field, bool cyclic, const std::string& path) {
-    const Data d(odd() && cyclic, kF64, P_, r_, 0);
+  // Options spelled apart that take effect alike (16a #2): the save goes ahead on every rank.
+  void zarr_save_agrees(const char* test, const gdap_zarr_options& mine, const gdap_zarr_options& odd_ones) {
+    const Data d(false, kF64, P_, r_, 1);
+    const gdap_status s = zarr_save(d, at("eq"), odd() ? odd_ones : mine);
+    expect(s == GDAP_SUCCESS, std::string(test) + ": " + gdap_status_string(s) + " (" + gdap_last_error() + ")");
+    gdap_comm_barrier(comm_);
+    if (r_ == 0) fs::remove_all(root_ / "eq");
+    gdap_comm_barrier(comm_);
+  }
+
+  void equal_saves_cases() {
+    const gdap_zarr_options plain = GDAP_ZARR_OPTIONS_INIT;
+    gdap_zarr_options a = plain, b = plain;
+    b.chunk_bytes = 2 << 20;  // the documented default of 0
+    zarr_save_agrees("zarr save, chunk_bytes 0 and 2 MiB", a, b);
+    a.codec = b.codec = GDAP_ZARR_RAW;
+    a.chunk_bytes = b.chunk_bytes = 0;
+    b.zstd_level = 3;  // ignored for GDAP_ZARR_RAW
+    zarr_save_agrees("zarr save, raw with zstd_level 0 and 3", a, b);
+    a = b = plain;
+    b.shuffle = GDAP_ZARR_NOSHUFFLE;  // for the blosc codecs only
+    zarr_save_agrees("zarr save, zstd with another shuffle", a, b);
+    a.layout = b.layout = GDAP_ZARR_CHUNKS;
+    b.shuffle = plain.shuffle;
+    b.chunk_bytes = 64;  // unused without shards
+    zarr_save_agrees("zarr save, chunks with another chunk_bytes", a, b);
+  }
+
+  void zarr_load_refused(const char* test, const char* field, bool cyclic, const std::string& path, gdap_dtype dtype = kF64) {
+    const Data d(odd() && cyclic, odd() ? dtype : kF64, P_, r_, 0);
     const auto t0 = std::chrono::steady_clock::now();
     const gdap_status s = gdap_zarr_load(comm_, d.map, d.section, (odd() ? path : at("za")).c_str());
     expect_refused(test, s, field, std::chrono::steady_clock::now() - t0);
@@ -164,6 +213,9 @@ class Rank {
     expect(zarr_save(b, at("zb"), o) == GDAP_SUCCESS, std::string("zarr save zb: ") + gdap_last_error());
     zarr_load_refused("zarr load, another path", "path '", false, at("zb"));
     zarr_load_refused("zarr load, another map", "map", true, at("za"));
+    // Rank 1's own read would fail too (16a #1): still refused as the rank that differs.
+    zarr_load_refused("zarr load, a path with no store", "path '", false, at("zaa"));
+    zarr_load_refused("zarr load, a float32 section", "dtype", false, at("za"), kF32);
     // The agreeing load still reads its store.
     const Data back(false, kF64, P_, r_, 0);
     expect(gdap_zarr_load(comm_, back.map, back.section, at("zb").c_str()) == GDAP_SUCCESS,
@@ -181,31 +233,43 @@ class Rank {
     gdap_comm_barrier(comm_);
   }
 
+  // Refused before any rank writes: not even a temporary is made (and removed) in root_.
   void dnpy_save_refused(const char* test, const char* field, gdap_dtype dtype, const std::string& prefix) {
     const Data d(false, odd() ? dtype : kF64, P_, r_, 1);
+    settle_clock();
+    const std::string before = root_changed();
     const auto t0 = std::chrono::steady_clock::now();
     const gdap_status s = gdap_dnpy_save(comm_, d.section, (odd() ? prefix : at("p")).c_str());
     expect_refused(test, s, field, std::chrono::steady_clock::now() - t0);
+    expect(root_changed() == before, std::string(test) + ": a file was made in the folder (a temporary written)");
     expect_only(test, {});
   }
 
   void dnpy_cases() {
     dnpy_save_refused("dnpy save, another prefix", "prefix '", kF64, at("q"));
     dnpy_save_refused("dnpy save, another dtype", "dtype", kF32, at("p"));
+    dnpy_save_refused("dnpy save, a prefix in a missing folder", "prefix '", kF64, at("nodir/p"));
     const Data p(false, kF64, P_, r_, 1), q(false, kF64, P_, r_, 2);
     expect(gdap_dnpy_save(comm_, p.section, at("p").c_str()) == GDAP_SUCCESS, std::string("dnpy save p: ") + gdap_last_error());
     expect(gdap_dnpy_save(comm_, q.section, at("q").c_str()) == GDAP_SUCCESS, std::string("dnpy save q: ") + gdap_last_error());
-    gdap_array* out = nullptr;
-    const auto t0 = std::chrono::steady_clock::now();
-    const gdap_status s = gdap_dnpy_load(&out, comm_, (odd() ? at("q") : at("p")).c_str(), kHost);
-    expect_refused("dnpy load, another prefix", s, "prefix '", std::chrono::steady_clock::now() - t0);
-    expect(out == nullptr, "dnpy load, another prefix: an array was handed out");
-    gdap_array_destroy(out);
+    dnpy_load_refused("dnpy load, another prefix", at("q"));
+    dnpy_load_refused("dnpy load, a prefix with no files", at("pp"));
     gdap_comm_barrier(comm_);
     if (r_ == 0) {
       for (const fs::directory_entry& e : fs::directory_iterator(root_)) fs::remove_all(e.path());
     }
     gdap_comm_barrier(comm_);
+  }
+
+  // Rank 1 loads `prefix`, the others p: refused, `*out` as it was.
+  void dnpy_load_refused(const char* test, const std::string& prefix) {
+    gdap_array* const unset = reinterpret_cast<gdap_array*>(&failures_);  // never a gdap array
+    gdap_array* out = unset;
+    const auto t0 = std::chrono::steady_clock::now();
+    const gdap_status s = gdap_dnpy_load(&out, comm_, (odd() ? prefix : at("p")).c_str(), kHost);
+    expect_refused(test, s, "prefix '", std::chrono::steady_clock::now() - t0);
+    expect(out == unset, std::string(test) + ": *out was written");
+    if (out != unset) gdap_array_destroy(out);
   }
 
   // One relative path, resolved in two working folders: two stores, so refused.
