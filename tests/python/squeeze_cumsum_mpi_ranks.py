@@ -96,6 +96,16 @@ try:
 except ValueError as e:
     assert "cannot assign 2 input values to the 4 output values" in str(e), (R, e)
 same(b, np.arange(8.0))
+case("ranks that pass different valid arguments all raise, naming each rank's call")
+x4 = np.arange(48.0).reshape(8, 1, 6, 1)
+for what, call in (("axis", lambda: a.cumsum(1 if R == FAILING else 0)),
+                   ("dtype", lambda: a.cumsum(0, dtype=np.float64 if R == FAILING else None)),
+                   ("squeeze axis", lambda: dist(x4, layout.block(x4.shape, P)).squeeze(1 if R == FAILING else None))):
+    try:
+        call()
+        raise AssertionError("rank %d: no error for a different %s" % (R, what))
+    except gdap.InvalidArgumentError as e:  # not a wrong result, not RemoteError: every rank sees every call
+        assert "calls on one GlobalArray differ" in str(e) and "rank %d" % FAILING in str(e), (R, what, e)
 case("the communicator works on after the refusals")
 same(a.cumsum(1), INTS.cumsum(1))
 
