@@ -281,6 +281,11 @@ void make_pack_segment(PackBuffer& b, int64_t bytes) {
 // messages. A segment that cannot be made (/dev/shm full or absent) leaves the buffer on the heap.
 PackBuffer& pack_buffer_for(MpiComm& comm, const Program& program, const Packing& packing, bool in_segment) {
   PackBuffer& b = comm.cache.get<PackBuffer>(packing_name(program) + (in_segment ? ".segment" : ".buffer"));
+  // The other place's buffer sits idle since GDAP_CMA_PACK_TO changed: freed now (a segment's reserved
+  // pages with it, once its receivers see its share name none), not when the communicator goes.
+  if (PackBuffer* idle = comm.cache.find<PackBuffer>(packing_name(program) + (in_segment ? ".buffer" : ".segment"))) {
+    idle->release();
+  }
   if (packing.bytes > b.bytes) {
     b.release();  // before the larger one: the old one's bytes are not needed (none kept if making it fails)
     if (in_segment) {
@@ -416,6 +421,13 @@ struct CmaPlan {
   Sweep sweep;
   std::vector<char> staging;  // as large as the largest chunk (at most kChunk)
   std::vector<SegmentIdentity> named;  // every segment the shares name: the mappings kept
+  // Each peer's pid and the pack segment its share names (none: its pack buffer is on the heap or
+  // it has none): any other pack segment of that peer for this kind of program is gone from it.
+  struct PeerPack {
+    int64_t pid = 0;
+    std::optional<SegmentIdentity> segment;
+  };
+  std::vector<PeerPack> packs;
 };
 
 // How many of the latest calls keep a mapping their shares named: as many as the programs whose
@@ -430,6 +442,10 @@ struct Mappings final : Scratch {
     SegmentMapping mapping;  // its base null where the mapping was refused: read instead (`refused` says why)
     int64_t named_at = 0;    // the last call whose shares named it
     std::string refused;
+    // Where it is a peer's pack segment: the kind of program it packs for (Style::name) and the
+    // peer's pid; empty and 0 for a source segment.
+    std::string packs_for;
+    int64_t pid = 0;
   };
   std::vector<Kept> kept;
   int64_t calls = 0;
@@ -455,34 +471,46 @@ bool reads_back(pid_t pid, int64_t address, int64_t value) {
 // open or mmap (EACCES under a hardened /proc, EMFILE, ENOMEM, ...) while the sender is still
 // there, keeps the refusal instead: this rank then reads the bytes from the sender's own mapping
 // with process_vm_readv, as from a pack buffer on the heap. Decided per sender, once per segment.
-Mappings::Kept map_or_read_instead(const Sender& s, int64_t now) {
+Mappings::Kept map_or_read_instead(const Sender& s, const std::string& style, int64_t now) {
   MapRefusal refused;
   const SegmentMapping mapping = map_segment_readonly(*s.segment, s.rank, s.pack_base != 0 ? &refused : nullptr);
   if (mapping.base == nullptr && (test_refuses("map-gone") || !reads_back(s.pid, s.probe_address, s.probe_value))) {
     fail(GDAP_ERR_COMM, "shared-memory segment '{}' of rank {} cannot be mapped: {}; nor can its pack buffer be read "
          "instead: rank {} (pid {}) is gone", s.segment->name, s.rank, refused.why, s.rank, s.pid);
   }
-  return {mapping, now, std::move(refused.why)};
+  const bool pack = s.pack_base != 0;
+  return {mapping, now, std::move(refused.why), pack ? style : std::string(), pack ? static_cast<int64_t>(s.pid) : 0};
 }
 
-// Notes the segments the plan's shares name, unmaps those no call of the last kMappedCalls named,
-// then maps every segment its senders are read from that is not mapped yet. Throws GDAP_ERR_COMM
-// naming the sender whose segment cannot be mapped.
-void refresh_mappings(MpiComm& comm, const CmaPlan& plan) {
+// Whether kept mapping `k` is a pack segment for `style` of a peer whose share in `plan` names
+// another pack segment or none: its sender grew its buffer or moved it to the heap and let the
+// segment go, so its reserved pages stay in use only while this rank maps it.
+bool superseded(const Mappings::Kept& k, const CmaPlan& plan, const std::string& style) {
+  if (k.packs_for != style) return false;
+  return std::ranges::any_of(plan.packs, [&](const CmaPlan::PeerPack& p) {
+    return p.pid == k.pid && !(p.segment && *p.segment == k.mapping.identity);
+  });
+}
+
+// Notes the segments the plan's shares name, unmaps those no call of the last kMappedCalls named
+// and the peers' pack segments of this kind (`style`) their shares no longer name, then maps every
+// segment its senders are read from that is not mapped yet. Throws GDAP_ERR_COMM naming the
+// sender whose segment cannot be mapped.
+void refresh_mappings(MpiComm& comm, const CmaPlan& plan, const std::string& style) {
   Mappings& m = comm.cache.get<Mappings>("exchange.cma.mappings");
   const int64_t now = ++m.calls;
   for (const SegmentIdentity& id : plan.named) {
     if (Mappings::Kept* k = m.find(id)) k->named_at = now;
   }
   std::erase_if(m.kept, [&](const Mappings::Kept& k) {
-    const bool stale = now - k.named_at >= kMappedCalls;
+    const bool stale = now - k.named_at >= kMappedCalls || superseded(k, plan, style);
     if (stale) unmap_segment(k.mapping);
     return stale;
   });
   for (const Sender& s : plan.senders) {
     if (s.way == Way::mapped && m.find(*s.segment) == nullptr) {
       m.kept.reserve(m.kept.size() + 1);  // no throw between the mapping and its keeping
-      m.kept.push_back(map_or_read_instead(s, now));
+      m.kept.push_back(map_or_read_instead(s, style, now));
       ++comm.cache.builds;  // a mapping made (or refused) counts as built (tests: plans in turn map once)
     }
   }
@@ -638,6 +666,7 @@ CmaPlan& plan_for(MpiComm& comm, const Program& program, const Sections& section
       if (static_cast<int64_t>(r) == comm.rank) continue;
       Published p = decode(shares[r], r);
       if (p.segment) plan->named.push_back(std::move(*p.segment));
+      plan->packs.push_back({p.pid, p.pack_segment});
       if (p.pack_segment) plan->named.push_back(std::move(*p.pack_segment));
     }
     plan->key = std::move(key);
@@ -836,7 +865,8 @@ std::string cma_share(MpiComm& comm, const Program& program, const Sections& sec
     mine.pack_base = reinterpret_cast<int64_t>(buffer.data);
     mine.pack_bytes = packing.bytes;
     mine.sends = packing.sends;
-    if (buffer.segment && packing.bytes > 0) mine.pack_segment = buffer.segment->identity;
+    // Named while held, whether or not this program packs: a peer drops any other it maps of ours.
+    if (buffer.segment) mine.pack_segment = buffer.segment->identity;
     if (mine.pack_segment && test_refuses("unmappable")) {  // as if it closed the segment: no peer opens it
       mine.pack_segment->name = fmt::format("/proc/{}/fd/{}", getpid(), INT_MAX);
     }
@@ -859,7 +889,7 @@ void cma_exchange(MpiComm& comm, const Program& program, const Sections& section
     sweep = swept();
     plan = &plan_for(comm, program, sections, shares);
     step = "mapping its peers' shared-memory segments";
-    refresh_mappings(comm, *plan);
+    refresh_mappings(comm, *plan, program.style().name);
     step = "packing";
     pack(comm, program, sections, shares[static_cast<size_t>(comm.rank)]);
     step = "reading its peers' memory";

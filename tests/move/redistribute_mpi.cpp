@@ -8,7 +8,8 @@
 // rank may accept (the same error on every rank), and shared-memory sources re-created between calls
 // (read anew) or spoilt (unlinked, replaced, published out of bounds, unmappable: every rank fails);
 // and pack segments a receiver cannot map, read from the senders' mappings instead (every element
-// right) unless that read fails too or the sender is gone (every rank fails, naming the sender).
+// right) unless that read fails too or the sender is gone (every rank fails, naming the sender);
+// and pack segments a sender grew or moved to the heap, unmapped at once on every rank.
 //
 // A plain program rather than gtest: an assertion that returned early on one rank would leave the
 // others waiting in a collective. Each rank records its failures and keeps pace; at the end every
@@ -30,6 +31,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -220,12 +222,13 @@ int64_t run_cma_refused(int rank, int nranks, rt::Report& report) {
   return count;
 }
 
-// One move of 23 float64 from row blocks to cyclic pairs, with painted sections, for the refusals.
-// The source is made as `src_storage` says (a shm one's segment named `shm_name`, NULL: fresh).
+// One move of `length` float64 (23 unless said) from row blocks to cyclic pairs, with painted
+// sections, for the refusals. The source is made as `src_storage` says (a shm one's segment named
+// `shm_name`, NULL: fresh).
 struct OneMove {
   OneMove(gdap_comm* comm, int rank, int nranks, const std::string& what, rt::Report& report,
-          rt::Storage src_storage = rt::Storage::created, const char* shm_name = nullptr)
-      : comm_(comm) {
+          rt::Storage src_storage = rt::Storage::created, const char* shm_name = nullptr, int64_t length = 23)
+      : comm_(comm), length_(length) {
     rt::build_map(src_map, src_layout(nranks), rank, comm, what, report);
     rt::build_map(dst_map, dst_layout(nranks), rank, comm, what, report);
     if (gdap_plan_create(&plan.plan, src_map.map, dst_map.map, f64.type, rank) != GDAP_SUCCESS) {
@@ -252,11 +255,12 @@ struct OneMove {
     return want;
   }
   static constexpr int64_t kOther = 42;
-  static rt::Layout src_layout(int nranks) { return {{rt::mt::block(23, nranks)}}; }
-  static rt::Layout dst_layout(int nranks) { return {{rt::mt::cyclic(23, nranks, 2)}}; }
+  rt::Layout src_layout(int nranks) const { return {{rt::mt::block(length_, nranks)}}; }
+  rt::Layout dst_layout(int nranks) const { return {{rt::mt::cyclic(length_, nranks, 2)}}; }
   gdap_status run() { return gdap_redistribute(comm_, plan.plan, src.array(), dst.array()); }
 
   gdap_comm* comm_;
+  int64_t length_;
   const rt::Dtype& f64 = rt::dtypes()[0];
   rt::MapHandle src_map, dst_map;
   rt::PlanHandle plan;
@@ -496,6 +500,52 @@ void run_pack_peer_gone(int rank, int nranks, int bad, rt::Report& report) {
   unsetenv("GDAP_CMA_PACK_BELOW");
 }
 
+// How many of this process's mappings are of pack segments (memfds named gdap-cma-pack): its own
+// and its peers'.
+int pack_mappings() {
+  std::ifstream maps("/proc/self/maps");
+  int count = 0;
+  for (std::string line; std::getline(maps, line);) count += line.find("gdap-cma-pack") != std::string::npos;
+  return count;
+}
+
+// One packed move of `length` elements on `comm` (its cyclic pairs: short runs, packed), checked
+// element by element; then whether this process maps `want` more pack segments than `baseline`.
+void expect_pack_mappings(gdap_comm* comm, int rank, int nranks, int64_t length, int baseline, int want,
+                          const std::string& what, rt::Report& report) {
+  OneMove move(comm, rank, nranks, what, report, rt::Storage::created, nullptr, length);
+  const std::vector<unsigned char> want_image = move.expected(rank, nranks, true);
+  if (move.run() != GDAP_SUCCESS) return report.fail(rt::cat(what, ": gdap_redistribute: ", gdap_last_error()));
+  rt::expect_image(move.dst, want_image, move.f64, what + ": the destination is wrong", report);
+  const int mapped = pack_mappings() - baseline;
+  if (mapped != want) report.fail(rt::cat(what, ": ", mapped, " pack segments mapped, want ", want));
+}
+
+// Rule: a receiver keeps no stale pack segment of a peer mapped, nor a sender an idle one. While
+// every sender's pack buffer grows on each call, each rank maps its own segment and each peer's
+// latest one (nranks in all) and none older; once GDAP_CMA_PACK_TO=heap, none at once; back to
+// segments, nranks again. (Older ones used to stay mapped for 4 more calls, their reserved pages
+// held, and an idle segment until the communicator went.) A fresh communicator; the others' are idle.
+void run_pack_segments_dropped(int rank, int nranks, rt::Report& report) {
+  const int baseline = pack_mappings();
+  {
+    const OwnComm own(report);
+    setenv("GDAP_MPI_EXCHANGE", "cma", 1);
+    for (int64_t call = 1; call <= 4; ++call) {
+      expect_pack_mappings(own.get(), rank, nranks, 2048 * nranks * call, baseline, nranks,
+                           rt::cat("pack buffers grown ", call, " times, rank ", rank), report);
+    }
+    setenv("GDAP_CMA_PACK_TO", "heap", 1);
+    expect_pack_mappings(own.get(), rank, nranks, 2048 * nranks, baseline, 0,
+                         rt::cat("pack buffers moved to the heap, rank ", rank), report);
+    unsetenv("GDAP_CMA_PACK_TO");
+    expect_pack_mappings(own.get(), rank, nranks, 2048 * nranks, baseline, nranks,
+                         rt::cat("pack buffers back in segments, rank ", rank), report);
+    unsetenv("GDAP_MPI_EXCHANGE");
+  }
+  if (pack_mappings() != baseline) report.fail(rt::cat("rank ", rank, ": pack segments left mapped after gdap_comm_destroy"));
+}
+
 // A shared-memory name of this test's own, per case and rank.
 std::string segment_name(const char* what, int rank) {
   return rt::cat("/gdap-test-redistribute-", what, "-", rank, "-", static_cast<long>(getpid()));
@@ -631,6 +681,7 @@ void run_refusals(gdap_comm* world, int rank, int nranks, rt::Report& report) {
   run_pack_map_refused(rank, nranks, nranks - 1, report);
   run_pack_unreadable(world, rank, nranks, nranks - 1, report);
   run_pack_peer_gone(rank, nranks, nranks - 1, report);
+  run_pack_segments_dropped(rank, nranks, report);
   run_recreated_segment(world, rank, nranks, report);
   for (const SpoiltSegment& how : kSpoiltSegments) run_spoilt_segment(world, rank, nranks, nranks - 1, how, report);
   // The refusals leave the communicator usable.
