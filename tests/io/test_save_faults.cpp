@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -252,6 +253,10 @@ class VanishingMarker {
     done_ = false;
     gdap::io::system_calls().lstat = [](const char* path, struct stat* st) {
       if (marker_ != path) return ::lstat(path, st);
+      // One rank's look at a time: a rank that took `done_` and was preempted before its remove
+      // let another rank's second look see the marker still there ("did not finish", under load).
+      static std::mutex one_look;
+      const std::lock_guard<std::mutex> hold(one_look);
       thread_local int looks = 0;  // this rank's looks at the marker in the current try
       looks = looks % 2 + 1;
       if (when_ == before_second_look && looks == 2 && !done_.exchange(true)) fs::remove(marker_);
