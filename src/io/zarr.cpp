@@ -869,8 +869,10 @@ extern "C" GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* 
     gdap::io::EvenBlocks moved;
     gdap::io::StorePlace place;
     // Checks only: nothing on disk changes before every rank has agreed, on its arguments' checks
-    // and on passing rank 0's path, options, dtype and map (rank 0 surveys the place of the store;
-    // save writes it inside it and moves it in once every rank has written).
+    // and on passing rank 0's path, options, dtype and map. Rank 0 surveys the place of the store
+    // only after that agreement, so that a rank's differing path or overwrite is told as such on
+    // every rank, not as rank 0's own survey failure (save writes the store inside that place and
+    // moves it in once every rank has written).
     gdap::agree_gather(c, [&] {
       gdap::handle(map, "map");
       gdap::handle(section, "section");
@@ -878,9 +880,11 @@ extern "C" GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* 
       o = gdap::io::checked_options(options);
       gdap::io::check_section(c, *map, *section);
       meta = gdap::io::save_meta(*map, section->section.dtype, where, o, moved);
-      if (c.rank == 0) place = gdap::io::survey_place(where, o);
       return gdap::io::share_of(gdap::io::save_fields(where, o, *map, section->section.dtype));
     }, gdap::io::fields_mismatch("gdap_zarr_save"));
+    gdap::agree(c, [&] {
+      if (c.rank == 0) place = gdap::io::survey_place(where, o);
+    });
     gdap::io::save(c, *map, *section, where, meta, moved, place);
   });
 }

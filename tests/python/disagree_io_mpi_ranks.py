@@ -58,6 +58,18 @@ for tag in (1, 2):
         gdap.save_dnpy(comm, section, at("n%d" % tag))
 refused("load_zarr, two stores", lambda: gdap.load_zarr(comm, block, at("z%d" % (1 + (R == 1)))), "path '")
 refused("load_dnpy, two prefixes", lambda: gdap.load_dnpy(comm, at("n%d" % (1 + (R == 1)))), "prefix '")
+
+# save_zarr where rank 0's own argument would also fail rank 0's survey of the place (hunt 17 #3):
+# the disagreement is still told on every rank, as such, and nothing is written.
+refused("save_zarr over a store, overwrite on rank 1 only",
+        lambda: gdap.save_zarr(comm, block, np.arange(4.0), at("z1"), overwrite=(R == 1)), "options->overwrite")
+if R == 0:
+    open(at("afile"), "w").close()
+WORLD.Barrier()
+refused("save_zarr, a file on rank 0 and a new folder on rank 1",
+        lambda: gdap.save_zarr(comm, block, np.arange(4.0), at("afile" if R == 0 else "fresh")), "path '")
+WORLD.Barrier()
+assert not os.path.exists(at("fresh")), "a refused save created its folder"
 WORLD.Barrier()
 if R == 0:
     shutil.rmtree(base)
