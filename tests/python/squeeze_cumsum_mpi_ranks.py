@@ -11,7 +11,7 @@ from mpi4py import MPI
 import gdap
 from gdap import layout
 from no_gather import NoGather, NoWholeGather, told_at_once
-from rank_script import eight_layouts, rank_helpers
+from rank_script import boundary_padded, eight_layouts, rank_helpers
 
 WORLD = MPI.COMM_WORLD
 R, P = WORLD.Get_rank(), WORLD.Get_size()
@@ -57,6 +57,14 @@ for lay in (LAYOUTS[0], LAYOUTS[1], LAYOUTS[3]):
         got = a.cumsum(0), a.cumsum(1)
     same(got[0], INTS.cumsum(0))
     same(got[1], INTS.cumsum(1))
+
+case("cumsum / cumprod where the ranks of one grid column differ only in boundary padding")
+x = np.arange(1, 17, dtype=np.int64).reshape(4, 4)
+a = dist(x, boundary_padded(x.shape, (2, P // 2)))
+with NoWholeGather():  # hunt 17 #1: the ranks below rank 0 found no rank before theirs, scanned from zero
+    got = a.cumsum(0), np.cumprod(a, 0), a.cumsum(1), a.cumsum()
+for g, want in zip(got, (x.cumsum(0), x.cumprod(0), x.cumsum(1), x.cumsum())):
+    same(g, want)
 
 case("squeeze and expand_dims are views without communication")
 x3 = np.arange(48, dtype=np.float64).reshape(8, 1, 6)
