@@ -92,6 +92,8 @@ told_at_once("np.cumprod with a bad dtype on one rank", lambda: np.cumprod(a, 0,
                                                                           else None), WORLD, FAILING)
 one = dist(np.arange(12.0).reshape(1, 12), layout.block((1, 12), (2, P // 2)))
 told_at_once("squeeze of a length-6 axis on one rank", lambda: one.squeeze(1 if R == FAILING else 0), WORLD, FAILING)
+told_at_once("np.expand_dims with an axis out of range on one rank",  # hunt 17 #2: the others returned
+             lambda: np.expand_dims(a, 5 if R == FAILING else 0), WORLD, FAILING)  # and waited later
 b = dist(np.arange(8.0), layout.block((8,), P))
 try:
     b[b > 3] = [1.0, 2.0, 3.0, 4.0] if R != FAILING else [1.0, 2.0]
@@ -108,7 +110,8 @@ case("ranks that pass different valid arguments all raise, naming each rank's ca
 x4 = np.arange(48.0).reshape(8, 1, 6, 1)
 for what, call in (("axis", lambda: a.cumsum(1 if R == FAILING else 0)),
                    ("dtype", lambda: a.cumsum(0, dtype=np.float64 if R == FAILING else None)),
-                   ("squeeze axis", lambda: dist(x4, layout.block(x4.shape, P)).squeeze(1 if R == FAILING else None))):
+                   ("squeeze axis", lambda: dist(x4, layout.block(x4.shape, P)).squeeze(1 if R == FAILING else None)),
+                   ("expand_dims axis", lambda: np.expand_dims(a, 1 if R == FAILING else 0))):
     try:
         call()
         raise AssertionError("rank %d: no error for a different %s" % (R, what))
