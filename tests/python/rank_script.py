@@ -26,3 +26,14 @@ def eight_layouts(shape, nranks):
             layout.padded(shape, (nranks // 2, 2), 1),
             layout.unstructured(shape, [list(range(r, rows, nranks)) for r in range(nranks)]),
             layout.replicated(shape, nranks)]
+
+
+def boundary_padded(shape, grid):
+    """gdap.layout.block(shape, grid) of a 2-d shape with rank 0's axis 1 given boundary padding
+    (1, 0) (its first cell is the axis's global start), which the other ranks of its grid column do
+    not give: the map allows it (along one grid coordinate only boundary padding may differ)."""
+    from gdap import layout
+    lay = layout.block(shape, grid)
+    ranks = [lay.dim_data(r) for r in range(lay.nranks)]
+    ranks[0] = (ranks[0][0], dict(ranks[0][1], padding=(1, 0)))
+    return gdap.GlobalMap(ranks)

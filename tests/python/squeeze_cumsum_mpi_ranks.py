@@ -11,7 +11,7 @@ from mpi4py import MPI
 import gdap
 from gdap import layout
 from no_gather import NoGather, NoWholeGather, told_at_once
-from rank_script import eight_layouts, rank_helpers
+from rank_script import boundary_padded, eight_layouts, rank_helpers
 
 WORLD = MPI.COMM_WORLD
 R, P = WORLD.Get_rank(), WORLD.Get_size()
@@ -58,6 +58,14 @@ for lay in (LAYOUTS[0], LAYOUTS[1], LAYOUTS[3]):
     same(got[0], INTS.cumsum(0))
     same(got[1], INTS.cumsum(1))
 
+case("cumsum / cumprod where the ranks of one grid column differ only in boundary padding")
+x = np.arange(1, 17, dtype=np.int64).reshape(4, 4)
+a = dist(x, boundary_padded(x.shape, (2, P // 2)))
+with NoWholeGather():  # hunt 17 #1: the ranks below rank 0 found no rank before theirs, scanned from zero
+    got = a.cumsum(0), np.cumprod(a, 0), a.cumsum(1), a.cumsum()
+for g, want in zip(got, (x.cumsum(0), x.cumprod(0), x.cumsum(1), x.cumsum())):
+    same(g, want)
+
 case("squeeze and expand_dims are views without communication")
 x3 = np.arange(48, dtype=np.float64).reshape(8, 1, 6)
 for lay in (layout.block(x3.shape, P), layout.cyclic(x3.shape, (1, 1, P)), layout.block(x3.shape, (P // 2, 1, 2))):
@@ -84,6 +92,8 @@ told_at_once("np.cumprod with a bad dtype on one rank", lambda: np.cumprod(a, 0,
                                                                           else None), WORLD, FAILING)
 one = dist(np.arange(12.0).reshape(1, 12), layout.block((1, 12), (2, P // 2)))
 told_at_once("squeeze of a length-6 axis on one rank", lambda: one.squeeze(1 if R == FAILING else 0), WORLD, FAILING)
+told_at_once("np.expand_dims with an axis out of range on one rank",  # hunt 17 #2: the others returned
+             lambda: np.expand_dims(a, 5 if R == FAILING else 0), WORLD, FAILING)  # and waited later
 b = dist(np.arange(8.0), layout.block((8,), P))
 try:
     b[b > 3] = [1.0, 2.0, 3.0, 4.0] if R != FAILING else [1.0, 2.0]
@@ -100,7 +110,8 @@ case("ranks that pass different valid arguments all raise, naming each rank's ca
 x4 = np.arange(48.0).reshape(8, 1, 6, 1)
 for what, call in (("axis", lambda: a.cumsum(1 if R == FAILING else 0)),
                    ("dtype", lambda: a.cumsum(0, dtype=np.float64 if R == FAILING else None)),
-                   ("squeeze axis", lambda: dist(x4, layout.block(x4.shape, P)).squeeze(1 if R == FAILING else None))):
+                   ("squeeze axis", lambda: dist(x4, layout.block(x4.shape, P)).squeeze(1 if R == FAILING else None)),
+                   ("expand_dims axis", lambda: np.expand_dims(a, 1 if R == FAILING else 0))):
     try:
         call()
         raise AssertionError("rank %d: no error for a different %s" % (R, what))

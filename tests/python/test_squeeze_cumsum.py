@@ -9,6 +9,7 @@ import pytest
 
 import gdap
 from gdap import layout
+from rank_script import boundary_padded
 from test_global import LAYOUTS, NAMES, P
 from test_transpose import no_gather
 
@@ -172,6 +173,18 @@ def test_cumsum_along_blocks_moves_nothing(name, axis):
     with no_gather(moves=False):
         got = a.cumsum(axis)
     same(got, INTS.cumsum(axis))
+
+
+def test_cumulative_where_ranks_of_one_grid_column_differ_only_in_boundary_padding():
+    # Rule: the blocks before a rank's are those at its grid coordinate on the other axes, whatever
+    # boundary padding they give (hunt 17 #1: the ranks below rank 0, whose axis-1 dictionary alone
+    # has padding, found no rank before theirs and scanned from zero, a silent wrong answer).
+    x = np.arange(1, 17, dtype=np.int64).reshape(4, 4)
+    a = dist(x, boundary_padded(x.shape, (2, 2)))
+    with no_gather():
+        got = a.cumsum(0), np.cumprod(a, 0), a.cumsum(1), a.cumsum()
+    for g, want in zip(got, (x.cumsum(0), x.cumprod(0), x.cumsum(1), x.cumsum())):
+        same(g, want)
 
 
 @pytest.mark.parametrize("dtype, wanted", [(np.int8, None), (np.bool_, None), (np.uint8, None), (np.int32, None),

@@ -90,7 +90,7 @@ def _agree(comm: Comm, token: np.ndarray, device: str, disagreement: Callable[[n
 
 # ---- the arguments of one collective call (transposes and reshapes) ----------------------------
 
-CALLS = ("transpose", "reshape", "squeeze", "cumsum", "cumprod")  # the operation slot's values
+CALLS = ("transpose", "reshape", "squeeze", "cumsum", "cumprod", "expand_dims")  # the operation slot's values
 _ORDERS = ("C", "F")
 _COPIES = (None, True, False)
 _CALL, _ORDER, _COPY, _COUNT, _VALUES = 0, 1, 2, 3, 4
@@ -132,6 +132,8 @@ def _call_text(row: np.ndarray) -> str:
         return "transpose(axes=%s)" % (values,)
     if op == "squeeze":
         return "squeeze(axis=%s)" % (values,)
+    if op == "expand_dims":
+        return "expand_dims(axis=%s)" % (values,)
     if op in ("cumsum", "cumprod"):
         return "%s(axis=%s, dtype=%s)" % (op, None if values[0] < 0 else values[0], _dtype_text(np.array(values[1:])))
     return "reshape(%s, order=%r, copy=%s)" % (values, _ORDERS[int(row[_ORDER])], _COPIES[int(row[_COPY])])

@@ -519,11 +519,15 @@ def _squeeze(a: Any, axis: Any = None) -> Any:
 
 @_implements(np.expand_dims)
 def _expand_dims(a: Any, axis: Any) -> Any:
-    """Always a view: a length-1 axis held whole by every rank (_reshape.expand_dims)."""
+    """Always a view: a length-1 axis held whole by every rank (_reshape.expand_dims). In SPMD mode the
+    ranks' axes are agreed first (one all-reduce), as every transpose and reshape: a rank with a wrong
+    axis would otherwise raise alone, and ranks with different axes go on with different shapes."""
     if not _is_global(a):
         return _GATHER
     from ._reshape import expand_dims, expanded_axes
-    return expand_dims(a, expanded_axes(axis, a.ndim))
+    ndim = a.ndim
+    call, _ = a._agreed_call(lambda: (("expand_dims", expanded_axes(axis, ndim), "C", None), True))
+    return expand_dims(a, call[1])
 
 
 # ---- cumulative sums and products: distributed scans (_scan) ------------------------------------

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 
 from ._errors import InvalidArgumentError
-from ._map import GlobalMap
+from ._map import GlobalMap, grid_coords_to_rank, grid_rank_to_coords
 
 if TYPE_CHECKING:
     from ._global import GlobalArray
@@ -208,24 +208,15 @@ def _shared_totals(ctx: Any, layout: GlobalMap, axis: int, mine: dict, result: n
 
 
 def _exclusive(layout: GlobalMap, axis: int, rank: int, totals: dict, op: str) -> Optional[np.ndarray]:
-    """The fold of the totals of the blocks before rank `rank`'s along `axis`, in their order, over the
-    ranks holding the same cells of the other axes (one per block where a layout replicates them);
-    None for the first block."""
-    dims = layout.dim_data(rank)
-    mine = dims[axis]["proc_grid_rank"]
-    before: dict[int, int] = {}
-    for q in range(layout.nranks):
-        other = layout.dim_data(q)
-        coord = other[axis]["proc_grid_rank"]
-        if coord < mine and coord not in before and _same_others(dims, other, axis):
-            before[coord] = q
+    """The fold of the totals of the blocks before rank `rank`'s along `axis`, in their order: those of
+    the ranks at its grid coordinate on every other axis, which the map gives the same cells there
+    (their dictionaries may differ in boundary padding, which moves no cell); None for the first
+    block."""
+    grid = tuple(layout.grid_shape)
+    coords = list(grid_rank_to_coords(rank, grid))
     offset = None
-    for coord in sorted(before):
-        t = totals[before[coord]]
+    for before in range(coords[axis]):
+        coords[axis] = before
+        t = totals[grid_coords_to_rank(coords, grid)]
         offset = t if offset is None else (offset + t if op == "sum" else offset * t)
     return offset
-
-
-def _same_others(a: tuple[dict, ...], b: tuple[dict, ...], axis: int) -> bool:
-    from ._global import _same_dims
-    return _same_dims([d for k, d in enumerate(a) if k != axis], [d for k, d in enumerate(b) if k != axis])
