@@ -3,7 +3,8 @@ values on a GlobalArray, single controller on the host (SPMD over MPI: squeeze_c
 through test_squeeze_cumsum_mpi). Every result is compared with NumPy on the whole array, dtype
 included; none gathers (the gathering calls are patched to raise while they run). Before this change
 a.squeeze, a.cumsum and a.cumprod did not exist, np.squeeze, np.expand_dims, np.cumsum and np.cumprod
-gathered with a GatherWarning, and a[mask] = np.arange(k) raised TypeError ("takes a scalar v")."""
+gathered with a GatherWarning, and a[mask] = np.arange(k) raised TypeError ("takes a scalar v"); a[mask] = b
+with b a GlobalArray raised TypeError ("not a GlobalArray") until session 17."""
 import numpy as np
 import pytest
 
@@ -249,18 +250,73 @@ def test_mask_assignment_casts_as_numpy_and_takes_lists():
     same(a, want)
 
 
+VALUE_LAYOUTS = {  # layouts of a 1-d GlobalArray value of n elements
+    "blocks": lambda n: layout.block((n,), P),
+    "cyclic": lambda n: layout.cyclic((n,), P),
+    "on rank 2 only": lambda n: layout.root((n,), P, 2),
+    "replicated": lambda n: layout.replicated((n,), P),
+    "unstructured": lambda n: layout.unstructured((n,), [list(range(n - 1, -1, -2)), [], list(range(n - 2, -1, -2)), []]),
+}
+
+
+@pytest.mark.parametrize("value_layout", list(VALUE_LAYOUTS))
+@pytest.mark.parametrize("name", NAMES)
+def test_mask_assignment_of_a_global_array_moves_its_elements_to_the_owners(name, value_layout):
+    # Rule: a[m] = b with b a 1-d GlobalArray of one element per True cell is NumPy's a[m] = b.get(),
+    # b's elements moved to the True cells' owners in C order without a gather, whatever the layouts.
+    # Before: TypeError "not a GlobalArray".
+    x = np.arange(42, dtype=np.float64).reshape(SHAPE) - 20
+    m = (x % 3 == 0) | (x > 15)
+    values = np.arange(m.sum()) * 10 + 0.5
+    a = dist(x, LAYOUTS[name](SHAPE))
+    b = dist(values, VALUE_LAYOUTS[value_layout](len(values)))
+    with no_gather():
+        a[(a % 3 == 0) | (a > 15)] = b
+    want = x.copy()
+    want[m] = values
+    same(a, want)
+    same(b, values)  # the value is unchanged
+
+
+def test_mask_assignment_of_a_global_array_casts_broadcasts_and_settles():
+    # Rule: as NumPy's: the value cast to a's dtype (floats truncate into ints), one element (any layout)
+    # broadcast to every True cell, an all-False mask with an empty value writes nothing, a
+    # pending value's reduction performed first; never a gather. Before: TypeError "not a GlobalArray".
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    a = dist(x, layout.cyclic(x.shape, (1, P)))
+    want = x.copy()
+    with no_gather():
+        a[a > 8] = dist(np.array([1.9, -2.7, 3.2]), layout.block((3,), P))
+        a[a < 2] = dist(np.array([7.0]), layout.block((1,), P))
+        a[a == 3] = dist(np.array([-5]), layout.replicated((1,), P))
+        a[a > 100] = dist(np.zeros(0), layout.block((0,), P))
+        a[a == 2] = gdap.GlobalArray.from_sections([np.ones(1)] * P, layout.replicated((1,), P), pending="sum")
+    want[want > 8] = [1.9, -2.7, 3.2]
+    want[want < 2] = 7
+    want[want == 3] = -5
+    want[want == 2] = P
+    same(a, want)
+
+
 @pytest.mark.parametrize("value, error, words", [
     (np.zeros(3), ValueError, "cannot assign 3 input values to the 20 output values where the mask is true"),
     (np.zeros((2, 10)), TypeError, "requires a 0 or 1-dimensional input, input has 2 dimensions"),
-    ("global", TypeError, r"not a GlobalArray.*np\.positive\(b, out=a, where=m\)"),
+    ("global (3,)", ValueError, "cannot assign 3 input values to the 20 output values where the mask is true"),
+    ("global (21,)", ValueError, "cannot assign 21 input values to the 20 output values where the mask is true"),
+    ("global (2, 10)", TypeError, "requires a 0 or 1-dimensional input, input has 2 dimensions"),
+    ("global elsewhere", gdap.InvalidArgumentError, "a and b are on different controllers"),
 ])
 def test_mask_assignment_refusals_write_nothing(value, error, words):
-    # Rule: NumPy's errors for a value of another length or more dimensions; a GlobalArray value is
-    # refused naming the ways round; nothing is written.
+    # Rule: NumPy's errors for a value (host or GlobalArray) of another length or more dimensions, a
+    # GlobalArray value of another controller refused; nothing is written. Before: every GlobalArray
+    # value was refused with TypeError "not a GlobalArray", whatever its length.
     x = np.arange(42, dtype=np.float64).reshape(SHAPE) - 21.5
     a = dist(x, layout.block(SHAPE, (2, 2)))
-    if isinstance(value, str):
-        value = dist(np.zeros(20), layout.block((20,), P))
+    if isinstance(value, str) and value == "global elsewhere":
+        value = gdap.distribute(np.zeros(20), layout.block((20,), 2))
+    elif isinstance(value, str):
+        shape = tuple(int(n) for n in value[8:-1].split(",") if n)
+        value = dist(np.zeros(shape), layout.block(shape, P))
     with pytest.raises(error, match=words):
         a[a > 0] = value
     same(a, x)

@@ -726,7 +726,8 @@ class GlobalArray:
     def __setitem__(self, key: Any, value: Any) -> None:
         """a[key] = value, each rank writing the selected cells it owns (never padding), no gather.
         key: integers, slices (any step), '...', a 1-d integer array or mask on one axis (as a[key]
-        reads), or a GlobalArray of bool of a's shape and layout (value then a scalar). value: a
+        reads), or a GlobalArray of bool of a's shape and layout (value then a scalar or a 1-d NumPy
+        array or GlobalArray of one value per True cell, in C order, or of one value). value: a
         scalar, a NumPy array broadcastable to the selection (SPMD: every rank passes the same), or
         a GlobalArray of the selection's shape (moved into place by gdap's redistribution:
         collective). See _assign."""
