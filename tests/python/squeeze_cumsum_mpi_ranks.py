@@ -78,12 +78,20 @@ for lay in (layout.block(x3.shape, P), layout.cyclic(x3.shape, (1, 1, P)), layou
     if a.local_view().size:
         assert np.shares_memory(s.local_view(), a.local_view()) and np.shares_memory(e.local_view(), a.local_view())
 
-case("squeeze of a length-1 axis the grid divides (only one grid cell holds it)")
+case("squeeze of a length-1 axis the grid divides (only one grid cell holds it): a view")
 x = np.arange(12, dtype=np.int32).reshape(1, 12)
-a = dist(x, layout.block(x.shape, (2, P // 2)))
-with NoWholeGather():
-    s = np.squeeze(a)
-same(s, x.squeeze())
+for lay in (layout.block(x.shape, (2, P // 2)), layout.cyclic(x.shape, (2, P // 2)),
+            layout.block(x.T.shape, (P // 2, 2))):
+    a = dist(x.reshape(lay.shape), lay)
+    with NoGather():
+        s = np.squeeze(a)
+    same(s, x.squeeze())
+    if a.local_view().size:
+        assert np.shares_memory(s.local_view(), a.local_view()), R
+    s[5] = -1
+    want = x.squeeze().copy()
+    want[5] = -1
+    same(a, want.reshape(lay.shape))
 
 case("refusals on one rank only")
 a = dist(INTS, LAYOUTS[3])

@@ -10,6 +10,7 @@ import pytest
 
 import gdap
 from gdap import layout
+from conftest import block, unstructured
 from test_global import LAYOUTS, NAMES, P
 from test_transpose import no_gather
 
@@ -104,6 +105,56 @@ def test_squeeze_of_a_distributed_length_1_axis_moves_or_views_as_reshape(shape,
         s = a.squeeze()
     same(s, x.squeeze())
     assert s.layout.nranks == P
+
+
+DIVIDED = {  # layouts whose grid divides a length-1 axis: only the ranks of its one grid cell hold elements
+    "(1, 8) on 2 x 2 blocks": ((1, 8), lambda s: layout.block(s, (2, 2))),
+    "(8, 1) on 1 x 4 blocks": ((8, 1), lambda s: layout.block(s, (1, 4))),
+    "(8, 1) on 2 x 2 blocks": ((8, 1), lambda s: layout.block(s, (2, 2))),
+    "(2, 1, 6) on 1 x 2 x 2": ((2, 1, 6), lambda s: layout.block(s, (1, 2, 2))),
+    "(1, 8, 1) on 2 x 1 x 2": ((1, 8, 1), lambda s: layout.block(s, (2, 1, 2))),
+    "(1, 8) cyclic on 2 x 2": ((1, 8), lambda s: layout.cyclic(s, (2, 2))),
+    "(8, 1) unstructured rows on 2 x 2": ((8, 1), lambda s: unstructured_rows_2x2()),
+}
+
+
+def unstructured_rows_2x2():
+    """An (8, 1) array: rows listed out of order over grid axis 0, the length-1 axis in blocks over 2."""
+    rows = [[7, 0, 3], [5, 1, 2, 4, 6]]
+    return gdap.GlobalMap([(unstructured(8, rows[r // 2], 2, r // 2), block(1, *((0, 1) if r % 2 == 0 else (1, 1)),
+                                                                            grid=2, rank=r % 2)) for r in range(P)])
+
+
+@pytest.mark.parametrize("name", list(DIVIDED))
+def test_squeeze_of_a_length_1_axis_the_grid_divides_is_a_view(name):
+    # Rule: as NumPy's squeeze, a view: no communication at all (reshard patched too), the ranks that
+    # hold elements keep their memory, writes go through both ways; the dropped axis's grid extent is
+    # folded into a kept axis so that the map still numbers every rank. Before: a copy (reshape's
+    # redistribution) for every one of these.
+    shape, make = DIVIDED[name]
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    a = dist(x, make(shape))
+    with no_gather(moves=False):
+        s = a.squeeze()
+    same(s, x.squeeze())
+    assert shares(s, a) and s.layout.nranks == P
+    s[np.unravel_index(5, s.shape)] = -1.0
+    a[(0,) * a.ndim] = -2.0
+    want = x.copy()
+    want.reshape(-1)[5] = -1.0
+    want[(0,) * want.ndim] = -2.0
+    same(a, want)
+    same(s, want.squeeze())
+
+
+def test_squeeze_copies_where_a_kept_axis_in_the_fold_is_padded():
+    # Rule: a padded axis cannot take the folded grid (an empty block has no room for padding): the
+    # reshape's copy, NumPy's values.
+    x = np.arange(8.0).reshape(1, 8)
+    a = dist(x, layout.padded(x.shape, (2, 2), (0, 1)))
+    s = a.squeeze()
+    same(s, x.squeeze())
+    assert not shares(s, a)
 
 
 def test_squeeze_keeps_a_pending_reduction_in_a_view():

@@ -1000,11 +1000,13 @@ class GlobalArray:
         return self._reshaped("flatten", -1, order, True)
 
     def squeeze(self, axis: Any = None) -> GlobalArray:
-        """The array without its length-1 axes (`axis`: those, each of length 1, as NumPy's). A view
-        where the grid divides none of them (each rank's section indexed, its dimension dictionary
-        dropped with the axis: no communication); where it divides one (only the ranks of its one
-        cell hold elements), a reshape to the new shape (a view where sections reshape alone, else
-        collective: a copy in row blocks). A 0-d result is refused (UnsupportedError)."""
+        """The array without its length-1 axes (`axis`: those, each of length 1, as NumPy's), a view
+        (no communication): each rank's section indexed, its dimension dictionary dropped with the
+        axis; where the grid divides one (only the ranks of its one cell hold elements), its grid
+        extent folded into the kept axis before it (the other cells' ranks hold an empty block or
+        index list there). Where that is no map (a padded or periodic axis in the fold, the cell
+        held by several grid cells), a reshape to the new shape (a view where sections reshape
+        alone, else collective: a copy in row blocks). A 0-d result is refused (UnsupportedError)."""
         from . import _reshape
         shape = self.shape
         call, _ = self._agreed_call(lambda: (("squeeze", _reshape.squeezed_axes(axis, shape), "C", None), True))
