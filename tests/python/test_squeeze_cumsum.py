@@ -306,7 +306,8 @@ VALUE_LAYOUTS = {  # layouts of a 1-d GlobalArray value of n elements
     "cyclic": lambda n: layout.cyclic((n,), P),
     "on rank 2 only": lambda n: layout.root((n,), P, 2),
     "replicated": lambda n: layout.replicated((n,), P),
-    "unstructured": lambda n: layout.unstructured((n,), [list(range(n - 1, -1, -2)), [], list(range(n - 2, -1, -2)), []]),
+    "unstructured": lambda n: layout.unstructured((n,), [list(range(n - 1, -1, -2)), [], list(range(n - 2, -1, -2)),
+                                                         []]),
 }
 
 

@@ -209,8 +209,9 @@ def _positions_layout(ctx: Any, count: int, positions: dict[int, np.ndarray]) ->
 
 
 def _agreed_value(ctx: Any, held: Any) -> Any:
-    """held()'s value (a NumPy array or a GlobalArray), every rank's checks agreed before anything is written; in SPMD mode the values'
-    lengths too (-1: a scalar): ranks that pass different ones all raise InvalidArgumentError."""
+    """held()'s value (a NumPy array or a GlobalArray), every rank's checks agreed before anything is
+    written; in SPMD mode the values' lengths too (-1: a scalar): ranks that pass different ones all
+    raise InvalidArgumentError."""
     if not ctx.spmd:
         return held()
     from ._agree import _allreduce, release_agreement

@@ -973,10 +973,10 @@ class GlobalArray:
         def check() -> tuple[Call, bool]:
             call = ("reshape", _reshape.new_shape(given, self.size), _reshape.check_order(order, what),
                     _reshape.check_copy(copy))
-            return call, call[2] == "C" and _reshape.reshapes_as_views(self, call[1])
+            return call, _reshape.reads_as_c(call[2], self.shape, call[1]) and _reshape.reshapes_as_views(self, call[1])
 
         (_, target, order_, copy_), all_views = self._agreed_call(check)
-        return _reshape.reshaped(self, target, order_, copy_, all_views if order_ == "C" else None)
+        return _reshape.reshaped(self, target, order_, copy_, all_views)
 
     def _agreed_call(self, check: Callable[[], tuple[Call, bool]]) -> tuple[Call, Optional[bool]]:
         """check()'s call, read from the caller's arguments, and its flag (whether this rank's sections

@@ -358,15 +358,23 @@ def _regrouped_ranks(layout: GlobalMap, old: tuple[int, ...], shape: tuple[int, 
 def reshaped(a: GlobalArray, shape: tuple[int, ...], order: str, copy: Optional[bool],
              all_views: Optional[bool] = None) -> GlobalArray:
     """a.reshape(shape, order=order, copy=copy), its arguments checked (and agreed in SPMD mode, with
-    all_views: whether every rank's sections reshape as views, for order 'C'): order 'F' is a.T
-    reshaped to shape[::-1] in C order and transposed back, a view only where both transposes are."""
-    if order == "C":
+    all_views: whether every rank's sections reshape as views, where reads_as_c): order 'F' is a.T
+    reshaped to shape[::-1] in C order and transposed back, a view only where both transposes are,
+    except where it reads as order 'C' (an identity, length-1 axes added or dropped)."""
+    if reads_as_c(order, tuple(a.shape), shape):
         return reshape(a, shape, copy, all_views)
     if copy is False and may_move(a.layout):
         raise InvalidArgumentError("reshape(order='F', copy=False): the transpose of this layout (grid %s) moves "
                                    "blocks between ranks, a copy; leave copy unset" % (tuple(a.layout.grid_shape),))
     reversed_ = transpose(a, tuple(range(a.ndim))[::-1])
     return transpose(reshape(reversed_, shape[::-1], copy), tuple(range(len(shape)))[::-1])
+
+
+def reads_as_c(order: str, old: tuple[int, ...], new: tuple[int, ...]) -> bool:
+    """Whether reshape(new, order) of an array of shape `old` is its C-order reshape: order 'C', or the
+    same extents above 1 in the same order (an identity; length-1 axes added or dropped), which both
+    orders read alike, so that order 'F' there needs neither transpose (each a copy on a 2 x 2 grid)."""
+    return order == "C" or [n for n in old if n != 1] == [n for n in new if n != 1]
 
 
 def reshape(a: GlobalArray, shape: tuple[int, ...], copy: Optional[bool],
