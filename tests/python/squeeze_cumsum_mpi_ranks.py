@@ -59,6 +59,11 @@ for lay in LAYOUTS:
             a[a % 3 == 0] = b
         same(a, want)
 
+case("cumsum keeps a leading -0.0 after empty blocks")
+zeros = np.array([-0.0] * P)
+got = dist(zeros, layout.grid((P,), (P,), lengths=[[0] + [1] * (P - 2) + [2]])).cumsum().get()
+np.testing.assert_array_equal(np.signbit(got), np.signbit(np.cumsum(zeros)))
+
 case("cumsum along blocks moves nothing")
 for lay in (LAYOUTS[0], LAYOUTS[1], LAYOUTS[3]):
     a = dist(INTS, lay)

@@ -249,6 +249,57 @@ def test_cumsum_of_floats_agrees_with_numpy_to_rounding():
     np.testing.assert_allclose(np.cumsum(a).get(), np.cumsum(x), rtol=1e-12, atol=1e-12)
 
 
+def _gamma(k):
+    """The rounding-error factor gamma(k) = k u / (1 - k u) of docs/python.md's float16 scan bound."""
+    u = 2.0 ** -11 * (1 + 2.0 ** -12)
+    return k * u / (1 - k * u)
+
+
+FLOAT16_SCANS = {  # name: (values, layout of them, axis, block length along the scanned axis in C order)
+    "even blocks": ((600,), lambda s: layout.block(s, P), 0, [150] * 4),
+    "irregular blocks, the first empty": ((600,), lambda s: layout.grid(s, (P,), lengths=[[0, 250, 50, 300]]), 0,
+                                          [0, 250, 50, 300]),
+    "block-cyclic (moved to even blocks)": ((600,), lambda s: layout.block_cyclic(s, P, 7), 0, [150] * 4),
+}
+
+
+@pytest.mark.parametrize("op", ["sum", "prod"])
+@pytest.mark.parametrize("name", list(FLOAT16_SCANS))
+def test_float16_scans_differ_from_numpys_sequential_rounding_within_the_stated_bound(name, op):
+    # Rule (docs/python.md, scans): the first two blocks that hold cells are NumPy's bit for bit; element i
+    # of block q (its grid coordinate along the axis) differs from NumPy's float16 result by at most
+    # (gamma(i + q + 1) + gamma(i)) * S_i, S_i = sum of |x_j| over j <= i (cumsum) or |prod of x_j| (cumprod).
+    # And the bound is not idle: the later blocks do differ here.
+    shape, make, axis, lengths = FLOAT16_SCANS[name]
+    rng = np.random.default_rng(17)
+    x = (rng.uniform(0.5, 1.5, shape) if op == "sum" else rng.uniform(0.99, 1.01, shape)).astype(np.float16)
+    a = dist(x, make(shape))
+    ours = (a.cumsum(axis) if op == "sum" else a.cumprod(axis)).get()
+    numpys = np.cumsum(x, axis) if op == "sum" else np.cumprod(x, axis)
+    assert ours.dtype == numpys.dtype == np.float16
+    block = np.repeat(np.arange(len(lengths)), lengths)
+    held = [q for q, n in enumerate(lengths) if n]
+    first_two = np.isin(block, held[:2])
+    np.testing.assert_array_equal(ours[first_two], numpys[first_two])
+    i = np.arange(len(x))
+    wide = x.astype(np.float64)
+    scale = np.cumsum(np.abs(wide)) if op == "sum" else np.abs(np.cumprod(wide))
+    gap = np.abs(ours.astype(np.float64) - numpys.astype(np.float64))
+    assert (gap <= (_gamma(i + block + 1) + _gamma(i)) * scale).all()
+    assert gap[~first_two].max() > 0
+
+
+def test_cumsum_keeps_a_leading_negative_zero_after_empty_blocks():
+    # Rule: as NumPy's, -0.0 + -0.0 stays -0.0: the blocks before the first that holds cells are left out of
+    # its offset. Before: their total, +0.0, was added to the first cell, which became +0.0.
+    x = np.array([-0.0, -0.0, 2.0, -0.0])
+    for dtype in (np.float16, np.float64):
+        a = dist(x.astype(dtype), layout.grid((4,), (P,), lengths=[[0, 1, 2, 1]]))
+        got = a.cumsum()
+        same(got, np.cumsum(x.astype(dtype)))
+        np.testing.assert_array_equal(np.signbit(got.get()), np.signbit(np.cumsum(x.astype(dtype))))
+
+
 def test_cumulative_of_a_pending_array_and_empty_axes():
     # Rule: a pending reduction is performed first; an axis of length 0 gives NumPy's empty result.
     p = gdap.GlobalArray.from_sections([INTS] * P, layout.replicated(SHAPE, P), pending="sum")

@@ -1015,7 +1015,9 @@ class GlobalArray:
     def cumsum(self, axis: Any = None, dtype: Any = None, out: Any = None) -> GlobalArray:
         """Collective: the cumulative sum along `axis` (None: of the flattened array, as NumPy's),
         NumPy's dtype (int8 and bool sum in the platform integer); never gathered (_scan: a local
-        scan, then the ranks' totals shared in one collective). out= is refused."""
+        scan, then the ranks' totals shared in one collective). Floats: the first two blocks along
+        the axis are NumPy's bit for bit, later ones within the bound docs/python.md states (float16:
+        loose after a few hundred cells; scan in float32 there). out= is refused."""
         return self._cumulative("sum", axis, dtype, out)
 
     def cumprod(self, axis: Any = None, dtype: Any = None, out: Any = None) -> GlobalArray:

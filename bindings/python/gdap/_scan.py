@@ -210,14 +210,15 @@ def _shared_totals(ctx: Any, layout: GlobalMap, axis: int, mine: dict, result: n
 def _exclusive(layout: GlobalMap, axis: int, rank: int, totals: dict, op: str) -> Optional[np.ndarray]:
     """The fold of the totals of the blocks before rank `rank`'s along `axis`, in their order, over the
     ranks holding the same cells of the other axes (one per block where a layout replicates them);
-    None for the first block."""
+    None for the first block that holds cells. Empty blocks are left out: their total, +0.0, would
+    turn a leading -0.0 into +0.0 (NumPy's cumsum keeps it)."""
     dims = layout.dim_data(rank)
     mine = dims[axis]["proc_grid_rank"]
     before: dict[int, int] = {}
     for q in range(layout.nranks):
         other = layout.dim_data(q)
         coord = other[axis]["proc_grid_rank"]
-        if coord < mine and coord not in before and _same_others(dims, other, axis):
+        if coord < mine and coord not in before and layout.runs(q, axis) and _same_others(dims, other, axis):
             before[coord] = q
     offset = None
     for coord in sorted(before):
