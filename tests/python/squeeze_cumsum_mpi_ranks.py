@@ -1,10 +1,11 @@
 """One MPI rank's part of test_squeeze_cumsum_mpi.py (run under mpiexec -n 2 or 4, not collected by
-pytest): squeeze / expand_dims, cumsum / cumprod and a[mask] = 1-d values of GlobalArrays in SPMD mode,
-every rank calling with the same arguments, each result checked against NumPy on the whole array
-(dtype included) with the gathering methods patched to raise while the call runs. Where the behaviour
-differs across ranks: each rank's exclusive scan of the other ranks' totals, each rank's offset into
-the value in C order, a length-1 axis held by one grid cell only; a wrong argument on one rank only
-makes that rank raise its error and the others RemoteError at once. Prints "rank R: ok" on success."""
+pytest): squeeze / expand_dims, cumsum / cumprod and a[mask] = 1-d values (NumPy or GlobalArray) of
+GlobalArrays in SPMD mode, every rank calling with the same arguments, each result checked against
+NumPy on the whole array (dtype included) with the gathering methods patched to raise while the call
+runs. Where the behaviour differs across ranks: each rank's exclusive scan of the other ranks' totals,
+each rank's offset into the value in C order, a length-1 axis held by one grid cell only; a wrong
+argument on one rank only makes that rank raise its error and the others RemoteError at once. Prints
+"rank R: ok" on success."""
 import numpy as np
 from mpi4py import MPI
 
@@ -49,6 +50,19 @@ for lay in LAYOUTS:
     want = x.copy()
     want[want % 3 == 0] = values
     same(a, want)
+    case("a[mask] = GlobalArray on grid %s" % (lay.grid_shape,))
+    for value_layout in (layout.block(values.shape, P), layout.cyclic(values.shape, P),
+                         layout.root(values.shape, P, FAILING)):
+        a = dist(x, lay)
+        b = dist(values, value_layout)
+        with NoWholeGather():
+            a[a % 3 == 0] = b
+        same(a, want)
+
+case("cumsum keeps a leading -0.0 after empty blocks")
+zeros = np.array([-0.0] * P)
+got = dist(zeros, layout.grid((P,), (P,), lengths=[[0] + [1] * (P - 2) + [2]])).cumsum().get()
+np.testing.assert_array_equal(np.signbit(got), np.signbit(np.cumsum(zeros)))
 
 case("cumsum along blocks moves nothing")
 for lay in (LAYOUTS[0], LAYOUTS[1], LAYOUTS[3]):
@@ -77,12 +91,20 @@ for lay in (layout.block(x3.shape, P), layout.cyclic(x3.shape, (1, 1, P)), layou
     if a.local_view().size:
         assert np.shares_memory(s.local_view(), a.local_view()) and np.shares_memory(e.local_view(), a.local_view())
 
-case("squeeze of a length-1 axis the grid divides (only one grid cell holds it)")
+case("squeeze of a length-1 axis the grid divides (only one grid cell holds it): a view")
 x = np.arange(12, dtype=np.int32).reshape(1, 12)
-a = dist(x, layout.block(x.shape, (2, P // 2)))
-with NoWholeGather():
-    s = np.squeeze(a)
-same(s, x.squeeze())
+for lay in (layout.block(x.shape, (2, P // 2)), layout.cyclic(x.shape, (2, P // 2)),
+            layout.block(x.T.shape, (P // 2, 2))):
+    a = dist(x.reshape(lay.shape), lay)
+    with NoGather():
+        s = np.squeeze(a)
+    same(s, x.squeeze())
+    if a.local_view().size:
+        assert np.shares_memory(s.local_view(), a.local_view()), R
+    s[5] = -1
+    want = x.squeeze().copy()
+    want[5] = -1
+    same(a, want.reshape(lay.shape))
 
 case("refusals on one rank only")
 a = dist(INTS, LAYOUTS[3])
@@ -106,6 +128,19 @@ try:
 except ValueError as e:
     assert "cannot assign 2 input values to the 4 output values" in str(e), (R, e)
 same(b, np.arange(8.0))
+for length in (3, 5):  # a GlobalArray value of another length: every rank raises, nothing written
+    try:
+        b[b > 3] = dist(np.ones(length), layout.block((length,), P))
+        raise AssertionError("rank %d: no error" % R)
+    except ValueError as e:
+        assert "cannot assign %d input values to the 4 output values" % length in str(e), (R, e)
+mine = np.zeros(layout.block((8,), P).local_shape(R))
+mine.flags.writeable = R != FAILING
+ro = gdap.GlobalArray.from_sections(mine, layout.block((8,), P), comm=comm)
+told_at_once("a[m] = b with a read-only section on one rank", lambda: ro.__setitem__(
+    ro > -1, dist(np.ones(8), layout.cyclic((8,), P))), WORLD, FAILING)
+same(b, np.arange(8.0))
+same(ro, np.zeros(8))
 case("ranks that pass different valid arguments all raise, naming each rank's call")
 x4 = np.arange(48.0).reshape(8, 1, 6, 1)
 for what, call in (("axis", lambda: a.cumsum(1 if R == FAILING else 0)),

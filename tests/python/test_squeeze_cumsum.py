@@ -3,12 +3,14 @@ values on a GlobalArray, single controller on the host (SPMD over MPI: squeeze_c
 through test_squeeze_cumsum_mpi). Every result is compared with NumPy on the whole array, dtype
 included; none gathers (the gathering calls are patched to raise while they run). Before this change
 a.squeeze, a.cumsum and a.cumprod did not exist, np.squeeze, np.expand_dims, np.cumsum and np.cumprod
-gathered with a GatherWarning, and a[mask] = np.arange(k) raised TypeError ("takes a scalar v")."""
+gathered with a GatherWarning, and a[mask] = np.arange(k) raised TypeError ("takes a scalar v"); a[mask] = b
+with b a GlobalArray raised TypeError ("not a GlobalArray") until session 17."""
 import numpy as np
 import pytest
 
 import gdap
 from gdap import layout
+from conftest import block, unstructured
 from rank_script import boundary_padded
 from test_global import LAYOUTS, NAMES, P
 from test_transpose import no_gather
@@ -104,6 +106,56 @@ def test_squeeze_of_a_distributed_length_1_axis_moves_or_views_as_reshape(shape,
         s = a.squeeze()
     same(s, x.squeeze())
     assert s.layout.nranks == P
+
+
+DIVIDED = {  # layouts whose grid divides a length-1 axis: only the ranks of its one grid cell hold elements
+    "(1, 8) on 2 x 2 blocks": ((1, 8), lambda s: layout.block(s, (2, 2))),
+    "(8, 1) on 1 x 4 blocks": ((8, 1), lambda s: layout.block(s, (1, 4))),
+    "(8, 1) on 2 x 2 blocks": ((8, 1), lambda s: layout.block(s, (2, 2))),
+    "(2, 1, 6) on 1 x 2 x 2": ((2, 1, 6), lambda s: layout.block(s, (1, 2, 2))),
+    "(1, 8, 1) on 2 x 1 x 2": ((1, 8, 1), lambda s: layout.block(s, (2, 1, 2))),
+    "(1, 8) cyclic on 2 x 2": ((1, 8), lambda s: layout.cyclic(s, (2, 2))),
+    "(8, 1) unstructured rows on 2 x 2": ((8, 1), lambda s: unstructured_rows_2x2()),
+}
+
+
+def unstructured_rows_2x2():
+    """An (8, 1) array: rows listed out of order over grid axis 0, the length-1 axis in blocks over 2."""
+    rows = [[7, 0, 3], [5, 1, 2, 4, 6]]
+    return gdap.GlobalMap([(unstructured(8, rows[r // 2], 2, r // 2), block(1, *((0, 1) if r % 2 == 0 else (1, 1)),
+                                                                            grid=2, rank=r % 2)) for r in range(P)])
+
+
+@pytest.mark.parametrize("name", list(DIVIDED))
+def test_squeeze_of_a_length_1_axis_the_grid_divides_is_a_view(name):
+    # Rule: as NumPy's squeeze, a view: no communication at all (reshard patched too), the ranks that
+    # hold elements keep their memory, writes go through both ways; the dropped axis's grid extent is
+    # folded into a kept axis so that the map still numbers every rank. Before: a copy (reshape's
+    # redistribution) for every one of these.
+    shape, make = DIVIDED[name]
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    a = dist(x, make(shape))
+    with no_gather(moves=False):
+        s = a.squeeze()
+    same(s, x.squeeze())
+    assert shares(s, a) and s.layout.nranks == P
+    s[np.unravel_index(5, s.shape)] = -1.0
+    a[(0,) * a.ndim] = -2.0
+    want = x.copy()
+    want.reshape(-1)[5] = -1.0
+    want[(0,) * want.ndim] = -2.0
+    same(a, want)
+    same(s, want.squeeze())
+
+
+def test_squeeze_copies_where_a_kept_axis_in_the_fold_is_padded():
+    # Rule: a padded axis cannot take the folded grid (an empty block has no room for padding): the
+    # reshape's copy, NumPy's values.
+    x = np.arange(8.0).reshape(1, 8)
+    a = dist(x, layout.padded(x.shape, (2, 2), (0, 1)))
+    s = a.squeeze()
+    same(s, x.squeeze())
+    assert not shares(s, a)
 
 
 def test_squeeze_keeps_a_pending_reduction_in_a_view():
@@ -210,6 +262,57 @@ def test_cumsum_of_floats_agrees_with_numpy_to_rounding():
     np.testing.assert_allclose(np.cumsum(a).get(), np.cumsum(x), rtol=1e-12, atol=1e-12)
 
 
+def _gamma(k):
+    """The rounding-error factor gamma(k) = k u / (1 - k u) of docs/python.md's float16 scan bound."""
+    u = 2.0 ** -11 * (1 + 2.0 ** -12)
+    return k * u / (1 - k * u)
+
+
+FLOAT16_SCANS = {  # name: (values, layout of them, axis, block length along the scanned axis in C order)
+    "even blocks": ((600,), lambda s: layout.block(s, P), 0, [150] * 4),
+    "irregular blocks, the first empty": ((600,), lambda s: layout.grid(s, (P,), lengths=[[0, 250, 50, 300]]), 0,
+                                          [0, 250, 50, 300]),
+    "block-cyclic (moved to even blocks)": ((600,), lambda s: layout.block_cyclic(s, P, 7), 0, [150] * 4),
+}
+
+
+@pytest.mark.parametrize("op", ["sum", "prod"])
+@pytest.mark.parametrize("name", list(FLOAT16_SCANS))
+def test_float16_scans_differ_from_numpys_sequential_rounding_within_the_stated_bound(name, op):
+    # Rule (docs/python.md, scans): the first two blocks that hold cells are NumPy's bit for bit; element i
+    # of block q (its grid coordinate along the axis) differs from NumPy's float16 result by at most
+    # (gamma(i + q + 1) + gamma(i)) * S_i, S_i = sum of |x_j| over j <= i (cumsum) or |prod of x_j| (cumprod).
+    # And the bound is not idle: the later blocks do differ here.
+    shape, make, axis, lengths = FLOAT16_SCANS[name]
+    rng = np.random.default_rng(17)
+    x = (rng.uniform(0.5, 1.5, shape) if op == "sum" else rng.uniform(0.99, 1.01, shape)).astype(np.float16)
+    a = dist(x, make(shape))
+    ours = (a.cumsum(axis) if op == "sum" else a.cumprod(axis)).get()
+    numpys = np.cumsum(x, axis) if op == "sum" else np.cumprod(x, axis)
+    assert ours.dtype == numpys.dtype == np.float16
+    block = np.repeat(np.arange(len(lengths)), lengths)
+    held = [q for q, n in enumerate(lengths) if n]
+    first_two = np.isin(block, held[:2])
+    np.testing.assert_array_equal(ours[first_two], numpys[first_two])
+    i = np.arange(len(x))
+    wide = x.astype(np.float64)
+    scale = np.cumsum(np.abs(wide)) if op == "sum" else np.abs(np.cumprod(wide))
+    gap = np.abs(ours.astype(np.float64) - numpys.astype(np.float64))
+    assert (gap <= (_gamma(i + block + 1) + _gamma(i)) * scale).all()
+    assert gap[~first_two].max() > 0
+
+
+def test_cumsum_keeps_a_leading_negative_zero_after_empty_blocks():
+    # Rule: as NumPy's, -0.0 + -0.0 stays -0.0: the blocks before the first that holds cells are left out of
+    # its offset. Before: their total, +0.0, was added to the first cell, which became +0.0.
+    x = np.array([-0.0, -0.0, 2.0, -0.0])
+    for dtype in (np.float16, np.float64):
+        a = dist(x.astype(dtype), layout.grid((4,), (P,), lengths=[[0, 1, 2, 1]]))
+        got = a.cumsum()
+        same(got, np.cumsum(x.astype(dtype)))
+        np.testing.assert_array_equal(np.signbit(got.get()), np.signbit(np.cumsum(x.astype(dtype))))
+
+
 def test_cumulative_of_a_pending_array_and_empty_axes():
     # Rule: a pending reduction is performed first; an axis of length 0 gives NumPy's empty result.
     p = gdap.GlobalArray.from_sections([INTS] * P, layout.replicated(SHAPE, P), pending="sum")
@@ -262,18 +365,74 @@ def test_mask_assignment_casts_as_numpy_and_takes_lists():
     same(a, want)
 
 
+VALUE_LAYOUTS = {  # layouts of a 1-d GlobalArray value of n elements
+    "blocks": lambda n: layout.block((n,), P),
+    "cyclic": lambda n: layout.cyclic((n,), P),
+    "on rank 2 only": lambda n: layout.root((n,), P, 2),
+    "replicated": lambda n: layout.replicated((n,), P),
+    "unstructured": lambda n: layout.unstructured((n,), [list(range(n - 1, -1, -2)), [], list(range(n - 2, -1, -2)),
+                                                         []]),
+}
+
+
+@pytest.mark.parametrize("value_layout", list(VALUE_LAYOUTS))
+@pytest.mark.parametrize("name", NAMES)
+def test_mask_assignment_of_a_global_array_moves_its_elements_to_the_owners(name, value_layout):
+    # Rule: a[m] = b with b a 1-d GlobalArray of one element per True cell is NumPy's a[m] = b.get(),
+    # b's elements moved to the True cells' owners in C order without a gather, whatever the layouts.
+    # Before: TypeError "not a GlobalArray".
+    x = np.arange(42, dtype=np.float64).reshape(SHAPE) - 20
+    m = (x % 3 == 0) | (x > 15)
+    values = np.arange(m.sum()) * 10 + 0.5
+    a = dist(x, LAYOUTS[name](SHAPE))
+    b = dist(values, VALUE_LAYOUTS[value_layout](len(values)))
+    with no_gather():
+        a[(a % 3 == 0) | (a > 15)] = b
+    want = x.copy()
+    want[m] = values
+    same(a, want)
+    same(b, values)  # the value is unchanged
+
+
+def test_mask_assignment_of_a_global_array_casts_broadcasts_and_settles():
+    # Rule: as NumPy's: the value cast to a's dtype (floats truncate into ints), one element (any layout)
+    # broadcast to every True cell, an all-False mask with an empty value writes nothing, a
+    # pending value's reduction performed first; never a gather. Before: TypeError "not a GlobalArray".
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    a = dist(x, layout.cyclic(x.shape, (1, P)))
+    want = x.copy()
+    with no_gather():
+        a[a > 8] = dist(np.array([1.9, -2.7, 3.2]), layout.block((3,), P))
+        a[a < 2] = dist(np.array([7.0]), layout.block((1,), P))
+        a[a == 3] = dist(np.array([-5]), layout.replicated((1,), P))
+        a[a > 100] = dist(np.zeros(0), layout.block((0,), P))
+        a[a == 2] = gdap.GlobalArray.from_sections([np.ones(1)] * P, layout.replicated((1,), P), pending="sum")
+    want[want > 8] = [1.9, -2.7, 3.2]
+    want[want < 2] = 7
+    want[want == 3] = -5
+    want[want == 2] = P
+    same(a, want)
+
+
 @pytest.mark.parametrize("value, error, words", [
     (np.zeros(3), ValueError, "cannot assign 3 input values to the 20 output values where the mask is true"),
     (np.zeros((2, 10)), TypeError, "requires a 0 or 1-dimensional input, input has 2 dimensions"),
-    ("global", TypeError, r"not a GlobalArray.*np\.positive\(b, out=a, where=m\)"),
+    ("global (3,)", ValueError, "cannot assign 3 input values to the 20 output values where the mask is true"),
+    ("global (21,)", ValueError, "cannot assign 21 input values to the 20 output values where the mask is true"),
+    ("global (2, 10)", TypeError, "requires a 0 or 1-dimensional input, input has 2 dimensions"),
+    ("global elsewhere", gdap.InvalidArgumentError, "a and b are on different controllers"),
 ])
 def test_mask_assignment_refusals_write_nothing(value, error, words):
-    # Rule: NumPy's errors for a value of another length or more dimensions; a GlobalArray value is
-    # refused naming the ways round; nothing is written.
+    # Rule: NumPy's errors for a value (host or GlobalArray) of another length or more dimensions, a
+    # GlobalArray value of another controller refused; nothing is written. Before: every GlobalArray
+    # value was refused with TypeError "not a GlobalArray", whatever its length.
     x = np.arange(42, dtype=np.float64).reshape(SHAPE) - 21.5
     a = dist(x, layout.block(SHAPE, (2, 2)))
-    if isinstance(value, str):
-        value = dist(np.zeros(20), layout.block((20,), P))
+    if isinstance(value, str) and value == "global elsewhere":
+        value = gdap.distribute(np.zeros(20), layout.block((20,), 2))
+    elif isinstance(value, str):
+        shape = tuple(int(n) for n in value[8:-1].split(",") if n)
+        value = dist(np.zeros(shape), layout.block(shape, P))
     with pytest.raises(error, match=words):
         a[a > 0] = value
     same(a, x)

@@ -326,6 +326,24 @@ def test_reshape_of_a_transpose_copies_on_every_rank_and_copy_flags():
         dist(WHOLE, "2 x 2 blocks").reshape((6, 7), order="F", copy=False)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_reshape_order_f_that_reads_as_order_c_is_a_view(name):
+    # Rule: order 'F' of the same shape, or one that only adds or drops length-1 axes, is order 'C''s
+    # reshape (NumPy's values alike): a view wherever that one is, without the two transposes (on a 2 x 2
+    # grid each moved every block: before, two copies, and copy=False was refused).
+    a = dist(WHOLE, name)
+    with no_gather(moves=False):
+        same_shape = a.reshape(SHAPE, order="F")
+    unit_axes = a.reshape((1, 7, 6, 1), order="F")  # order 'C''s: moves where that one does (cyclic rows)
+    np.testing.assert_array_equal(same_shape.get(), WHOLE.reshape(SHAPE, order="F"))
+    np.testing.assert_array_equal(unit_axes.get(), WHOLE.reshape((1, 7, 6, 1), order="F"))
+    assert shares(same_shape, a) and same_layout(same_shape.layout, a.layout)
+    assert shares(a.reshape(SHAPE, order="F", copy=False), a)
+    assert shares(unit_axes, a) == shares(a.reshape((1, 7, 6, 1)), a)
+    same_shape[0, 1] = 99.0
+    assert a[0, 1] == 99.0
+
+
 def test_reshape_keeps_a_pending_reduction_where_local():
     grid = layout.block((8, 6), P)
     p = gdap.GlobalArray.from_sections([np.full(grid.local_shape(r), 2.0) for r in range(P)],

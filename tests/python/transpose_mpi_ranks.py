@@ -109,6 +109,15 @@ assert len(set(WORLD.allgather(flat.pending))) == 1, (R, flat.pending)  # the sa
 same(flat, np.ones(12))  # each element has one holder: its sum is its value
 same(a.ravel(order="F"), x.ravel(order="F"))
 
+case("reshape(order='F') that reads as order 'C' is a view on every layout, no move")
+for lay in LAYOUTS:
+    a = dist(WHOLE, lay)
+    with NoGather():
+        f = a.reshape(SHAPE, order="F", copy=False)
+    same(f, WHOLE)
+    if a.local_view().size:
+        assert np.shares_memory(f.local_view(), a.local_view()), (R, lay.grid_shape)
+
 grid = LAYOUTS[3]
 a = dist(WHOLE, grid)
 if P >= 4:  # a 2 x 2 grid: the transpose moves blocks (collective), so a wrong argument is agreed first

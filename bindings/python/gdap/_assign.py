@@ -7,7 +7,8 @@ rank: in SPMD mode every rank should pass the same key and value (as every colle
 the same arguments); a refusal on some ranks only (a key, a value, a read-only section) is agreed in
 one barrier before any rank writes, so every rank raises and nothing is written. A GlobalArray value
 is moved into place with one gdap redistribution into the selection's cells (collective; a rank
-whose key is refused tells the others there).
+whose key is refused tells the others there); for a[mask] = b, into a 1-d unstructured layout of
+the True cells' places in C order, each rank holding those of its own True cells.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 from . import _gdap_c as _c
 from ._context import run_c
 from ._errors import InvalidArgumentError
-from ._map import grid_rank_to_coords
+from ._map import GlobalMap, grid_rank_to_coords
 from ._select import _owned_selection, normalize, selection_layout
 
 if TYPE_CHECKING:
@@ -96,30 +97,33 @@ def _write(view: Any, local: list, part: Any) -> None:
 
 
 def _assign_masked(a: GlobalArray, mask: GlobalArray, value: Any) -> None:
-    """a[mask] = v: the owned cells where the mask (a's shape and layout) is True, v a scalar or a 1-d
-    host array of one value per True cell (or of one value), in C order of the whole array."""
+    """a[m] = v: the owned cells where the mask (a's shape and layout) is True, v a scalar, a 1-d host
+    array of one value per True cell (or of one value), or a GlobalArray of either kind, in C order
+    of the whole array."""
     from ._global import GlobalArray, _scalar
     from ._ufunc import settled_partners
+    given = isinstance(value, GlobalArray)
 
     def check() -> None:
         if mask.dtype != np.bool_:
             raise IndexError("a[m] = v: m is a GlobalArray of %s; a GlobalArray key must be a mask of bool of a's "
                              "shape and layout (a[m > 0] = v)" % mask.dtype)
-        if isinstance(value, GlobalArray):
-            raise TypeError("a[m] = v with m a GlobalArray mask takes a scalar or a 1-d host array v, not a "
-                            "GlobalArray: its elements would have to move to the True cells' owners in C order; for "
-                            "a GlobalArray b of a's layout write np.positive(b, out=a, where=m), or pass b.get() "
-                            "(collective)")
-        if not _scalar(value) and np.ndim(value) > 1:
+        if given and value.context is not a.context:
+            raise InvalidArgumentError("a[m] = b: a and b are on different controllers or communicators")
+        ndim = value.ndim if given else 0 if _scalar(value) else np.ndim(value)
+        if ndim > 1:
             raise TypeError("NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, input has "
-                            "%d dimensions" % np.ndim(value))
+                            "%d dimensions" % ndim)
         a._check_partner(mask, "a and its mask")
 
     told = mask.pending is not None
 
-    def held() -> np.ndarray:
+    def held() -> Any:
         if not told:
             check()
+        if given:
+            a._check_writable("a[m] = b")
+            return value
         one = np.empty(np.shape(value), a.dtype)
         one[...] = value
         a._check_writable("a[m] = v")
@@ -132,23 +136,82 @@ def _assign_masked(a: GlobalArray, mask: GlobalArray, value: Any) -> None:
         mask._checked(check, None)
     mask = settled_partners([a, mask])[id(mask)]
     cast = _agreed_value(a.context, held)
+    if given:
+        cast = _one_value_or_moved(a, mask, cast)
+        if isinstance(cast, dict):
+            _write_masked(a, mask, lambda r, cells: cast[r])
+            return
     if cast.ndim == 0:
-        _write_masked(a, mask, lambda cells: cast[()])
+        _write_masked(a, mask, lambda r, cells: cast[()])
         return
-    count = int(mask.sum())
-    if cast.size not in (1, count):
-        raise ValueError("NumPy boolean array indexing assignment cannot assign %d input values to the %d output "
-                         "values where the mask is true" % (cast.size, count))
+    count = _checked_count(cast.size, mask)
     if cast.size == 1:
-        _write_masked(a, mask, lambda cells: cast[0])
+        _write_masked(a, mask, lambda r, cells: cast[0])
         return
     order = _c_order_positions(a, mask)
-    _write_masked(a, mask, lambda cells: cast[_host(cells(order)) - 1])
+    _write_masked(a, mask, lambda r, cells: cast[_host(cells(order)) - 1])
 
 
-def _agreed_value(ctx: Any, held: Any) -> np.ndarray:
-    """held()'s value, every rank's checks agreed before anything is written; in SPMD mode the values'
-    lengths too (-1: a scalar): ranks that pass different ones all raise InvalidArgumentError."""
+def _checked_count(size: int, mask: GlobalArray) -> int:
+    """Collective: the mask's True cells, which a value of `size` elements must match (or be one)."""
+    count = int(mask.sum())
+    if size not in (1, count):
+        raise ValueError("NumPy boolean array indexing assignment cannot assign %d input values to the %d output "
+                         "values where the mask is true" % (size, count))
+    return count
+
+
+def _one_value_or_moved(a: GlobalArray, mask: GlobalArray, value: GlobalArray) -> Any:
+    """Collective, for a[m] = b with b a GlobalArray: b's one element on the host (0-d NumPy, of a's
+    dtype: the caller broadcasts it) where b has one, else {rank: b's values for that rank's True cells,
+    in its sections' C order}, b's elements moved to their cells' owners by one redistribution into a
+    1-d unstructured layout of those cells' C-order positions (never gathered)."""
+    from ._global import _plans_and_sections, _replicated_layout, _view_of
+    ctx = a.context
+    count = _checked_count(value.size, mask)
+    src = value.settled()
+    src = src if src.dtype == a.dtype else src.astype(a.dtype)
+    if value.size == 1:  # every rank gets the one element (an allgather of one)
+        one = src.reshard(_replicated_layout(src.shape, ctx.nranks))
+        return np.asarray(_host(one.local_view(ctx.ranks[0]))).reshape(())
+    if count == 0:  # nothing to move (an empty value, an all-False mask)
+        return {r: np.zeros(0, a.dtype) for r in ctx.ranks}
+    positions = _true_cell_positions(a, mask)
+    target = _positions_layout(ctx, count, positions)
+    plans, made = _plans_and_sections(ctx, src.layout, target, a.dtype)
+    run_c(ctx, lambda r: (plans[r], src.sections[r], made[r][0]), _c.gdap_redistribute, placeholders=(None,) * 3)
+    return {r: native if native is not None else _view_of(local) for r, (local, native) in made.items()}
+
+
+def _true_cell_positions(a: GlobalArray, mask: GlobalArray) -> dict[int, np.ndarray]:
+    """Collective (the distributed cumsum): per held rank, the C-order positions among all True cells
+    of the True cells it owns, in its section's C order (as _write_masked picks them)."""
+    from ._global import _owned_cells
+    order = _c_order_positions(a, mask)
+    out = {}
+    for r in a.context.ranks:
+        owned = _owned_cells(a.layout, r)
+        out[r] = _host(order.local_view(r)[owned][mask.local_view(r)[owned]]).astype(np.int64) - 1
+    return out
+
+
+def _positions_layout(ctx: Any, count: int, positions: dict[int, np.ndarray]) -> GlobalMap:
+    """The 1-d layout of `count` cells where rank r holds positions[r], in that order (unstructured,
+    one grid coordinate a rank; replicas of a replicated layout hold the same positions): collective
+    in SPMD mode, where each rank knows its own."""
+    def dims(r: int) -> tuple[dict[str, Any], ...]:
+        return (dict(dist_type="u", size=count, proc_grid_size=ctx.nranks, proc_grid_rank=r, indices=positions[r]),)
+
+    if ctx.spmd:
+        rank = ctx.ranks[0]
+        return GlobalMap.collective(ctx.comm(rank), dims(rank))
+    return GlobalMap([dims(r) for r in range(ctx.nranks)])
+
+
+def _agreed_value(ctx: Any, held: Any) -> Any:
+    """held()'s value (a NumPy array or a GlobalArray), every rank's checks agreed before anything is
+    written; in SPMD mode the values' lengths too (-1: a scalar): ranks that pass different ones all
+    raise InvalidArgumentError."""
     if not ctx.spmd:
         return held()
     from ._agree import _allreduce, release_agreement
@@ -177,8 +240,8 @@ def _c_order_positions(a: GlobalArray, mask: GlobalArray) -> GlobalArray:
 
 
 def _write_masked(a: GlobalArray, mask: GlobalArray, values: Any) -> None:
-    """a's owned cells where mask holds = values(cells): cells(x) picks those cells of rank r's section
-    of an array x of a's layout."""
+    """a's owned cells where mask holds = values(r, cells) on each held rank r: cells(x) picks those cells
+    of rank r's section of an array x of a's layout."""
     from ._global import _device_scope, _owned_cells, _to_device
     ctx = a.context
     for r in ctx.ranks:
@@ -186,8 +249,8 @@ def _write_masked(a: GlobalArray, mask: GlobalArray, values: Any) -> None:
         device = ctx.device(r)
         with _device_scope(device):
             where = mask.local_view(r)[owned]
-            picked = values(lambda x: x.local_view(r)[owned][where])
-            if device != "cpu":
+            picked = values(r, lambda x: x.local_view(r)[owned][where])
+            if device != "cpu" and isinstance(picked, (np.ndarray, np.generic)):
                 picked = _to_device(np.asarray(picked), device)
             a.local_view(r)[owned][where] = picked
 

@@ -726,7 +726,8 @@ class GlobalArray:
     def __setitem__(self, key: Any, value: Any) -> None:
         """a[key] = value, each rank writing the selected cells it owns (never padding), no gather.
         key: integers, slices (any step), '...', a 1-d integer array or mask on one axis (as a[key]
-        reads), or a GlobalArray of bool of a's shape and layout (value then a scalar). value: a
+        reads), or a GlobalArray of bool of a's shape and layout (value then a scalar or a 1-d NumPy
+        array or GlobalArray of one value per True cell, in C order, or of one value). value: a
         scalar, a NumPy array broadcastable to the selection (SPMD: every rank passes the same), or
         a GlobalArray of the selection's shape (moved into place by gdap's redistribution:
         collective). See _assign."""
@@ -972,10 +973,10 @@ class GlobalArray:
         def check() -> tuple[Call, bool]:
             call = ("reshape", _reshape.new_shape(given, self.size), _reshape.check_order(order, what),
                     _reshape.check_copy(copy))
-            return call, call[2] == "C" and _reshape.reshapes_as_views(self, call[1])
+            return call, _reshape.reads_as_c(call[2], self.shape, call[1]) and _reshape.reshapes_as_views(self, call[1])
 
         (_, target, order_, copy_), all_views = self._agreed_call(check)
-        return _reshape.reshaped(self, target, order_, copy_, all_views if order_ == "C" else None)
+        return _reshape.reshaped(self, target, order_, copy_, all_views)
 
     def _agreed_call(self, check: Callable[[], tuple[Call, bool]]) -> tuple[Call, Optional[bool]]:
         """check()'s call, read from the caller's arguments, and its flag (whether this rank's sections
@@ -999,11 +1000,13 @@ class GlobalArray:
         return self._reshaped("flatten", -1, order, True)
 
     def squeeze(self, axis: Any = None) -> GlobalArray:
-        """The array without its length-1 axes (`axis`: those, each of length 1, as NumPy's). A view
-        where the grid divides none of them (each rank's section indexed, its dimension dictionary
-        dropped with the axis: no communication); where it divides one (only the ranks of its one
-        cell hold elements), a reshape to the new shape (a view where sections reshape alone, else
-        collective: a copy in row blocks). A 0-d result is refused (UnsupportedError)."""
+        """The array without its length-1 axes (`axis`: those, each of length 1, as NumPy's), a view
+        (no communication): each rank's section indexed, its dimension dictionary dropped with the
+        axis; where the grid divides one (only the ranks of its one cell hold elements), its grid
+        extent folded into the kept axis before it (the other cells' ranks hold an empty block or
+        index list there). Where that is no map (a padded or periodic axis in the fold, the cell
+        held by several grid cells), a reshape to the new shape (a view where sections reshape
+        alone, else collective: a copy in row blocks). A 0-d result is refused (UnsupportedError)."""
         from . import _reshape
         shape = self.shape
         call, _ = self._agreed_call(lambda: (("squeeze", _reshape.squeezed_axes(axis, shape), "C", None), True))
@@ -1012,7 +1015,9 @@ class GlobalArray:
     def cumsum(self, axis: Any = None, dtype: Any = None, out: Any = None) -> GlobalArray:
         """Collective: the cumulative sum along `axis` (None: of the flattened array, as NumPy's),
         NumPy's dtype (int8 and bool sum in the platform integer); never gathered (_scan: a local
-        scan, then the ranks' totals shared in one collective). out= is refused."""
+        scan, then the ranks' totals shared in one collective). Floats: the first two blocks along
+        the axis are NumPy's bit for bit, later ones within the bound docs/python.md states (float16:
+        loose after a few hundred cells; scan in float32 there). out= is refused."""
         return self._cumulative("sum", axis, dtype, out)
 
     def cumprod(self, axis: Any = None, dtype: Any = None, out: Any = None) -> GlobalArray:

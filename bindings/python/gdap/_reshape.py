@@ -23,8 +23,10 @@ holding it whole, reshapes each rank's copy (a view, replicated); an array of no
 In SPMD mode the caller (GlobalArray._agreed_call) has agreed the call's arguments on every rank.
 
 Squeeze and expand_dims drop or insert length-1 axes: a view with the axes' dimension dictionaries
-dropped or inserted (a whole axis of length 1), the other axes' distribution kept, except where the
-grid divides a dropped axis (only the ranks of its one grid cell hold elements): then a reshape.
+dropped or inserted (a whole axis of length 1), the other axes' distribution kept. Where the grid
+divides a dropped axis (only the ranks of its one grid cell hold elements), its grid extent is
+folded into a kept axis, the ranks off that cell holding an empty block there (still a view); where
+no map can say that (padding in the fold, the cell held by several grid cells), a reshape.
 """
 
 from __future__ import annotations
@@ -356,15 +358,23 @@ def _regrouped_ranks(layout: GlobalMap, old: tuple[int, ...], shape: tuple[int, 
 def reshaped(a: GlobalArray, shape: tuple[int, ...], order: str, copy: Optional[bool],
              all_views: Optional[bool] = None) -> GlobalArray:
     """a.reshape(shape, order=order, copy=copy), its arguments checked (and agreed in SPMD mode, with
-    all_views: whether every rank's sections reshape as views, for order 'C'): order 'F' is a.T
-    reshaped to shape[::-1] in C order and transposed back, a view only where both transposes are."""
-    if order == "C":
+    all_views: whether every rank's sections reshape as views, where reads_as_c): order 'F' is a.T
+    reshaped to shape[::-1] in C order and transposed back, a view only where both transposes are,
+    except where it reads as order 'C' (an identity, length-1 axes added or dropped)."""
+    if reads_as_c(order, tuple(a.shape), shape):
         return reshape(a, shape, copy, all_views)
     if copy is False and may_move(a.layout):
         raise InvalidArgumentError("reshape(order='F', copy=False): the transpose of this layout (grid %s) moves "
                                    "blocks between ranks, a copy; leave copy unset" % (tuple(a.layout.grid_shape),))
     reversed_ = transpose(a, tuple(range(a.ndim))[::-1])
     return transpose(reshape(reversed_, shape[::-1], copy), tuple(range(len(shape)))[::-1])
+
+
+def reads_as_c(order: str, old: tuple[int, ...], new: tuple[int, ...]) -> bool:
+    """Whether reshape(new, order) of an array of shape `old` is its C-order reshape: order 'C', or the
+    same extents above 1 in the same order (an identity; length-1 axes added or dropped), which both
+    orders read alike, so that order 'F' there needs neither transpose (each a copy on a 2 x 2 grid)."""
+    return order == "C" or [n for n in old if n != 1] == [n for n in new if n != 1]
 
 
 def reshape(a: GlobalArray, shape: tuple[int, ...], copy: Optional[bool],
@@ -571,18 +581,101 @@ def squeezed_axes(axis: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def squeeze(a: GlobalArray, axes: tuple[int, ...]) -> GlobalArray:
-    """a without the length-1 `axes` (squeezed_axes): a view where every rank holds them whole (each
-    dimension dictionary dropped with its axis, any distribution of the others kept); where the grid
-    divides one (the ranks off its one cell hold nothing), a reshape (a view where the sections
-    reshape alone, else a copy in row blocks of the new shape)."""
+    """a without the length-1 `axes` (squeezed_axes), a view: where every rank holds them whole, each
+    dimension dictionary dropped with its axis (any distribution of the others kept); where the grid
+    divides one (the ranks off its one cell hold nothing), its grid extent folded into a kept axis
+    (_folded_layout). Where that layout cannot say so (a padded or periodic kept axis, the one cell
+    held by several grid cells), a reshape: a view where the sections reshape alone, else a copy."""
     from ._global import GlobalArray
     if not axes:
         return GlobalArray(a.context, a.layout, a.dtype, a.sections, _held_views(a), a.pending)
     layout = a.layout
     if any(layout.grid_shape[k] > 1 for k in axes):  # a map's grid must still number every rank
-        return reshape(a, tuple(n for k, n in enumerate(a.shape) if k not in axes), None)
+        folded = _folded_layout(layout, axes)
+        if folded is None:
+            return reshape(a, tuple(n for k, n in enumerate(a.shape) if k not in axes), None)
+        return _local_view(a, folded, lambda r, view: _squeezed_section(layout, folded, axes, r, view))
     dropped = _dropped_layout(layout, axes)
     return _local_view(a, dropped, lambda r, view: view[_dropping_index(layout.dim_data(r), axes)])
+
+
+def _squeezed_section(layout: GlobalMap, folded: GlobalMap, axes: tuple[int, ...], r: int, view: Any) -> Any:
+    """Rank r's section without `axes`: indexed where it holds their one cell, else (no element) an
+    empty array of its folded local shape."""
+    if all(layout.runs(r, k) for k in axes):
+        return view[_dropping_index(layout.dim_data(r), axes)]
+    return view.reshape(folded.local_shape(r))
+
+
+@functools.lru_cache(maxsize=64)
+def _folded_layout(layout: GlobalMap, axes: tuple[int, ...]) -> Optional[GlobalMap]:
+    """The layout without the length-1 `axes` where the grid divides some: each dropped axis's grid
+    extent folded into the kept axis before it (the first kept axis for leading ones), so that the
+    grid still numbers every rank in C order. Along a folded axis the grid cells that hold the
+    dropped axes' one cell keep their block (a 'b' or whole axis) or index list ('c', 'u': listed as
+    'u'); the others hold an empty block (placed so that the blocks still tile) or list. None where
+    no map says so: a padded or periodic axis in a fold, the one cell held by several grid cells."""
+    kept = [j for j in range(layout.ndim) if j not in axes]
+    folds = {j: [k for k in axes if max([i for i in kept if i < k], default=kept[0]) == j] for j in kept}
+    if any(_padded_or_periodic(layout.dim_data(r)[k]) for r in range(layout.nranks) for k in axes):
+        return None
+    per_rank: list[list[dict]] = [[dict(d) for d in layout.dim_data(r)] for r in range(layout.nranks)]
+    for j, dropped in folds.items():
+        if any(layout.grid_shape[k] > 1 for k in dropped):
+            fold = _folded_axis(layout, j, sorted([j] + dropped))
+            if fold is None:
+                return None
+            for r, d in enumerate(fold):
+                per_rank[r][j] = d
+    try:
+        return GlobalMap([tuple(d for k, d in enumerate(dims) if k not in axes) for dims in per_rank])
+    except (ProtocolError, InvalidArgumentError):  # the blocks overlap: the one cell held twice
+        return None
+
+
+def _padded_or_periodic(d: dict) -> bool:
+    return any(d.get("padding", ())) or bool(d.get("periodic"))
+
+
+def _folded_axis(layout: GlobalMap, j: int, group: list[int]) -> Optional[list[dict]]:
+    """Every rank's dictionary of kept axis j with the grid extents of the group's dropped axes folded
+    in (the group's axes in order, C order over their grid cells), or None (see _folded_layout)."""
+    from ._map import grid_rank_to_coords
+    grid = layout.grid_shape
+    extent = math.prod(grid[k] for k in group)
+    dims = [layout.dim_data(r)[j] for r in range(layout.nranks)]
+    if any(_padded_or_periodic(d) for d in dims):
+        return None
+    cells, holds = [], []
+    for r in range(layout.nranks):
+        coords = grid_rank_to_coords(r, grid)
+        cells.append(int(np.ravel_multi_index([coords[k] for k in group], [grid[k] for k in group])))
+        holds.append(all(layout.runs(r, k) for k in group if k != j))
+    if all(d["dist_type"] == "b" or _whole(d) for d in dims):
+        return _folded_blocks(layout.shape[j], dims, cells, holds, extent)
+    return [dict(dist_type="u", size=layout.shape[j], proc_grid_size=extent, proc_grid_rank=c,
+                 indices=_global_indices(layout, r, j) if h else np.zeros(0, np.int64))
+            for r, (c, h) in enumerate(zip(cells, holds))]
+
+
+def _folded_blocks(size: int, dims: list[dict], cells: list[int], holds: list[bool], extent: int) -> list[dict]:
+    """'b' dictionaries over the folded grid: the holding cells' blocks as they were, every other cell
+    an empty block at the end of the last holding cell before it (so that the blocks tile)."""
+    span = {c: (d.get("start", 0), d.get("stop", size)) for d, c, h in zip(dims, cells, holds) if h}
+    ends, end = [], 0
+    for c in range(extent):
+        end = span[c][1] if c in span else end
+        ends.append(end)
+    return [dict(dist_type="b", size=size, proc_grid_size=extent, proc_grid_rank=c,
+                 start=span[c][0] if c in span else ends[c], stop=ends[c]) for c in cells]
+
+
+def _global_indices(layout: GlobalMap, r: int, j: int) -> np.ndarray:
+    """The global indices rank r holds along axis j, in its section's order."""
+    runs = sorted(layout.runs(r, j), key=lambda run: run[2])
+    if not runs:
+        return np.zeros(0, np.int64)
+    return np.concatenate([np.arange(start, start + length, dtype=np.int64) for start, length, _ in runs])
 
 
 def _dropping_index(dims: tuple[dict, ...], axes: tuple[int, ...]) -> tuple[Any, ...]:

@@ -211,12 +211,16 @@ def _exclusive(layout: GlobalMap, axis: int, rank: int, totals: dict, op: str) -
     """The fold of the totals of the blocks before rank `rank`'s along `axis`, in their order: those of
     the ranks at its grid coordinate on every other axis, which the map gives the same cells there
     (their dictionaries may differ in boundary padding, which moves no cell); None for the first
-    block."""
+    block that holds cells. Empty blocks are left out: their total, +0.0, would turn a leading -0.0
+    into +0.0 (NumPy's cumsum keeps it)."""
     grid = tuple(layout.grid_shape)
     coords = list(grid_rank_to_coords(rank, grid))
     offset = None
     for before in range(coords[axis]):
         coords[axis] = before
-        t = totals[grid_coords_to_rank(coords, grid)]
+        q = grid_coords_to_rank(coords, grid)
+        if not layout.runs(q, axis):
+            continue
+        t = totals[q]
         offset = t if offset is None else (offset + t if op == "sum" else offset * t)
     return offset
