@@ -25,6 +25,10 @@
 
 #include <fmt/format.h>
 
+#ifdef GDAP_HAVE_ZSTD
+#include <zstd.h>
+#endif
+
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -404,14 +408,18 @@ gdap_zarr_options checked_options(const gdap_zarr_options* options) {
   return o;
 }
 
-// Checked options as they take effect: the defaults spelled out (chunk_bytes 0 is 2 MiB, a blosc
-// level 0 is 5) and the fields the save does not use set to their defaults (zstd_level for
-// GDAP_ZARR_RAW, shuffle for codecs other than blosc, chunk_bytes under GDAP_ZARR_CHUNKS), so that
-// ranks whose options write the same store agree, however each spelled them.
+// Checked options as they take effect: the defaults spelled out (chunk_bytes 0 is 2 MiB, a zstd
+// level 0 is zstd's own default, a blosc level 0 is 5) and the fields the save does not use set to
+// their defaults (zstd_level for GDAP_ZARR_RAW, shuffle for codecs other than blosc, chunk_bytes
+// under GDAP_ZARR_CHUNKS), so that ranks whose options write the same store agree, however each
+// spelled them, and zarr.json records the level the chunks were written with.
 gdap_zarr_options effective_options(gdap_zarr_options o) {
   const gdap_zarr_options defaults = GDAP_ZARR_OPTIONS_INIT;
   const bool blosc = o.codec == GDAP_ZARR_BLOSC_LZ4 || o.codec == GDAP_ZARR_BLOSC_ZSTD;
   if (o.codec == GDAP_ZARR_RAW) o.zstd_level = 0;
+#ifdef GDAP_HAVE_ZSTD  // without it checked_options refuses GDAP_ZARR_ZSTD
+  if (o.codec == GDAP_ZARR_ZSTD && o.zstd_level == 0) o.zstd_level = ZSTD_CLEVEL_DEFAULT;  // what zstd takes 0 for
+#endif
   if (blosc && o.zstd_level == 0) o.zstd_level = 5;
   if (!blosc) o.shuffle = defaults.shuffle;
   if (o.layout == GDAP_ZARR_CHUNKS) o.chunk_bytes = 0;
@@ -419,12 +427,11 @@ gdap_zarr_options effective_options(gdap_zarr_options o) {
   return o;
 }
 
-// What every rank of a save must pass alike: where, how and what it writes (its options as they
-// take effect).
-CallFields save_fields(const std::string& path, const gdap_zarr_options& given, const gdap_map& map, gdap_dtype dtype) {
+// What every rank of a save must pass alike: where, how and what it writes (`o`, its options as
+// they take effect: effective_options).
+CallFields save_fields(const std::string& path, const gdap_zarr_options& o, const gdap_map& map, gdap_dtype dtype) {
   static constexpr const char* kCodecs[] = {"raw", "zstd", "blosc-lz4", "blosc-zstd"};
   static constexpr const char* kShuffles[] = {"shuffle", "noshuffle", "bitshuffle"};
-  const gdap_zarr_options o = effective_options(given);
   CallFields fields;
   fields.add_path("path", path);
   fields.add("options->codec", kCodecs[o.codec]);
@@ -877,7 +884,7 @@ extern "C" GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* 
       gdap::handle(map, "map");
       gdap::handle(section, "section");
       where = gdap::io::checked_path(path);
-      o = gdap::io::checked_options(options);
+      o = gdap::io::effective_options(gdap::io::checked_options(options));  // what zarr.json records too
       gdap::io::check_section(c, *map, *section);
       meta = gdap::io::save_meta(*map, section->section.dtype, where, o, moved);
       return gdap::io::share_of(gdap::io::save_fields(where, o, *map, section->section.dtype));

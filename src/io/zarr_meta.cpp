@@ -320,8 +320,9 @@ json chain_json(const Chain& chain) {
   return codecs;
 }
 
-// The bytes-to-bytes codecs gdap_zarr_save writes: the one the caller picked, if any, then
-// "crc32c", so that a flipped bit in any chunk is an error naming it rather than another value.
+// The bytes-to-bytes codecs gdap_zarr_save writes for options `o` as they take effect (levels
+// spelled out: zarr.cpp's effective_options): the one the caller picked, if any, then "crc32c", so
+// that a flipped bit in any chunk is an error naming it rather than another value.
 std::vector<BytesCodec> written_codecs(const gdap_zarr_options& o, int64_t itemsize) {
   std::vector<BytesCodec> out;
   BytesCodec c;
@@ -332,7 +333,7 @@ std::vector<BytesCodec> written_codecs(const gdap_zarr_options& o, int64_t items
   } else if (o.codec == GDAP_ZARR_BLOSC_LZ4 || o.codec == GDAP_ZARR_BLOSC_ZSTD) {
     c.kind = BytesCodec::Kind::blosc;
     c.cname = o.codec == GDAP_ZARR_BLOSC_ZSTD ? "zstd" : "lz4";
-    c.level = o.zstd_level == 0 ? 5 : o.zstd_level;
+    c.level = o.zstd_level;
     c.shuffle = o.shuffle == GDAP_ZARR_NOSHUFFLE ? 0 : o.shuffle == GDAP_ZARR_BITSHUFFLE ? 2 : 1;
     c.typesize = itemsize;
     out.push_back(c);

@@ -69,8 +69,9 @@ const char* zarr_type_name(gdap_dtype dtype);
 // or a piece decoded whole larger than kMaxChunkBytes).
 ZarrMeta read_meta(const std::string& path);
 
-// What gdap writes: the codec (and its level and blosc's shuffle) the caller picked, and either
-// chunks of `chunk` or, with `inner` not empty, shards of `chunk` holding inner chunks of `inner`.
+// What gdap writes: the codec (and its level and blosc's shuffle) the caller picked, `options` as
+// they take effect (zarr.cpp's effective_options: no level 0), and either chunks of `chunk` or,
+// with `inner` not empty, shards of `chunk` holding inner chunks of `inner`.
 ZarrMeta make_meta(const std::vector<int64_t>& shape, const std::vector<int64_t>& chunk, const std::vector<int64_t>& inner,
                    gdap_dtype dtype, const gdap_zarr_options& options);
 std::string meta_json(const ZarrMeta& meta);

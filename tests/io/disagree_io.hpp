@@ -190,6 +190,9 @@ class Rank {
     b.zstd_level = 3;  // ignored for GDAP_ZARR_RAW
     zarr_save_agrees("zarr save, raw with zstd_level 0 and 3", a, b);
     a = b = plain;
+    b.zstd_level = 3;  // what zstd takes its level 0 for (ZSTD_CLEVEL_DEFAULT)
+    zarr_save_agrees("zarr save, zstd level 0 and 3", a, b);
+    a = b = plain;
     b.shuffle = GDAP_ZARR_NOSHUFFLE;  // for the blosc codecs only
     zarr_save_agrees("zarr save, zstd with another shuffle", a, b);
     a.layout = b.layout = GDAP_ZARR_CHUNKS;

@@ -1,6 +1,7 @@
 """Shared pieces of the Python binding tests: the gpu marker, dimension-dict builders, and a runner
 of scripts under mpiexec."""
 import os
+import pathlib
 import shutil
 import signal
 import subprocess
@@ -84,3 +85,12 @@ def mpi_run(script, nranks, timeout=300):
         pytest.skip("libgdap was built without MPI")
     assert run.returncode == 0, output
     return output
+
+
+def every_rank_ok(script, nranks, timeout):
+    """Runs the rank script `script` (a file name beside this one) on `nranks` MPI processes as
+    mpi_run does and asserts that each rank printed "rank R: ok"; the message names the ranks that
+    did not and holds the whole output."""
+    output = mpi_run(pathlib.Path(__file__).with_name(script), nranks, timeout=timeout)
+    silent = [r for r in range(nranks) if "rank %d: ok" % r not in output]
+    assert not silent, "%s on %d processes: no 'ok' from rank(s) %s\n%s" % (script, nranks, silent, output)

@@ -2,7 +2,9 @@
 rank 1 passes save_zarr / load_zarr / load_dnpy another dtype, map, path or prefix than rank 0
 (hunt 15b #6, hunt 15a #4 and #8: every rank returned, the store was corrupt or two saves mixed).
 Every rank must raise InvalidArgumentError naming rank 1 and the argument, at once, and nothing may
-be written at either path. Prints "rank R: ok" on success."""
+be written at either path. Options that differ only in how they spell one setting (zstd level 0 and
+3) save, recording the level as it takes effect. Prints "rank R: ok" on success."""
+import json
 import os
 import shutil
 import tempfile
@@ -70,6 +72,28 @@ refused("save_zarr, a file on rank 0 and a new folder on rank 1",
         lambda: gdap.save_zarr(comm, block, np.arange(4.0), at("afile" if R == 0 else "fresh")), "path '")
 WORLD.Barrier()
 assert not os.path.exists(at("fresh")), "a refused save created its folder"
+WORLD.Barrier()
+
+
+def zstd_levels(node):
+    """The levels of the zstd codecs a zarr.json (or any part of it) names, shards' codecs included."""
+    if isinstance(node, list):
+        return [level for item in node for level in zstd_levels(item)]
+    if not isinstance(node, dict):
+        return []
+    own = [node["configuration"]["level"]] if node.get("name") == "zstd" else []
+    return own + [level for value in node.values() for level in zstd_levels(value)]
+
+
+# save_zarr with zstd level 0 on rank 0 and 3 on rank 1: 0 is zstd's default, 3, so the ranks agree and
+# zarr.json records the level the chunks were written with (they were refused as disagreeing, and
+# zarr.json said 0).
+gdap.save_zarr(comm, block, np.arange(4.0) + 4 * R, at("zstd0"), codec="zstd", level=0 if R == 0 else 3)
+with open(os.path.join(at("zstd0"), "zarr.json")) as f:
+    levels = zstd_levels(json.load(f))
+assert levels == [3], levels
+with gdap.load_zarr(comm, block, at("zstd0")) as section:
+    assert np.array_equal(np.asarray(section), np.arange(4.0) + 4 * R), np.asarray(section)
 WORLD.Barrier()
 if R == 0:
     shutil.rmtree(base)

@@ -2,16 +2,12 @@
 over MPI (functions_mpi_ranks.py on 2 and 4 processes): computed distributed, results as NumPy's,
 no gather; a refusal on one rank (np.allclose, GlobalArray.zeros) told to the others at once. Fails
 instead of skipping when the build has MPI (GDAP_TEST_REQUIRE_MPI, as test_mpi.py)."""
-import pathlib
-
 import pytest
 
-from conftest import mpi_run
+from conftest import every_rank_ok
 
 
 @pytest.mark.parametrize("nranks", [2, 4])
 def test_functions_over_mpi(nranks):
     # Rule: every rank prints ok after every case's check against NumPy and every refusal told at once.
-    output = mpi_run(pathlib.Path(__file__).with_name("functions_mpi_ranks.py"), nranks, timeout=300)
-    for r in range(nranks):
-        assert "rank %d: ok" % r in output, output
+    every_rank_ok("functions_mpi_ranks.py", nranks, timeout=300)

@@ -5,14 +5,13 @@ np.sum. Now each rank's partial is a sum in double, compensated except for float
 (docs/api.md, "Accuracy of float sums"). Checked in the in-process group (1 and 4 ranks, several
 layouts), over 2 MPI processes (sum_accuracy_mpi_ranks.py), and on 2 GPUs (marked gpu)."""
 import math
-import pathlib
 
 import numpy as np
 import pytest
 
 import gdap
 from gdap import layout
-from conftest import mpi_run
+from conftest import every_rank_ok
 from test_global_gpu import _gpus
 
 
@@ -61,9 +60,7 @@ def test_tall_float32_sum_over_axis_0(grid):
 
 
 def test_sums_over_two_mpi_processes():
-    output = mpi_run(pathlib.Path(__file__).with_name("sum_accuracy_mpi_ranks.py"), 2, timeout=300)
-    for r in range(2):
-        assert "rank %d: ok" % r in output, output
+    every_rank_ok("sum_accuracy_mpi_ranks.py", 2, timeout=300)
 
 
 @pytest.mark.gpu
