@@ -1164,8 +1164,9 @@ typedef struct gdap_zarr_options {
   uint32_t struct_size;   /**< set by the caller to sizeof(gdap_zarr_options) (GDAP_ZARR_OPTIONS_INIT) */
   uint32_t reserved_head; /**< 0 */
   int32_t codec;       /**< a gdap_zarr_codec */
-  int32_t zstd_level;  /**< the codec's level: zstd 1 to 22 (0: zstd's default); blosc 1 to 9 (0: 5);
-                            ignored for GDAP_ZARR_RAW */
+  int32_t zstd_level;  /**< the codec's level: zstd 1 to 22 (0: zstd's default, 3); blosc 1 to 9 (0: 5);
+                            ignored for GDAP_ZARR_RAW. Ranks are compared, and zarr.json records the
+                            level, as it takes effect (0 and 3 agree) */
   int32_t overwrite;   /**< nonzero: replace a store already at the path; 0: refuse it */
   int32_t reserved;    /**< 0 */
   /* Appended in gdap 0.2. */
