@@ -26,3 +26,11 @@ def eight_layouts(shape, nranks):
             layout.padded(shape, (nranks // 2, 2), 1),
             layout.unstructured(shape, [list(range(r, rows, nranks)) for r in range(nranks)]),
             layout.replicated(shape, nranks)]
+
+
+def same_values(got, want, rank):
+    """Asserts that GlobalArray `got`, gathered (collective), is NumPy's `want`: shape, dtype and values."""
+    import numpy as np
+    host = got.get()
+    assert host.shape == want.shape and host.dtype == want.dtype, (rank, host.shape, host.dtype, want.dtype)
+    np.testing.assert_array_equal(host, want)
