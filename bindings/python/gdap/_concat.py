@@ -239,6 +239,8 @@ def _kept_layout(layout: GlobalMap, ax: int, shape: tuple[int, ...]) -> GlobalMa
 @_implements(np.concatenate)
 def _concatenate(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None,
                  casting: Any = "same_kind") -> Any:
+    """np.concatenate with a GlobalArray operand or out: a new GlobalArray (or out, written), never
+    gathered; a NumPy operand is taken as replicated (every rank must hold all of it). See join."""
     if _is_global(arrays):  # the rows of one GlobalArray: NumPy's reading of it as a sequence gathers
         return _GATHER
     return join(arrays, axis, out, dtype, casting, stack=False)
@@ -246,6 +248,8 @@ def _concatenate(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = No
 
 @_implements(np.stack)
 def _stack(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None, casting: Any = "same_kind") -> Any:
+    """np.stack: as np.concatenate of the operands given a length-1 axis at `axis` (a view of each
+    GlobalArray operand); NumPy operands replicated, as there."""
     if _is_global(arrays):
         return _GATHER
     return join(arrays, axis, out, dtype, casting, stack=True)
@@ -262,11 +266,13 @@ def _at_least_2d(x: Any) -> Any:
 
 @_implements(np.vstack)
 def _vstack(tup: Any, *, dtype: Any = None, casting: Any = "same_kind") -> Any:
+    """np.vstack: 1-d operands as rows, joined along axis 0 (NumPy operands replicated)."""
     return join([_at_least_2d(x) for x in tup], 0, None, dtype, casting, stack=False)
 
 
 @_implements(np.hstack)
 def _hstack(tup: Any, *, dtype: Any = None, casting: Any = "same_kind") -> Any:
+    """np.hstack: joined along axis 1, or axis 0 where the first operand is 1-d (NumPy operands replicated)."""
     from ._global import GlobalArray
     items = [x if isinstance(x, GlobalArray) else np.atleast_1d(x) for x in tup]
     return join(items, 0 if items and items[0].ndim == 1 else 1, None, dtype, casting, stack=False)
