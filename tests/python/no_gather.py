@@ -48,3 +48,14 @@ def told_at_once(rule, run, world, failing):
         assert rank == failing, (rule, rank, type(e), e)
     assert time.monotonic() - t0 < 30, "%s: every rank failed at once" % rule
     world.Barrier()
+
+
+def calls_differ_everywhere(calls, rank, failing):
+    """Each (what, call) of `calls` run on every rank, rank `failing` passing other valid arguments: every
+    rank raises InvalidArgumentError naming every rank's call (not a wrong result, not RemoteError)."""
+    for what, call in calls:
+        try:
+            call()
+            raise AssertionError("rank %d: no error for a different %s" % (rank, what))
+        except gdap.InvalidArgumentError as e:
+            assert "calls on one GlobalArray differ" in str(e) and "rank %d" % failing in str(e), (rank, what, e)

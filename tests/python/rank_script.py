@@ -37,3 +37,11 @@ def boundary_padded(shape, grid):
     ranks = [lay.dim_data(r) for r in range(lay.nranks)]
     ranks[0] = (ranks[0][0], dict(ranks[0][1], padding=(1, 0)))
     return gdap.GlobalMap(ranks)
+
+
+def same_values(got, want, rank):
+    """Asserts that GlobalArray `got`, gathered (collective), is NumPy's `want`: shape, dtype and values."""
+    import numpy as np
+    host = got.get()
+    assert host.shape == want.shape and host.dtype == want.dtype, (rank, host.shape, host.dtype, want.dtype)
+    np.testing.assert_array_equal(host, want)

@@ -60,6 +60,7 @@ from . import layout
 from ._context import Controller
 from ._global import GlobalArray, distribute
 from ._functions import GatherWarning
+from . import _concat  # noqa: F401 - registers np.concatenate, np.stack, np.vstack, np.hstack
 from ._jax import from_jax, to_jax
 from ._dtensor import from_dtensor, to_dtensor
 from ._zarr import load_zarr, save_zarr, zarr_shape

@@ -90,7 +90,8 @@ def _agree(comm: Comm, token: np.ndarray, device: str, disagreement: Callable[[n
 
 # ---- the arguments of one collective call (transposes and reshapes) ----------------------------
 
-CALLS = ("transpose", "reshape", "squeeze", "cumsum", "cumprod", "expand_dims")  # the operation slot's values
+# the operation slot's values (append only: a rank's number for a call must not change)
+CALLS = ("transpose", "reshape", "squeeze", "cumsum", "cumprod", "expand_dims", "join")
 _ORDERS = ("C", "F")
 _COPIES = (None, True, False)
 _CALL, _ORDER, _COPY, _COUNT, _VALUES = 0, 1, 2, 3, 4
@@ -134,9 +135,22 @@ def _call_text(row: np.ndarray) -> str:
         return "squeeze(axis=%s)" % (values,)
     if op == "expand_dims":
         return "expand_dims(axis=%s)" % (values,)
+    if op == "join":
+        return _join_text(values)
     if op in ("cumsum", "cumprod"):
         return "%s(axis=%s, dtype=%s)" % (op, None if values[0] < 0 else values[0], _dtype_text(np.array(values[1:])))
     return "reshape(%s, order=%r, copy=%s)" % (values, _ORDERS[int(row[_ORDER])], _COPIES[int(row[_COPY])])
+
+
+def _join_text(values: tuple[int, ...]) -> str:
+    """np.concatenate / np.stack's call values (_concat.join): kind, axis (-1: None), dtype, casting,
+    out given, operand count, a digest of the operands' shapes and kinds, the result's shape."""
+    from ._concat import CASTINGS
+    stack, axis, dtype, casting, out, count, digest = (values[0], values[1], values[2:5], values[5], values[6],
+                                                       values[7], values[8])
+    return "%s(%d operands %07x, axis=%s, dtype=%s, casting=%r%s) of shape %s" % (
+        "stack" if stack else "concatenate", count, digest % (1 << 28), None if axis < 0 else axis,
+        _dtype_text(np.array(dtype)), CASTINGS[casting], ", out=a GlobalArray" if out else "", values[9:])
 
 
 def _call_disagreement(table: np.ndarray) -> str:

@@ -8,8 +8,10 @@ through gdap's distributed reductions; np.sum, np.std, np.argmax, ... through th
 *_like functions and np.copy as new arrays of the same layout; np.shape / ndim / size from the
 metadata; np.transpose, np.swapaxes, np.moveaxis, np.reshape, np.ravel, np.squeeze, np.expand_dims, ... through
 the methods (_reshape: views where the layout allows, else a redistribution); np.cumsum and np.cumprod as
-distributed scans (_scan). Every other NumPy function, and these where called outside what they do distributed (an
-ord of np.linalg.norm, np.where(c) with one argument, ...), gathers its GlobalArray arguments
+distributed scans (_scan); np.concatenate, np.stack, np.vstack and np.hstack
+as a new array each operand is redistributed into (_concat). Every other NumPy function, and these
+where called outside what they do distributed (an ord of np.linalg.norm, np.where(c) with one argument,
+...), gathers its GlobalArray arguments
 (collective) and calls NumPy on them, with a GatherWarning naming the function, the bytes gathered
 and the explicit spelling. np.asarray(a) and np.array(a) are the explicit gather and do not warn;
 nor does any call NumPy converts through __array__ without dispatching here (np.ascontiguousarray(a),
