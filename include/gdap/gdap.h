@@ -1310,7 +1310,8 @@ typedef struct gdap_gemm_stats {
   int64_t panel_bytes;        /**< bytes of panels this rank receives from other ranks */
   int64_t local_m;            /**< rows of this rank's working block of C */
   int64_t local_n;            /**< columns of this rank's working block of C */
-  int64_t flops;              /**< floating-point operations of this rank's local products (2 m n k) */
+  int64_t flops;              /**< floating-point operations of this rank's local products (2 m n k);
+                                   INT64_MAX (9.2e18) where that exceeds int64 */
 } gdap_gemm_stats;
 
 /** A gdap_gemm_stats with struct_size set and every count zero. */

@@ -26,4 +26,11 @@ inline int64_t checked_mul(int64_t a, int64_t b, const char* what) {
   return r;
 }
 
+// a * b for a count that is only reported (a statistic, never allocated), INT64_MAX past int64's
+// range: a capped figure is more use there than a refusal. a, b >= 0.
+inline int64_t saturating_mul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 }  // namespace gdap

@@ -1,7 +1,18 @@
 // C entry points of the distributed GEMM (the C++ API is gemm.hpp).
+#include "core/checked.hpp"
 #include "core/error.hpp"
 #include "core/versioned.hpp"
 #include "gemm/gemm.hpp"
+
+namespace {
+
+// 2 m n k of this rank's products, INT64_MAX past int64's range (M = N = 2^22, K = 2^21 gave 0).
+int64_t flops_of(const gdap_gemm& g) {
+  using gdap::saturating_mul;
+  return saturating_mul(saturating_mul(saturating_mul(2, g.local_m), g.local_n), g.k);
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -25,7 +36,7 @@ GDAP_API gdap_status gdap_gemm_stats_get(gdap_gemm_stats* stats, const gdap_gemm
                           gdap_gemm_stats{sizeof(gdap_gemm_stats), 0, g.rank, g.nranks, g.grid_rows, g.grid_cols,
                                           g.a.in != nullptr, g.b.in != nullptr, g.c.in != nullptr,
                                           g.a.bytes + g.b.bytes + g.c.bytes, static_cast<int64_t>(g.panels.size()),
-                                          g.panel_bytes, g.local_m, g.local_n, 2 * g.local_m * g.local_n * g.k},
+                                          g.panel_bytes, g.local_m, g.local_n, flops_of(g)},
                           "stats", "GDAP_GEMM_STATS_INIT");
   });
 }

@@ -152,6 +152,8 @@ std::vector<Panel> cut_panels(const std::vector<Run>& a, const std::vector<Run>&
   return panels;
 }
 
+constexpr int64_t kDefaultPanelWidth = 1024;  // options->panel_width 0
+
 // How the engines move panels: broadcasts from their owner, A's and B's under tags of their own.
 constexpr exchange::Style kPanelsOfA{"gemm panels of A", 0x6e41, 0, false, true};
 constexpr exchange::Style kPanelsOfB{"gemm panels of B", 0x6e42, 0, false, true};
@@ -370,11 +372,16 @@ void local_checks(gdap_gemm& g, const gdap_array* a, const gdap_array* b, gdap_a
 
 // What every rank's gemm of one multiplication must share: the shapes, dtype, mode, panel width
 // and the three distributions (their digests), or ranks would move panels of other sizes or types.
-std::string gemm_token(const gdap_gemm& g, const gdap_map& a, const gdap_map& b, const gdap_map& c, int64_t panel_width) {
+// The panel width is compared as passed, so that a refusal quotes what each rank gave (0 used to
+// read as 1024).
+std::string gemm_token(const gdap_gemm& g, const gdap_map& a, const gdap_map& b, const gdap_map& c,
+                       int64_t passed_panel_width) {
   const auto hex = [](const gdap_map& map) { return fmt::format("{:#018x}", digest(map)); };
+  const std::string panel_width = passed_panel_width == 0 ? fmt::format("0 (the default, {})", kDefaultPanelWidth)
+                                                          : std::to_string(passed_panel_width);
   return field_token({{"M", std::to_string(g.m)}, {"K", std::to_string(g.k)}, {"N", std::to_string(g.n)},
                       {"dtype", dtype_text(g.dtype)}, {"mode", std::to_string(g.mode)},
-                      {"panel width", std::to_string(panel_width)}, {"A map digest", hex(a)},
+                      {"panel width", panel_width}, {"A map digest", hex(a)},
                       {"B map digest", hex(b)}, {"C map digest", hex(c)}});
 }
 
@@ -461,9 +468,8 @@ std::unique_ptr<gdap_gemm> create(gdap_comm& comm, const gdap_map* a, const gdap
     g->m = a->global_shape[0];
     g->k = a->global_shape[1];
     g->n = b->global_shape[1];
-    const int64_t panel_width = o.panel_width == 0 ? 1024 : o.panel_width;
-    plan_layouts(*g, *a, *b, *c, panel_width);
-    g->token = gemm_token(*g, *a, *b, *c, panel_width);
+    plan_layouts(*g, *a, *b, *c, o.panel_width == 0 ? kDefaultPanelWidth : o.panel_width);
+    g->token = gemm_token(*g, *a, *b, *c, o.panel_width);
     return Share{g->token, {}};
   }, field_mismatch("gemm", "every rank of gdap_gemm_create passes the same three maps (so the same M, K and N), dtype "
                             "and options"));

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <functional>
 #include <thread>
 
@@ -197,6 +198,33 @@ TEST(Gemm, StatsSayWhatIsRedistributed) {
   EXPECT_GT(s.redistribute_bytes, 0);
   gdap_gemm_stats small{8};
   EXPECT_EQ(gdap_gemm_stats_get(&small, b.gemms[0]), GDAP_ERR_INVALID_ARGUMENT);
+}
+
+// Rule: flops is 2 m n k, INT64_MAX where that exceeds int64 (M = N = 2^22, K = 2^21 is 2^66: it
+// overflowed, undefined behaviour, and read 0). Making a plan allocates no section.
+TEST(Gemm, FlopsSaturateAtInt64Max) {
+  const int64_t m = int64_t{1} << 22, k = int64_t{1} << 21;
+  gdap_comm* comm = nullptr;
+  ASSERT_EQ(gdap_comm_create_group(&comm, 1), GDAP_SUCCESS) << gdap_last_error();
+  const auto whole = [](int64_t rows, int64_t cols) {
+    gdap_dim dims[2] = {GDAP_DIM_INIT, GDAP_DIM_INIT};
+    gdap_dim_set_block(&dims[0], rows, 1, 0, 0, rows);
+    gdap_dim_set_block(&dims[1], cols, 1, 0, 0, cols);
+    gdap_map* map = nullptr;
+    EXPECT_EQ(gdap_map_create(&map, 1, 2, dims), GDAP_SUCCESS) << gdap_last_error();
+    return map;
+  };
+  gdap_map *a = whole(m, k), *b = whole(k, m), *c = whole(m, m);
+  gdap_gemm* g = nullptr;
+  ASSERT_EQ(gdap_gemm_create(&g, comm, a, b, c, gt::dtype_of(64), nullptr), GDAP_SUCCESS) << gdap_last_error();
+  gdap_gemm_stats s = GDAP_GEMM_STATS_INIT;
+  ASSERT_EQ(gdap_gemm_stats_get(&s, g), GDAP_SUCCESS) << gdap_last_error();
+  EXPECT_EQ(s.local_m, m);
+  EXPECT_EQ(s.local_n, m);
+  EXPECT_EQ(s.flops, INT64_MAX);
+  gdap_gemm_destroy(g);
+  for (gdap_map* map : {a, b, c}) gdap_map_destroy(map);
+  gdap_comm_destroy(comm);
 }
 
 // Rule: bad requests fail on every rank with a message naming what is wrong; no data changes.

@@ -201,10 +201,11 @@ inline void halos(Rank& me) {
 }
 
 // A gemm of M x K times K x 4, rows in blocks and columns whole; C starts kUntouched and must keep
-// it when refused. The odd rank plans its own M and K and passes its own alpha.
+// it when refused. The odd rank plans its own M, K and panel width and passes its own alpha.
 struct GemmCase {
   int64_t m, k, odd_m, odd_k;
-  double odd_alpha = 1;  // the others' is 1
+  double odd_alpha = 1;          // the others' is 1
+  int64_t odd_panel_width = 0;   // the others' is 0, the default
 };
 
 inline void gemm_disagrees(Rank& me, const GemmCase& c, const char* call, const std::vector<std::string>& named) {
@@ -215,8 +216,10 @@ inline void gemm_disagrees(Rank& me, const GemmCase& c, const char* call, const 
   const MapPtr a = rows_by_cols(m, k), b = rows_by_cols(k, n), cm = rows_by_cols(m, n);
   const Section sa(kF64, {block(m, me.n, me.rank), whole(k)}, 1), sb(kF64, {block(k, me.n, me.rank), whole(n)}, 1);
   const Section sc(kF64, {block(m, me.n, me.rank), whole(n)});
+  gdap_gemm_options options = GDAP_GEMM_OPTIONS_INIT;
+  options.panel_width = me.odd() ? c.odd_panel_width : 0;
   gdap_gemm* g = nullptr;
-  gdap_status s = gdap_gemm_create(&g, me.comm, a.get(), b.get(), cm.get(), kF64, nullptr);
+  gdap_status s = gdap_gemm_create(&g, me.comm, a.get(), b.get(), cm.get(), kF64, &options);
   if (s == GDAP_SUCCESS) s = gdap_gemm_execute(me.comm, g, me.odd() ? c.odd_alpha : 1, sa.get(), sb.get(), 0, sc.get());
   const std::string error = gdap_last_error();
   gdap_gemm_destroy(g);
@@ -228,6 +231,8 @@ inline void gemms(Rank& me) {
   gemm_disagrees(me, {8, 4, 8, 6}, "gdap_gemm_create", {passed(me, "K", "6", "4"), "gdap_gemm_create"});
   gemm_disagrees(me, {8, 4, 12, 4}, "gdap_gemm_create", {passed(me, "M", "12", "8")});
   gemm_disagrees(me, {8, 4, 8, 4, 2}, "gdap_gemm_execute", {passed(me, "alpha", "2", "1"), "gdap_gemm_execute"});
+  // Rank 0 passed 0, the default: the refusal says so (it read "rank 0 1024").
+  gemm_disagrees(me, {8, 4, 8, 4, 1, 3}, "gdap_gemm_create", {passed(me, "panel width", "3", "0 (the default, 1024)")});
 }
 
 // The whole table on one rank.
