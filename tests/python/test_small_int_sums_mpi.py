@@ -3,12 +3,8 @@ gdap.allreduce, GlobalArray.sum(axis, dtype=int8) (gdap_reduce_axes) and a pendi
 (gdap_reduce_scatter). Open MPI 4.1's op/avx saturated 8-bit sums of 16 or more elements (3 x 100
 gave 127, not 44); gdap now sums them with an MPI op of its own. GlobalArray.sum without dtype sums
 small integers in 64 bits, as NumPy does, and was right before."""
-import pathlib
-
-from conftest import mpi_run
+from conftest import every_rank_ok
 
 
 def test_eight_bit_sums_over_three_mpi_processes_wrap():
-    output = mpi_run(pathlib.Path(__file__).with_name("small_int_sums_mpi_ranks.py"), 3, timeout=300)
-    for r in range(3):
-        assert "rank %d: ok" % r in output, output
+    every_rank_ok("small_int_sums_mpi_ranks.py", 3, timeout=300)
