@@ -702,8 +702,15 @@ GDAP_API gdap_status gdap_comm_create_group(gdap_comm** comms /*[nranks]*/, int6
 /**
  * Destroys a communicator (never the MPI or NCCL communicator it wraps) and the buffers gdap kept
  * on it; a device buffer is freed after the queued work that last used it has finished (this call
- * waits for that work). NULL is a no-op. A communicator whose collective call is still running on
- * another thread is not freed: GDAP_ERR_INVALID_ARGUMENT (destroy it after that call returns).
+ * waits for that work). NULL is a no-op.
+ * Ownership: `comm` is the caller's, and this call ends it; any thread may make it. gdap keeps a
+ * process-wide registry of live communicators, and every call that takes one finds it there before
+ * touching it, so a destroy can race calls on other threads safely: a call already holding `comm`
+ * makes the destroy fail with GDAP_ERR_INVALID_ARGUMENT ("is in a call on another thread", nothing
+ * freed: destroy it after that call returns); a call that starts after the destroy, a second
+ * destroy, or a pointer that never was a communicator, gets GDAP_ERR_INVALID_ARGUMENT ("not a live
+ * gdap_comm handle") without gdap reading the pointed-to memory. Exception: once a new communicator
+ * is created at a destroyed one's address, that pointer names the new communicator.
  */
 GDAP_API gdap_status gdap_comm_destroy(gdap_comm* comm);
 

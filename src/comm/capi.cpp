@@ -36,49 +36,44 @@ GDAP_API gdap_status gdap_comm_create_group(gdap_comm** comms, int64_t nranks) {
 }
 
 GDAP_API gdap_status gdap_comm_destroy(gdap_comm* comm) {
-  return guard([&] {
-    gdap_comm* c = gdap::handle_or_null(comm, "comm");
-    // Freeing it under a call still inside it (another thread's) was a use-after-free (hunt 15a #7).
-    if (c != nullptr && c->busy.load() > 0) {
-      gdap::fail(GDAP_ERR_INVALID_ARGUMENT, "comm (rank {}) is in a collective call on another thread: destroy it "
-                 "after that call returns (nothing was freed)", c->rank);
-    }
-    delete c;
-  });
+  // Refused while any call on another thread holds it (hunt 15a #7), and unregistered before it is
+  // freed, so that a call starting later is refused instead of reading freed memory (live.hpp).
+  return guard([&] { delete gdap::unregister_for_destroy(comm, "comm"); });
 }
 
 GDAP_API gdap_status gdap_comm_rank(int64_t* rank, const gdap_comm* comm) {
   return guard([&] {
     require(rank, "rank");
-    *rank = gdap::handle(comm, "comm").rank;
+    *rank = (*gdap::CommPin(comm, "comm")).rank;
   });
 }
 
 GDAP_API gdap_status gdap_comm_size(int64_t* size, const gdap_comm* comm) {
   return guard([&] {
     require(size, "size");
-    *size = gdap::handle(comm, "comm").size;
+    *size = (*gdap::CommPin(comm, "comm")).size;
   });
 }
 
 GDAP_API gdap_status gdap_comm_kind_get(gdap_comm_kind* kind, const gdap_comm* comm) {
   return guard([&] {
     require(kind, "kind");
-    *kind = gdap::handle(comm, "comm").kind();
+    *kind = (*gdap::CommPin(comm, "comm")).kind();
   });
 }
 
 GDAP_API gdap_status gdap_comm_set_stream(gdap_comm* comm, void* stream) {
-  return guard([&] { gdap::handle(comm, "comm").set_stream(stream); });
+  return guard([&] { (*gdap::CommPin(comm, "comm")).set_stream(stream); });
 }
 
 GDAP_API gdap_status gdap_comm_set_timeout(gdap_comm* comm, double seconds) {
-  return guard([&] { gdap::handle(comm, "comm").set_timeout(seconds); });
+  return guard([&] { (*gdap::CommPin(comm, "comm")).set_timeout(seconds); });
 }
 
 GDAP_API gdap_status gdap_comm_set_interrupt(gdap_comm* comm, gdap_interrupt_check check, void* user) {
   return guard([&] {
-    gdap_comm& c = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& c = *pinned;
     c.interrupt_check = check;
     c.interrupt_user = user;
   });
@@ -86,7 +81,8 @@ GDAP_API gdap_status gdap_comm_set_interrupt(gdap_comm* comm, gdap_interrupt_che
 
 GDAP_API gdap_status gdap_comm_fail_next(gdap_comm* comm, gdap_status status, const char* reason) {
   return guard([&] {
-    gdap_comm& c = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& c = *pinned;
     // Read as an integer first: a caller (a binding) may pass any int, and loading one that is no
     // gdap_status as the enum is undefined behaviour.
     int32_t code = 0;
@@ -104,7 +100,8 @@ GDAP_API gdap_status gdap_comm_fail_next(gdap_comm* comm, gdap_status status, co
 
 GDAP_API gdap_status gdap_comm_barrier(gdap_comm* comm) {
   return guard([&] {
-    gdap_comm& c = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& c = *pinned;
     const gdap::CollectiveCall collective(c, "gdap_comm_barrier");
     gdap::agree(c, [] {});  // an allgather of a few bytes: a barrier that also carries gdap_comm_fail_next's cause
   });
@@ -112,7 +109,8 @@ GDAP_API gdap_status gdap_comm_barrier(gdap_comm* comm) {
 
 GDAP_API gdap_status gdap_map_create_collective(gdap_map** out, gdap_comm* comm, int64_t ndim, const gdap_dim* dims) {
   return guard([&] {
-    gdap_comm& c = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& c = *pinned;
     const gdap::CollectiveCall collective(c, "gdap_map_create_collective");
     std::string mine;
     gdap::agree(c, [&] {

@@ -6,6 +6,7 @@
 
 #include "comm/cache.hpp"
 #include "comm/collective.hpp"
+#include "comm/live.hpp"
 #include "core/error.hpp"
 #include "core/handle.hpp"
 
@@ -22,8 +23,8 @@
 #include <vector>
 
 struct gdap_comm : gdap::Tagged<gdap_comm> {
-  gdap_comm(int64_t rank_, int64_t size_) : rank(rank_), size(size_) {}
-  virtual ~gdap_comm() = default;
+  gdap_comm(int64_t rank_, int64_t size_) : rank(rank_), size(size_) { gdap::register_comm(this); }
+  virtual ~gdap_comm() { gdap::unregister_comm(this); }
   gdap_comm(const gdap_comm&) = delete;
   gdap_comm& operator=(const gdap_comm&) = delete;
 
@@ -54,8 +55,8 @@ struct gdap_comm : gdap::Tagged<gdap_comm> {
   const char* call = nullptr;
   int64_t call_meetings = 0;
   int call_depth = 0;
-  // Collective calls in progress on this communicator, whatever thread makes them (atomic: another
-  // thread's gdap_comm_destroy reads it, and refuses to free a communicator a call still uses).
+  // Calls in progress on this communicator, whatever thread makes them: their pins (live.hpp) and
+  // collective calls (atomic: gdap_comm_destroy reads it, and refuses to free one a call still uses).
   std::atomic<int> busy{0};
   std::vector<gdap::Region> touched;
   // gdap_comm_fail_next's failure, waiting for this rank's next collective call (status GDAP_SUCCESS:
@@ -65,6 +66,11 @@ struct gdap_comm : gdap::Tagged<gdap_comm> {
 };
 
 namespace gdap {
+
+// A communicator is pinned (CommPin, live.hpp), never only tag-checked: handle() could read one that
+// another thread's gdap_comm_destroy is freeing. Deleted so that a new entry point cannot forget.
+template <> gdap_comm& handle(gdap_comm* pointer, const char* what) = delete;
+template <> const gdap_comm& handle(const gdap_comm* pointer, const char* what) = delete;
 
 // Runs `local` (this rank's own checks), then lets the ranks agree: if any rank's checks threw,
 // every rank throws: the first failing rank its own error, the others GDAP_ERR_REMOTE naming the

@@ -19,7 +19,8 @@ extern "C" {
 GDAP_API gdap_status gdap_gemm_create(gdap_gemm** out, gdap_comm* comm, const gdap_map* a, const gdap_map* b,
                                       const gdap_map* c, gdap_dtype dtype, const gdap_gemm_options* options) {
   return gdap::guard([&] {
-    gdap_comm& cm = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& cm = *pinned;
     const gdap::CollectiveCall collective(cm, "gdap_gemm_create");
     *out = gdap::gemm::create(cm, a, b, c, dtype, options, [&] { gdap::require(out, "out"); }).release();
   });
@@ -44,7 +45,8 @@ GDAP_API gdap_status gdap_gemm_stats_get(gdap_gemm_stats* stats, const gdap_gemm
 GDAP_API gdap_status gdap_gemm_execute(gdap_comm* comm, gdap_gemm* gemm, double alpha, const gdap_array* a,
                                        const gdap_array* b, double beta, gdap_array* c) {
   return gdap::guard([&] {
-    gdap_comm& cm = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& cm = *pinned;
     const gdap::CollectiveCall collective(cm, "gdap_gemm_execute");
     gdap::gemm::execute(cm, gemm, alpha, a, b, beta, c);  // checks the handle in its one agreement
   });

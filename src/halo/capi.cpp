@@ -36,7 +36,8 @@ GDAP_API gdap_status gdap_halo_stats_get(gdap_halo_stats* stats, const gdap_halo
 
 GDAP_API gdap_status gdap_halo_exchange(gdap_comm* comm, const gdap_halo* halo, gdap_array* local) {
   return guard([&] {
-    gdap_comm& c = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& c = *pinned;
     const gdap::CollectiveCall collective(c, "gdap_halo_exchange");
     gdap::halo::exchange(c, halo, local);
   });
@@ -45,7 +46,8 @@ GDAP_API gdap_status gdap_halo_exchange(gdap_comm* comm, const gdap_halo* halo, 
 GDAP_API gdap_status gdap_halo_exchange_init(gdap_exchange** out, gdap_comm* comm, const gdap_halo* halo,
                                              gdap_array* local) {
   return guard([&] {
-    gdap_comm& c = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& c = *pinned;
     const gdap::CollectiveCall collective(c, "gdap_halo_exchange_init");
     *out = gdap::halo::bind(c, halo, local, [&] { require(out, "out"); }).release();
   });
@@ -54,8 +56,9 @@ GDAP_API gdap_status gdap_halo_exchange_init(gdap_exchange** out, gdap_comm* com
 GDAP_API gdap_status gdap_exchange_start(gdap_exchange* exchange) {
   return guard([&] {
     gdap_exchange& e = gdap::handle(exchange, "exchange");
-    const gdap::CollectiveCall collective(*e.comm, "gdap_exchange_start");
-    const gdap::Error given = gdap::take_call_failure(*e.comm);  // no agreement: this rank alone fails
+    const gdap::CommPin pinned(e.comm, "the exchange's comm");  // borrowed: refused once destroyed
+    const gdap::CollectiveCall collective(*pinned, "gdap_exchange_start");
+    const gdap::Error given = gdap::take_call_failure(*pinned);  // no agreement: this rank alone fails
     if (given.status() != GDAP_SUCCESS) throw given;
     gdap::halo::start(e);
   });

@@ -400,7 +400,8 @@ void load_settled(gdap_comm& comm, gdap_device device, const char* prefix, gdap_
 
 extern "C" GDAP_API gdap_status gdap_dnpy_save(gdap_comm* comm, const gdap_array* section, const char* prefix) {
   return gdap::guard([&] {
-    gdap_comm& c = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& c = *pinned;
     const gdap::CollectiveCall collective(c, "gdap_dnpy_save");
     gdap::io::Unplaced written;
     std::string path;
@@ -425,7 +426,8 @@ extern "C" GDAP_API gdap_status gdap_dnpy_save(gdap_comm* comm, const gdap_array
 
 extern "C" GDAP_API gdap_status gdap_dnpy_load(gdap_array** out, gdap_comm* comm, const char* prefix, gdap_device device) {
   return gdap::guard([&] {
-    gdap_comm& c = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& c = *pinned;
     const gdap::CollectiveCall collective(c, "gdap_dnpy_load");
     std::unique_ptr<gdap_array> made;
     gdap::io::load_settled(c, device, prefix, out, made);

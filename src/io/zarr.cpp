@@ -868,7 +868,8 @@ void load(gdap_comm& comm, const gdap_map* map_arg, gdap_array* section_arg, con
 extern "C" GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* map, const gdap_array* section,
                                                const char* path, const gdap_zarr_options* options) {
   return gdap::guard([&] {
-    gdap_comm& c = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& c = *pinned;
     const gdap::CollectiveCall collective(c, "gdap_zarr_save");
     std::string where;
     gdap_zarr_options o{};
@@ -898,7 +899,8 @@ extern "C" GDAP_API gdap_status gdap_zarr_save(gdap_comm* comm, const gdap_map* 
 
 extern "C" GDAP_API gdap_status gdap_zarr_load(gdap_comm* comm, const gdap_map* map, gdap_array* section, const char* path) {
   return gdap::guard([&] {
-    gdap_comm& c = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& c = *pinned;
     const gdap::CollectiveCall collective(c, "gdap_zarr_load");
     gdap::io::load(c, map, section, path);
   });

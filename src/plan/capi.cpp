@@ -65,7 +65,8 @@ GDAP_API gdap_status gdap_plan_stats_get(gdap_plan_stats* stats, const gdap_plan
 
 GDAP_API gdap_status gdap_redistribute(gdap_comm* comm, const gdap_plan* plan, const gdap_array* src, gdap_array* dst) {
   return guard([&] {
-    gdap_comm& c = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& c = *pinned;
     const gdap::CollectiveCall collective(c, "gdap_redistribute");
     gdap::plan::redistribute(c, plan, src, dst);
   });

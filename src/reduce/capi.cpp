@@ -6,7 +6,8 @@ extern "C" {
 
 GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_reduce_op op) {
   return gdap::guard([&] {
-    gdap_comm& c = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& c = *pinned;
     const gdap::CollectiveCall collective(c, "gdap_allreduce");
     gdap::reduce::allreduce(c, section, gdap::reduce::op_arg(op));
   });
@@ -15,7 +16,8 @@ GDAP_API gdap_status gdap_allreduce(gdap_comm* comm, gdap_array* section, gdap_r
 GDAP_API gdap_status gdap_reduce_scatter(gdap_comm* comm, const gdap_array* source, gdap_array* result,
                                          gdap_reduce_op op) {
   return gdap::guard([&] {
-    gdap_comm& c = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& c = *pinned;
     const gdap::CollectiveCall collective(c, "gdap_reduce_scatter");
     gdap::reduce::reduce_scatter(c, source, result, gdap::reduce::op_arg(op));
   });
@@ -24,7 +26,8 @@ GDAP_API gdap_status gdap_reduce_scatter(gdap_comm* comm, const gdap_array* sour
 GDAP_API gdap_status gdap_reduce_axes(gdap_comm* comm, const gdap_array* source, gdap_array* result, gdap_reduce_op op,
                                       const int64_t* axes, int64_t naxes) {
   return gdap::guard([&] {
-    gdap_comm& c = gdap::handle(comm, "comm");
+    const gdap::CommPin pinned(comm, "comm");
+    gdap_comm& c = *pinned;
     const gdap::CollectiveCall collective(c, "gdap_reduce_axes");
     gdap::reduce::reduce_axes(c, source, result, gdap::reduce::op_arg(op), axes, naxes);
   });
