@@ -186,12 +186,15 @@ def _one_value_or_moved(a: GlobalArray, mask: GlobalArray, value: GlobalArray) -
 def _true_cell_positions(a: GlobalArray, mask: GlobalArray) -> dict[int, np.ndarray]:
     """Collective (the distributed cumsum): per held rank, the C-order positions among all True cells
     of the True cells it owns, in its section's C order (as _write_masked picks them)."""
-    from ._global import _owned_cells
+    from ._global import _device_scope, _owned_cells
     order = _c_order_positions(a, mask)
     out = {}
     for r in a.context.ranks:
         owned = _owned_cells(a.layout, r)
-        out[r] = _host(order.local_view(r)[owned][mask.local_view(r)[owned]]).astype(np.int64) - 1
+        # The rank's device current: CuPy's indexing runs on the current device's stream, which does not
+        # wait for another device's queued work (the argmax race of the fifteenth session's call A).
+        with _device_scope(a.context.device(r)):
+            out[r] = _host(order.local_view(r)[owned][mask.local_view(r)[owned]]).astype(np.int64) - 1
     return out
 
 
