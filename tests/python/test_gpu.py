@@ -86,10 +86,10 @@ def test_empty_on_device():
     assert la.device == "cuda:0"
     with cupy.cuda.Device(0):  # CuPy copies a foreign device's array; JAX's start-up may leave another GPU current
         c = cupy.asarray(la)
-    assert c.data.ptr == la.data_ptr and c.shape == (4, 5)
-    c.fill(1.5)
-    again = cupy.from_dlpack(la)
-    assert again.data.ptr == la.data_ptr and float(again.sum()) == 30.0
+        assert c.data.ptr == la.data_ptr and c.shape == (4, 5)
+        c.fill(1.5)  # on device 0's stream (CuPy warned of peer access from device 1 on 2 x H200)
+        again = cupy.from_dlpack(la)
+        assert again.data.ptr == la.data_ptr and float(again.sum()) == 30.0
 
 
 def test_from_dlpack_torch_is_zero_copy():
