@@ -276,7 +276,7 @@ module gdap_c_api
     integer(c_int32_t) :: struct_size = 40
     integer(c_int32_t) :: reserved_head = 0  ! 0
     integer(c_int32_t) :: codec = GDAP_ZARR_ZSTD  ! a gdap_zarr_codec
-    ! the codec's level: zstd 1 to 22 (0: zstd's default); blosc 1 to 9 (0: 5); ignored for GDAP_ZARR_RAW
+    ! the codec's level: zstd 1 to 22 (0: zstd's default, 3); blosc 1 to 9 (0: 5); ignored for GDAP_ZARR_RAW.
     integer(c_int32_t) :: zstd_level = 0
     integer(c_int32_t) :: overwrite = 0  ! nonzero: replace a store already at the path; 0: refuse it
     integer(c_int32_t) :: reserved = 0  ! 0
@@ -316,7 +316,9 @@ module gdap_c_api
     integer(c_int64_t) :: panel_bytes = 0  ! bytes of panels this rank receives from other ranks
     integer(c_int64_t) :: local_m = 0  ! rows of this rank's working block of C
     integer(c_int64_t) :: local_n = 0  ! columns of this rank's working block of C
-    integer(c_int64_t) :: flops = 0  ! floating-point operations of this rank's local products (2 m n k)
+    ! floating-point operations of this rank's local products (2 m n k); INT64_MAX (9.2e18) where that exceeds
+    ! int64
+    integer(c_int64_t) :: flops = 0
   end type gdap_gemm_stats
 
   ! ---- functions ----

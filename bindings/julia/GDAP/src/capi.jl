@@ -242,7 +242,7 @@ struct gdap_zarr_options
     struct_size::UInt32  # set by the caller to sizeof(gdap_zarr_options) (GDAP_ZARR_OPTIONS_INIT)
     reserved_head::UInt32  # 0
     codec::Int32  # a gdap_zarr_codec
-    # the codec's level: zstd 1 to 22 (0: zstd's default); blosc 1 to 9 (0: 5); ignored for GDAP_ZARR_RAW
+    # the codec's level: zstd 1 to 22 (0: zstd's default, 3); blosc 1 to 9 (0: 5); ignored for GDAP_ZARR_RAW.
     zstd_level::Int32
     overwrite::Int32  # nonzero: replace a store already at the path; 0: refuse it
     reserved::Int32  # 0
@@ -283,7 +283,9 @@ struct gdap_gemm_stats
     panel_bytes::Int64  # bytes of panels this rank receives from other ranks
     local_m::Int64  # rows of this rank's working block of C
     local_n::Int64  # columns of this rank's working block of C
-    flops::Int64  # floating-point operations of this rank's local products (2 m n k)
+    # floating-point operations of this rank's local products (2 m n k); INT64_MAX (9.2e18) where that exceeds
+    # int64
+    flops::Int64
 end
 # The C macro GDAP_GEMM_STATS_INIT.
 const GDAP_GEMM_STATS_INIT = gdap_gemm_stats(UInt32(sizeof(gdap_gemm_stats)), UInt32(0), Int64(0), Int64(0),
